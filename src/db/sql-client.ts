@@ -1,0 +1,21 @@
+export type SqlValue = string | number | boolean | null | bigint | Date | Buffer | unknown[] | Record<string, unknown>;
+
+export interface QueryResult<R> {
+  rows: R[];
+  rowCount: number;
+}
+
+/** What both PGlite and a `pg` pool offer to the rest of Slipway. */
+export interface SqlExecutor {
+  query<R = Record<string, unknown>>(text: string, params?: readonly SqlValue[]): Promise<QueryResult<R>>;
+  /** Runs several statements without parameters in one round trip. */
+  exec(text: string): Promise<void>;
+}
+
+export interface SqlClient extends SqlExecutor {
+  readonly kind: 'pglite' | 'postgres';
+  /** Every statement of the transaction must go through `tx`: PGlite has a single connection. */
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}

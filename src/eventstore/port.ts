@@ -1,0 +1,67 @@
+export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;
+
+export interface EventMetadata {
+  actor: string;
+  correlationId: string;
+  causationId: string | null;
+}
+
+export interface NewEvent {
+  id: string;
+  type: string;
+  schemaVersion: number;
+  data: Record<string, unknown>;
+  metadata: EventMetadata;
+}
+
+export interface RecordedEvent extends NewEvent {
+  streamId: string;
+  /** 0-based position inside the stream, as in EventStoreDB. */
+  revision: number;
+  /** Global position: opaque, compares correctly as text. */
+  position: string;
+  recordedAt: string;
+}
+
+export interface AppendResult {
+  /** Revision of the last event now in the stream. */
+  nextRevision: number;
+  /** Global position of the last appended event. */
+  position: string;
+}
+
+export interface ReadStreamOptions {
+  direction?: 'forwards' | 'backwards';
+  /** Inclusive start; for backwards reads the highest revision to return. */
+  fromRevision?: number;
+  maxCount?: number;
+}
+
+export interface ReadAllOptions {
+  /** Exclusive: events after this position. `null` starts at the beginning. */
+  after: string | null;
+  maxCount: number;
+}
+
+export interface EventStore {
+  readonly kind: 'postgres' | 'eventstoredb';
+  append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** Returns [] when the stream does not exist. */
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /** Events of every stream in global order; never returns an event that could still be overtaken. */
+  readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** Calls `onWake` when new events may be readable; returns the function that stops it. */
+  watch(onWake: () => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+export class WrongExpectedRevisionError extends Error {
+  override readonly name = 'WrongExpectedRevisionError';
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: number | 'no_stream',
+  ) {
+    super(`stream ${streamId}: expected revision ${String(expected)}, actual ${String(actual)}`);
+  }
+}

@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import type { Test } from 'tap';
+import { subscribeToAll } from '../../src/eventstore/catch-up-subscription.js';
+import { WrongExpectedRevisionError, type EventStore, type NewEvent, type RecordedEvent } from '../../src/eventstore/port.js';
+
+export function newEvent(type = 'Tested', data: Record<string, unknown> = {}): NewEvent {
+  return {
+    id: randomUUID(),
+    type,
+    schemaVersion: 1,
+    data,
+    metadata: { actor: 'test', correlationId: randomUUID(), causationId: null },
+  };
+}
+
+const conflict = { name: 'WrongExpectedRevisionError' };
+const stream = (prefix: string) => `${prefix}-${randomUUID()}`;
+
+async function readAllFrom(store: EventStore, after: string | null): Promise<RecordedEvent[]> {
+  const out: RecordedEvent[] = [];
+  for (;;) {
+    const batch = await store.readAll({ after, maxCount: 100 });
+    if (batch.length === 0) return out;
+    out.push(...batch);
+    after = batch[batch.length - 1]!.position;
+  }
+}
+
+/** The behaviour every EventStore adapter must have. */
+export function eventStoreContract(t: Test, open: () => Promise<EventStore>) {
+  let store: EventStore;
+  t.before(async () => {
+    store = await open();
+  });
+
+  t.test('no_stream creates a stream once', async (t) => {
+    const s = stream('c');
+    const first = await store.append(s, [newEvent()], 'no_stream');
+    t.equal(first.nextRevision, 0);
+    await t.rejects(store.append(s, [newEvent()], 'no_stream'), conflict);
+  });
+
+  t.test('stream_exists needs the stream', async (t) => {
+    const s = stream('c');
+    await t.rejects(store.append(s, [newEvent()], 'stream_exists'), conflict);
+    t.same(await store.readStream(s), [], 'nothing written by the refused append');
+    await store.append(s, [newEvent()], 'any');
+    const r = await store.append(s, [newEvent(), newEvent()], 'stream_exists');
+    t.equal(r.nextRevision, 2);
+  });
+
+  t.test('numeric revision must match the last revision', async (t) => {
+    const s = stream('c');
+    await t.rejects(store.append(s, [newEvent()], 0), conflict, 'missing stream is not revision 0');
+    await store.append(s, [newEvent(), newEvent()], 'no_stream');
+    await t.rejects(store.append(s, [newEvent()], 0), conflict);
+    await t.rejects(store.append(s, [newEvent()], 2), conflict);
+    const ok = await store.append(s, [newEvent()], 1);
+    t.equal(ok.nextRevision, 2);
+    const error = await store.append(s, [newEvent()], 1).catch((e: unknown) => e);
+    t.ok(error instanceof WrongExpectedRevisionError, "a typed conflict error");
+    t.equal((error as WrongExpectedRevisionError).streamId, s);
+  });
+
+  t.test('any appends whatever the state', async (t) => {
+    const s = stream('c');
+    await store.append(s, [newEvent()], 'any');
+    const r = await store.append(s, [newEvent()], 'any');
+    t.equal(r.nextRevision, 1);
+  });
+
+  t.test('re-appending the same event ids is idempotent', async (t) => {
+    const s = stream('c');
+    const events = [newEvent('A'), newEvent('B')];
+    const first = await store.append(s, events, 'no_stream');
+    const again = await store.append(s, events, 'no_stream');
+    t.equal(again.nextRevision, first.nextRevision);
+    t.equal((await store.readStream(s)).length, 2, 'no second copy');
+  });
+
+  t.test('reads a stream forwards and backwards', async (t) => {
+    const s = stream('c');
+    const events = Array.from({ length: 5 }, (_, i) => newEvent('N', { i }));
+    await store.append(s, events, 'no_stream');
+    const all = await store.readStream(s);
+    t.same(all.map((e) => e.data.i), [0, 1, 2, 3, 4]);
+    t.same(all.map((e) => e.revision), [0, 1, 2, 3, 4]);
+    t.equal(all[0]!.id, events[0]!.id);
+    t.equal(all[0]!.streamId, s);
+    t.equal(all[0]!.metadata.actor, 'test');
+    t.match(all[0]!.recordedAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const some = await store.readStream(s, { fromRevision: 2, maxCount: 2 });
+    t.same(some.map((e) => e.revision), [2, 3]);
+    const back = await store.readStream(s, { direction: 'backwards' });
+    t.same(back.map((e) => e.revision), [4, 3, 2, 1, 0]);
+    const lastOne = await store.readStream(s, { direction: 'backwards', maxCount: 1 });
+    t.same(lastOne.map((e) => e.revision), [4]);
+    const backFrom = await store.readStream(s, { direction: 'backwards', fromRevision: 1 });
+    t.same(backFrom.map((e) => e.revision), [1, 0]);
+    t.same(await store.readStream(stream('missing')), []);
+  });
+
+  t.test('$all holds every event in append order with increasing positions', async (t) => {
+    const before = await readAllFrom(store, null);
+    const start = before.length ? before[before.length - 1]!.position : null;
+    const a = stream('a');
+    const b = stream('b');
+    await store.append(a, [newEvent('A1')], 'no_stream');
+    await store.append(b, [newEvent('B1'), newEvent('B2')], 'no_stream');
+    const r = await store.append(a, [newEvent('A2')], 0);
+    const after = await readAllFrom(store, start);
+    const mine = after.filter((e) => e.streamId === a || e.streamId === b);
+    t.same(mine.map((e) => e.type), ['A1', 'B1', 'B2', 'A2']);
+    const positions = after.map((e) => e.position);
+    t.same([...positions].sort(), positions, 'text order is global order');
+    t.equal(new Set(positions).size, positions.length);
+    t.equal(mine[3]!.position, r.position, 'append returns the position of its last event');
+  });
+
+  t.test('a subscription resumes from its checkpoint', async (t) => {
+    const history = await readAllFrom(store, null);
+    const origin = history.length ? history[history.length - 1]!.position : null;
+    const s = stream('sub');
+    await store.append(s, [newEvent('S1'), newEvent('S2')], 'no_stream');
+
+    const seen: RecordedEvent[] = [];
+    let checkpoint: string | null = null;
+    const first = await subscribeToAll(store, { from: origin, pollMs: 50 }, async (batch) => {
+      seen.push(...batch);
+    });
+    await waitUntil(() => seen.some((e) => e.type === 'S2'));
+    checkpoint = first.checkpoint;
+    await first.stop();
+    t.same(seen.filter((e) => e.streamId === s).map((e) => e.type), ['S1', 'S2']);
+
+    await store.append(s, [newEvent('S3')], 1);
+    const resumed: RecordedEvent[] = [];
+    const second = await subscribeToAll(store, { from: checkpoint, pollMs: 50 }, async (batch) => {
+      resumed.push(...batch);
+    });
+    await store.append(s, [newEvent('S4')], 2);
+    await waitUntil(() => resumed.some((e) => e.type === 'S4'));
+    await second.stop();
+    t.same(resumed.filter((e) => e.streamId === s).map((e) => e.type), ['S3', 'S4'], 'nothing replayed, nothing missed');
+  });
+}
+
+export async function waitUntil(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -1,0 +1,91 @@
+import pg from 'pg';
+import t from 'tap';
+import { openPostgres } from '../../src/db/pg-client.js';
+import type { SqlClient } from '../../src/db/sql-client.js';
+import { createPostgresEventStore } from '../../src/eventstore/postgres-event-store.js';
+import type { EventStore, RecordedEvent } from '../../src/eventstore/port.js';
+import { eventStoreContract, newEvent } from '../helpers/event-store-contract.js';
+import { freshDatabase, noServerReason, serverUrl } from '../helpers/postgres-server.js';
+
+if (!serverUrl) {
+  t.comment(noServerReason);
+  t.pass('skipped: no Postgres server');
+} else {
+  const db = await freshDatabase(serverUrl);
+  let sql: SqlClient;
+  let store: EventStore;
+  t.before(async () => {
+    sql = await openPostgres(db.url);
+    store = await createPostgresEventStore(sql);
+  });
+  t.teardown(async () => {
+    await sql.close();
+    await db.drop();
+  });
+
+  eventStoreContract(t, async () => createPostgresEventStore(await openPostgres(db.url, 4)));
+
+  async function follow(after: string | null) {
+    const out: RecordedEvent[] = [];
+    for (;;) {
+      const batch = await store.readAll({ after, maxCount: 1000 });
+      if (!batch.length) return { out, after };
+      out.push(...batch);
+      after = batch[batch.length - 1]!.position;
+    }
+  }
+
+  t.test('a transaction that commits late is not skipped by $all', async (t) => {
+    const { after: start } = await follow(null);
+    // Writer 1 takes a global position first but commits last.
+    const slow = new pg.Client({ connectionString: db.url });
+    await slow.connect();
+    await slow.query('begin');
+    await slow.query(
+      `insert into es_events (event_id, stream_id, revision, type, schema_version, data, metadata)
+       values (gen_random_uuid(), 'slow-1', 0, 'Slow', 1, '{}', '{"actor":"t","correlationId":"c","causationId":null}')`,
+    );
+    await store.append('fast-1', [newEvent('Fast')], 'any');
+    const whileOpen = await follow(start);
+    t.notOk(whileOpen.out.some((e) => e.type === 'Fast'), 'the later commit waits behind the open transaction');
+    await slow.query('commit');
+    await slow.end();
+    const done = await follow(start);
+    t.same(done.out.map((e) => e.type), ['Slow', 'Fast'], 'both, in transaction order');
+  });
+
+  t.test('two concurrent writers: a follower sees every event exactly once', async (t) => {
+    const { after: start } = await follow(null);
+    const writerA = await createPostgresEventStore(await openPostgres(db.url, 4));
+    const writerB = await createPostgresEventStore(await openPostgres(db.url, 4));
+    const seen: RecordedEvent[] = [];
+    let cursor = start;
+    let writing = true;
+    const follower = (async () => {
+      while (writing || true) {
+        const batch = await store.readAll({ after: cursor, maxCount: 50 });
+        seen.push(...batch);
+        if (batch.length) cursor = batch[batch.length - 1]!.position;
+        else if (!writing) break;
+        else await new Promise((r) => setTimeout(r, 1));
+      }
+    })();
+    const write = (w: EventStore, name: string) =>
+      Promise.all(
+        Array.from({ length: 4 }, async (_, lane) => {
+          for (let i = 0; i < 60; i++) await w.append(`${name}-${lane}`, [newEvent(name, { i })], 'any');
+        }),
+      );
+    await Promise.all([write(writerA, 'wa'), write(writerB, 'wb')]);
+    writing = false;
+    await follower;
+    const ids = seen.map((e) => e.id);
+    t.equal(ids.length, 480, 'every event');
+    t.equal(new Set(ids).size, 480, 'none twice');
+    for (const name of ['wa', 'wb'])
+      for (let lane = 0; lane < 4; lane++) {
+        const lanes = seen.filter((e) => e.streamId === `${name}-${lane}`).map((e) => e.data.i);
+        t.same(lanes, Array.from({ length: 60 }, (_, i) => i), `${name}-${lane} in order`);
+      }
+  });
+}
