@@ -1,0 +1,63 @@
+import type { Aggregate } from '../shared/aggregate.js';
+import { conflict, notFound } from '../shared/domain-error.js';
+import { parseProjectEvent, type ProjectEvent } from './events.js';
+
+export interface ProjectState {
+  status: 'none' | 'live' | 'deleted';
+  name: string;
+  slug: string;
+  description: string;
+  serviceIds: readonly string[];
+}
+
+export const project: Aggregate<ProjectState, ProjectEvent> = {
+  category: 'project',
+  initial: { status: 'none', name: '', slug: '', description: '', serviceIds: [] },
+  evolve(state, event) {
+    switch (event.type) {
+      case 'ProjectCreated':
+        return { ...state, status: 'live', ...event.data };
+      case 'ProjectUpdated':
+        return { ...state, ...event.data };
+      case 'ProjectServiceAttached':
+        return { ...state, serviceIds: [...state.serviceIds, event.data.serviceId] };
+      case 'ProjectServiceDetached':
+        return { ...state, serviceIds: state.serviceIds.filter((id) => id !== event.data.serviceId) };
+      case 'ProjectDeleted':
+        return { ...state, status: 'deleted', serviceIds: [] };
+    }
+  },
+  parse: parseProjectEvent,
+};
+
+function live(state: ProjectState): ProjectState {
+  if (state.status !== 'live') throw notFound('project');
+  return state;
+}
+
+export function decideCreate(state: ProjectState, input: { name: string; slug: string; description: string }): ProjectEvent[] {
+  if (state.status !== 'none') throw conflict('project already exists');
+  return [{ type: 'ProjectCreated', data: input }];
+}
+
+export function decideUpdate(state: ProjectState, input: { name?: string; description?: string }): ProjectEvent[] {
+  const current = live(state);
+  const next = { name: input.name ?? current.name, description: input.description ?? current.description };
+  if (next.name === current.name && next.description === current.description) return [];
+  return [{ type: 'ProjectUpdated', data: next }];
+}
+
+export function decideAttach(state: ProjectState, serviceId: string): ProjectEvent[] {
+  if (live(state).serviceIds.includes(serviceId)) return [];
+  return [{ type: 'ProjectServiceAttached', data: { serviceId } }];
+}
+
+export function decideDetach(state: ProjectState, serviceId: string): ProjectEvent[] {
+  return state.serviceIds.includes(serviceId) ? [{ type: 'ProjectServiceDetached', data: { serviceId } }] : [];
+}
+
+export function decideDelete(state: ProjectState): ProjectEvent[] {
+  const current = live(state);
+  if (current.serviceIds.length > 0) throw conflict('project still has services');
+  return [{ type: 'ProjectDeleted', data: { slug: current.slug } }];
+}

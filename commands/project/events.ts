@@ -1,0 +1,12 @@
+import { z } from 'zod';
+import { eventParser, type EventsOf } from '../shared/event.js';
+
+export const projectEvents = {
+  ProjectCreated: z.object({ name: z.string(), slug: z.string(), description: z.string() }),
+  ProjectUpdated: z.object({ name: z.string(), description: z.string() }),
+  ProjectServiceAttached: z.object({ serviceId: z.string() }),
+  ProjectServiceDetached: z.object({ serviceId: z.string() }),
+  ProjectDeleted: z.object({ slug: z.string() }),
+};
+export type ProjectEvent = EventsOf<typeof projectEvents>;
+export const parseProjectEvent = eventParser(projectEvents);

@@ -1,0 +1,51 @@
+import { randomUUID } from 'node:crypto';
+import { release, reserve } from '../reservation/handlers.js';
+import { deleteService } from '../service/handlers.js';
+import type { CommandContext } from '../shared/command-context.js';
+import { DomainError, notFound } from '../shared/domain-error.js';
+import { execute, latest, loadAggregate } from '../shared/execute.js';
+import { slugify } from '../shared/slug.js';
+import { decideCreate, decideDelete, decideUpdate, project } from './aggregate.js';
+
+async function reserveSlug(ctx: CommandContext, name: string, projectId: string): Promise<string> {
+  const base = slugify(name) || 'project';
+  for (let n = 1; n <= 100; n++) {
+    const slug = n === 1 ? base : `${base}-${n}`;
+    try {
+      await reserve(ctx, 'project-slug', slug, projectId, `project slug ${slug}`);
+      return slug;
+    } catch (error) {
+      if (!(error instanceof DomainError && error.code === 'conflict')) throw error;
+    }
+  }
+  throw new DomainError('conflict', `no free slug left for ${base}`);
+}
+
+export async function createProject(ctx: CommandContext, input: { name: string; description: string }) {
+  const id = randomUUID();
+  const slug = await reserveSlug(ctx, input.name, id);
+  try {
+    const { position } = await execute(ctx, project, id, (s) => decideCreate(s, { ...input, slug }));
+    return { id, position };
+  } catch (error) {
+    await release(ctx, 'project-slug', slug, id);
+    throw error;
+  }
+}
+
+export async function updateProject(ctx: CommandContext, id: string, input: { name?: string; description?: string }) {
+  return execute(ctx, project, id, (s) => decideUpdate(s, input));
+}
+
+/** Deletes the project's services first, so a failure half-way leaves a smaller project, never an orphan. */
+export async function deleteProject(ctx: CommandContext, id: string) {
+  const { state } = await loadAggregate(ctx, project, id);
+  if (state.status !== 'live') throw notFound('project');
+  let position: string | null = null;
+  for (const serviceId of state.serviceIds) {
+    position = latest(position, (await deleteService(ctx, serviceId)).position);
+  }
+  const done = await execute(ctx, project, id, decideDelete);
+  const released = await release(ctx, 'project-slug', state.slug, id);
+  return { position: latest(position, done.position, released.position) };
+}

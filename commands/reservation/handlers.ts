@@ -1,0 +1,16 @@
+import type { CommandContext } from '../shared/command-context.js';
+import { execute, loadAggregate } from '../shared/execute.js';
+import { decideRelease, decideReserve, reservation, reservationId, type ReservationKind } from './aggregate.js';
+
+export async function reserve(ctx: CommandContext, kind: ReservationKind, value: string, owner: string, describe: string) {
+  return execute(ctx, reservation, reservationId(kind, value), (s) => decideReserve(s, kind, value, owner, describe));
+}
+
+export async function release(ctx: CommandContext, kind: ReservationKind, value: string, owner: string) {
+  return execute(ctx, reservation, reservationId(kind, value), (s) => decideRelease(s, kind, value, owner));
+}
+
+export async function isReserved(ctx: CommandContext, kind: ReservationKind, value: string): Promise<boolean> {
+  const { state } = await loadAggregate(ctx, reservation, reservationId(kind, value));
+  return state.owner !== null;
+}

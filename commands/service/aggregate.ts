@@ -1,0 +1,133 @@
+import type { Aggregate } from '../shared/aggregate.js';
+import { conflict, invalid, notFound } from '../shared/domain-error.js';
+import { parseServiceEvent, type ServiceCreatedData, type ServiceEvent } from './events.js';
+import type { ServiceSettings } from './fields.js';
+
+export interface ServiceState {
+  status: 'none' | 'live' | 'deleted';
+  service: ServiceCreatedData | null;
+  env: ReadonlyMap<string, { envId: string; value: string }>;
+  domains: ReadonlyMap<string, string>;
+}
+
+export const service: Aggregate<ServiceState, ServiceEvent> = {
+  category: 'service',
+  initial: { status: 'none', service: null, env: new Map(), domains: new Map() },
+  evolve(state, event) {
+    const with_ = <K extends keyof ServiceState>(key: K, value: ServiceState[K]) => ({ ...state, [key]: value });
+    switch (event.type) {
+      case 'ServiceCreated':
+        return { ...state, status: 'live', service: event.data };
+      case 'ServiceUpdated':
+        return with_('service', { ...state.service!, ...event.data.changes });
+      case 'ServiceTransferred':
+        return with_('service', { ...state.service!, projectId: event.data.toProjectId });
+      case 'ServiceDeleted':
+        return { ...state, status: 'deleted' };
+      case 'EnvVarSet':
+        return with_('env', new Map(state.env).set(event.data.key, { envId: event.data.envId, value: event.data.value }));
+      case 'EnvVarDeleted': {
+        const env = new Map(state.env);
+        env.delete(event.data.key);
+        return with_('env', env);
+      }
+      case 'DomainAdded':
+      case 'DomainChanged':
+        return with_('domains', new Map(state.domains).set(event.data.domainId, event.data.hostname));
+      case 'DomainRemoved': {
+        const domains = new Map(state.domains);
+        domains.delete(event.data.domainId);
+        return with_('domains', domains);
+      }
+    }
+  },
+  parse: parseServiceEvent,
+};
+
+export function live(state: ServiceState): ServiceCreatedData {
+  if (state.status !== 'live' || !state.service) throw notFound('service');
+  return state.service;
+}
+
+export interface EnvInput {
+  envId: string;
+  key: string;
+  /** Already encrypted. */
+  value: string;
+}
+
+export function decideCreate(state: ServiceState, data: ServiceCreatedData, env: EnvInput[]): ServiceEvent[] {
+  if (state.status !== 'none') throw conflict('service already exists');
+  return [
+    { type: 'ServiceCreated', data },
+    ...env.map((e): ServiceEvent => ({ type: 'EnvVarSet', data: { envId: e.envId, key: e.key, value: e.value } })),
+  ];
+}
+
+export function decideUpdate(state: ServiceState, changes: Partial<ServiceSettings>): ServiceEvent[] {
+  const current = live(state);
+  const changed = Object.fromEntries(
+    Object.entries(changes).filter(([key, value]) => key === 'gitToken' || current[key as keyof ServiceSettings] !== value),
+  ) as Partial<ServiceSettings>;
+  if (changed.runtimeMode === 'worker' && state.domains.size > 0) {
+    throw conflict('a service with custom domains cannot become a worker; remove its domains first');
+  }
+  if (current.kind === 'database' && changed.runtimeMode !== undefined) {
+    throw invalid('runtimeMode', 'the runtime mode of a database service cannot change');
+  }
+  return Object.keys(changed).length ? [{ type: 'ServiceUpdated', data: { changes: changed } }] : [];
+}
+
+export function decideTransfer(state: ServiceState, toProjectId: string): ServiceEvent[] {
+  const current = live(state);
+  if (current.projectId === toProjectId) throw invalid('targetProjectId', 'the service is already in that project');
+  return [{ type: 'ServiceTransferred', data: { fromProjectId: current.projectId, toProjectId } }];
+}
+
+export function decideDelete(state: ServiceState): ServiceEvent[] {
+  return [{ type: 'ServiceDeleted', data: { projectId: live(state).projectId } }];
+}
+
+export function decideSetEnv(state: ServiceState, input: EnvInput): ServiceEvent[] {
+  live(state);
+  const envId = state.env.get(input.key)?.envId ?? input.envId;
+  return [{ type: 'EnvVarSet', data: { envId, key: input.key, value: input.value } }];
+}
+
+export function decideDeleteEnv(state: ServiceState, envId: string): ServiceEvent[] {
+  live(state);
+  const entry = [...state.env].find(([, v]) => v.envId === envId);
+  if (!entry) throw notFound('environment variable');
+  return [{ type: 'EnvVarDeleted', data: { envId, key: entry[0] } }];
+}
+
+export function assertAcceptsDomains(state: ServiceState): void {
+  const current = live(state);
+  if (current.runtimeMode === 'worker') throw invalid('hostname', 'workers do not accept custom domains');
+  if (current.kind === 'database') {
+    throw invalid('hostname', 'database services take databasePublicHostname, not custom domains');
+  }
+}
+
+export function decideAddDomain(state: ServiceState, domainId: string, hostname: string): ServiceEvent[] {
+  assertAcceptsDomains(state);
+  if ([...state.domains.values()].includes(hostname)) throw conflict(`${hostname} is already a domain of this service`);
+  return [{ type: 'DomainAdded', data: { domainId, hostname } }];
+}
+
+export function domainOf(state: ServiceState, domainId: string): string {
+  live(state);
+  const hostname = state.domains.get(domainId);
+  if (hostname === undefined) throw notFound('domain');
+  return hostname;
+}
+
+export function decideChangeDomain(state: ServiceState, domainId: string, hostname: string): ServiceEvent[] {
+  const previousHostname = domainOf(state, domainId);
+  if (previousHostname === hostname) return [];
+  return [{ type: 'DomainChanged', data: { domainId, hostname, previousHostname } }];
+}
+
+export function decideRemoveDomain(state: ServiceState, domainId: string): ServiceEvent[] {
+  return [{ type: 'DomainRemoved', data: { domainId, hostname: domainOf(state, domainId) } }];
+}

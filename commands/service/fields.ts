@@ -1,0 +1,39 @@
+import { z } from 'zod';
+
+export const ENGINES = ['postgres', 'timeseries', 'mysql', 'redis', 'mongodb', 'columnar'] as const;
+export type Engine = (typeof ENGINES)[number];
+
+export const BUILD_METHODS = ['auto', 'dockerfile', 'packbuilder'] as const;
+export const RUNTIME_MODES = ['web', 'worker', 'static'] as const;
+export type RuntimeMode = (typeof RUNTIME_MODES)[number];
+
+/** Settings a service keeps after creation; PATCH may change any of them. */
+export const serviceSettings = z.object({
+  branch: z.string(),
+  rootDir: z.string().nullable(),
+  gitToken: z.string().nullable(),
+  installCommand: z.string().nullable(),
+  buildCommand: z.string().nullable(),
+  startCommand: z.string().nullable(),
+  buildMethod: z.enum(BUILD_METHODS),
+  dockerfilePath: z.string().nullable(),
+  runtimeMode: z.enum(RUNTIME_MODES),
+  internalPort: z.number().int(),
+});
+export type ServiceSettings = z.infer<typeof serviceSettings>;
+
+export const serviceIdentity = z.object({
+  projectId: z.string(),
+  name: z.string(),
+  slug: z.string(),
+  kind: z.enum(['source', 'image', 'database']),
+  repoFullName: z.string().nullable(),
+  repoUrl: z.string(),
+  dockerImage: z.string().nullable(),
+  hostPort: z.number().int(),
+  databaseEngine: z.enum(ENGINES).nullable(),
+  databasePublicEnabled: z.boolean(),
+  databasePublicHostname: z.string().nullable(),
+  postgresLogicalReplicationEnabled: z.boolean(),
+});
+export type ServiceIdentity = z.infer<typeof serviceIdentity>;

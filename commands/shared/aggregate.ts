@@ -1,0 +1,10 @@
+import type { DomainEvent } from './event.js';
+
+export interface Aggregate<S, E extends DomainEvent> {
+  readonly category: string;
+  readonly initial: S;
+  evolve(state: S, event: E): S;
+  parse(recorded: { type: string; data: Record<string, unknown> }): E | null;
+}
+
+export const streamOf = (category: string, id: string) => `${category}-${id}`;

@@ -1,0 +1,16 @@
+import { apiKeysProjector } from './api-keys.js';
+import { auditProjector } from './audit.js';
+import { domainsProjector } from './domains.js';
+import { envProjector } from './env.js';
+import { projectsProjector } from './projects.js';
+import type { Projector } from './projector.js';
+import { servicesProjector } from './services.js';
+
+export const ALL_PROJECTORS: readonly Projector[] = [
+  projectsProjector,
+  servicesProjector,
+  envProjector,
+  domainsProjector,
+  apiKeysProjector,
+  auditProjector,
+];

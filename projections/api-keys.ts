@@ -1,0 +1,41 @@
+import { parseApiKeyEvent } from '../commands/apikey/events.js';
+import type { Projector } from './projector.js';
+import { sql } from './sql-text.js';
+import { aggregateIdOf } from './stream-id.js';
+
+export const apiKeysProjector: Projector = {
+  name: 'api-keys',
+  version: 1,
+  tables: ['rm_api_keys'],
+  ddl: `
+create table if not exists rm_api_keys (
+  id text primary key,
+  name text not null,
+  access text not null,
+  project_ids jsonb,
+  secret_hash text not null unique,
+  prefix text not null,
+  created_at timestamptz not null,
+  revoked_at timestamptz
+);`,
+  apply(recorded) {
+    if (!recorded.streamId.startsWith('apikey-')) return [];
+    const event = parseApiKeyEvent(recorded);
+    const id = aggregateIdOf(recorded.streamId);
+    const at = recorded.recordedAt;
+    switch (event?.type) {
+      case 'ApiKeyCreated': {
+        const { name, access, projectIds, secretHash, prefix } = event.data;
+        return [
+          sql`insert into rm_api_keys (id, name, access, project_ids, secret_hash, prefix, created_at)
+              values (${id}, ${name}, ${access}, ${projectIds}, ${secretHash}, ${prefix}, ${at})
+              on conflict (id) do nothing`,
+        ];
+      }
+      case 'ApiKeyRevoked':
+        return [sql`update rm_api_keys set revoked_at = ${at} where id = ${id}`];
+      default:
+        return [];
+    }
+  },
+};

@@ -1,0 +1,91 @@
+import type { SqlExecutor } from '../src/db/sql-client.js';
+
+export interface ServiceRow {
+  id: string;
+  project_id: string;
+  name: string;
+  slug: string;
+  kind: 'source' | 'image' | 'database';
+  repo_full_name: string | null;
+  repo_url: string;
+  docker_image: string | null;
+  branch: string;
+  root_dir: string | null;
+  has_git_token: boolean;
+  install_command: string | null;
+  build_command: string | null;
+  start_command: string | null;
+  build_method: string;
+  dockerfile_path: string | null;
+  detected_build_method: string | null;
+  runtime_mode: string;
+  internal_port: number;
+  host_port: number;
+  database_engine: string | null;
+  database_public_enabled: boolean;
+  database_public_hostname: string | null;
+  postgres_logical_replication_enabled: boolean;
+  status: string;
+  reachable: boolean;
+  last_deployed_at: Date | string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+  /** First custom domain, for primaryUrl. */
+  primary_hostname: string | null;
+}
+
+const SELECT = `select s.*, (select d.hostname from rm_domains d where d.service_id = s.id order by d.created_at, d.hostname limit 1)
+  as primary_hostname from rm_services s`;
+
+export async function listServicesOf(db: SqlExecutor, projectIds: readonly string[]): Promise<ServiceRow[]> {
+  if (projectIds.length === 0) return [];
+  const { rows } = await db.query<ServiceRow>(`${SELECT} where s.project_id = any($1::text[]) order by s.created_at, s.id`, [
+    projectIds as string[],
+  ]);
+  return rows;
+}
+
+export async function findService(db: SqlExecutor, id: string): Promise<ServiceRow | null> {
+  const { rows } = await db.query<ServiceRow>(`${SELECT} where s.id = $1`, [id]);
+  return rows[0] ?? null;
+}
+
+export async function takenHostPorts(db: SqlExecutor): Promise<Set<number>> {
+  const { rows } = await db.query<{ host_port: number }>('select host_port from rm_services');
+  return new Set(rows.map((r) => r.host_port));
+}
+
+export interface EnvRow {
+  id: string;
+  service_id: string;
+  key: string;
+  /** Encrypted. */
+  value: string;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+export async function listEnvOf(db: SqlExecutor, serviceIds: readonly string[]): Promise<EnvRow[]> {
+  const { rows } = await db.query<EnvRow>(
+    'select * from rm_env where service_id = any($1::text[]) order by created_at, key',
+    [serviceIds as string[]],
+  );
+  return rows;
+}
+
+export interface DomainRow {
+  id: string;
+  service_id: string;
+  hostname: string;
+  status: string;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+export async function listDomainsOf(db: SqlExecutor, serviceId: string): Promise<DomainRow[]> {
+  const { rows } = await db.query<DomainRow>(
+    'select * from rm_domains where service_id = $1 order by created_at, hostname',
+    [serviceId],
+  );
+  return rows;
+}

@@ -1,0 +1,87 @@
+import { parseServiceEvent } from '../commands/service/events.js';
+import type { Projector } from './projector.js';
+import { literal, sql, type Literal } from './sql-text.js';
+import { aggregateIdOf, snakeCase } from './stream-id.js';
+
+export const servicesProjector: Projector = {
+  name: 'services',
+  version: 1,
+  tables: ['rm_services'],
+  ddl: `
+create table if not exists rm_services (
+  id text primary key,
+  project_id text not null,
+  name text not null,
+  slug text not null,
+  kind text not null,
+  repo_full_name text,
+  repo_url text not null,
+  docker_image text,
+  branch text not null,
+  root_dir text,
+  has_git_token boolean not null,
+  install_command text,
+  build_command text,
+  start_command text,
+  build_method text not null,
+  dockerfile_path text,
+  detected_build_method text,
+  runtime_mode text not null,
+  internal_port integer not null,
+  host_port integer not null,
+  database_engine text,
+  database_public_enabled boolean not null,
+  database_public_hostname text,
+  postgres_logical_replication_enabled boolean not null,
+  status text not null,
+  reachable boolean not null,
+  last_deployed_at timestamptz,
+  created_at timestamptz not null,
+  updated_at timestamptz not null
+);
+create index if not exists rm_services_project on rm_services (project_id, created_at);`,
+  apply(recorded) {
+    if (!recorded.streamId.startsWith('service-')) return [];
+    const event = parseServiceEvent(recorded);
+    const id = aggregateIdOf(recorded.streamId);
+    const at = recorded.recordedAt;
+    switch (event?.type) {
+      case 'ServiceCreated': {
+        const { gitToken, ...fields } = event.data;
+        const row: Record<string, Literal> = {
+          id,
+          ...fields,
+          hasGitToken: gitToken !== null,
+          status: 'idle',
+          reachable: false,
+          createdAt: at,
+          updatedAt: at,
+        };
+        const columns = Object.keys(row).map(snakeCase);
+        const values = Object.values(row).map(literal);
+        return [
+          `insert into rm_services (${columns.join(', ')}) values (${values.join(', ')})
+           on conflict (id) do update set ${columns.filter((c) => c !== 'id').map((c) => `${c} = excluded.${c}`).join(', ')}`,
+        ];
+      }
+      case 'ServiceUpdated': {
+        const { gitToken, ...changes } = event.data.changes;
+        const sets = Object.entries(changes).map(([key, value]) => `${snakeCase(key)} = ${literal(value)}`);
+        if (gitToken !== undefined) sets.push(`has_git_token = ${literal(gitToken !== null)}`);
+        return [`update rm_services set ${[...sets, sql`updated_at = ${at}`].join(', ')} where id = ${literal(id)}`];
+      }
+      case 'ServiceTransferred':
+        return [sql`update rm_services set project_id = ${event.data.toProjectId}, updated_at = ${at} where id = ${id}`];
+      case 'ServiceDeleted':
+        return [sql`delete from rm_services where id = ${id}`];
+      case 'EnvVarSet':
+      case 'EnvVarDeleted':
+      case 'DomainAdded':
+      case 'DomainChanged':
+      case 'DomainRemoved':
+        return [sql`update rm_services set updated_at = ${at} where id = ${id}`];
+      default:
+        return [];
+    }
+  },
+};

@@ -1,0 +1,37 @@
+import type { Server } from 'node:http';
+import type { Config } from '../config.js';
+import { createHttpApp } from '../http/app.js';
+import type { Logger } from '../logger.js';
+import { ensureBootstrapKey, startSlipway, type Slipway } from '../slipway.js';
+import { listenAdminSocket } from './admin-socket.js';
+
+export interface RunningServer {
+  app: Slipway;
+  http: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function serve(config: Config, log: Logger): Promise<RunningServer> {
+  const app = await startSlipway(config, log);
+  const bootstrap = await ensureBootstrapKey(app);
+  if (bootstrap) log.info('created the first API key (all projects, write); read it from the file', { file: bootstrap });
+  const admin = await listenAdminSocket(app);
+  const http = createHttpApp(app).listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => http.once('listening', resolve).once('error', reject));
+  const address = http.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+  log.info('slipway listening', { url, dataDir: config.dataDir, eventStore: app.store.kind, database: app.db.kind });
+  return {
+    app,
+    http,
+    url,
+    async close() {
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => admin.close(() => resolve()));
+      await app.stop();
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+const portRange = z
+  .string()
+  .regex(/^\d+-\d+$/, 'expected LOW-HIGH')
+  .transform((s) => s.split('-').map(Number) as [number, number])
+  .refine(([lo, hi]) => lo >= 1024 && hi <= 65535 && lo <= hi, 'ports must be within 1024-65535, low before high');
+
+const optional = z
+  .string()
+  .optional()
+  .transform((s) => (s && s.trim() !== '' ? s.trim() : undefined));
+
+const schema = z.object({
+  SLIPWAY_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  SLIPWAY_HOST: z.string().default('0.0.0.0'),
+  SLIPWAY_DATA_DIR: z.string().default('.slipway'),
+  DATABASE_URL: optional,
+  EVENTSTORE_URL: optional,
+  SLIPWAY_SECRET_KEY: optional,
+  SLIPWAY_HOST_PORT_RANGE: portRange.default([20000, 29999]),
+  SLIPWAY_ROOT_DOMAIN: optional,
+  SLIPWAY_PUBLIC_IP: optional,
+  SLIPWAY_GIT_BASE_URL: z.string().url().default('https://github.com'),
+  SLIPWAY_CADDY_ADMIN: optional,
+  SLIPWAY_CADDY_BIN: z.string().default('caddy'),
+  SLIPWAY_CADDY_ADMIN_LISTEN: z.string().default('127.0.0.1:2019'),
+  SLIPWAY_PROXY_HTTP_PORT: z.coerce.number().int().min(1).max(65535).default(80),
+  SLIPWAY_PROXY: z.enum(['caddy', 'off']).default('caddy'),
+  SLIPWAY_BODY_LIMIT: z.string().default('1mb'),
+  SLIPWAY_LOG: z.enum(['json', 'silent']).default('json'),
+});
+
+export type Config = ReturnType<typeof loadConfig>;
+
+export function loadConfig(env: Record<string, string | undefined> = process.env) {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new Error(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const c = parsed.data;
+  return {
+    port: c.SLIPWAY_PORT,
+    host: c.SLIPWAY_HOST,
+    dataDir: resolve(c.SLIPWAY_DATA_DIR),
+    databaseUrl: c.DATABASE_URL,
+    eventStoreUrl: c.EVENTSTORE_URL,
+    secretKey: c.SLIPWAY_SECRET_KEY,
+    hostPortRange: c.SLIPWAY_HOST_PORT_RANGE,
+    rootDomain: c.SLIPWAY_ROOT_DOMAIN?.toLowerCase() ?? null,
+    publicIp: c.SLIPWAY_PUBLIC_IP,
+    gitBaseUrl: c.SLIPWAY_GIT_BASE_URL.replace(/\/+$/, ''),
+    proxy: {
+      mode: c.SLIPWAY_PROXY,
+      externalAdminUrl: c.SLIPWAY_CADDY_ADMIN,
+      binary: c.SLIPWAY_CADDY_BIN,
+      adminListen: c.SLIPWAY_CADDY_ADMIN_LISTEN,
+      httpPort: c.SLIPWAY_PROXY_HTTP_PORT,
+    },
+    bodyLimit: c.SLIPWAY_BODY_LIMIT,
+    silent: c.SLIPWAY_LOG === 'silent',
+  };
+}

@@ -1,0 +1,59 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import { HttpMethodEnum, koaBody } from 'koa-body';
+import type { Slipway } from '../slipway.js';
+import { authenticate } from './auth.js';
+import { errorHandler, HttpError } from './errors.js';
+import { domainRoutes } from './routes/domains.js';
+import { envRoutes } from './routes/env.js';
+import { eventRoutes } from './routes/events.js';
+import { keyRoutes } from './routes/keys.js';
+import { projectRoutes } from './routes/projects.js';
+import { serviceRoutes } from './routes/services.js';
+
+/** Postgres cannot store NUL in text or jsonb: refuse it at the door rather than fail half-way. */
+function rejectNul(body: unknown) {
+  if (body !== undefined && JSON.stringify(body).includes('\\u0000')) {
+    throw new HttpError(400, 'validation_failed', 'strings must not contain NUL characters');
+  }
+}
+
+export function createHttpApp(app: Slipway): Koa {
+  const koa = new Koa({ proxy: false });
+  const router = new Router();
+  router.get('/healthz', (ctx) => {
+    ctx.body = { ok: true, projections: app.runner.position };
+  });
+  const api = new Router();
+  api.use(authenticate(app.db));
+  projectRoutes(api, app);
+  serviceRoutes(api, app);
+  envRoutes(api, app);
+  domainRoutes(api, app);
+  keyRoutes(api, app);
+  eventRoutes(api, app);
+
+  koa.use(errorHandler(app.log));
+  koa.use(
+    koaBody({
+      json: true,
+      multipart: false,
+      urlencoded: false,
+      text: false,
+      jsonLimit: app.config.bodyLimit,
+      jsonStrict: false,
+      parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+      onError: (error) => {
+        throw error;
+      },
+    }),
+  );
+  koa.use(async (ctx, next) => {
+    rejectNul(ctx.request.body);
+    await next();
+  });
+  koa.use(router.routes());
+  koa.use(api.routes());
+  koa.use(api.allowedMethods({ throw: true }));
+  return koa;
+}

@@ -1,0 +1,62 @@
+import type { Context, Next } from 'koa';
+import { hashApiKeySecret } from '../../commands/apikey/secret.js';
+import { findActiveKeyByHash } from '../../projections/api-key-queries.js';
+import { findService, type ServiceRow } from '../../projections/service-queries.js';
+import { findProject, type ProjectRow } from '../../projections/project-queries.js';
+import type { SqlExecutor } from '../db/sql-client.js';
+import { forbidden, notFoundHttp, unauthorized } from './errors.js';
+
+export interface Principal {
+  keyId: string;
+  access: 'read' | 'write';
+  /** null: every project. */
+  projectIds: readonly string[] | null;
+}
+
+export interface AuthState {
+  principal: Principal;
+}
+
+export function authenticate(db: SqlExecutor) {
+  return async (ctx: Context, next: Next) => {
+    const header = ctx.get('authorization');
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match) throw unauthorized('missing API key: send Authorization: Bearer <key>');
+    const key = await findActiveKeyByHash(db, hashApiKeySecret(match[1]!));
+    if (!key) throw unauthorized('unknown or revoked API key');
+    ctx.state.principal = { keyId: key.id, access: key.access, projectIds: key.project_ids } satisfies Principal;
+    await next();
+  };
+}
+
+export const principalOf = (ctx: Context): Principal => ctx.state.principal as Principal;
+export const actorOf = (principal: Principal) => `key:${principal.keyId}`;
+
+export function requireWrite(principal: Principal): void {
+  if (principal.access !== 'write') throw forbidden('this API key is read-only');
+}
+
+export function requireAllProjects(principal: Principal, what: string): void {
+  if (principal.projectIds !== null) throw forbidden(`${what} needs an all-project API key`);
+}
+
+export function canSee(principal: Principal, projectId: string): boolean {
+  return principal.projectIds === null || principal.projectIds.includes(projectId);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isId = (value: string) => UUID.test(value);
+
+/** An invisible project answers exactly like a missing one. */
+export async function visibleProject(db: SqlExecutor, principal: Principal, by: { id: string } | { slug: string }): Promise<ProjectRow> {
+  if ('id' in by && !isId(by.id)) throw notFoundHttp('project');
+  const project = await findProject(db, by);
+  if (!project || !canSee(principal, project.id)) throw notFoundHttp('project');
+  return project;
+}
+
+export async function visibleService(db: SqlExecutor, principal: Principal, id: string): Promise<ServiceRow> {
+  const service = isId(id) ? await findService(db, id) : null;
+  if (!service || !canSee(principal, service.project_id)) throw notFoundHttp('service');
+  return service;
+}

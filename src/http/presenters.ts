@@ -1,0 +1,108 @@
+import type { ApiKeyRow } from '../../projections/api-key-queries.js';
+import type { AuditRow } from '../../projections/audit-queries.js';
+import type { ProjectRow } from '../../projections/project-queries.js';
+import type { DomainRow, ServiceRow } from '../../projections/service-queries.js';
+import { ENGINE_CATALOGUE } from '../../commands/service/engines.js';
+import type { Engine } from '../../commands/service/fields.js';
+
+export const iso = (value: Date | string | null): string | null => (value === null ? null : new Date(value).toISOString());
+const isoRequired = (value: Date | string) => new Date(value).toISOString();
+
+function localUrl(row: ServiceRow): string {
+  if (row.runtime_mode === 'worker') return '';
+  if (row.kind === 'database' && row.database_engine) {
+    return `${ENGINE_CATALOGUE[row.database_engine as Engine].scheme}://localhost:${row.host_port}`;
+  }
+  return `http://localhost:${row.host_port}`;
+}
+
+export function presentService(row: ServiceRow) {
+  const local = localUrl(row);
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    name: row.name,
+    slug: row.slug,
+    repoFullName: row.repo_full_name,
+    repoUrl: row.repo_url,
+    dockerImage: row.docker_image,
+    branch: row.branch,
+    rootDir: row.root_dir,
+    hasGitToken: row.has_git_token,
+    installCommand: row.install_command,
+    buildCommand: row.build_command,
+    startCommand: row.start_command,
+    staticOutput: null,
+    buildMethod: row.build_method,
+    dockerfilePath: row.dockerfile_path,
+    detectedBuildMethod: row.detected_build_method,
+    runtimeMode: row.runtime_mode,
+    internalPort: row.internal_port,
+    hostPort: row.host_port,
+    databasePublicEnabled: row.database_public_enabled,
+    databasePublicHostname: row.database_public_hostname,
+    postgresLogicalReplicationEnabled: row.postgres_logical_replication_enabled,
+    status: row.status,
+    reachable: row.reachable,
+    localUrl: local,
+    primaryUrl: row.primary_hostname ? `http://${row.primary_hostname}` : local,
+    preferredDomain: row.primary_hostname,
+    framework: null,
+    lastDeployedAt: iso(row.last_deployed_at),
+    createdAt: isoRequired(row.created_at),
+    updatedAt: isoRequired(row.updated_at),
+  };
+}
+
+export function presentProject(row: ProjectRow, services: readonly ServiceRow[], includeServices = true) {
+  const lastUpdated = services.reduce((max, s) => Math.max(max, new Date(s.updated_at).getTime()), new Date(row.updated_at).getTime());
+  return {
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    description: row.description,
+    status: services.some((s) => s.status === 'active') ? 'active' : 'idle',
+    serviceCount: services.length,
+    lastUpdatedAt: new Date(lastUpdated).toISOString(),
+    services: includeServices ? services.map(presentService) : [],
+  };
+}
+
+export function presentDomain(row: DomainRow) {
+  return {
+    id: row.id,
+    serviceId: row.service_id,
+    hostname: row.hostname,
+    status: row.status,
+    createdAt: isoRequired(row.created_at),
+    updatedAt: isoRequired(row.updated_at),
+  };
+}
+
+export function presentApiKey(row: ApiKeyRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    access: row.access,
+    projectIds: row.project_ids,
+    prefix: row.prefix,
+    createdAt: isoRequired(row.created_at),
+    revokedAt: iso(row.revoked_at),
+  };
+}
+
+export function presentAuditEvent(row: AuditRow) {
+  return {
+    position: row.position,
+    id: row.event_id,
+    streamId: row.stream_id,
+    revision: row.revision,
+    type: row.type,
+    schemaVersion: row.schema_version,
+    recordedAt: isoRequired(row.recorded_at),
+    actor: row.actor,
+    correlationId: row.correlation_id,
+    causationId: row.causation_id,
+    data: row.data,
+  };
+}

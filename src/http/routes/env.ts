@@ -1,0 +1,31 @@
+import type Router from '@koa/router';
+import { z } from 'zod';
+import { deleteEnvVar, setEnvVar } from '../../../commands/service/handlers.js';
+import type { Slipway } from '../../slipway.js';
+import { actorOf, isId, principalOf, requireWrite, visibleService } from '../auth.js';
+import { notFoundHttp } from '../errors.js';
+import { envKey, envValue, parseInput } from '../validation.js';
+
+const upsertBody = z.object({ key: envKey, value: envValue });
+
+export function envRoutes(router: Router, app: Slipway) {
+  router.post('/api/services/:serviceId/env', async (ctx) => {
+    const principal = principalOf(ctx);
+    requireWrite(principal);
+    const service = await visibleService(app.db, principal, ctx.params.serviceId!);
+    const { key, value } = parseInput(upsertBody, ctx.request.body);
+    const { position } = await setEnvVar(app.commandContext(actorOf(principal)), service.id, key, value);
+    await app.settle(position);
+    ctx.body = { ok: true };
+  });
+
+  router.delete('/api/services/:serviceId/env/:envId', async (ctx) => {
+    const principal = principalOf(ctx);
+    requireWrite(principal);
+    const service = await visibleService(app.db, principal, ctx.params.serviceId!);
+    if (!isId(ctx.params.envId!)) throw notFoundHttp('environment variable');
+    const { position } = await deleteEnvVar(app.commandContext(actorOf(principal)), service.id, ctx.params.envId!);
+    await app.settle(position);
+    ctx.body = { ok: true };
+  });
+}

@@ -1,0 +1,82 @@
+import type Router from '@koa/router';
+import { z } from 'zod';
+import { createProject, deleteProject, updateProject } from '../../../commands/project/handlers.js';
+import { ENGINE_CATALOGUE } from '../../../commands/service/engines.js';
+import type { Engine } from '../../../commands/service/fields.js';
+import { findProject, listProjects } from '../../../projections/project-queries.js';
+import { listServicesOf, type ServiceRow } from '../../../projections/service-queries.js';
+import { groupBy } from '../../collections.js';
+import type { Slipway } from '../../slipway.js';
+import { referenceTo } from '../../variables/references.js';
+import { actorOf, principalOf, requireAllProjects, requireWrite, visibleProject } from '../auth.js';
+import { notFoundHttp } from '../errors.js';
+import { presentProject } from '../presenters.js';
+import { name, parseInput, text } from '../validation.js';
+
+const createBody = z.object({ name: name(100), description: text(2000).default('') });
+const updateBody = z
+  .object({ name: name(100).optional(), description: text(2000).optional() })
+  .refine((b) => b.name !== undefined || b.description !== undefined, 'give name or description');
+
+export async function projectWithServices(app: Slipway, id: string, includeServices = true) {
+  const row = await findProject(app.db, { id });
+  if (!row) throw notFoundHttp('project');
+  return presentProject(row, await listServicesOf(app.db, [id]), includeServices);
+}
+
+export function databaseSuggestions(services: readonly ServiceRow[], except?: string) {
+  return services
+    .filter((s) => s.kind === 'database' && s.database_engine && s.id !== except)
+    .map((s) => {
+      const spec = ENGINE_CATALOGUE[s.database_engine as Engine];
+      return { key: spec.urlVariable, value: referenceTo(s.slug, spec.urlVariable), label: `${s.name} (${spec.label}) connection URL` };
+    });
+}
+
+export function projectRoutes(router: Router, app: Slipway) {
+  router.get('/api/projects', async (ctx) => {
+    const principal = principalOf(ctx);
+    const projects = await listProjects(app.db, principal.projectIds);
+    const services = await listServicesOf(app.db, projects.map((p) => p.id));
+    const byProject = groupBy(services, (s) => s.project_id);
+    ctx.body = { projects: projects.map((p) => presentProject(p, byProject.get(p.id) ?? [])) };
+  });
+
+  router.post('/api/projects', async (ctx) => {
+    const principal = principalOf(ctx);
+    requireWrite(principal);
+    requireAllProjects(principal, 'creating a project');
+    const body = parseInput(createBody, ctx.request.body);
+    const { id, position } = await createProject(app.commandContext(actorOf(principal)), body);
+    await app.settle(position);
+    ctx.body = { project: await projectWithServices(app, id) };
+  });
+
+  router.get('/api/projects/:projectSlug', async (ctx) => {
+    const project = await visibleProject(app.db, principalOf(ctx), { slug: ctx.params.projectSlug! });
+    ctx.body = { project: await projectWithServices(app, project.id) };
+  });
+
+  router.patch('/api/projects/:projectId', async (ctx) => {
+    const principal = principalOf(ctx);
+    requireWrite(principal);
+    const project = await visibleProject(app.db, principal, { id: ctx.params.projectId! });
+    const body = parseInput(updateBody, ctx.request.body);
+    const { position } = await updateProject(app.commandContext(actorOf(principal)), project.id, body);
+    await app.settle(position);
+    ctx.body = { project: await projectWithServices(app, project.id) };
+  });
+
+  router.delete('/api/projects/:projectId', async (ctx) => {
+    const principal = principalOf(ctx);
+    requireWrite(principal);
+    const project = await visibleProject(app.db, principal, { id: ctx.params.projectId! });
+    const { position } = await deleteProject(app.commandContext(actorOf(principal)), project.id);
+    ctx.body = { ok: true, proxy: await app.proxy.sync(position) };
+  });
+
+  router.get('/api/projects/:projectId/database-variable-suggestions', async (ctx) => {
+    const project = await visibleProject(app.db, principalOf(ctx), { id: ctx.params.projectId! });
+    ctx.body = { suggestions: databaseSuggestions(await listServicesOf(app.db, [project.id])) };
+  });
+}

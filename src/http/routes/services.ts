@@ -1,0 +1,98 @@
+import type Router from '@koa/router';
+import { z } from 'zod';
+import { createService, deleteService, transferService, updateService } from '../../../commands/service/handlers.js';
+import { findService, listDomainsOf } from '../../../projections/service-queries.js';
+import type { Slipway } from '../../slipway.js';
+import { loadProjectVariables } from '../../variables/project-variables.js';
+import { actorOf, principalOf, requireWrite, visibleProject, visibleService } from '../auth.js';
+import { notFoundHttp } from '../errors.js';
+import { iso, presentDomain, presentService } from '../presenters.js';
+import { parseCreateService, updateServiceBody } from '../service-bodies.js';
+import { parseInput } from '../validation.js';
+import { databaseSuggestions, projectWithServices } from './projects.js';
+
+export async function presentServiceById(app: Slipway, id: string) {
+  const row = await findService(app.db, id);
+  if (!row) throw notFoundHttp('service');
+  return presentService(row);
+}
+
+const transferBody = z.object({ targetProjectId: z.string().min(1).max(100) });
+
+export function serviceRoutes(router: Router, app: Slipway) {
+  router.post('/api/projects/:projectId/services', async (ctx) => {
+    const principal = principalOf(ctx);
+    requireWrite(principal);
+    const project = await visibleProject(app.db, principal, { id: ctx.params.projectId! });
+    const input = parseCreateService(ctx.request.body, app.config.gitBaseUrl);
+    const { id, position } = await createService(app.commandContext(actorOf(principal)), app.serviceDeps, project.id, input);
+    await app.settle(position);
+    ctx.body = { service: await presentServiceById(app, id) };
+  });
+
+  router.get('/api/services/:serviceId/overview', async (ctx) => {
+    const service = await visibleService(app.db, principalOf(ctx), ctx.params.serviceId!);
+    const variables = await loadProjectVariables(app.db, app.keyring, service.project_id);
+    const env = variables.variablesOf(service.id).map(({ row, value }) => ({
+      id: row.id,
+      key: row.key,
+      hasValue: value !== '',
+      value,
+      resolvedValue: variables.resolve(value),
+      createdAt: iso(row.created_at),
+      updatedAt: iso(row.updated_at),
+    }));
+    const domains = (await listDomainsOf(app.db, service.id)).map(presentDomain);
+    ctx.body = { service: presentService(service), deployments: [], env, domains, publicIp: app.publicIp };
+  });
+
+  router.patch('/api/services/:serviceId', async (ctx) => {
+    const principal = principalOf(ctx);
+    requireWrite(principal);
+    const service = await visibleService(app.db, principal, ctx.params.serviceId!);
+    const changes = parseInput(updateServiceBody, ctx.request.body);
+    const { position } = await updateService(app.commandContext(actorOf(principal)), service.id, changes);
+    await app.settle(position);
+    ctx.body = { service: await presentServiceById(app, service.id) };
+  });
+
+  router.post('/api/services/:serviceId/transfer', async (ctx) => {
+    const principal = principalOf(ctx);
+    requireWrite(principal);
+    const service = await visibleService(app.db, principal, ctx.params.serviceId!);
+    const { targetProjectId } = parseInput(transferBody, ctx.request.body);
+    const target = await visibleProject(app.db, principal, { id: targetProjectId });
+    const { position } = await transferService(app.commandContext(actorOf(principal)), service.id, target.id);
+    const proxy = await app.proxy.sync(position);
+    const moved = await presentServiceById(app, service.id);
+    const project = await projectWithServices(app, target.id);
+    ctx.body = {
+      service: { id: moved.id, projectId: moved.projectId, name: moved.name, slug: moved.slug },
+      project: { id: project.id, name: project.name, slug: project.slug, serviceCount: project.serviceCount, services: project.services },
+      proxy,
+    };
+  });
+
+  router.delete('/api/services/:serviceId', async (ctx) => {
+    const principal = principalOf(ctx);
+    requireWrite(principal);
+    const service = await visibleService(app.db, principal, ctx.params.serviceId!);
+    const { position } = await deleteService(app.commandContext(actorOf(principal)), service.id);
+    ctx.body = { ok: true, proxy: await app.proxy.sync(position) };
+  });
+
+  router.get('/api/services/:serviceId/suggestion-keys', async (ctx) => {
+    const service = await visibleService(app.db, principalOf(ctx), ctx.params.serviceId!);
+    const variables = await loadProjectVariables(app.db, app.keyring, service.project_id);
+    const others = variables.services.filter((s) => s.id !== service.id);
+    ctx.body = {
+      suggestions: [
+        { key: 'PORT', label: `PORT: the port this service listens on (${service.internal_port}; host port ${service.host_port})` },
+        ...others.flatMap((s) =>
+          variables.variablesOf(s.id).map(({ row }) => ({ key: `${s.slug}.${row.key}`, label: `${row.key} from ${s.name}` })),
+        ),
+      ],
+      databaseVariables: databaseSuggestions(variables.services, service.id),
+    };
+  });
+}

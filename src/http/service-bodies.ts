@@ -1,0 +1,165 @@
+import { z } from 'zod';
+import type { CreateServiceInput } from '../../commands/service/handlers.js';
+import { BUILD_METHODS, ENGINES, RUNTIME_MODES } from '../../commands/service/fields.js';
+import { ENGINE_CATALOGUE } from '../../commands/service/engines.js';
+import { branch, envKey, parseInput, envValue, hostname, name, optionalCommand, port, repoPath, text } from './validation.js';
+
+const envList = z
+  .array(z.object({ key: envKey, value: envValue }))
+  .max(500)
+  .default([])
+  .refine((list) => new Set(list.map((e) => e.key)).size === list.length, 'each key may appear once');
+
+const optionalPath = repoPath
+  .nullable()
+  .optional()
+  .transform((p) => (p === undefined ? undefined : p === null || p === '' || p === '.' ? null : p));
+
+const gitUrl = z
+  .string()
+  .max(2048)
+  .refine(
+    (u) => /^(https?|ssh|git):\/\/[^\s/]+\/\S+$/.test(u) || /^[\w.-]+@[\w.-]+:[\w./~-]+$/.test(u),
+    'must be a Git URL (https://, ssh://, git:// or user@host:path)',
+  )
+  .refine((u) => !/^(https?|ssh|git):\/\/[^/\s]*@/.test(u) || /^ssh:\/\/[\w.-]+@[^:/\s]+[/:]/.test(u), {
+    message: 'must not carry credentials: send the token as gitToken',
+  });
+
+const imageReference = z
+  .string()
+  .max(255)
+  .regex(
+    /^(?:[a-zA-Z0-9.-]+(?::[0-9]+)?\/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::[\w][\w.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/,
+    'must be an image reference such as nginx:1.27 or ghcr.io/owner/app:tag',
+  );
+
+const sourceFields = {
+  name: name(),
+  branch: branch.default('main'),
+  rootDir: optionalPath,
+  gitToken: text(4096).nullable().optional(),
+  installCommand: optionalCommand,
+  buildCommand: optionalCommand,
+  startCommand: optionalCommand,
+  buildMethod: z.enum(BUILD_METHODS).default('auto'),
+  dockerfilePath: optionalPath,
+  runtimeMode: z.enum(RUNTIME_MODES).default('web'),
+  internalPort: port.optional(),
+  env: envList,
+};
+
+const hostedSource = z.object({
+  ...sourceFields,
+  repoFullName: z.string().max(200).regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'must be <owner>/<repo>'),
+});
+const directSource = z.object({ ...sourceFields, repoFullName: z.null().optional(), repoUrl: gitUrl });
+const imageService = z.object({
+  name: name(),
+  repoUrl: z.literal('docker-image'),
+  dockerImage: imageReference,
+  branch: branch.default('main'),
+  startCommand: optionalCommand,
+  runtimeMode: z.enum(RUNTIME_MODES).default('web'),
+  internalPort: port.optional(),
+  env: envList,
+});
+const databaseService = z.object({
+  name: name(),
+  repoFullName: z.string().regex(new RegExp(`^database:(${ENGINES.join('|')})$`), `must be database:<engine>, engine one of ${ENGINES.join(', ')}`),
+  repoUrl: z.literal('database').default('database'),
+  branch: branch.default('main'),
+  internalPort: port.optional(),
+  databasePublicEnabled: z.boolean().default(false),
+  databasePublicHostname: hostname.nullable().optional(),
+  postgresLogicalReplicationEnabled: z.boolean().default(false),
+  env: envList,
+});
+
+const defaultPort = (mode: string) => (mode === 'static' ? 8080 : 3000);
+
+const none = {
+  dockerImage: null,
+  rootDir: null,
+  gitToken: null,
+  installCommand: null,
+  buildCommand: null,
+  startCommand: null,
+  buildMethod: 'auto',
+  dockerfilePath: null,
+  databaseEngine: null,
+  databasePublicEnabled: false,
+  databasePublicHostname: null,
+  postgresLogicalReplicationEnabled: false,
+} as const;
+
+const databaseInput = databaseService.transform((b): CreateServiceInput => {
+  const engine = b.repoFullName.slice('database:'.length) as (typeof ENGINES)[number];
+  return {
+    ...none,
+    ...b,
+    kind: 'database',
+    repoUrl: 'database',
+    runtimeMode: 'web',
+    internalPort: ENGINE_CATALOGUE[engine].port,
+    databaseEngine: engine,
+    databasePublicHostname: b.databasePublicHostname ?? null,
+  };
+});
+
+const imageInput = imageService.transform((b): CreateServiceInput => ({
+  ...none,
+  ...b,
+  kind: 'image',
+  repoFullName: `image:${b.dockerImage}`,
+  startCommand: b.startCommand ?? null,
+  internalPort: b.internalPort ?? defaultPort(b.runtimeMode),
+}));
+
+type SourceBody = z.infer<typeof directSource> | z.infer<typeof hostedSource>;
+
+function sourceInput(b: SourceBody, repoFullName: string | null, repoUrl: string): CreateServiceInput {
+  return {
+    ...none,
+    ...b,
+    kind: 'source',
+    repoFullName,
+    repoUrl,
+    rootDir: b.rootDir ?? null,
+    gitToken: b.gitToken ?? null,
+    installCommand: b.installCommand ?? null,
+    buildCommand: b.buildCommand ?? null,
+    startCommand: b.startCommand ?? null,
+    dockerfilePath: b.dockerfilePath ?? null,
+    internalPort: b.internalPort ?? defaultPort(b.runtimeMode),
+  };
+}
+
+/** The create body decides the variant: database, container image, hosted repository or direct Git URL. */
+export function parseCreateService(body: unknown, gitBaseUrl: string): CreateServiceInput {
+  const b = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+  if (b.repoUrl === 'database' || String(b.repoFullName ?? '').startsWith('database:')) return parseInput(databaseInput, body);
+  if (b.repoUrl === 'docker-image' || 'dockerImage' in b) return parseInput(imageInput, body);
+  if (typeof b.repoFullName === 'string') {
+    const hosted = parseInput(hostedSource, body);
+    return sourceInput(hosted, hosted.repoFullName, `${gitBaseUrl}/${hosted.repoFullName}.git`);
+  }
+  const direct = parseInput(directSource, body);
+  return sourceInput(direct, null, direct.repoUrl);
+}
+
+export const updateServiceBody = z
+  .object({
+    branch: branch.optional(),
+    rootDir: optionalPath,
+    installCommand: optionalCommand,
+    buildCommand: optionalCommand,
+    startCommand: optionalCommand,
+    buildMethod: z.enum(BUILD_METHODS).optional(),
+    dockerfilePath: optionalPath,
+    runtimeMode: z.enum(RUNTIME_MODES).optional(),
+    internalPort: port.optional(),
+    gitToken: text(4096).nullable().optional(),
+  })
+  .transform((b) => Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined)))
+  .refine((b) => Object.keys(b).length > 0, 'give at least one of branch, rootDir, installCommand, buildCommand, startCommand, buildMethod, dockerfilePath, runtimeMode, internalPort, gitToken');

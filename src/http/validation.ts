@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { DomainError } from '../../commands/shared/domain-error.js';
+
+/** Parses client input or throws a 400 listing every problem. */
+export function parseInput<T>(schema: z.ZodType<T>, value: unknown): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const details = result.error.issues.map((issue) => ({
+    path: issue.path.map(String).join('.') || '(body)',
+    message: issue.message,
+  }));
+  const first = details[0]!;
+  throw new DomainError('validation_failed', `${first.path}: ${first.message}`, details);
+}
+
+const noControl = (s: string) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(s);
+
+export const text = (max: number) => z.string().max(max).refine(noControl, 'must not contain control characters');
+export const name = (max = 63) => text(max).trim().min(1, 'must not be empty');
+export const optionalCommand = text(4096)
+  .nullable()
+  .optional()
+  .transform((v) => (v === undefined ? undefined : v === null || v.trim() === '' ? null : v.trim()));
+
+export const envKey = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'must match ^[A-Z_][A-Z0-9_]*$').max(255);
+export const envValue = z.string().max(65_536);
+
+export const hostname = z
+  .string()
+  .max(253)
+  .transform((h) => h.trim().toLowerCase().replace(/\.$/, ''))
+  .refine(
+    (h) =>
+      /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/.test(h),
+    'must be a fully qualified host name such as app.example.com',
+  );
+
+/** A path inside the repository: relative, no `..`, normalised without `./` and trailing slashes. */
+export const repoPath = z
+  .string()
+  .max(255)
+  .transform((p) => p.trim().replace(/^(\.\/)+/, '').replace(/\/+$/, ''))
+  .refine((p) => noControl(p) && !p.startsWith('/') && !p.split('/').includes('..') && !p.includes('\\'), {
+    message: 'must be a relative path inside the repository without ..',
+  });
+
+export const branch = z
+  .string()
+  .min(1)
+  .max(255)
+  .refine(
+    (b) => !/[\u0000-\u0020~^:?*[\\\u007f]/.test(b) && !b.includes('..') && !b.includes('@{') && !b.startsWith('/') &&
+      !b.endsWith('/') && !b.endsWith('.') && !b.endsWith('.lock') && !b.startsWith('-'),
+    'must be a valid Git branch name',
+  );
+
+export const port = z.number().int().min(1).max(65535);
+
+export const uuidParam = z.string().uuid();

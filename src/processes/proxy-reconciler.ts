@@ -1,0 +1,61 @@
+import type { SqlExecutor } from '../db/sql-client.js';
+import type { ProjectionRunner } from '../../projections/runner.js';
+import { ROUTING_EVENT_TYPES, listRoutes } from '../../projections/routing-queries.js';
+import type { CaddyAdminClient } from '../proxy/caddy-admin-client.js';
+import { buildCaddyConfig, type ProxyResult, type ProxySettings } from '../proxy/caddy-config.js';
+
+export interface ProxyTarget {
+  client: CaddyAdminClient | null;
+  /** Why there is no proxy to talk to, if there is none. */
+  unavailable(): string | null;
+}
+
+/**
+ * Pushes the routing read model to Caddy. Reloads are serialised; a caller waiting for its change
+ * shares any reload that started after the read model had that change.
+ */
+export class ProxyReconciler {
+  private chain: Promise<unknown> = Promise.resolve();
+  private latest: { position: string; result: Promise<ProxyResult> } | null = null;
+
+  constructor(
+    private readonly db: SqlExecutor,
+    private readonly runner: ProjectionRunner,
+    private readonly target: ProxyTarget,
+    private readonly settings: ProxySettings,
+    private readonly upstreamHost = '127.0.0.1',
+  ) {
+    runner.onApplied((batch) => {
+      if (batch.some((e) => ROUTING_EVENT_TYPES.has(e.type))) void this.sync(batch[batch.length - 1]!.position);
+    });
+  }
+
+  /** Reload once the read model includes `position`; resolves with Caddy's real answer. */
+  async sync(position: string | null): Promise<ProxyResult> {
+    await this.runner.waitFor(position);
+    const wanted = position ?? '';
+    if (this.latest && this.latest.position >= wanted) return this.latest.result;
+    const startedAt = this.runner.position ?? '';
+    const result = this.chain.then(() => this.reload());
+    this.latest = { position: startedAt, result };
+    this.chain = result.catch(() => undefined);
+    return result;
+  }
+
+  /** A fresh reload regardless of what ran before (start-up, Caddy restart). */
+  async reloadNow(): Promise<ProxyResult> {
+    this.latest = null;
+    return this.sync(this.runner.position);
+  }
+
+  private async reload(): Promise<ProxyResult> {
+    const reason = this.target.unavailable();
+    if (reason || !this.target.client) return { ok: false, detail: reason ?? 'no proxy configured' };
+    const routes = (await listRoutes(this.db)).map((r) => ({
+      id: r.service_id,
+      hostnames: r.hostnames,
+      upstream: { host: this.upstreamHost, port: r.host_port },
+    }));
+    return this.target.client.load(buildCaddyConfig(this.settings, routes));
+  }
+}

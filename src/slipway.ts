@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createApiKey } from '../commands/apikey/handlers.js';
+import type { CommandContext } from '../commands/shared/command-context.js';
+import type { ServiceDeps } from '../commands/service/handlers.js';
+import { ALL_PROJECTORS } from '../projections/all.js';
+import { countApiKeys } from '../projections/api-key-queries.js';
+import { ProjectionRunner } from '../projections/runner.js';
+import { takenHostPorts } from '../projections/service-queries.js';
+import type { Config } from './config.js';
+import { lockDataDir } from './db/data-dir-lock.js';
+import { openPostgres } from './db/pg-client.js';
+import { openPglite } from './db/pglite-client.js';
+import type { SqlClient } from './db/sql-client.js';
+import { createEventStoreDbEventStore } from './eventstore/eventstoredb-event-store.js';
+import type { EventStore } from './eventstore/port.js';
+import { createPostgresEventStore } from './eventstore/postgres-event-store.js';
+import type { Logger } from './logger.js';
+import { detectPublicIp, isPortFree } from './network.js';
+import { ProxyReconciler, type ProxyTarget } from './processes/proxy-reconciler.js';
+import { CaddyAdminClient } from './proxy/caddy-admin-client.js';
+import { CaddySupervisor } from './proxy/caddy-supervisor.js';
+import { createKeyring, type Keyring } from './secrets/keyring.js';
+import { loadMasterKey } from './secrets/master-key.js';
+
+export interface Slipway {
+  config: Config;
+  log: Logger;
+  db: SqlClient;
+  store: EventStore;
+  keyring: Keyring;
+  runner: ProjectionRunner;
+  proxy: ProxyReconciler;
+  serviceDeps: ServiceDeps;
+  publicIp: string;
+  commandContext(actor: string): CommandContext;
+  /** Waits until the read models include `position`, so a response reflects its own write. */
+  settle(position: string | null): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Off for one-shot CLI commands: no proxy is started or reloaded. */
+  proxy?: boolean;
+}
+
+async function openDatabase(config: Config): Promise<{ db: SqlClient; unlock: () => void }> {
+  if (config.databaseUrl) return { db: await openPostgres(config.databaseUrl), unlock: () => undefined };
+  const unlock = lockDataDir(config.dataDir);
+  try {
+    return { db: await openPglite(join(config.dataDir, 'pgdata')), unlock };
+  } catch (error) {
+    unlock();
+    throw error;
+  }
+}
+
+function proxyTarget(config: Config, log: Logger, onReady: () => Promise<void>) {
+  if (config.proxy.mode === 'off') {
+    return { target: { client: null, unavailable: () => 'proxy disabled (SLIPWAY_PROXY=off)' }, supervisor: null };
+  }
+  if (config.proxy.externalAdminUrl) {
+    const client = new CaddyAdminClient(config.proxy.externalAdminUrl);
+    return { target: { client, unavailable: () => null }, supervisor: null };
+  }
+  const supervisor = new CaddySupervisor({
+    binary: config.proxy.binary,
+    adminListen: config.proxy.adminListen,
+    workDir: join(config.dataDir, 'caddy'),
+    log,
+    onReady,
+  });
+  const target: ProxyTarget = { client: supervisor.client, unavailable: () => supervisor.unavailable };
+  return { target, supervisor };
+}
+
+export async function startSlipway(config: Config, log: Logger, options: StartOptions = {}): Promise<Slipway> {
+  const { db, unlock } = await openDatabase(config);
+  const store = config.eventStoreUrl ? await createEventStoreDbEventStore(config.eventStoreUrl) : await createPostgresEventStore(db);
+  const keyring = await createKeyring(db, loadMasterKey(config.dataDir, config.secretKey).key);
+  const runner = new ProjectionRunner(db, store, ALL_PROJECTORS, (error) =>
+    log.error('projection batch failed', { error: String(error) }),
+  );
+  await runner.start();
+
+  const useProxy = options.proxy !== false;
+  let reconciler: ProxyReconciler | null = null;
+  const { target, supervisor } = useProxy
+    ? proxyTarget(config, log, async () => {
+        const result = await reconciler!.reloadNow();
+        if (!result.ok) log.warn('proxy reload failed', { detail: result.detail });
+      })
+    : { target: { client: null, unavailable: () => 'proxy not started by this command' }, supervisor: null };
+  reconciler = new ProxyReconciler(db, runner, target, {
+    adminListen: config.proxy.externalAdminUrl ? new URL(config.proxy.externalAdminUrl).host : config.proxy.adminListen,
+    httpListen: [`:${config.proxy.httpPort}`],
+  });
+
+  const slipway: Slipway = {
+    config,
+    log,
+    db,
+    store,
+    keyring,
+    runner,
+    proxy: reconciler,
+    publicIp: config.publicIp ?? detectPublicIp(),
+    serviceDeps: {
+      hostPortRange: config.hostPortRange,
+      takenHostPorts: () => takenHostPorts(db),
+      isHostPortFree: isPortFree,
+      rootDomain: config.rootDomain,
+    },
+    commandContext: (actor) => ({ store, keyring, actor, correlationId: randomUUID() }),
+    async settle(position) {
+      await runner.waitFor(position);
+    },
+    async stop() {
+      await supervisor?.stop();
+      await runner.stop();
+      await store.close();
+      await db.close();
+      unlock();
+    },
+  };
+
+  try {
+    await runner.caughtUp();
+    if (supervisor) await supervisor.start();
+    else if (useProxy && config.proxy.externalAdminUrl) await reconciler.reloadNow();
+  } catch (error) {
+    await slipway.stop();
+    throw error;
+  }
+  return slipway;
+}
+
+/** On a first start with no key at all, an all-project write key is written to a 0600 file, never to the log. */
+export async function ensureBootstrapKey(slipway: Slipway): Promise<string | null> {
+  if ((await countApiKeys(slipway.db)) > 0) return null;
+  const { secret, position } = await createApiKey(slipway.commandContext('system'), {
+    name: 'bootstrap',
+    access: 'write',
+    projectIds: null,
+  });
+  await slipway.settle(position);
+  const path = join(slipway.config.dataDir, 'bootstrap-key');
+  writeFileSync(path, secret + '\n', { mode: 0o600 });
+  return path;
+}
