@@ -26,8 +26,9 @@ interface EventRow {
   global_position: string;
 }
 
-const COLUMNS = `event_id::text, stream_id, revision::text, type, schema_version, data, metadata, recorded_at,
-  transaction_id::text, global_position::text`;
+// Casts keep bigint/xid8 exact; ORDER BY must name e.* columns, not these text aliases.
+const COLUMNS = `e.event_id::text as event_id, e.stream_id, e.revision::text as revision, e.type, e.schema_version, e.data,
+  e.metadata, e.recorded_at, e.transaction_id::text as transaction_id, e.global_position::text as global_position`;
 
 function toRecorded(row: EventRow): RecordedEvent {
   return {
@@ -45,7 +46,7 @@ function toRecorded(row: EventRow): RecordedEvent {
 
 async function findDuplicates(tx: SqlExecutor, streamId: string, events: NewEvent[]): Promise<AppendResult | null> {
   const { rows } = await tx.query<EventRow>(
-    `select ${COLUMNS} from es_events where event_id = any($1::uuid[]) order by revision`,
+    `select ${COLUMNS} from es_events e where e.event_id = any($1::uuid[]) order by e.revision`,
     [events.map((e) => e.id)],
   );
   if (rows.length === 0) return null;
@@ -126,9 +127,9 @@ export async function createPostgresEventStore(sql: SqlClient): Promise<EventSto
     const from = options.fromRevision ?? (backwards ? Number.MAX_SAFE_INTEGER : 0);
     const limit = options.maxCount ?? Number.MAX_SAFE_INTEGER;
     const { rows } = await sql.query<EventRow>(
-      `select ${COLUMNS} from es_events
-       where stream_id = $1 and revision ${backwards ? '<=' : '>='} $2
-       order by revision ${backwards ? 'desc' : 'asc'} limit $3`,
+      `select ${COLUMNS} from es_events e
+       where e.stream_id = $1 and e.revision ${backwards ? '<=' : '>='} $2
+       order by e.revision ${backwards ? 'desc' : 'asc'} limit $3`,
       [streamId, from, limit],
     );
     return rows.map(toRecorded);
@@ -139,10 +140,10 @@ export async function createPostgresEventStore(sql: SqlClient): Promise<EventSto
     // Only transactions below the snapshot horizon are known to be finished: later ones may still commit
     // with smaller global positions, and reading past them would skip those events for good.
     const { rows } = await sql.query<EventRow>(
-      `select ${COLUMNS} from es_events
-       where transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-         and (transaction_id, global_position) > ($1::text::xid8, $2::bigint)
-       order by transaction_id, global_position
+      `select ${COLUMNS} from es_events e
+       where e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+         and (e.transaction_id, e.global_position) > ($1::text::xid8, $2::bigint)
+       order by e.transaction_id, e.global_position
        limit $3`,
       [tx.toString(), gp.toString(), maxCount],
     );

@@ -100,6 +100,20 @@ export function eventStoreContract(t: Test, open: () => Promise<EventStore>) {
     t.same(await store.readStream(stream('missing')), []);
   });
 
+  t.test('order is numeric past ten events (streams and one big append)', async (t) => {
+    const s = stream('c');
+    const events = Array.from({ length: 23 }, (_, i) => newEvent('N', { i }));
+    await store.append(s, events.slice(0, 12), 'no_stream');
+    for (const e of events.slice(12)) await store.append(s, [e], 'any');
+    const forwards = await store.readStream(s);
+    t.same(forwards.map((e) => e.data.i), events.map((_, i) => i));
+    const backwards = await store.readStream(s, { direction: 'backwards' });
+    t.same(backwards.map((e) => e.revision), events.map((_, i) => 22 - i));
+    const all = (await readAllFrom(store, null)).filter((e) => e.streamId === s);
+    t.same(all.map((e) => e.data.i), events.map((_, i) => i), '$all keeps append order');
+    await t.resolves(store.append(s, [newEvent()], 22), 'the last revision is 22');
+  });
+
   t.test('$all holds every event in append order with increasing positions', async (t) => {
     const before = await readAllFrom(store, null);
     const start = before.length ? before[before.length - 1]!.position : null;

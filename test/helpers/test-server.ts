@@ -1,0 +1,58 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serve, type RunningServer } from '../../src/cli/serve.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+
+export interface TestServer extends RunningServer {
+  dataDir: string;
+  /** The bootstrap key: all projects, write. */
+  key: string;
+  call(method: string, path: string, options?: { body?: unknown; raw?: string; key?: string | null; headers?: Record<string, string> }): Promise<{ status: number; body: any }>;
+  stopKeepingData(): Promise<void>;
+}
+
+/** A real Slipway on an ephemeral port with its own data directory. */
+export async function startTestServer(env: Record<string, string> = {}, dataDir?: string): Promise<TestServer> {
+  const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'slipway-test-'));
+  const config = loadConfig({
+    SLIPWAY_DATA_DIR: dir,
+    SLIPWAY_PORT: '0',
+    SLIPWAY_HOST: '127.0.0.1',
+    SLIPWAY_PROXY: 'off',
+    SLIPWAY_LOG: 'silent',
+    SLIPWAY_PUBLIC_IP: '203.0.113.7',
+    ...env,
+  });
+  const server = await serve(config, createLogger(true));
+  const key = readFileSync(join(dir, 'bootstrap-key'), 'utf8').trim();
+  return {
+    ...server,
+    dataDir: dir,
+    key,
+    async call(method, path, options = {}) {
+      const headers: Record<string, string> = { ...(options.headers ?? {}) };
+      const useKey = options.key === undefined ? key : options.key;
+      if (useKey !== null) headers.authorization = `Bearer ${useKey}`;
+      let body: string | undefined;
+      if (options.raw !== undefined) body = options.raw;
+      else if (options.body !== undefined) body = JSON.stringify(options.body);
+      if (body !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
+      const response = await fetch(server.url + path, { method, headers, ...(body === undefined ? {} : { body }) });
+      const text = await response.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        // Non-JSON bodies are returned as text.
+      }
+      return { status: response.status, body: parsed };
+    },
+    stopKeepingData: () => server.close(),
+    async close() {
+      await server.close();
+      if (!dataDir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
