@@ -1,0 +1,90 @@
+import t from 'tap';
+import { initialDatabaseVariables } from '../../commands/service/engines.js';
+import { slugify } from '../../commands/shared/slug.js';
+import { redactEventData } from '../../projections/audit-redaction.js';
+import { literal, sql } from '../../projections/sql-text.js';
+import { decodePosition, encodePosition, isPosition } from '../../src/eventstore/position.js';
+import { buildCaddyConfig } from '../../src/proxy/caddy-config.js';
+import { resolveReferences, unresolvedReferences } from '../../src/variables/references.js';
+
+t.test('slugs', async (t) => {
+  t.equal(slugify('My Shop!'), 'my-shop');
+  t.equal(slugify('  Ünïcode Café  '), 'unicode-cafe');
+  t.equal(slugify('***'), '');
+  t.ok(slugify('x'.repeat(100)).length <= 48);
+});
+
+t.test('positions compare as text in numeric order', async (t) => {
+  const a = encodePosition(9n, 99n);
+  const b = encodePosition(10n, 1n);
+  t.ok(a < b);
+  t.same(decodePosition(b), [10n, 1n]);
+  t.ok(isPosition(a));
+  t.notOk(isPosition('12-3'));
+  t.throws(() => decodePosition('nope'));
+});
+
+t.test('sql literals escape everything they inline', async (t) => {
+  t.equal(literal(null), 'null');
+  t.equal(literal(3), '3');
+  t.equal(literal(true), 'true');
+  t.equal(literal("it's"), "'it''s'");
+  t.equal(literal('back\\slash'), " E'back\\\\slash'");
+  t.equal(literal(['a']), `'["a"]'::jsonb`);
+  t.throws(() => literal(Number.NaN));
+  t.equal(sql`select ${"x'); drop table t; --"}`, "select 'x''); drop table t; --'");
+});
+
+t.test('references resolve recursively and leave unknown ones', async (t) => {
+  const vars: Record<string, Record<string, string>> = {
+    db: { USER: 'u', URL: 'pg://${db.USER}@db' },
+    loop: { A: '${loop.A}' },
+  };
+  const lookup = (s: string, k: string) => vars[s]?.[k];
+  t.equal(resolveReferences('${db.URL}/x', lookup), 'pg://u@db/x');
+  t.equal(resolveReferences('${nope.X} and ${db.MISSING}', lookup), '${nope.X} and ${db.MISSING}');
+  t.equal(resolveReferences('plain $HOME ${lower.case}', lookup), 'plain $HOME ${lower.case}');
+  t.doesNotThrow(() => resolveReferences('${loop.A}', lookup), 'a cycle stops');
+  t.same(unresolvedReferences('${db.URL} ${nope.X}', lookup), ['${nope.X}']);
+});
+
+t.test('database engines start with their credentials; given values win', async (t) => {
+  const vars = initialDatabaseVariables('postgres', 'main-db', [{ key: 'POSTGRES_DB', value: 'shop' }], () => 'S3CRET');
+  const map = Object.fromEntries(vars.map((v) => [v.key, v.value]));
+  t.same(map, {
+    POSTGRES_USER: 'postgres',
+    POSTGRES_PASSWORD: 'S3CRET',
+    POSTGRES_DB: 'shop',
+    DATABASE_URL: 'postgresql://${main-db.POSTGRES_USER}:${main-db.POSTGRES_PASSWORD}@main-db:5432/${main-db.POSTGRES_DB}',
+  });
+  for (const engine of ['timeseries', 'mysql', 'redis', 'mongodb', 'columnar'] as const) {
+    t.ok(initialDatabaseVariables(engine, 'x', [], () => 'p').length >= 2, engine);
+  }
+});
+
+t.test('audit data hides encrypted values and key hashes', async (t) => {
+  t.same(redactEventData({ a: 'enc:v1:agg:iv.tag.ct', secretHash: 'abc', nested: [{ value: 'enc:v1:x:y' }], plain: 'ok' }), {
+    a: '[encrypted]',
+    secretHash: '[redacted]',
+    nested: [{ value: '[encrypted]' }],
+    plain: 'ok',
+  });
+});
+
+t.test('caddy config is a pure function of the routes', async (t) => {
+  const settings = { adminListen: '127.0.0.1:2019', httpListen: [':80'] };
+  const config = buildCaddyConfig(settings, [
+    { id: 's1', hostnames: ['b.example.com', 'a.example.com'], upstream: { host: '127.0.0.1', port: 20001 } },
+    { id: 's2', hostnames: [], upstream: { host: '127.0.0.1', port: 20002 } },
+  ]);
+  t.same(config, buildCaddyConfig(settings, [
+    { id: 's1', hostnames: ['a.example.com', 'b.example.com'], upstream: { host: '127.0.0.1', port: 20001 } },
+    { id: 's2', hostnames: [], upstream: { host: '127.0.0.1', port: 20002 } },
+  ]), 'same routes, same config');
+  t.equal(config.admin.listen, '127.0.0.1:2019', 'admin stays in every config');
+  const routes = config.apps.http.servers.slipway.routes;
+  t.equal(routes.length, 2, 'one route per served service plus the catch-all');
+  t.match(routes[0], { '@id': 'slipway-s1', match: [{ host: ['a.example.com', 'b.example.com'] }], handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: '127.0.0.1:20001' }] }] });
+  t.match(routes[1], { handle: [{ handler: 'static_response', status_code: 404 }] });
+  t.throws(() => buildCaddyConfig(settings, [{ id: 'x', hostnames: ['a.b.c'], upstream: { host: 'h', port: 70000 } }]), RangeError);
+});

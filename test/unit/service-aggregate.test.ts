@@ -1,0 +1,93 @@
+import t from 'tap';
+import {
+  decideAddDomain,
+  decideChangeDomain,
+  decideCreate,
+  decideDelete,
+  decideDeleteEnv,
+  decideRemoveDomain,
+  decideSetEnv,
+  decideTransfer,
+  decideUpdate,
+  service,
+  type ServiceState,
+} from '../../commands/service/aggregate.js';
+import type { ServiceCreatedData, ServiceEvent } from '../../commands/service/events.js';
+
+const data: ServiceCreatedData = {
+  projectId: 'p1',
+  name: 'web',
+  slug: 'web',
+  kind: 'source',
+  repoFullName: 'acme/web',
+  repoUrl: 'https://github.com/acme/web.git',
+  dockerImage: null,
+  hostPort: 20001,
+  databaseEngine: null,
+  databasePublicEnabled: false,
+  databasePublicHostname: null,
+  postgresLogicalReplicationEnabled: false,
+  branch: 'main',
+  rootDir: null,
+  gitToken: null,
+  installCommand: null,
+  buildCommand: null,
+  startCommand: null,
+  buildMethod: 'auto',
+  dockerfilePath: null,
+  runtimeMode: 'web',
+  internalPort: 3000,
+};
+
+const apply = (state: ServiceState, events: ServiceEvent[]) => events.reduce(service.evolve, state);
+const live = apply(service.initial, decideCreate(service.initial, data, [{ envId: 'e1', key: 'A', value: 'enc:v1:x' }]));
+
+t.test('create records the service and its initial variables', async (t) => {
+  t.equal(live.status, 'live');
+  t.same([...live.env.keys()], ['A']);
+  t.throws(() => decideCreate(live, data, []), { code: 'conflict' });
+});
+
+t.test('update emits only what changed', async (t) => {
+  t.same(decideUpdate(live, { branch: 'main', internalPort: 3000 }), []);
+  t.same(decideUpdate(live, { branch: 'dev', internalPort: 3000 }), [{ type: 'ServiceUpdated', data: { changes: { branch: 'dev' } } }]);
+  const updated = apply(live, decideUpdate(live, { runtimeMode: 'worker' }));
+  t.equal(updated.service?.runtimeMode, 'worker');
+});
+
+t.test('variables upsert by key and delete by id', async (t) => {
+  const [set] = decideSetEnv(live, { envId: 'new-id', key: 'A', value: 'enc:v1:y' });
+  t.same(set, { type: 'EnvVarSet', data: { envId: 'e1', key: 'A', value: 'enc:v1:y' } }, 'the existing id is kept');
+  t.same(decideDeleteEnv(live, 'e1'), [{ type: 'EnvVarDeleted', data: { envId: 'e1', key: 'A' } }]);
+  t.throws(() => decideDeleteEnv(live, 'nope'), { code: 'not_found' });
+});
+
+t.test('domains: workers and databases refuse, duplicates conflict', async (t) => {
+  const withDomain = apply(live, decideAddDomain(live, 'd1', 'a.example.com'));
+  t.same([...withDomain.domains.values()], ['a.example.com']);
+  t.throws(() => decideAddDomain(withDomain, 'd2', 'a.example.com'), { code: 'conflict' });
+  t.throws(() => decideUpdate(withDomain, { runtimeMode: 'worker' }), { code: 'conflict' });
+  t.same(decideChangeDomain(withDomain, 'd1', 'a.example.com'), []);
+  t.same(decideChangeDomain(withDomain, 'd1', 'b.example.com'), [
+    { type: 'DomainChanged', data: { domainId: 'd1', hostname: 'b.example.com', previousHostname: 'a.example.com' } },
+  ]);
+  t.same(decideRemoveDomain(withDomain, 'd1'), [{ type: 'DomainRemoved', data: { domainId: 'd1', hostname: 'a.example.com' } }]);
+  t.throws(() => decideRemoveDomain(live, 'd1'), { code: 'not_found' });
+
+  const worker = apply(live, decideUpdate(live, { runtimeMode: 'worker' }));
+  t.throws(() => decideAddDomain(worker, 'd1', 'w.example.com'), { code: 'validation_failed' });
+  const db = apply(service.initial, decideCreate(service.initial, { ...data, kind: 'database', databaseEngine: 'postgres' }, []));
+  t.throws(() => decideAddDomain(db, 'd1', 'db.example.com'), { code: 'validation_failed' });
+  t.throws(() => decideUpdate(db, { runtimeMode: 'worker' }), { code: 'validation_failed' });
+});
+
+t.test('transfer and delete', async (t) => {
+  t.throws(() => decideTransfer(live, 'p1'), { code: 'validation_failed' });
+  const moved = apply(live, decideTransfer(live, 'p2'));
+  t.equal(moved.service?.projectId, 'p2');
+  const gone = apply(moved, decideDelete(moved));
+  t.equal(gone.status, 'deleted');
+  for (const decide of [() => decideDelete(gone), () => decideSetEnv(gone, { envId: 'x', key: 'B', value: 'v' }), () => decideTransfer(gone, 'p3')]) {
+    t.throws(decide, { code: 'not_found' });
+  }
+});

@@ -1,0 +1,39 @@
+import t from 'tap';
+import { apiKey, decideCreate, decideRevoke } from '../../commands/apikey/aggregate.js';
+import { hashApiKeySecret, generateApiKeySecret } from '../../commands/apikey/secret.js';
+import { decideRelease, decideReserve, reservation } from '../../commands/reservation/aggregate.js';
+
+t.test('reservations: one owner at a time, reusable after release', async (t) => {
+  const taken = decideReserve(reservation.initial, 'hostname', 'a.example.com', 'svc-1', 'hostname a.example.com').reduce(reservation.evolve, reservation.initial);
+  t.equal(taken.owner, 'svc-1');
+  t.same(decideReserve(taken, 'hostname', 'a.example.com', 'svc-1', 'x'), [], 'the owner may claim again');
+  t.throws(() => decideReserve(taken, 'hostname', 'a.example.com', 'svc-2', 'hostname a.example.com'), {
+    code: 'conflict',
+    message: 'hostname a.example.com is already taken',
+  });
+  t.same(decideRelease(taken, 'hostname', 'a.example.com', 'svc-2'), [], 'only the owner releases');
+  const free = decideRelease(taken, 'hostname', 'a.example.com', 'svc-1').reduce(reservation.evolve, taken);
+  t.equal(free.owner, null);
+  t.equal(decideReserve(free, 'hostname', 'a.example.com', 'svc-2', 'x').length, 1);
+});
+
+t.test('api keys: created once, revoked once', async (t) => {
+  const data = { name: 'ci', access: 'read' as const, projectIds: null, secretHash: 'h', prefix: 'slw_abc' };
+  const active = decideCreate(apiKey.initial, data).reduce(apiKey.evolve, apiKey.initial);
+  t.equal(active.status, 'active');
+  t.throws(() => decideCreate(active, data), { code: 'conflict' });
+  const revoked = decideRevoke(active).reduce(apiKey.evolve, active);
+  t.equal(revoked.status, 'revoked');
+  t.same(decideRevoke(revoked), []);
+  t.throws(() => decideRevoke(apiKey.initial), { code: 'not_found' });
+});
+
+t.test('api key secrets are random and stored only as a hash', async (t) => {
+  const a = generateApiKeySecret();
+  const b = generateApiKeySecret();
+  t.not(a.secret, b.secret);
+  t.match(a.secret, /^slw_[A-Za-z0-9_-]{43}$/);
+  t.equal(a.hash, hashApiKeySecret(a.secret));
+  t.notMatch(a.hash, a.secret);
+  t.equal(a.prefix, a.secret.slice(0, 10));
+});
