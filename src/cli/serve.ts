@@ -18,6 +18,9 @@ export async function serve(config: Config, log: Logger): Promise<RunningServer>
   if (bootstrap) log.info('created the first API key (all projects, write); read it from the file', { file: bootstrap });
   const admin = await listenAdminSocket(app);
   const http = createHttpApp(app).listen(config.port, config.host);
+  // Longer than clients' and proxies' idle timeouts, so the server is never the one closing a reused socket.
+  http.keepAliveTimeout = 65_000;
+  http.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => http.once('listening', resolve).once('error', reject));
   const address = http.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -38,7 +38,6 @@ export class CaddySupervisor {
       env: { ...process.env, HOME: workDir, XDG_DATA_HOME: join(workDir, 'data'), XDG_CONFIG_HOME: join(workDir, 'config') },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
-    this.child = child;
     const spawned = await new Promise<boolean>((resolve) => {
       child.once('spawn', () => resolve(true));
       child.once('error', (error) => {
@@ -48,6 +47,7 @@ export class CaddySupervisor {
       });
     });
     if (!spawned) return;
+    this.child = child;
     child.stderr?.on('data', () => undefined);
     child.once('exit', (code, signal) => {
       this.child = null;
@@ -65,7 +65,7 @@ export class CaddySupervisor {
   async stop(): Promise<void> {
     this.stopping = true;
     const child = this.child;
-    if (!child) return;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
     await new Promise<void>((resolve) => {
       child.once('exit', () => resolve());
       child.kill('SIGTERM');

@@ -1,0 +1,90 @@
+import { execFileSync } from 'node:child_process';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createTcpServer } from 'node:net';
+import t from 'tap';
+import { createProject, createService } from '../helpers/api-suite.js';
+import { eventually, freePort, getVia } from '../helpers/net.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+const caddy = process.env.SLIPWAY_CADDY_BIN ?? 'caddy';
+let hasCaddy = true;
+try {
+  execFileSync(caddy, ['version'], { stdio: 'ignore' });
+} catch {
+  hasCaddy = false;
+}
+
+function tinyServer(port: number, text: string): Promise<Server> {
+  const server = createHttpServer((_req, res) => res.end(text));
+  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
+}
+
+t.test('routes each domain to its service through Caddy', { skip: hasCaddy ? false : `${caddy} is not installed (npm test installs it)` }, async (t) => {
+  const proxyPort = await freePort();
+  const adminPort = await freePort();
+  const s: TestServer = await startTestServer({
+    SLIPWAY_PROXY: 'caddy',
+    SLIPWAY_CADDY_BIN: caddy,
+    SLIPWAY_PROXY_HTTP_PORT: String(proxyPort),
+    SLIPWAY_CADDY_ADMIN_LISTEN: `127.0.0.1:${adminPort}`,
+  });
+  t.teardown(() => s.close());
+
+  const p = await createProject(s, 'Proxied');
+  const svc = await createService(s, p.id, { name: 'site', repoFullName: 'acme/site', branch: 'main' });
+  const backend = await tinyServer(svc.hostPort, 'hello from site');
+  t.teardown(() => backend.close());
+
+  const added = await s.call('POST', `/api/services/${svc.id}/domains`, { body: { hostname: 'site.slipway.test' } });
+  t.same(added.body, { ok: true, proxy: { ok: true, detail: 'caddy configuration loaded' } });
+  t.same(await getVia(proxyPort, 'site.slipway.test'), { status: 200, body: 'hello from site' }, 'reached by hostname');
+  t.equal((await getVia(proxyPort, 'other.slipway.test')).status, 404, 'unknown hosts get a real 404');
+
+  const domainId = (await s.call('GET', `/api/services/${svc.id}/overview`)).body.domains[0].id;
+  const changed = await s.call('PATCH', `/api/services/${svc.id}/domains/${domainId}`, { body: { hostname: 'www.slipway.test' } });
+  t.equal(changed.body.proxy.ok, true);
+  t.equal((await getVia(proxyPort, 'www.slipway.test')).body, 'hello from site');
+  t.equal((await getVia(proxyPort, 'site.slipway.test')).status, 404, 'the old hostname no longer routes');
+
+  await t.test('a rejected configuration keeps the previous one serving', async (t) => {
+    const blocker = createTcpServer();
+    const busyPort = await freePort();
+    await new Promise<void>((resolve) => blocker.listen(busyPort, '0.0.0.0', resolve));
+    t.teardown(() => blocker.close());
+    // A second Slipway drives the same Caddy but wants a proxy port that is taken.
+    const other = await startTestServer({
+      SLIPWAY_PROXY: 'caddy',
+      SLIPWAY_CADDY_ADMIN: `http://127.0.0.1:${adminPort}`,
+      SLIPWAY_PROXY_HTTP_PORT: String(busyPort),
+    });
+    t.teardown(() => other.close());
+    const q = await createProject(other, 'Other');
+    const o = await createService(other, q.id, { name: 'o', repoFullName: 'acme/o', branch: 'main' });
+    const refused = await other.call('POST', `/api/services/${o.id}/domains`, { body: { hostname: 'o.slipway.test' } });
+    t.equal(refused.status, 200, 'the domain is stored');
+    t.equal(refused.body.proxy.ok, false);
+    t.match(refused.body.proxy.detail, /caddy rejected the configuration \(HTTP 400\).*address already in use/);
+    t.equal((await getVia(proxyPort, 'www.slipway.test')).body, 'hello from site', 'the previous config still serves');
+  });
+
+  await t.test('a crashed Caddy is restarted and given the routes again', async (t) => {
+    execFileSync('pkill', ['-KILL', '-f', `${s.dataDir}/caddy/bootstrap.json`]);
+    const back = await eventually(() => getVia(proxyPort, 'www.slipway.test'), (r) => r.body === 'hello from site', 15_000);
+    t.equal(back.body, 'hello from site');
+  });
+
+  const deleted = await s.call('DELETE', `/api/services/${svc.id}`);
+  t.equal(deleted.body.proxy.ok, true);
+  t.equal((await getVia(proxyPort, 'www.slipway.test')).status, 404, 'deleting the service removes its route');
+});
+
+t.test('without Caddy the proxy result says why', async (t) => {
+  const s = await startTestServer({ SLIPWAY_PROXY: 'caddy', SLIPWAY_CADDY_BIN: '/nonexistent/caddy', SLIPWAY_CADDY_ADMIN_LISTEN: `127.0.0.1:${await freePort()}` });
+  t.teardown(() => s.close());
+  const p = await createProject(s, 'No proxy');
+  const svc = await createService(s, p.id, { name: 'x', repoFullName: 'acme/x', branch: 'main' });
+  const r = await s.call('POST', `/api/services/${svc.id}/domains`, { body: { hostname: 'x.slipway.test' } });
+  t.equal(r.status, 200);
+  t.equal(r.body.proxy.ok, false);
+  t.match(r.body.proxy.detail, /caddy could not be started/);
+});
