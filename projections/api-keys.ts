@@ -1,5 +1,5 @@
 import { parseApiKeyEvent } from '../commands/apikey/events.js';
-import type { Projector } from './projector.js';
+import { perEvent, type Projector } from './projector.js';
 import { sql } from './sql-text.js';
 import { aggregateIdOf } from './stream-id.js';
 
@@ -18,24 +18,25 @@ create table if not exists rm_api_keys (
   created_at timestamptz not null,
   revoked_at timestamptz
 );`,
-  apply(recorded) {
-    if (!recorded.streamId.startsWith('apikey-')) return [];
+  applyBatch: perEvent((recorded, out) => {
+    if (!recorded.streamId.startsWith('apikey-')) return;
     const event = parseApiKeyEvent(recorded);
     const id = aggregateIdOf(recorded.streamId);
     const at = recorded.recordedAt;
     switch (event?.type) {
       case 'ApiKeyCreated': {
         const { name, access, projectIds, secretHash, prefix } = event.data;
-        return [
-          sql`insert into rm_api_keys (id, name, access, project_ids, secret_hash, prefix, created_at)
-              values (${id}, ${name}, ${access}, ${projectIds}, ${secretHash}, ${prefix}, ${at})
-              on conflict (id) do nothing`,
-        ];
+        out.upsert({
+          table: 'rm_api_keys',
+          row: { id, name, access, project_ids: projectIds, secret_hash: secretHash, prefix, created_at: at },
+          key: ['id'],
+          update: [],
+        });
+        return;
       }
       case 'ApiKeyRevoked':
-        return [sql`update rm_api_keys set revoked_at = ${at} where id = ${id}`];
-      default:
-        return [];
+        out.sql(sql`update rm_api_keys set revoked_at = ${at} where id = ${id}`);
+        return;
     }
-  },
+  }),
 };

@@ -14,21 +14,30 @@ export interface AuditRow {
   data: Record<string, unknown>;
 }
 
-/** One page of history after `after`, optionally only what a project may see. */
+const COLUMNS = `a.position, a.event_id, a.stream_id, a.revision, a.type, a.schema_version, a.recorded_at, a.actor,
+  a.correlation_id, a.causation_id, a.data`;
+
+/** One page of history after `after`, optionally only what a project may see, or one stream. */
 export async function listAuditEvents(
   db: SqlExecutor,
   options: { after: string | null; limit: number; projectId?: string; stream?: string },
 ): Promise<AuditRow[]> {
+  const after = options.after ?? '';
+  const stream = options.stream ?? null;
+  if (options.projectId) {
+    const { rows } = await db.query<AuditRow>(
+      `select ${COLUMNS} from rm_audit_log a
+       where (a.project_id = $1 or a.previous_project_id = $1) and a.position > $2 and ($3::text is null or a.stream_id = $3)
+       order by a.position limit $4`,
+      [options.projectId, after, stream, options.limit],
+    );
+    return rows;
+  }
   const { rows } = await db.query<AuditRow>(
-    `select position, event_id, stream_id, revision, type, schema_version, recorded_at, actor, correlation_id,
-            causation_id, data
-     from rm_audit_log
-     where position > $1
-       and ($2::text is null or project_ids @> array[$2::text])
-       and ($3::text is null or stream_id = $3)
-     order by position
-     limit $4`,
-    [options.after ?? '', options.projectId ?? null, options.stream ?? null, options.limit],
+    `select ${COLUMNS} from rm_audit_log a
+     where a.position > $1 and ($2::text is null or a.stream_id = $2)
+     order by a.position limit $3`,
+    [after, stream, options.limit],
   );
   return rows;
 }

@@ -13,3 +13,15 @@ export function redactEventData(value: unknown): unknown {
   }
   return value;
 }
+
+const needsRedaction = (value: unknown): boolean => {
+  if (typeof value === 'string') return value.startsWith('enc:v1:');
+  if (Array.isArray(value)) return value.some(needsRedaction);
+  if (value && typeof value === 'object') return Object.entries(value).some(([k, v]) => HIDDEN_FIELDS.has(k) || needsRedaction(v));
+  return false;
+};
+
+/** The redacted data; most events hold nothing to redact and are returned as they are. */
+export function auditData(data: Record<string, unknown>): Record<string, unknown> {
+  return needsRedaction(data) ? (redactEventData(data) as Record<string, unknown>) : data;
+}

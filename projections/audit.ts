@@ -1,34 +1,10 @@
 import type { RecordedEvent } from '../src/eventstore/port.js';
-import { redactEventData } from './audit-redaction.js';
+import { auditData } from './audit-redaction.js';
 import type { Projector } from './projector.js';
-import { sql } from './sql-text.js';
+import { literal } from './sql-text.js';
 import { aggregateIdOf } from './stream-id.js';
 
 const str = (value: unknown) => (typeof value === 'string' ? value : null);
-
-/** Which projects may see an event: an expression over the stream-to-project map kept alongside. */
-function visibility(event: RecordedEvent): { projectIds: string; mapping: string[] } {
-  const id = aggregateIdOf(event.streamId);
-  if (event.streamId.startsWith('project-')) return { projectIds: sql`array[${id}]`, mapping: [] };
-  if (event.streamId.startsWith('service-')) {
-    const owner = str(event.data.projectId) ?? str(event.data.toProjectId);
-    const from = str(event.data.fromProjectId);
-    if (owner) {
-      return {
-        projectIds: from ? sql`array[${from}, ${owner}]` : sql`array[${owner}]`,
-        mapping: [
-          sql`insert into rm_audit_streams (stream_id, project_id) values (${event.streamId}, ${owner})
-              on conflict (stream_id) do update set project_id = excluded.project_id`,
-        ],
-      };
-    }
-    return {
-      projectIds: sql`array(select project_id from rm_audit_streams where stream_id = ${event.streamId})`,
-      mapping: [],
-    };
-  }
-  return { projectIds: `'{}'::text[]`, mapping: [] };
-}
 
 /** The history auditors page through: every event, with its actor, and no secret. */
 export const auditProjector: Projector = {
@@ -37,7 +13,7 @@ export const auditProjector: Projector = {
   tables: ['rm_audit_log', 'rm_audit_streams'],
   ddl: `
 create table if not exists rm_audit_log (
-  position text primary key,
+  position text collate "C" primary key,
   event_id text not null,
   stream_id text not null,
   revision integer not null,
@@ -47,26 +23,68 @@ create table if not exists rm_audit_log (
   actor text not null,
   correlation_id text not null,
   causation_id text,
-  project_ids text[] not null,
-  data jsonb not null
+  project_id text,
+  previous_project_id text,
+  data json not null
 );
-create index if not exists rm_audit_log_projects on rm_audit_log using gin (project_ids);
 create table if not exists rm_audit_streams (
   stream_id text primary key,
   project_id text not null
 );`,
-  apply(event) {
-    const { projectIds, mapping } = visibility(event);
-    const m = event.metadata;
-    return [
-      ...mapping,
-      sql`insert into rm_audit_log (position, event_id, stream_id, revision, type, schema_version, recorded_at, actor,
-            correlation_id, causation_id, project_ids, data)
-          values (${event.position}, ${event.id}, ${event.streamId}, ${event.revision}, ${event.type}, ${event.schemaVersion},
-            ${event.recordedAt}, ${m.actor}, ${m.correlationId}, ${m.causationId}, ` +
-        projectIds +
-        sql`, ${redactEventData(event.data) as Record<string, unknown>})
-          on conflict (position) do nothing`,
-    ];
+  indexes: `
+create index if not exists rm_audit_log_stream on rm_audit_log (stream_id, position);
+create index if not exists rm_audit_log_project on rm_audit_log (project_id, position);
+create index if not exists rm_audit_log_previous_project on rm_audit_log (previous_project_id, position)
+  where previous_project_id is not null;`,
+  applyBatch(events, out) {
+    // The project owning each service stream as of each event: tracked in memory for streams this batch
+    // creates or moves; for the others, rm_audit_streams as it stood before the batch (written last).
+    const owners = new Map<string, string>();
+    const unknownOwner: string[] = [];
+    const ownerOf = (event: RecordedEvent): string | null => {
+      if (event.streamId.startsWith('project-')) return aggregateIdOf(event.streamId);
+      if (!event.streamId.startsWith('service-')) return null;
+      const owner = str(event.data.projectId) ?? str(event.data.toProjectId);
+      if (owner) {
+        owners.set(event.streamId, owner);
+        return owner;
+      }
+      const known = owners.get(event.streamId);
+      if (!known) unknownOwner.push(event.position);
+      return known ?? null;
+    };
+    for (const event of events) {
+      const m = event.metadata;
+      out.upsert({
+        table: 'rm_audit_log',
+        row: {
+          position: event.position,
+          event_id: event.id,
+          stream_id: event.streamId,
+          revision: event.revision,
+          type: event.type,
+          schema_version: event.schemaVersion,
+          recorded_at: event.recordedAt,
+          actor: m.actor,
+          correlation_id: m.correlationId,
+          causation_id: m.causationId,
+          project_id: ownerOf(event),
+          previous_project_id: str(event.data.fromProjectId),
+          data: auditData(event.data),
+        },
+        key: ['position'],
+        update: [],
+      });
+    }
+    if (unknownOwner.length) {
+      // Streams created in an earlier batch: their owner as rm_audit_streams has it before this batch.
+      out.sql(
+        `update rm_audit_log a set project_id = s.project_id from rm_audit_streams s
+         where s.stream_id = a.stream_id and a.position in (${unknownOwner.map((p) => literal(p)).join(', ')})`,
+      );
+    }
+    for (const [stream_id, project_id] of owners) {
+      out.upsert({ table: 'rm_audit_streams', row: { stream_id, project_id }, key: ['stream_id'], update: ['project_id'] });
+    }
   },
 };

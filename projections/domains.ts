@@ -1,5 +1,5 @@
 import { parseServiceEvent } from '../commands/service/events.js';
-import type { Projector } from './projector.js';
+import { perEvent, type Projector } from './projector.js';
 import { sql } from './sql-text.js';
 import { aggregateIdOf } from './stream-id.js';
 
@@ -15,28 +15,32 @@ create table if not exists rm_domains (
   status text not null,
   created_at timestamptz not null,
   updated_at timestamptz not null
-);
+);`,
+  indexes: `
 create index if not exists rm_domains_service on rm_domains (service_id);`,
-  apply(recorded) {
-    if (!recorded.streamId.startsWith('service-')) return [];
+  applyBatch: perEvent((recorded, out) => {
+    if (!recorded.streamId.startsWith('service-')) return;
     const event = parseServiceEvent(recorded);
     const serviceId = aggregateIdOf(recorded.streamId);
     const at = recorded.recordedAt;
     switch (event?.type) {
       case 'DomainAdded':
-        return [
-          sql`insert into rm_domains (id, service_id, hostname, status, created_at, updated_at)
-              values (${event.data.domainId}, ${serviceId}, ${event.data.hostname}, 'active', ${at}, ${at})
-              on conflict (id) do update set hostname = excluded.hostname`,
-        ];
+        out.upsert({
+          table: 'rm_domains',
+          row: { id: event.data.domainId, service_id: serviceId, hostname: event.data.hostname, status: 'active', created_at: at, updated_at: at },
+          key: ['id'],
+          update: ['hostname'],
+        });
+        return;
       case 'DomainChanged':
-        return [sql`update rm_domains set hostname = ${event.data.hostname}, updated_at = ${at} where id = ${event.data.domainId}`];
+        out.sql(sql`update rm_domains set hostname = ${event.data.hostname}, updated_at = ${at} where id = ${event.data.domainId}`);
+        return;
       case 'DomainRemoved':
-        return [sql`delete from rm_domains where id = ${event.data.domainId}`];
+        out.sql(sql`delete from rm_domains where id = ${event.data.domainId}`);
+        return;
       case 'ServiceDeleted':
-        return [sql`delete from rm_domains where service_id = ${serviceId}`];
-      default:
-        return [];
+        out.sql(sql`delete from rm_domains where service_id = ${serviceId}`);
+        return;
     }
-  },
+  }),
 };

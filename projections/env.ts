@@ -1,5 +1,5 @@
 import { parseServiceEvent } from '../commands/service/events.js';
-import type { Projector } from './projector.js';
+import { perEvent, type Projector } from './projector.js';
 import { sql } from './sql-text.js';
 import { aggregateIdOf } from './stream-id.js';
 
@@ -18,26 +18,28 @@ create table if not exists rm_env (
   updated_at timestamptz not null,
   unique (service_id, key)
 );`,
-  apply(recorded) {
-    if (!recorded.streamId.startsWith('service-')) return [];
+  applyBatch: perEvent((recorded, out) => {
+    if (!recorded.streamId.startsWith('service-')) return;
     const event = parseServiceEvent(recorded);
     const serviceId = aggregateIdOf(recorded.streamId);
     const at = recorded.recordedAt;
     switch (event?.type) {
       case 'EnvVarSet': {
         const { envId, key, value } = event.data;
-        return [
-          sql`insert into rm_env (id, service_id, key, value, created_at, updated_at)
-              values (${envId}, ${serviceId}, ${key}, ${value}, ${at}, ${at})
-              on conflict (id) do update set value = excluded.value, updated_at = excluded.updated_at`,
-        ];
+        out.upsert({
+          table: 'rm_env',
+          row: { id: envId, service_id: serviceId, key, value, created_at: at, updated_at: at },
+          key: ['id'],
+          update: ['value', 'updated_at'],
+        });
+        return;
       }
       case 'EnvVarDeleted':
-        return [sql`delete from rm_env where id = ${event.data.envId}`];
+        out.sql(sql`delete from rm_env where id = ${event.data.envId}`);
+        return;
       case 'ServiceDeleted':
-        return [sql`delete from rm_env where service_id = ${serviceId}`];
-      default:
-        return [];
+        out.sql(sql`delete from rm_env where service_id = ${serviceId}`);
+        return;
     }
-  },
+  }),
 };

@@ -1,8 +1,9 @@
 import type { RecordedEvent } from '../src/eventstore/port.js';
+import type { BatchWriter } from './batch-writer.js';
 
 /**
- * A read model: its tables, and a pure mapping from one event to the SQL that applies it.
- * Statements must be idempotent (upserts, deletes) so a replayed batch changes nothing.
+ * A read model: its tables, and a pure mapping from events to the writes that apply them.
+ * Writes must be idempotent (upserts, deletes) so a replayed batch changes nothing.
  */
 export interface Projector {
   readonly name: string;
@@ -10,12 +11,21 @@ export interface Projector {
   readonly version: number;
   readonly tables: readonly string[];
   readonly ddl: string;
-  apply(event: RecordedEvent): string[];
+  /** Secondary indexes, kept apart so a rebuild can create them after loading. */
+  readonly indexes?: string;
+  applyBatch(events: readonly RecordedEvent[], out: BatchWriter): void;
+}
+
+/** For projectors whose events are independent of one another. */
+export function perEvent(apply: (event: RecordedEvent, out: BatchWriter) => void) {
+  return (events: readonly RecordedEvent[], out: BatchWriter) => {
+    for (const event of events) apply(event, out);
+  };
 }
 
 export const CHECKPOINTS_DDL = `
 create table if not exists proj_checkpoints (
   projector text primary key,
   version integer not null,
-  position text not null default ''
+  position text collate "C" not null default ''
 );`;

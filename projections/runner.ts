@@ -1,32 +1,54 @@
 import type { SqlClient, SqlExecutor } from '../src/db/sql-client.js';
 import { subscribeToAll, type Subscription } from '../src/eventstore/catch-up-subscription.js';
 import type { EventStore, RecordedEvent } from '../src/eventstore/port.js';
+import { BatchWriter, type Statement } from './batch-writer.js';
 import { CHECKPOINTS_DDL, type Projector } from './projector.js';
-import { sql } from './sql-text.js';
+import { sql, STANDARD_STRINGS } from './sql-text.js';
 
-/** Applies a batch to every projector still behind it, and moves their checkpoints, in one transaction. */
+function checkpointUpdate(projectors: readonly Projector[], position: string): string {
+  return (
+    sql`update proj_checkpoints set position = greatest(position, ${position}) where projector in (` +
+    projectors.map((p) => sql`${p.name}`).join(', ') +
+    ')'
+  );
+}
+
+/** The statements that apply a batch to every projector still behind it and move their checkpoints. Pure. */
+export function batchStatements(
+  projectors: readonly Projector[],
+  batch: readonly RecordedEvent[],
+  checkpoints: ReadonlyMap<string, string>,
+): Statement[] {
+  const out = new BatchWriter();
+  out.sql(STANDARD_STRINGS);
+  for (const projector of projectors) {
+    const checkpoint = checkpoints.get(projector.name) ?? '';
+    projector.applyBatch(checkpoint === '' ? batch : batch.filter((e) => e.position > checkpoint), out);
+  }
+  out.sql(checkpointUpdate(projectors, batch[batch.length - 1]!.position));
+  return out.statements();
+}
+
+async function run(tx: SqlExecutor, statements: readonly Statement[]) {
+  for (const { text, params } of statements) {
+    if (params.length) await tx.query(text, params as string[]);
+    else await tx.exec(text);
+  }
+}
+
+/** Applies a batch, and moves the checkpoints, in one transaction; safe against a concurrent runner. */
 export async function applyBatch(tx: SqlExecutor, projectors: readonly Projector[], batch: readonly RecordedEvent[]) {
   if (batch.length === 0) return;
   const { rows } = await tx.query<{ projector: string; position: string }>(
     'select projector, position from proj_checkpoints for update',
   );
-  const checkpoints = new Map(rows.map((r) => [r.projector, r.position]));
-  const statements: string[] = [];
-  for (const projector of projectors) {
-    const checkpoint = checkpoints.get(projector.name) ?? '';
-    for (const event of batch) if (event.position > checkpoint) statements.push(...projector.apply(event));
-  }
-  const last = batch[batch.length - 1]!.position;
-  statements.push(
-    sql`update proj_checkpoints set position = greatest(position, ${last})
-        where projector in (` + projectors.map((p) => sql`${p.name}`).join(', ') + ')',
-  );
-  await tx.exec(statements.join(';\n'));
+  await run(tx, batchStatements(projectors, batch, new Map(rows.map((r) => [r.projector, r.position]))));
 }
 
-async function resetProjector(tx: SqlExecutor, projector: Projector) {
+async function resetProjector(tx: SqlExecutor, projector: Projector, withIndexes = true) {
   for (const table of projector.tables) await tx.exec(`drop table if exists ${table} cascade`);
   await tx.exec(projector.ddl);
+  if (withIndexes && projector.indexes) await tx.exec(projector.indexes);
   await tx.exec(
     sql`insert into proj_checkpoints (projector, version, position) values (${projector.name}, ${projector.version}, '')
         on conflict (projector) do update set version = excluded.version, position = ''`,
@@ -45,7 +67,7 @@ export async function installProjectors(db: SqlClient, projectors: readonly Proj
     for (const projector of projectors) {
       const row = known.get(projector.name);
       if (!row || row.version !== projector.version) await resetProjector(tx, projector);
-      else await tx.exec(projector.ddl);
+      else await tx.exec(projector.ddl + (projector.indexes ?? ''));
       const position = row && row.version === projector.version ? row.position : '';
       if (lowest === null || position < lowest) lowest = position;
     }
@@ -53,21 +75,43 @@ export async function installProjectors(db: SqlClient, projectors: readonly Proj
   });
 }
 
-/** Drops every read model and replays the whole log into it. */
+/**
+ * Drops every read model and replays the whole log into it. Read models are independent tables, so each
+ * is written on its own chain of transactions (its own connection on a Postgres server), fed from one
+ * read of the log; secondary indexes are built once at the end.
+ */
 export async function rebuildProjections(db: SqlClient, store: EventStore, projectors: readonly Projector[]) {
   await db.exec(CHECKPOINTS_DDL);
   await db.transaction(async (tx) => {
-    for (const projector of projectors) await resetProjector(tx, projector);
+    for (const projector of projectors) await resetProjector(tx, projector, false);
   });
-  let after: string | null = null;
+  const lanes = new Map<Projector, Promise<void>>(projectors.map((p) => [p, Promise.resolve()]));
+  const read = (after: string | null) => store.readAll({ after, maxCount: 5000 });
+  let next = read(null);
   let events = 0;
-  for (;;) {
-    const batch = await store.readAll({ after, maxCount: 2000 });
-    if (batch.length === 0) return { events };
-    await db.transaction((tx) => applyBatch(tx, projectors, batch));
-    events += batch.length;
-    after = batch[batch.length - 1]!.position;
+  try {
+    for (;;) {
+      const batch = await next;
+      if (batch.length === 0) break;
+      next = read(batch[batch.length - 1]!.position);
+      for (const projector of projectors) {
+        const statements = batchStatements([projector], batch, new Map());
+        await lanes.get(projector);
+        lanes.set(projector, db.transaction((tx) => run(tx, statements)));
+      }
+      events += batch.length;
+    }
+  } catch (error) {
+    await Promise.allSettled([...lanes.values(), next]);
+    throw error;
   }
+  await Promise.all(
+    projectors.map(async (projector) => {
+      await lanes.get(projector);
+      if (projector.indexes) await db.exec(projector.indexes);
+    }),
+  );
+  return { events };
 }
 
 /** Keeps the read models following `$all`, and lets writers wait until their events are visible. */

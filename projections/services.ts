@@ -1,5 +1,5 @@
 import { parseServiceEvent } from '../commands/service/events.js';
-import type { Projector } from './projector.js';
+import { perEvent, type Projector } from './projector.js';
 import { literal, sql, type Literal } from './sql-text.js';
 import { aggregateIdOf, snakeCase } from './stream-id.js';
 
@@ -38,50 +38,37 @@ create table if not exists rm_services (
   last_deployed_at timestamptz,
   created_at timestamptz not null,
   updated_at timestamptz not null
-);
+);`,
+  indexes: `
 create index if not exists rm_services_project on rm_services (project_id, created_at);`,
-  apply(recorded) {
-    if (!recorded.streamId.startsWith('service-')) return [];
+  applyBatch: perEvent((recorded, out) => {
+    if (!recorded.streamId.startsWith('service-')) return;
     const event = parseServiceEvent(recorded);
     const id = aggregateIdOf(recorded.streamId);
     const at = recorded.recordedAt;
     switch (event?.type) {
       case 'ServiceCreated': {
         const { gitToken, ...fields } = event.data;
-        const row: Record<string, Literal> = {
-          id,
-          ...fields,
-          hasGitToken: gitToken !== null,
-          status: 'idle',
-          reachable: false,
-          createdAt: at,
-          updatedAt: at,
-        };
-        const columns = Object.keys(row).map(snakeCase);
-        const values = Object.values(row).map(literal);
-        return [
-          `insert into rm_services (${columns.join(', ')}) values (${values.join(', ')})
-           on conflict (id) do update set ${columns.filter((c) => c !== 'id').map((c) => `${c} = excluded.${c}`).join(', ')}`,
-        ];
+        const row: Record<string, Literal> = { id, has_git_token: gitToken !== null, status: 'idle', reachable: false };
+        for (const [key, value] of Object.entries(fields)) row[snakeCase(key)] = value;
+        row.created_at = at;
+        row.updated_at = at;
+        out.upsert({ table: 'rm_services', row, key: ['id'], update: Object.keys(row).filter((c) => c !== 'id') });
+        return;
       }
       case 'ServiceUpdated': {
         const { gitToken, ...changes } = event.data.changes;
         const sets = Object.entries(changes).map(([key, value]) => `${snakeCase(key)} = ${literal(value)}`);
         if (gitToken !== undefined) sets.push(`has_git_token = ${literal(gitToken !== null)}`);
-        return [`update rm_services set ${[...sets, sql`updated_at = ${at}`].join(', ')} where id = ${literal(id)}`];
+        out.sql(`update rm_services set ${[...sets, sql`updated_at = ${at}`].join(', ')} where id = ${literal(id)}`);
+        return;
       }
       case 'ServiceTransferred':
-        return [sql`update rm_services set project_id = ${event.data.toProjectId}, updated_at = ${at} where id = ${id}`];
+        out.sql(sql`update rm_services set project_id = ${event.data.toProjectId}, updated_at = ${at} where id = ${id}`);
+        return;
       case 'ServiceDeleted':
-        return [sql`delete from rm_services where id = ${id}`];
-      case 'EnvVarSet':
-      case 'EnvVarDeleted':
-      case 'DomainAdded':
-      case 'DomainChanged':
-      case 'DomainRemoved':
-        return [sql`update rm_services set updated_at = ${at} where id = ${id}`];
-      default:
-        return [];
+        out.sql(sql`delete from rm_services where id = ${id}`);
+        return;
     }
-  },
+  }),
 };

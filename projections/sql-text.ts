@@ -1,6 +1,12 @@
-import pg from 'pg';
-
 export type Literal = string | number | boolean | null | undefined | readonly unknown[] | { readonly [k: string]: unknown };
+
+/**
+ * With standard_conforming_strings on (set by every batch, the default since Postgres 9.1) a string
+ * literal needs only its quotes doubled. NUL never reaches here: the API refuses it.
+ */
+export const STANDARD_STRINGS = 'set local standard_conforming_strings = on';
+
+const quote = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 /** Renders a value as a SQL literal; projectors inline values so a whole batch runs in one round trip. */
 export function literal(value: Literal): string {
@@ -10,8 +16,8 @@ export function literal(value: Literal): string {
     return String(value);
   }
   if (typeof value === 'boolean') return value ? 'true' : 'false';
-  if (typeof value === 'string') return pg.escapeLiteral(value);
-  return `${pg.escapeLiteral(JSON.stringify(value))}::jsonb`;
+  if (typeof value === 'string') return quote(value);
+  return `${quote(JSON.stringify(value))}::jsonb`;
 }
 
 /** Tagged template: `sql\`update t set a = ${x}\`` with every value rendered by `literal`. */

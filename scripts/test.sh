@@ -4,63 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-log() { printf '\n== %s\n' "$*"; }
-
-pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
-
-install_system_packages() {
-  local missing=()
-  command -v caddy >/dev/null || missing+=(caddy)
-  [[ -n "$(pg_bin)" && -x "$(pg_bin)/postgres" ]] || missing+=(postgresql)
-  command -v git >/dev/null || missing+=(git)
-  command -v pkill >/dev/null || missing+=(procps)
-  ((${#missing[@]} == 0)) && return 0
-  log "installing ${missing[*]} from Debian"
-  local sudo=""
-  [[ $(id -u) -eq 0 ]] || sudo="sudo"
-  $sudo apt-get update -qq
-  # Packages start their own services where they can; Slipway's tests run their own instances.
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-}
-
-install_node_modules() {
-  if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then
-    log "npm ci"
-    npm ci --no-audit --no-fund
-  fi
-}
-
-start_postgres() {
-  if [[ -n "${TEST_DATABASE_URL:-}" ]]; then
-    log "using the Postgres server at TEST_DATABASE_URL"
-    return 0
-  fi
-  local bin dir port
-  bin=$(pg_bin)
-  dir=$(mktemp -d /tmp/slipway-test-pg.XXXXXX)
-  port=$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
-  # initdb refuses to run as root: run the server as the postgres user the package created.
-  local as=()
-  if [[ $(id -u) -eq 0 ]]; then
-    id postgres >/dev/null 2>&1 || useradd --system --home-dir "$dir" postgres
-    chown postgres "$dir"
-    as=(runuser -u postgres --)
-  fi
-  "${as[@]}" "$bin/initdb" -D "$dir/data" -A trust -U postgres >/dev/null
-  "${as[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
-    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >/dev/null
-  export TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$port/postgres"
-  PG_STOP=("${as[@]}" "$bin/pg_ctl" -D "$dir/data" -m immediate stop)
-  PG_DIR=$dir
-  log "Postgres $("$bin/postgres" --version | awk '{print $3}') listening on 127.0.0.1:$port"
-}
-
-stop_postgres() {
-  if [[ -n "${PG_DIR:-}" ]]; then
-    "${PG_STOP[@]}" >/dev/null 2>&1 || true
-    rm -rf "$PG_DIR"
-  fi
-}
+source scripts/lib/setup.sh
 trap stop_postgres EXIT
 
 install_system_packages

@@ -13,11 +13,19 @@ export type EventsOf<S extends EventSchemas> = {
   [K in keyof S & string]: DomainEvent<K, z.output<S[K]>>;
 }[keyof S & string];
 
-/** Turns a recorded event back into a typed domain event, checking its data against the schema. */
+type Recorded = Pick<RecordedEvent, 'type' | 'data'>;
+
+/**
+ * Turns a recorded event back into a typed domain event, checking its data against the schema.
+ * Several read models parse the same event; each is checked once.
+ */
 export function eventParser<S extends EventSchemas>(schemas: S) {
-  return (recorded: Pick<RecordedEvent, 'type' | 'data'>): EventsOf<S> | null => {
+  const parsed = new WeakMap<Recorded, EventsOf<S> | null>();
+  return (recorded: Recorded): EventsOf<S> | null => {
+    if (parsed.has(recorded)) return parsed.get(recorded)!;
     const schema = schemas[recorded.type];
-    if (!schema) return null;
-    return { type: recorded.type, data: schema.parse(recorded.data) } as EventsOf<S>;
+    const event = schema ? ({ type: recorded.type, data: schema.parse(recorded.data) } as EventsOf<S>) : null;
+    parsed.set(recorded, event);
+    return event;
   };
 }

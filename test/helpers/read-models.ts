@@ -6,8 +6,8 @@ export async function dumpReadModels(db: SqlExecutor): Promise<Record<string, un
   const out: Record<string, unknown[]> = {};
   for (const projector of ALL_PROJECTORS) {
     for (const table of projector.tables) {
-      const { rows } = await db.query(`select * from ${table} order by 1`);
-      out[table] = rows.map((row) => JSON.parse(JSON.stringify(row)));
+      const { rows } = await db.query(`select * from ${table}`);
+      out[table] = rows.map((row) => JSON.stringify(row)).sort();
     }
   }
   return out;

@@ -1,0 +1,175 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { ALL_PROJECTORS } from '../projections/all.js';
+import { rebuildProjections } from '../projections/runner.js';
+import { openPostgres } from '../src/db/pg-client.js';
+import { openPglite } from '../src/db/pglite-client.js';
+import type { SqlClient } from '../src/db/sql-client.js';
+import type { EventStore, NewEvent } from '../src/eventstore/port.js';
+import { createPostgresEventStore } from '../src/eventstore/postgres-event-store.js';
+import { freshDatabase } from '../test/helpers/postgres-server.js';
+
+const line = (label: string, value: string) => console.log(`${label.padEnd(58)} ${value}`);
+const rate = (n: number, ms: number) => `${Math.round((n / ms) * 1000).toLocaleString('en')}/s`;
+
+function event(type: string, data: Record<string, unknown>): NewEvent {
+  return { id: randomUUID(), type, schemaVersion: 1, data, metadata: { actor: 'bench', correlationId: randomUUID(), causationId: null } };
+}
+
+async function withDatabase<T>(kind: 'pglite' | 'postgres', fn: (sql: SqlClient, store: EventStore) => Promise<T>): Promise<T> {
+  if (kind === 'pglite') {
+    const dir = mkdtempSync(join(tmpdir(), 'slipway-bench-'));
+    const sql = await openPglite(join(dir, 'pg'));
+    try {
+      return await fn(sql, await createPostgresEventStore(sql));
+    } finally {
+      await sql.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const db = await freshDatabase(process.env.TEST_DATABASE_URL!);
+  const sql = await openPostgres(db.url);
+  try {
+    return await fn(sql, await createPostgresEventStore(sql));
+  } finally {
+    await sql.close();
+    await db.drop();
+  }
+}
+
+async function appends(kind: 'pglite' | 'postgres') {
+  await withDatabase(kind, async (_sql, store) => {
+    const n = 2000;
+    let start = performance.now();
+    for (let i = 0; i < n; i++) await store.append(`bench-${i}`, [event('Bench', { i })], 'no_stream');
+    line(`appends, one event each, sequential (${kind})`, rate(n, performance.now() - start));
+    start = performance.now();
+    for (let i = 0; i < 50; i++) await store.append(`batch-${i}`, Array.from({ length: 200 }, (_, j) => event('Bench', { j })), 'no_stream');
+    line(`appends, 200 events per append (${kind})`, rate(50 * 200, performance.now() - start) + ' events');
+  });
+}
+
+/** ~111k events shaped like real use: projects, services, variables, domains. */
+async function seedEvents(store: EventStore): Promise<number> {
+  let count = 0;
+  for (let p = 0; p < 1000; p++) {
+    const projectId = randomUUID();
+    const serviceIds = Array.from({ length: 10 }, () => randomUUID());
+    const projectEvents = [
+      event('ProjectCreated', { name: `Project ${p}`, slug: `project-${p}`, description: 'bench' }),
+      ...serviceIds.map((serviceId) => event('ProjectServiceAttached', { serviceId })),
+    ];
+    await store.append(`project-${projectId}`, projectEvents, 'no_stream');
+    count += projectEvents.length;
+    for (const [s, serviceId] of serviceIds.entries()) {
+      const events = [
+        event('ServiceCreated', {
+          projectId, name: `svc${s}`, slug: `svc${s}`, kind: 'source', repoFullName: 'acme/app', repoUrl: 'https://github.com/acme/app.git',
+          dockerImage: null, hostPort: 20000 + p * 10 + s, databaseEngine: null, databasePublicEnabled: false, databasePublicHostname: null,
+          postgresLogicalReplicationEnabled: false, branch: 'main', rootDir: null, gitToken: null, installCommand: null, buildCommand: null,
+          startCommand: null, buildMethod: 'auto', dockerfilePath: null, runtimeMode: 'web', internalPort: 3000,
+        }),
+        ...Array.from({ length: 8 }, (_, k) => event('EnvVarSet', { envId: randomUUID(), key: `KEY_${k}`, value: `enc:v1:${serviceId}:aaaa.bbbb.cccc` })),
+        event('DomainAdded', { domainId: randomUUID(), hostname: `svc${s}.p${p}.bench.test` }),
+      ];
+      await store.append(`service-${serviceId}`, events, 'no_stream');
+      count += events.length;
+    }
+  }
+  return count;
+}
+
+async function rebuild(kind: 'pglite' | 'postgres') {
+  await withDatabase(kind, async (sql, store) => {
+    const seeded = await seedEvents(store);
+    const start = performance.now();
+    const { events } = await rebuildProjections(sql, store, ALL_PROJECTORS);
+    const ms = performance.now() - start;
+    line(`projection rebuild, ${seeded.toLocaleString('en')} events, 6 read models (${kind})`, `${rate(events, ms)} (${(ms / 1000).toFixed(1)} s)`);
+  });
+}
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+}
+
+async function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['dist/src/cli/main.js', 'serve'], {
+    env: { ...process.env, SLIPWAY_DATA_DIR: dataDir, SLIPWAY_PORT: '0', SLIPWAY_HOST: '127.0.0.1', SLIPWAY_PROXY: 'off' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let logs = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr!.on('data', (c: Buffer) => {
+      logs += c.toString();
+      const m = /"url":"([^"]+)"/.exec(logs);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', () => reject(new Error(logs)));
+  });
+  return { child, url };
+}
+
+async function load(opts: autocannon.Options) {
+  const result = await autocannon({ duration: 10, ...opts });
+  return { p50: result.latency.p50, p99: result.latency.p99, rps: Math.round(result.requests.average), errors: result.errors + result.non2xx };
+}
+
+async function http() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'slipway-bench-http-'));
+  const { child, url } = await startServer(dataDir);
+  try {
+    await new Promise((r) => setTimeout(r, 3000));
+    line('idle RSS after start, empty (PGlite)', `${rssMb(child.pid!).toFixed(0)} MB`);
+    const key = readFileSync(join(dataDir, 'bootstrap-key'), 'utf8').trim();
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const post = async (path: string, body: unknown) => {
+      const r = await fetch(url + path, { method: 'POST', headers, body: JSON.stringify(body) });
+      return (await r.json()) as any;
+    };
+    const seedStart = performance.now();
+    let serviceId = '';
+    for (let p = 0; p < 100; p++) {
+      const { project } = await post('/api/projects', { name: `Project ${p}`, description: 'bench' });
+      await Promise.all(
+        Array.from({ length: 10 }, async (_, s) => {
+          const { service } = await post(`/api/projects/${project.id}/services`, { name: `svc${s}`, repoFullName: 'acme/app', branch: 'main' });
+          serviceId = service.id;
+        }),
+      );
+    }
+    line('seeding 100 projects x 10 services over HTTP', `${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
+    await new Promise((r) => setTimeout(r, 5000));
+    line('idle RSS with 100 projects x 10 services (PGlite)', `${rssMb(child.pid!).toFixed(0)} MB`);
+
+    const list = await load({ url: `${url}/api/projects`, headers, connections: 10, overallRate: 200 });
+    line('GET /api/projects (1000 services) at 200 req/s: p50 / p99', `${list.p50} ms / ${list.p99} ms (${list.rps} req/s, ${list.errors} errors)`);
+    const listMax = await load({ url: `${url}/api/projects`, headers, connections: 10 });
+    line('GET /api/projects, as fast as it answers', `${listMax.rps} req/s (p99 ${listMax.p99} ms)`);
+    const env = await load({
+      url: `${url}/api/services/${serviceId}/env`,
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ key: 'BENCH_KEY', value: 'some value' }),
+      connections: 4,
+    });
+    line('POST env upsert (event + projection + response)', `${env.rps} req/s, p50 ${env.p50} ms / p99 ${env.p99} ms (${env.errors} errors)`);
+    await new Promise((r) => setTimeout(r, 5000));
+    line('RSS after the load, idle again (PGlite)', `${rssMb(child.pid!).toFixed(0)} MB`);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const only = process.argv[2];
+console.log(`Slipway benchmarks, ${new Date().toISOString()}, node ${process.version}`);
+if (!only || only === 'appends') for (const kind of ['pglite', 'postgres'] as const) await appends(kind);
+if (!only || only === 'rebuild') for (const kind of ['pglite', 'postgres'] as const) await rebuild(kind);
+if (!only || only === 'http') await http();

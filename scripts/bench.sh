@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Prints Slipway's performance figures; measured, never asserted.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/setup.sh
+trap stop_postgres EXIT
+install_system_packages
+install_node_modules
+start_postgres
+npm run build --silent
+node --import tsx bench/run.ts "$@"
