@@ -132,15 +132,20 @@ export class ProjectionRunner {
     return this.reached;
   }
 
+  /** Changes whenever the read models may have changed wholesale (start, rebuild). */
+  epoch = 0;
+
   async start(): Promise<void> {
+    this.epoch++;
     this.reached = await installProjectors(this.db, this.projectors);
     this.subscription = await subscribeToAll(
       this.store,
       { from: this.reached, batchSize: 1000, onError: this.onError },
       async (batch) => {
         await this.db.transaction((tx) => applyBatch(tx, this.projectors, batch));
-        this.advance(batch[batch.length - 1]!.position);
+        // Listeners (caches, process managers) hear of a batch before any writer waiting for it resumes.
         for (const listener of this.listeners) listener(batch);
+        this.advance(batch[batch.length - 1]!.position);
       },
     );
   }

@@ -4,16 +4,15 @@ import { join } from 'node:path';
 import { createApiKey } from '../commands/apikey/handlers.js';
 import type { CommandContext } from '../commands/shared/command-context.js';
 import type { ServiceDeps } from '../commands/service/handlers.js';
+import { AggregateStateCache } from '../commands/shared/state-cache.js';
 import { ALL_PROJECTORS } from '../projections/all.js';
 import { countApiKeys } from '../projections/api-key-queries.js';
 import { ProjectionRunner } from '../projections/runner.js';
 import { takenHostPorts } from '../projections/service-queries.js';
 import type { Config } from './config.js';
 import { lockDataDir } from './db/data-dir-lock.js';
-import { openPostgres } from './db/pg-client.js';
 import { openPglite } from './db/pglite-client.js';
 import type { SqlClient } from './db/sql-client.js';
-import { createEventStoreDbEventStore } from './eventstore/eventstoredb-event-store.js';
 import type { EventStore } from './eventstore/port.js';
 import { createPostgresEventStore } from './eventstore/postgres-event-store.js';
 import type { Logger } from './logger.js';
@@ -45,8 +44,12 @@ export interface StartOptions {
   proxy?: boolean;
 }
 
+// The pg and EventStoreDB clients are loaded only when configured: together they weigh ~40 MB of memory.
 async function openDatabase(config: Config): Promise<{ db: SqlClient; unlock: () => void }> {
-  if (config.databaseUrl) return { db: await openPostgres(config.databaseUrl), unlock: () => undefined };
+  if (config.databaseUrl) {
+    const { openPostgres } = await import('./db/pg-client.js');
+    return { db: await openPostgres(config.databaseUrl), unlock: () => undefined };
+  }
   const unlock = lockDataDir(config.dataDir);
   try {
     return { db: await openPglite(join(config.dataDir, 'pgdata')), unlock };
@@ -77,13 +80,16 @@ function proxyTarget(config: Config, log: Logger, onReady: () => Promise<void>) 
 
 export async function startSlipway(config: Config, log: Logger, options: StartOptions = {}): Promise<Slipway> {
   const { db, unlock } = await openDatabase(config);
-  const store = config.eventStoreUrl ? await createEventStoreDbEventStore(config.eventStoreUrl) : await createPostgresEventStore(db);
+  const store = config.eventStoreUrl
+    ? await (await import('./eventstore/eventstoredb-event-store.js')).createEventStoreDbEventStore(config.eventStoreUrl)
+    : await createPostgresEventStore(db);
   const keyring = await createKeyring(db, loadMasterKey(config.dataDir, config.secretKey).key);
   const runner = new ProjectionRunner(db, store, ALL_PROJECTORS, (error) =>
     log.error('projection batch failed', { error: String(error) }),
   );
   await runner.start();
 
+  const states = new AggregateStateCache();
   const useProxy = options.proxy !== false;
   let reconciler: ProxyReconciler | null = null;
   const { target, supervisor } = useProxy
@@ -112,7 +118,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
       isHostPortFree: isPortFree,
       rootDomain: config.rootDomain,
     },
-    commandContext: (actor) => ({ store, keyring, actor, correlationId: randomUUID() }),
+    commandContext: (actor) => ({ store, keyring, actor, correlationId: randomUUID(), states }),
     async settle(position) {
       await runner.waitFor(position);
     },

@@ -15,14 +15,18 @@ export interface Executed<E> {
 const MAX_ATTEMPTS = 5;
 
 export async function loadAggregate<S, E extends DomainEvent>(ctx: CommandContext, aggregate: Aggregate<S, E>, id: string) {
-  const recorded = await ctx.store.readStream(streamOf(aggregate.category, id));
-  let state = aggregate.initial;
+  const streamId = streamOf(aggregate.category, id);
+  const cached = ctx.states?.get<S>(streamId);
+  let state = cached?.state ?? aggregate.initial;
+  let revision = cached?.revision ?? -1;
+  const recorded = await ctx.store.readStream(streamId, { fromRevision: revision + 1 });
   for (const event of recorded) {
     const parsed = aggregate.parse(event);
     if (parsed) state = aggregate.evolve(state, parsed);
+    revision = event.revision;
   }
-  const last = recorded[recorded.length - 1];
-  return { state, revision: last ? last.revision : -1 };
+  if (recorded.length) ctx.states?.set(streamId, state, revision);
+  return { state, revision };
 }
 
 /** Load, decide, append with the expected revision; on a concurrent write, decide again on fresh state. */

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --liftoff-only --max-semi-space-size=1 --v8-pool-size=1
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';

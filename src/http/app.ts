@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { Slipway } from '../slipway.js';
-import { authenticate } from './auth.js';
+import { authenticate, PrincipalCache } from './auth.js';
 import { errorHandler, HttpError } from './errors.js';
 import { domainRoutes } from './routes/domains.js';
 import { envRoutes } from './routes/env.js';
@@ -25,7 +25,7 @@ export function createHttpApp(app: Slipway): Koa {
     ctx.body = { ok: true, projections: app.runner.position };
   });
   const api = new Router();
-  api.use(authenticate(app.db));
+  api.use(authenticate(new PrincipalCache(app.db, app.runner)));
   projectRoutes(api, app);
   serviceRoutes(api, app);
   envRoutes(api, app);

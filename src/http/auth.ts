@@ -3,6 +3,7 @@ import { hashApiKeySecret } from '../../commands/apikey/secret.js';
 import { findActiveKeyByHash } from '../../projections/api-key-queries.js';
 import { findService, type ServiceRow } from '../../projections/service-queries.js';
 import { findProject, type ProjectRow } from '../../projections/project-queries.js';
+import type { ProjectionRunner } from '../../projections/runner.js';
 import type { SqlExecutor } from '../db/sql-client.js';
 import { forbidden, notFoundHttp, unauthorized } from './errors.js';
 
@@ -17,14 +18,47 @@ export interface AuthState {
   principal: Principal;
 }
 
-export function authenticate(db: SqlExecutor) {
+/**
+ * Known keys by hash, dropped whenever a batch touches any key (so a revocation applies at once) or the
+ * read models are rebuilt. Unknown hashes are not remembered: random keys must not grow the map.
+ */
+export class PrincipalCache {
+  private byHash = new Map<string, Principal>();
+  private epoch = -1;
+
+  constructor(
+    private readonly db: SqlExecutor,
+    private readonly runner: ProjectionRunner,
+  ) {
+    runner.onApplied((batch) => {
+      if (batch.some((e) => e.streamId.startsWith('apikey-'))) this.byHash.clear();
+    });
+  }
+
+  async find(secret: string): Promise<Principal | null> {
+    if (this.epoch !== this.runner.epoch) {
+      this.epoch = this.runner.epoch;
+      this.byHash.clear();
+    }
+    const hash = hashApiKeySecret(secret);
+    const cached = this.byHash.get(hash);
+    if (cached) return cached;
+    const key = await findActiveKeyByHash(this.db, hash);
+    if (!key) return null;
+    const principal: Principal = { keyId: key.id, access: key.access, projectIds: key.project_ids };
+    this.byHash.set(hash, principal);
+    return principal;
+  }
+}
+
+export function authenticate(keys: PrincipalCache) {
   return async (ctx: Context, next: Next) => {
     const header = ctx.get('authorization');
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw unauthorized('missing API key: send Authorization: Bearer <key>');
-    const key = await findActiveKeyByHash(db, hashApiKeySecret(match[1]!));
-    if (!key) throw unauthorized('unknown or revoked API key');
-    ctx.state.principal = { keyId: key.id, access: key.access, projectIds: key.project_ids } satisfies Principal;
+    const principal = await keys.find(match[1]!);
+    if (!principal) throw unauthorized('unknown or revoked API key');
+    ctx.state.principal = principal;
     await next();
   };
 }

@@ -255,6 +255,9 @@ export function apiSuite(t: Test, start: () => Promise<TestServer>) {
     t.equal(moved.body.project.services[0].id, svc.id);
     t.match(moved.body.proxy, { ok: Boolean, detail: String });
     t.equal((await s.call('GET', '/api/projects/from')).body.project.serviceCount, 0);
+    const listed = (await s.call('GET', '/api/projects')).body.projects;
+    t.same(listed.find((x: { id: string }) => x.id === from.id).services, [], 'the project list follows the transfer');
+    t.same(listed.find((x: { id: string }) => x.id === to.id).services.map((x: { id: string }) => x.id), [svc.id]);
     t.equal((await s.call('POST', `/api/services/${svc.id}/transfer`, { body: { targetProjectId: to.id } })).status, 400);
     t.equal((await s.call('POST', `/api/services/${svc.id}/transfer`, { body: { targetProjectId: 'nope' } })).status, 404);
 

@@ -37,3 +37,14 @@ t.test('api key secrets are random and stored only as a hash', async (t) => {
   t.notMatch(a.hash, a.secret);
   t.equal(a.prefix, a.secret.slice(0, 10));
 });
+
+t.test('aggregate state cache keeps the most recently used states', async (t) => {
+  const { AggregateStateCache } = await import('../../commands/shared/state-cache.js');
+  const cache = new AggregateStateCache(2);
+  cache.set('a', { n: 1 }, 0);
+  cache.set('b', { n: 2 }, 3);
+  t.same(cache.get('a'), { state: { n: 1 }, revision: 0 });
+  cache.set('c', { n: 3 }, 1);
+  t.equal(cache.get('b'), undefined, 'the least recently used entry went');
+  t.ok(cache.get('a') && cache.get('c'));
+});

@@ -3,14 +3,14 @@ import { z } from 'zod';
 import { createProject, deleteProject, updateProject } from '../../../commands/project/handlers.js';
 import { ENGINE_CATALOGUE } from '../../../commands/service/engines.js';
 import type { Engine } from '../../../commands/service/fields.js';
-import { findProject, listProjects } from '../../../projections/project-queries.js';
+import { findProject } from '../../../projections/project-queries.js';
 import { listServicesOf, type ServiceRow } from '../../../projections/service-queries.js';
-import { groupBy } from '../../collections.js';
 import type { Slipway } from '../../slipway.js';
 import { referenceTo } from '../../variables/references.js';
 import { actorOf, principalOf, requireAllProjects, requireWrite, visibleProject } from '../auth.js';
 import { notFoundHttp } from '../errors.js';
 import { presentProject } from '../presenters.js';
+import { ProjectListCache } from '../project-list-cache.js';
 import { name, parseInput, text } from '../validation.js';
 
 const createBody = z.object({ name: name(100), description: text(2000).default('') });
@@ -34,12 +34,10 @@ export function databaseSuggestions(services: readonly ServiceRow[], except?: st
 }
 
 export function projectRoutes(router: Router, app: Slipway) {
+  const list = new ProjectListCache(app.db, app.runner);
   router.get('/api/projects', async (ctx) => {
-    const principal = principalOf(ctx);
-    const projects = await listProjects(app.db, principal.projectIds);
-    const services = await listServicesOf(app.db, projects.map((p) => p.id));
-    const byProject = groupBy(services, (s) => s.project_id);
-    ctx.body = { projects: projects.map((p) => presentProject(p, byProject.get(p.id) ?? [])) };
+    ctx.type = 'application/json';
+    ctx.body = await list.render(principalOf(ctx).projectIds);
   });
 
   router.post('/api/projects', async (ctx) => {
