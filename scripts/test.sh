@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 source scripts/lib/setup.sh
 trap stop_postgres EXIT
 
-install_system_packages
+ensure_packages caddy postgresql git procps
 install_node_modules
 start_postgres
 

@@ -5,18 +5,24 @@ log() { printf '\n== %s\n' "$*"; }
 
 pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
 
-install_system_packages() {
-  local missing=()
-  command -v caddy >/dev/null || missing+=(caddy)
-  [[ -n "$(pg_bin)" && -x "$(pg_bin)/postgres" ]] || missing+=(postgresql)
-  command -v git >/dev/null || missing+=(git)
-  command -v pkill >/dev/null || missing+=(procps)
+have_postgres() { [[ -n "$(pg_bin)" && -x "$(pg_bin)/postgres" ]]; }
+
+# ensure_packages NAME... : installs the Debian packages whose program is missing.
+ensure_packages() {
+  local missing=() pkg
+  for pkg in "$@"; do
+    case $pkg in
+      postgresql) have_postgres || missing+=(postgresql) ;;
+      procps) command -v pkill >/dev/null || missing+=(procps) ;;
+      *) command -v "$pkg" >/dev/null || missing+=("$pkg") ;;
+    esac
+  done
   ((${#missing[@]} == 0)) && return 0
   log "installing ${missing[*]} from Debian"
   local sudo=""
   [[ $(id -u) -eq 0 ]] || sudo="sudo"
   $sudo apt-get update -qq
-  # Packages start their own services where they can; Slipway's tests run their own instances.
+  # Packages start their own services where they can; Slipway runs its own instances.
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
