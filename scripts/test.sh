@@ -15,6 +15,8 @@ log "type-check"
 npx tsc -p tsconfig.json --noEmit
 
 log "tests"
+[[ -n "${EVENTSTORE_URL:-}" ]] ||
+  echo "EventStoreDB contract suite: skipped (EVENTSTORE_URL not set; no EventStoreDB server can be installed here)"
 out=$(mktemp)
 status=0
 npx tap -R terse "$@" 2>&1 | tee "$out" || status=$?
