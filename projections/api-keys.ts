@@ -1,7 +1,6 @@
 import { parseApiKeyEvent } from '../commands/apikey/events.js';
-import { perEvent, type Projector } from './projector.js';
+import { eachEventOf, type Projector } from './projector.js';
 import { sql } from './sql-text.js';
-import { aggregateIdOf } from './stream-id.js';
 
 export const apiKeysProjector: Projector = {
   name: 'api-keys',
@@ -18,12 +17,8 @@ create table if not exists rm_api_keys (
   created_at timestamptz not null,
   revoked_at timestamptz
 );`,
-  applyBatch: perEvent((recorded, out) => {
-    if (!recorded.streamId.startsWith('apikey-')) return;
-    const event = parseApiKeyEvent(recorded);
-    const id = aggregateIdOf(recorded.streamId);
-    const at = recorded.recordedAt;
-    switch (event?.type) {
+  applyBatch: eachEventOf('apikey', parseApiKeyEvent, (event, id, at, out) => {
+    switch (event.type) {
       case 'ApiKeyCreated': {
         const { name, access, projectIds, secretHash, prefix } = event.data;
         out.upsert({

@@ -1,7 +1,6 @@
 import { parseServiceEvent } from '../commands/service/events.js';
-import { perEvent, type Projector } from './projector.js';
+import { eachEventOf, type Projector } from './projector.js';
 import { sql } from './sql-text.js';
-import { aggregateIdOf } from './stream-id.js';
 
 export const domainsProjector: Projector = {
   name: 'domains',
@@ -18,12 +17,8 @@ create table if not exists rm_domains (
 );`,
   indexes: `
 create index if not exists rm_domains_service on rm_domains (service_id);`,
-  applyBatch: perEvent((recorded, out) => {
-    if (!recorded.streamId.startsWith('service-')) return;
-    const event = parseServiceEvent(recorded);
-    const serviceId = aggregateIdOf(recorded.streamId);
-    const at = recorded.recordedAt;
-    switch (event?.type) {
+  applyBatch: eachEventOf('service', parseServiceEvent, (event, serviceId, at, out) => {
+    switch (event.type) {
       case 'DomainAdded':
         out.upsert({
           table: 'rm_domains',

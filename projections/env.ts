@@ -1,7 +1,6 @@
 import { parseServiceEvent } from '../commands/service/events.js';
-import { perEvent, type Projector } from './projector.js';
+import { eachEventOf, type Projector } from './projector.js';
 import { sql } from './sql-text.js';
-import { aggregateIdOf } from './stream-id.js';
 
 /** Values stay encrypted here; they are opened only to answer a request. */
 export const envProjector: Projector = {
@@ -18,12 +17,8 @@ create table if not exists rm_env (
   updated_at timestamptz not null,
   unique (service_id, key)
 );`,
-  applyBatch: perEvent((recorded, out) => {
-    if (!recorded.streamId.startsWith('service-')) return;
-    const event = parseServiceEvent(recorded);
-    const serviceId = aggregateIdOf(recorded.streamId);
-    const at = recorded.recordedAt;
-    switch (event?.type) {
+  applyBatch: eachEventOf('service', parseServiceEvent, (event, serviceId, at, out) => {
+    switch (event.type) {
       case 'EnvVarSet': {
         const { envId, key, value } = event.data;
         out.upsert({

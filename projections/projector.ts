@@ -16,10 +16,22 @@ export interface Projector {
   applyBatch(events: readonly RecordedEvent[], out: BatchWriter): void;
 }
 
-/** For projectors whose events are independent of one another. */
-export function perEvent(apply: (event: RecordedEvent, out: BatchWriter) => void) {
+/**
+ * For projectors whose events are independent of one another: each event of a `<category>-<id>` stream,
+ * parsed, with its aggregate id and the time it was recorded.
+ */
+export function eachEventOf<E>(
+  category: string,
+  parse: (recorded: RecordedEvent) => E | null,
+  apply: (event: E, id: string, recordedAt: string, out: BatchWriter) => void,
+) {
+  const prefix = `${category}-`;
   return (events: readonly RecordedEvent[], out: BatchWriter) => {
-    for (const event of events) apply(event, out);
+    for (const recorded of events) {
+      if (!recorded.streamId.startsWith(prefix)) continue;
+      const event = parse(recorded);
+      if (event) apply(event, recorded.streamId.slice(prefix.length), recorded.recordedAt, out);
+    }
   };
 }
 

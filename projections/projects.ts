@@ -1,7 +1,6 @@
 import { parseProjectEvent } from '../commands/project/events.js';
-import { perEvent, type Projector } from './projector.js';
+import { eachEventOf, type Projector } from './projector.js';
 import { sql } from './sql-text.js';
-import { aggregateIdOf } from './stream-id.js';
 
 export const projectsProjector: Projector = {
   name: 'projects',
@@ -16,12 +15,8 @@ create table if not exists rm_projects (
   created_at timestamptz not null,
   updated_at timestamptz not null
 );`,
-  applyBatch: perEvent((recorded, out) => {
-    if (!recorded.streamId.startsWith('project-')) return;
-    const event = parseProjectEvent(recorded);
-    const id = aggregateIdOf(recorded.streamId);
-    const at = recorded.recordedAt;
-    switch (event?.type) {
+  applyBatch: eachEventOf('project', parseProjectEvent, (event, id, at, out) => {
+    switch (event.type) {
       case 'ProjectCreated':
         out.upsert({
           table: 'rm_projects',

@@ -1,7 +1,7 @@
 import { parseServiceEvent } from '../commands/service/events.js';
-import { perEvent, type Projector } from './projector.js';
+import { eachEventOf, type Projector } from './projector.js';
 import { literal, sql, type Literal } from './sql-text.js';
-import { aggregateIdOf, snakeCase } from './stream-id.js';
+import { snakeCase } from './stream-id.js';
 
 export const servicesProjector: Projector = {
   name: 'services',
@@ -41,12 +41,8 @@ create table if not exists rm_services (
 );`,
   indexes: `
 create index if not exists rm_services_project on rm_services (project_id, created_at);`,
-  applyBatch: perEvent((recorded, out) => {
-    if (!recorded.streamId.startsWith('service-')) return;
-    const event = parseServiceEvent(recorded);
-    const id = aggregateIdOf(recorded.streamId);
-    const at = recorded.recordedAt;
-    switch (event?.type) {
+  applyBatch: eachEventOf('service', parseServiceEvent, (event, id, at, out) => {
+    switch (event.type) {
       case 'ServiceCreated': {
         const { gitToken, ...fields } = event.data;
         const row: Record<string, Literal> = { id, has_git_token: gitToken !== null, status: 'idle', reachable: false };

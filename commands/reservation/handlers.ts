@@ -1,5 +1,5 @@
 import type { CommandContext } from '../shared/command-context.js';
-import { execute, loadAggregate } from '../shared/execute.js';
+import { execute } from '../shared/execute.js';
 import { decideRelease, decideReserve, reservation, reservationId, type ReservationKind } from './aggregate.js';
 
 export async function reserve(ctx: CommandContext, kind: ReservationKind, value: string, owner: string, describe: string) {
@@ -8,9 +8,4 @@ export async function reserve(ctx: CommandContext, kind: ReservationKind, value:
 
 export async function release(ctx: CommandContext, kind: ReservationKind, value: string, owner: string) {
   return execute(ctx, reservation, reservationId(kind, value), (s) => decideRelease(s, kind, value, owner));
-}
-
-export async function isReserved(ctx: CommandContext, kind: ReservationKind, value: string): Promise<boolean> {
-  const { state } = await loadAggregate(ctx, reservation, reservationId(kind, value));
-  return state.owner !== null;
 }

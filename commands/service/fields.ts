@@ -36,4 +36,3 @@ export const serviceIdentity = z.object({
   databasePublicHostname: z.string().nullable(),
   postgresLogicalReplicationEnabled: z.boolean(),
 });
-export type ServiceIdentity = z.infer<typeof serviceIdentity>;

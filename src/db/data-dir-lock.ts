@@ -39,12 +39,3 @@ export function lockDataDir(dataDir: string): () => void {
   }
   throw new Error(`could not lock data directory ${dataDir}`);
 }
-
-export function lockHolder(dataDir: string): number | null {
-  try {
-    const pid = Number.parseInt(readFileSync(join(dataDir, 'slipway.lock'), 'utf8').trim(), 10);
-    return Number.isInteger(pid) && isAlive(pid) ? pid : null;
-  } catch {
-    return null;
-  }
-}

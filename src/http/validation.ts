@@ -55,5 +55,3 @@ export const branch = z
   );
 
 export const port = z.number().int().min(1).max(65535);
-
-export const uuidParam = z.string().uuid();

@@ -13,11 +13,6 @@ export function resolveReferences(value: string, lookup: VariableLookup, depth =
   });
 }
 
-/** References that do not resolve, for reporting them (e.g. when a deployment starts). */
-export function unresolvedReferences(value: string, lookup: VariableLookup): string[] {
-  return [...resolveReferences(value, lookup).matchAll(REFERENCE)].map((m) => m[0]);
-}
-
 export function referenceTo(service: string, key: string): string {
   return `\${${service}.${key}}`;
 }
