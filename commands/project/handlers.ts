@@ -5,7 +5,7 @@ import type { CommandContext } from '../shared/command-context.js';
 import { DomainError, notFound } from '../shared/domain-error.js';
 import { execute, latest, loadAggregate } from '../shared/execute.js';
 import { slugify } from '../shared/slug.js';
-import { decideCreate, decideDelete, decideUpdate, project } from './aggregate.js';
+import { decideCreate, decideDelete, decideDetach, decideUpdate, project } from './aggregate.js';
 
 async function reserveSlug(ctx: CommandContext, name: string, projectId: string): Promise<string> {
   const base = slugify(name) || 'project';
@@ -43,7 +43,10 @@ export async function deleteProject(ctx: CommandContext, id: string) {
   if (state.status !== 'live') throw notFound('project');
   let position: string | null = null;
   for (const serviceId of state.serviceIds) {
-    position = latest(position, (await deleteService(ctx, serviceId)).position);
+    const removed = await deleteService(ctx, serviceId);
+    // An id attached by a creation that never finished: nothing to delete, only to detach.
+    const detached = removed.existed ? { position: null } : await execute(ctx, project, id, (s) => decideDetach(s, serviceId));
+    position = latest(position, removed.position, detached.position);
   }
   const done = await execute(ctx, project, id, decideDelete);
   const released = await release(ctx, 'project-slug', state.slug, id);

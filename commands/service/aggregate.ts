@@ -75,6 +75,9 @@ export function decideUpdate(state: ServiceState, changes: Partial<ServiceSettin
   if (current.kind === 'database' && changed.runtimeMode !== undefined) {
     throw invalid('runtimeMode', 'the runtime mode of a database service cannot change');
   }
+  if (current.kind === 'database' && changed.internalPort !== undefined) {
+    throw invalid('internalPort', `a ${current.databaseEngine} service listens on its engine's port`);
+  }
   return Object.keys(changed).length ? [{ type: 'ServiceUpdated', data: { changes: changed } }] : [];
 }
 

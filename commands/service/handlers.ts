@@ -134,12 +134,15 @@ export async function updateService(ctx: CommandContext, id: string, changes: Pa
   return execute(ctx, service, id, (s) => decideUpdate(s, sealed));
 }
 
-/** Releases everything the service held; safe to call for a service that was never fully created. */
+/**
+ * Deletes the service and releases everything it held. Every step is idempotent, so a deletion cut
+ * short (a crash) is completed by running it again. `existed` is false for an id with no service.
+ */
 export async function deleteService(ctx: CommandContext, id: string) {
   const { state } = await loadAggregate(ctx, service, id);
-  if (state.status === 'none') return { position: null };
-  const current = live(state);
-  const deleted = await execute(ctx, service, id, decideDelete);
+  const current = state.service;
+  if (!current) return { position: null, existed: false };
+  const deleted = state.status === 'live' ? await execute(ctx, service, id, decideDelete) : { position: null };
   let position = deleted.position;
   const releases: [ReservationKind, string, string][] = [
     ['service-name', nameKey(current.projectId, current.slug), id],
@@ -150,7 +153,7 @@ export async function deleteService(ctx: CommandContext, id: string) {
   for (const [kind, value, owner] of releases) position = latest(position, (await release(ctx, kind, value, owner)).position);
   const detached = await execute(ctx, project, current.projectId, (s) => decideDetach(s, id));
   await ctx.keyring.shred(id);
-  return { position: latest(position, detached.position) };
+  return { position: latest(position, detached.position), existed: true };
 }
 
 export async function transferService(ctx: CommandContext, id: string, targetProjectId: string) {

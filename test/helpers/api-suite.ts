@@ -44,6 +44,7 @@ export function apiSuite(t: Test, start: () => Promise<TestServer>) {
 
     const bySlug = await s.call('GET', '/api/projects/acme-shop');
     t.equal(bySlug.body.project.id, p.id);
+    t.equal((await s.call('GET', `/api/projects/${p.id}`)).body.project.slug, 'acme-shop', 'an id works too');
 
     const updated = await s.call('PATCH', `/api/projects/${p.id}`, { body: { description: 'new words' } });
     t.match(updated.body.project, { name: 'Acme Shop', description: 'new words', slug: 'acme-shop' });

@@ -79,6 +79,7 @@ t.test('domains: workers and databases refuse, duplicates conflict', async (t) =
   const db = apply(service.initial, decideCreate(service.initial, { ...data, kind: 'database', databaseEngine: 'postgres' }, []));
   t.throws(() => decideAddDomain(db, 'd1', 'db.example.com'), { code: 'validation_failed' });
   t.throws(() => decideUpdate(db, { runtimeMode: 'worker' }), { code: 'validation_failed' });
+  t.throws(() => decideUpdate(db, { internalPort: 5433 }), { code: 'validation_failed' }, 'a database keeps its engine port');
 });
 
 t.test('transfer and delete', async (t) => {

@@ -7,7 +7,7 @@ import { findProject } from '../../../projections/project-queries.js';
 import { listServicesOf, type ServiceRow } from '../../../projections/service-queries.js';
 import type { Slipway } from '../../slipway.js';
 import { referenceTo } from '../../variables/references.js';
-import { actorOf, principalOf, requireAllProjects, requireWrite, visibleProject } from '../auth.js';
+import { actorOf, isId, principalOf, requireAllProjects, requireWrite, visibleProject } from '../auth.js';
 import { notFoundHttp } from '../errors.js';
 import { presentProject } from '../presenters.js';
 import { ProjectListCache } from '../project-list-cache.js';
@@ -51,7 +51,12 @@ export function projectRoutes(router: Router, app: Slipway) {
   });
 
   router.get('/api/projects/:projectSlug', async (ctx) => {
-    const project = await visibleProject(app.db, principalOf(ctx), { slug: ctx.params.projectSlug! });
+    // The slug, as the spec has it; an id is accepted too.
+    const key = ctx.params.projectSlug!;
+    const principal = principalOf(ctx);
+    const project = isId(key)
+      ? await visibleProject(app.db, principal, { id: key }).catch(() => visibleProject(app.db, principal, { slug: key }))
+      : await visibleProject(app.db, principal, { slug: key });
     ctx.body = { project: await projectWithServices(app, project.id) };
   });
 
