@@ -20,6 +20,11 @@ export async function findActiveKeyByHash(db: SqlExecutor, hash: string): Promis
   return rows[0] ?? null;
 }
 
+export async function findApiKey(db: SqlExecutor, id: string): Promise<ApiKeyRow | null> {
+  const { rows } = await db.query<ApiKeyRow>(`select ${COLUMNS} from rm_api_keys where id = $1`, [id]);
+  return rows[0] ?? null;
+}
+
 export async function listApiKeys(db: SqlExecutor): Promise<ApiKeyRow[]> {
   const { rows } = await db.query<ApiKeyRow>(`select ${COLUMNS} from rm_api_keys order by created_at, id`);
   return rows;

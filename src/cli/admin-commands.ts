@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { createApiKey, revokeApiKey } from '../../commands/apikey/handlers.js';
 import { ALL_PROJECTORS } from '../../projections/all.js';
-import { listApiKeys } from '../../projections/api-key-queries.js';
+import { findApiKey, listApiKeys } from '../../projections/api-key-queries.js';
 import { listAuditEvents } from '../../projections/audit-queries.js';
 import { rebuildProjections } from '../../projections/runner.js';
-import { assertProjectsExist } from '../http/routes/keys.js';
 import { presentApiKey, presentAuditEvent } from '../http/presenters.js';
 import type { Slipway } from '../slipway.js';
 
@@ -32,11 +31,9 @@ export async function runAdminCommand(app: Slipway, request: AdminRequest): Prom
   const ctx = app.commandContext('cli');
   switch (request.command) {
     case 'keys.create': {
-      if (request.projectIds) await assertProjectsExist(app.db, request.projectIds);
       const { id, secret, position } = await createApiKey(ctx, request);
       await app.settle(position);
-      const row = (await listApiKeys(app.db)).find((k) => k.id === id)!;
-      return { key: presentApiKey(row), secret };
+      return { key: presentApiKey((await findApiKey(app.db, id))!), secret };
     }
     case 'keys.list':
       return { keys: (await listApiKeys(app.db)).map(presentApiKey) };

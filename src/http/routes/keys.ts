@@ -1,29 +1,18 @@
 import type Router from '@koa/router';
 import { z } from 'zod';
 import { createApiKey, revokeApiKey } from '../../../commands/apikey/handlers.js';
-import { listApiKeys } from '../../../projections/api-key-queries.js';
-import { findProject } from '../../../projections/project-queries.js';
+import { findApiKey, listApiKeys } from '../../../projections/api-key-queries.js';
 import type { Slipway } from '../../slipway.js';
 import { actorOf, isId, principalOf, requireAllProjects, requireWrite, type Principal } from '../auth.js';
 import { notFoundHttp } from '../errors.js';
 import { presentApiKey } from '../presenters.js';
 import { name, parseInput } from '../validation.js';
-import { DomainError } from '../../../commands/shared/domain-error.js';
-import type { SqlExecutor } from '../../db/sql-client.js';
 
-export const createKeyBody = z.object({
+const createKeyBody = z.object({
   name: name(100),
   access: z.enum(['read', 'write']),
   projectIds: z.array(z.string().max(100)).min(1).max(1000).nullable().optional(),
 });
-
-export async function assertProjectsExist(db: SqlExecutor, ids: readonly string[]) {
-  for (const id of ids) {
-    if (!isId(id) || !(await findProject(db, { id }))) {
-      throw new DomainError('validation_failed', `unknown project ${id}`, [{ path: 'projectIds', message: `unknown project ${id}` }]);
-    }
-  }
-}
 
 function requireKeyAdmin(principal: Principal) {
   requireWrite(principal);
@@ -41,11 +30,9 @@ export function keyRoutes(router: Router, app: Slipway) {
     requireKeyAdmin(principal);
     const body = parseInput(createKeyBody, ctx.request.body);
     const projectIds = body.projectIds ? [...new Set(body.projectIds)] : null;
-    if (projectIds) await assertProjectsExist(app.db, projectIds);
     const { id, secret, position } = await createApiKey(app.commandContext(actorOf(principal)), { ...body, projectIds });
     await app.settle(position);
-    const row = (await listApiKeys(app.db)).find((k) => k.id === id)!;
-    ctx.body = { key: presentApiKey(row), secret };
+    ctx.body = { key: presentApiKey((await findApiKey(app.db, id))!), secret };
   });
 
   router.delete('/api/keys/:keyId', async (ctx) => {
