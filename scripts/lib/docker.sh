@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Docker engine and local images for the deployment tests. No registry is reachable: the base image is
+# made with debootstrap and every other image is built FROM it with Debian packages. Reuses what exists.
+
+BASE_IMAGE=slipway/debian-base:bookworm
+
+ensure_docker_engine() {
+  ensure_packages docker.io debootstrap
+  if ! docker info >/dev/null 2>&1; then
+    log "starting dockerd"
+    (dockerd >/tmp/slipway-dockerd.log 2>&1 &)
+    local i
+    for i in $(seq 1 100); do docker info >/dev/null 2>&1 && return 0; sleep 0.2; done
+    echo "dockerd did not start; see /tmp/slipway-dockerd.log" >&2
+    return 1
+  fi
+}
+
+ensure_base_image() {
+  docker image inspect "$BASE_IMAGE" >/dev/null 2>&1 && return 0
+  log "building $BASE_IMAGE with debootstrap"
+  local rootfs
+  rootfs=$(mktemp -d /tmp/slipway-rootfs.XXXXXX)
+  debootstrap --variant=minbase bookworm "$rootfs" http://deb.debian.org/debian >/dev/null
+  # The package caches would double the image for nothing.
+  tar -C "$rootfs" --exclude='./var/cache/apt/archives/*.deb' --exclude='./var/lib/apt/lists/*' -c . |
+    docker import --change 'CMD ["/bin/bash"]' - "$BASE_IMAGE" >/dev/null
+  rm -rf "$rootfs"
+}
+
+# ensure_image NAME DIR: builds images/DIR as slipway/NAME:bookworm unless it exists.
+ensure_image() {
+  local tag="slipway/$1:bookworm"
+  docker image inspect "$tag" >/dev/null 2>&1 && return 0
+  log "building $tag"
+  docker build -q -t "$tag" "images/$2" >/dev/null
+}
+
+ensure_test_images() {
+  ensure_docker_engine
+  ensure_base_image
+  ensure_image runtime-node runtime-node &
+  ensure_image runtime-python runtime-python &
+  wait
+}
