@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import t from 'tap';
@@ -52,6 +52,8 @@ async function call(url: string, key: string, method: string, path: string, body
 t.test('first start writes a bootstrap key to a 0600 file and logs only its path', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'slipway-cli-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  // What a process killed with SIGKILL leaves behind: a lock naming a pid that no longer runs.
+  writeFileSync(join(dir, 'slipway.lock'), '999999');
   const server = await serve(dir);
   const path = join(dir, 'bootstrap-key');
   const key = readFileSync(path, 'utf8').trim();

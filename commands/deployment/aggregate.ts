@@ -1,0 +1,78 @@
+import type { Aggregate } from '../shared/aggregate.js';
+import { conflict, notFound } from '../shared/domain-error.js';
+import { parseDeploymentEvent, type DeploymentEvent } from './events.js';
+
+export type DeploymentStatus = 'none' | 'queued' | 'running' | 'succeeded' | 'failed' | 'aborted';
+
+export interface DeploymentState {
+  status: DeploymentStatus;
+  serviceId: string | null;
+  abortRequested: boolean;
+}
+
+const FINISHED: readonly DeploymentStatus[] = ['succeeded', 'failed', 'aborted'];
+export const isFinished = (status: DeploymentStatus) => FINISHED.includes(status);
+
+export const deployment: Aggregate<DeploymentState, DeploymentEvent> = {
+  category: 'deployment',
+  initial: { status: 'none', serviceId: null, abortRequested: false },
+  evolve(state, event) {
+    switch (event.type) {
+      case 'DeploymentQueued':
+        return { ...state, status: 'queued', serviceId: event.data.serviceId };
+      case 'DeploymentStarted':
+        return { ...state, status: 'running' };
+      case 'DeploymentAbortRequested':
+        return { ...state, abortRequested: true };
+      case 'DeploymentSucceeded':
+        return { ...state, status: 'succeeded' };
+      case 'DeploymentFailed':
+        return { ...state, status: 'failed' };
+      case 'DeploymentAborted':
+        return { ...state, status: 'aborted' };
+      default:
+        return state;
+    }
+  },
+  parse: parseDeploymentEvent,
+};
+
+export function decideQueue(state: DeploymentState, serviceId: string, projectId: string): DeploymentEvent[] {
+  if (state.status !== 'none') throw conflict('deployment already exists');
+  return [{ type: 'DeploymentQueued', data: { serviceId, projectId, trigger: 'manual' } }];
+}
+
+/** The deployer takes a queued deployment; one that was aborted meanwhile is not started. */
+export function decideStart(state: DeploymentState): DeploymentEvent[] {
+  return state.status === 'queued' && !state.abortRequested ? [{ type: 'DeploymentStarted', data: {} }] : [];
+}
+
+/** Progress is recorded only while running: a late report from an aborted or failed run is dropped. */
+export function decideProgress(state: DeploymentState, event: DeploymentEvent): DeploymentEvent[] {
+  return state.status === 'running' ? [event] : [];
+}
+
+export function decideSucceed(state: DeploymentState): DeploymentEvent[] {
+  if (state.status !== 'running') return [];
+  if (state.abortRequested) return [{ type: 'DeploymentAborted', data: { reason: 'aborted by request' } }];
+  return [{ type: 'DeploymentSucceeded', data: {} }];
+}
+
+export function decideFail(state: DeploymentState, reason: string): DeploymentEvent[] {
+  return isFinished(state.status) || state.status === 'none' ? [] : [{ type: 'DeploymentFailed', data: { reason } }];
+}
+
+/**
+ * A queued deployment ends at once; a running one is asked to stop and ends `aborted` when the deployer
+ * has stopped its build or container. A finished one cannot be aborted (HTTP 409).
+ */
+export function decideAbort(state: DeploymentState): DeploymentEvent[] {
+  if (state.status === 'none') throw notFound('deployment');
+  if (isFinished(state.status)) throw conflict(`the deployment has already ${state.status}`);
+  if (state.status === 'queued') return [{ type: 'DeploymentAborted', data: { reason: 'aborted before it started' } }];
+  return state.abortRequested ? [] : [{ type: 'DeploymentAbortRequested', data: {} }];
+}
+
+export function decideMarkAborted(state: DeploymentState, reason: string): DeploymentEvent[] {
+  return isFinished(state.status) || state.status === 'none' ? [] : [{ type: 'DeploymentAborted', data: { reason } }];
+}

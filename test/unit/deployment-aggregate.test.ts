@@ -1,0 +1,49 @@
+import t from 'tap';
+import {
+  decideAbort,
+  decideFail,
+  decideMarkAborted,
+  decideProgress,
+  decideQueue,
+  decideStart,
+  decideSucceed,
+  deployment,
+  type DeploymentState,
+} from '../../commands/deployment/aggregate.js';
+import type { DeploymentEvent } from '../../commands/deployment/events.js';
+
+const apply = (state: DeploymentState, events: DeploymentEvent[]) => events.reduce(deployment.evolve, state);
+const queued = apply(deployment.initial, decideQueue(deployment.initial, 's1', 'p1'));
+const running = apply(queued, decideStart(queued));
+
+t.test('queued, then running, then succeeded', async (t) => {
+  t.match(queued, { status: 'queued', serviceId: 's1' });
+  t.throws(() => decideQueue(queued, 's1', 'p1'), { code: 'conflict' });
+  t.equal(running.status, 'running');
+  t.same(decideStart(running), [], 'started once');
+  const built = apply(running, decideProgress(running, { type: 'DeploymentImageBuilt', data: { imageTag: 'x', buildMethod: 'dockerfile' } }));
+  const done = apply(built, decideSucceed(built));
+  t.equal(done.status, 'succeeded');
+  t.same(decideFail(done, 'late'), [], 'a finished deployment stays finished');
+  t.same(decideProgress(done, { type: 'DeploymentContainerStarted', data: { containerName: 'c' } }), []);
+});
+
+t.test('abort: queued ends at once, running is asked to stop, finished is a conflict', async (t) => {
+  t.same(decideAbort(queued), [{ type: 'DeploymentAborted', data: { reason: 'aborted before it started' } }]);
+  const asked = apply(running, decideAbort(running));
+  t.equal(asked.status, 'running');
+  t.ok(asked.abortRequested);
+  t.same(decideAbort(asked), [], 'asking twice is a no-op');
+  t.same(decideSucceed(asked), [{ type: 'DeploymentAborted', data: { reason: 'aborted by request' } }], 'an aborted run never becomes succeeded');
+  const aborted = apply(asked, decideMarkAborted(asked, 'container removed'));
+  t.equal(aborted.status, 'aborted');
+  t.throws(() => decideAbort(aborted), { code: 'conflict' });
+  const failed = apply(running, decideFail(running, 'build failed'));
+  t.throws(() => decideAbort(failed), { code: 'conflict', message: 'the deployment has already failed' });
+  t.throws(() => decideAbort(deployment.initial), { code: 'not_found' });
+});
+
+t.test('a deployment aborted while queued is never started', async (t) => {
+  const askedWhileQueued = { ...queued, abortRequested: true };
+  t.same(decideStart(askedWhileQueued), []);
+});
