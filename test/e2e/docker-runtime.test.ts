@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import Docker from 'dockerode';
+import t from 'tap';
+import { LABEL } from '../../src/runtime/container-runtime.js';
+import { createDockerRuntime } from '../../src/runtime/docker-runtime.js';
+import { eventually, getVia } from '../helpers/net.js';
+
+const IMAGE = 'slipway/runtime-python:bookworm';
+const docker = new Docker({ socketPath: '/var/run/docker.sock' });
+
+async function unavailable(): Promise<string | false> {
+  const noEngine = 'no Docker engine answers on /var/run/docker.sock: `npm run images` installs and starts one';
+  if (!existsSync('/var/run/docker.sock')) return noEngine;
+  try {
+    await docker.ping();
+  } catch {
+    return noEngine;
+  }
+  try {
+    await docker.getImage(IMAGE).inspect();
+    return false;
+  } catch {
+    return `image ${IMAGE} is missing: \`npm run images\` builds it`;
+  }
+}
+
+t.test('runs, finds and removes containers it labels', { skip: await unavailable() }, async (t) => {
+  const runtime = createDockerRuntime();
+  await runtime.ping();
+  const run = randomUUID().slice(0, 8);
+  const network = `slipway-test-${run}`;
+  await runtime.ensureNetwork(network, { [LABEL.project]: run });
+  await runtime.ensureNetwork(network, { [LABEL.project]: run });
+  t.teardown(async () => {
+    for (const c of await runtime.list({ [LABEL.project]: run })) await runtime.remove(c.name, 1);
+    await docker.getNetwork(network).remove().catch(() => undefined);
+  });
+
+  const spec = {
+    name: `slipway-test-web-${run}`,
+    image: IMAGE,
+    env: { GREETING: 'hello' },
+    labels: { [LABEL.project]: run, [LABEL.service]: 'web', [LABEL.deployment]: run },
+    network,
+    aliases: ['web'],
+    internalPort: 8000,
+    publish: true,
+    command: ['python3', '-m', 'http.server', '8000'],
+  };
+  const started = await runtime.run(spec);
+  t.ok(started.hostPort && started.hostPort > 0, 'published on an ephemeral loopback port');
+  // docker-proxy accepts before the app listens: probe with a real request.
+  const answer = await eventually(
+    () => getVia(started.hostPort!, 'localhost'),
+    (r) => r.status === 200,
+  );
+  t.equal(answer.status, 200, 'the app answers through the published port');
+
+  const again = await runtime.run(spec);
+  t.equal(again.id, started.id, 'running the same name again finds the same container');
+
+  const owned = await runtime.list({ [LABEL.project]: run });
+  t.same(owned.map((c) => [c.name, c.running, c.labels[LABEL.managed]]), [[spec.name, true, 'true']]);
+
+  await runtime.remove(spec.name, 1);
+  t.same(await runtime.list({ [LABEL.project]: run }), [], 'removed');
+  await t.resolves(runtime.remove(spec.name, 1), 'removing a missing container is fine');
+});
