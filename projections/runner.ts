@@ -14,7 +14,7 @@ function checkpointUpdate(projectors: readonly Projector[], position: string): s
 }
 
 /** The statements that apply a batch to every projector still behind it and move their checkpoints. Pure. */
-export function batchStatements(
+function batchStatements(
   projectors: readonly Projector[],
   batch: readonly RecordedEvent[],
   checkpoints: ReadonlyMap<string, string>,
@@ -56,7 +56,7 @@ async function resetProjector(tx: SqlExecutor, projector: Projector, withIndexes
 }
 
 /** Creates missing read models and rebuilds those whose projector version changed; returns the lowest checkpoint. */
-export async function installProjectors(db: SqlClient, projectors: readonly Projector[]): Promise<string | null> {
+async function installProjectors(db: SqlClient, projectors: readonly Projector[]): Promise<string | null> {
   await db.exec(CHECKPOINTS_DDL);
   return db.transaction(async (tx) => {
     const { rows } = await tx.query<{ projector: string; version: number; position: string }>(

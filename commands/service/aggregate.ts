@@ -118,7 +118,7 @@ export function decideAddDomain(state: ServiceState, domainId: string, hostname:
   return [{ type: 'DomainAdded', data: { domainId, hostname } }];
 }
 
-export function domainOf(state: ServiceState, domainId: string): string {
+function domainOf(state: ServiceState, domainId: string): string {
   live(state);
   const hostname = state.domains.get(domainId);
   if (hostname === undefined) throw notFound('domain');

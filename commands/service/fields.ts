@@ -5,7 +5,6 @@ export type Engine = (typeof ENGINES)[number];
 
 export const BUILD_METHODS = ['auto', 'dockerfile', 'packbuilder'] as const;
 export const RUNTIME_MODES = ['web', 'worker', 'static'] as const;
-export type RuntimeMode = (typeof RUNTIME_MODES)[number];
 
 /** Settings a service keeps after creation; PATCH may change any of them. */
 export const serviceSettings = z.object({

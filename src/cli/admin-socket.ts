@@ -5,7 +5,7 @@ import { DomainError } from '../../commands/shared/domain-error.js';
 import type { Slipway } from '../slipway.js';
 import { adminRequest, runAdminCommand, type AdminRequest } from './admin-commands.js';
 
-export const adminSocketPath = (dataDir: string) => join(dataDir, 'slipway.sock');
+const adminSocketPath = (dataDir: string) => join(dataDir, 'slipway.sock');
 
 type AdminReply = { ok: true; result: unknown } | { ok: false; error: string };
 

@@ -14,10 +14,6 @@ export interface Principal {
   projectIds: readonly string[] | null;
 }
 
-export interface AuthState {
-  principal: Principal;
-}
-
 /**
  * Known keys by hash, dropped whenever a batch touches any key (so a revocation applies at once) or the
  * read models are rebuilt. Unknown hashes are not remembered: random keys must not grow the map.
@@ -74,7 +70,7 @@ export function requireAllProjects(principal: Principal, what: string): void {
   if (principal.projectIds !== null) throw forbidden(`${what} needs an all-project API key`);
 }
 
-export function canSee(principal: Principal, projectId: string): boolean {
+function canSee(principal: Principal, projectId: string): boolean {
   return principal.projectIds === null || principal.projectIds.includes(projectId);
 }
 

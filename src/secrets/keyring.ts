@@ -4,7 +4,7 @@ import { open, seal } from './aes-gcm.js';
 
 const PREFIX = 'enc:v1:';
 
-export const KEYRING_DDL = `
+const KEYRING_DDL = `
 create table if not exists sec_data_keys (
   aggregate_id text primary key,
   wrapped_key text not null,

@@ -11,7 +11,7 @@ import { parseCreateService, updateServiceBody } from '../service-bodies.js';
 import { parseInput } from '../validation.js';
 import { databaseSuggestions, projectWithServices } from './projects.js';
 
-export async function presentServiceById(app: Slipway, id: string) {
+async function presentServiceById(app: Slipway, id: string) {
   const row = await findService(app.db, id);
   if (!row) throw notFoundHttp('service');
   return presentService(row);
