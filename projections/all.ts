@@ -1,5 +1,6 @@
 import { apiKeysProjector } from './api-keys.js';
 import { auditProjector } from './audit.js';
+import { deploymentsProjector } from './deployments.js';
 import { domainsProjector } from './domains.js';
 import { envProjector } from './env.js';
 import { projectsProjector } from './projects.js';
@@ -11,6 +12,7 @@ export const ALL_PROJECTORS: readonly Projector[] = [
   servicesProjector,
   envProjector,
   domainsProjector,
+  deploymentsProjector,
   apiKeysProjector,
   auditProjector,
 ];

@@ -3,16 +3,20 @@ import type { SqlExecutor } from '../src/db/sql-client.js';
 export interface RoutingRow {
   service_id: string;
   host_port: number;
+  /** Loopback port of the current container; null until a deployment has released one. */
+  upstream_port: number | null;
   hostnames: string[];
 }
 
-/** Every web or static service with at least one domain, and where it listens. */
+/** Every web or static service that has a running release or at least one domain. */
 export async function listRoutes(db: SqlExecutor): Promise<RoutingRow[]> {
   const { rows } = await db.query<RoutingRow>(
-    `select s.id as service_id, s.host_port, array_agg(d.hostname order by d.hostname) as hostnames
-     from rm_services s join rm_domains d on d.service_id = s.id
+    `select s.id as service_id, s.host_port, s.upstream_port,
+       coalesce(array_agg(d.hostname order by d.hostname) filter (where d.hostname is not null), '{}') as hostnames
+     from rm_services s left join rm_domains d on d.service_id = s.id
      where s.runtime_mode in ('web', 'static') and s.kind <> 'database'
-     group by s.id, s.host_port
+     group by s.id, s.host_port, s.upstream_port
+     having s.upstream_port is not null or count(d.hostname) > 0
      order by s.id`,
   );
   return rows;
@@ -24,4 +28,5 @@ export const ROUTING_EVENT_TYPES = new Set([
   'DomainRemoved',
   'ServiceDeleted',
   'ServiceUpdated',
+  'ServiceReleased',
 ]);

@@ -164,9 +164,12 @@ export class ProjectionRunner {
     }
   }
 
-  /** Process managers that act on the read models hear of each applied batch. */
-  onApplied(listener: (batch: readonly RecordedEvent[]) => void): void {
+  /** Process managers that act on the read models hear of each applied batch; returns the unsubscribe. */
+  onApplied(listener: (batch: readonly RecordedEvent[]) => void): () => void {
     this.listeners.push(listener);
+    return () => {
+      this.listeners = this.listeners.filter((l) => l !== listener);
+    };
   }
 
   /** Resolves once every read model includes `position` (or after `timeoutMs`, whichever is first). */

@@ -28,6 +28,9 @@ export interface ServiceRow {
   status: string;
   reachable: boolean;
   last_deployed_at: Date | string | null;
+  current_deployment_id: string | null;
+  current_container: string | null;
+  upstream_port: number | null;
   created_at: Date | string;
   updated_at: Date | string;
   /** First custom domain, for primaryUrl. */
@@ -48,6 +51,12 @@ export async function listServicesOf(db: SqlExecutor, projectIds: readonly strin
 export async function findService(db: SqlExecutor, id: string): Promise<ServiceRow | null> {
   const { rows } = await db.query<ServiceRow>(`${SELECT} where s.id = $1`, [id]);
   return rows[0] ?? null;
+}
+
+/** Services whose route leads to a container. */
+export async function listReleasedServices(db: SqlExecutor): Promise<ServiceRow[]> {
+  const { rows } = await db.query<ServiceRow>(`${SELECT} where s.current_container is not null order by s.id`);
+  return rows;
 }
 
 export async function takenHostPorts(db: SqlExecutor): Promise<Set<number>> {

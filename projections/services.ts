@@ -5,7 +5,7 @@ import { snakeCase } from './stream-id.js';
 
 export const servicesProjector: Projector = {
   name: 'services',
-  version: 1,
+  version: 2,
   tables: ['rm_services'],
   ddl: `
 create table if not exists rm_services (
@@ -36,6 +36,9 @@ create table if not exists rm_services (
   status text not null,
   reachable boolean not null,
   last_deployed_at timestamptz,
+  current_deployment_id text,
+  current_container text,
+  upstream_port integer,
   created_at timestamptz not null,
   updated_at timestamptz not null
 );`,
@@ -65,6 +68,18 @@ create index if not exists rm_services_project on rm_services (project_id, creat
       case 'ServiceDeleted':
         out.sql(sql`delete from rm_services where id = ${id}`);
         return;
+      case 'ServiceReleased': {
+        const r = event.data;
+        if (r.deploymentId === null) {
+          out.sql(sql`update rm_services set current_deployment_id = null, current_container = null, upstream_port = null,
+            reachable = false, status = 'idle', updated_at = ${at} where id = ${id}`);
+          return;
+        }
+        out.sql(sql`update rm_services set current_deployment_id = ${r.deploymentId}, current_container = ${r.containerName},
+          upstream_port = ${r.upstreamPort}, reachable = ${r.upstreamPort !== null}, status = 'active',
+          detected_build_method = ${r.buildMethod}, last_deployed_at = ${at}, updated_at = ${at} where id = ${id}`);
+        return;
+      }
     }
   }),
 };

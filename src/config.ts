@@ -12,6 +12,15 @@ const optional = z
   .optional()
   .transform((s) => (s && s.trim() !== '' ? s.trim() : undefined));
 
+/** A duration in seconds (fractions allowed), read as milliseconds. */
+const seconds = (fallback: number) =>
+  z.coerce
+    .number()
+    .min(0)
+    .max(86_400)
+    .default(fallback)
+    .transform((s) => Math.round(s * 1000));
+
 const schema = z.object({
   SLIPWAY_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   SLIPWAY_HOST: z.string().default('0.0.0.0'),
@@ -29,6 +38,21 @@ const schema = z.object({
   SLIPWAY_PROXY_HTTP_PORT: z.coerce.number().int().min(1).max(65535).default(80),
   SLIPWAY_PROXY: z.enum(['caddy', 'off']).default('caddy'),
   SLIPWAY_BODY_LIMIT: z.string().default('1mb'),
+  SLIPWAY_DOCKER_SOCKET: z.string().default('/var/run/docker.sock'),
+  SLIPWAY_DEPLOY_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  SLIPWAY_DOCKER_TIMEOUT: seconds(30),
+  SLIPWAY_CLONE_TIMEOUT: seconds(300),
+  SLIPWAY_BUILD_TIMEOUT: seconds(1800),
+  SLIPWAY_PULL_TIMEOUT: seconds(600),
+  SLIPWAY_START_TIMEOUT: seconds(60),
+  SLIPWAY_WORKER_SETTLE: seconds(3),
+  SLIPWAY_DRAIN: seconds(2),
+  SLIPWAY_STOP_GRACE: seconds(10),
+  SLIPWAY_PACK_NODE_IMAGE: z.string().default('node:20-bookworm-slim'),
+  SLIPWAY_PACK_PYTHON_IMAGE: z.string().default('python:3.12-slim-bookworm'),
+  SLIPWAY_PACK_GO_IMAGE: z.string().default('golang:1.22-bookworm'),
+  SLIPWAY_PACK_RUN_IMAGE: z.string().default('debian:bookworm-slim'),
+  SLIPWAY_PACK_STATIC_IMAGE: z.string().default('busybox:stable'),
   SLIPWAY_LOG: z.enum(['json', 'silent']).default('json'),
 });
 
@@ -60,6 +84,26 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       httpPort: c.SLIPWAY_PROXY_HTTP_PORT,
     },
     bodyLimit: c.SLIPWAY_BODY_LIMIT,
+    docker: { socketPath: c.SLIPWAY_DOCKER_SOCKET, callTimeoutMs: c.SLIPWAY_DOCKER_TIMEOUT },
+    deploy: {
+      concurrency: c.SLIPWAY_DEPLOY_CONCURRENCY,
+      timeouts: {
+        cloneMs: c.SLIPWAY_CLONE_TIMEOUT,
+        buildMs: c.SLIPWAY_BUILD_TIMEOUT,
+        pullMs: c.SLIPWAY_PULL_TIMEOUT,
+        startMs: c.SLIPWAY_START_TIMEOUT,
+        workerSettleMs: c.SLIPWAY_WORKER_SETTLE,
+        drainMs: c.SLIPWAY_DRAIN,
+        stopGraceSeconds: Math.ceil(c.SLIPWAY_STOP_GRACE / 1000),
+      },
+      packImages: {
+        node: c.SLIPWAY_PACK_NODE_IMAGE,
+        python: c.SLIPWAY_PACK_PYTHON_IMAGE,
+        go: c.SLIPWAY_PACK_GO_IMAGE,
+        run: c.SLIPWAY_PACK_RUN_IMAGE,
+        static: c.SLIPWAY_PACK_STATIC_IMAGE,
+      },
+    },
     silent: c.SLIPWAY_LOG === 'silent',
   };
 }

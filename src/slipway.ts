@@ -17,9 +17,12 @@ import type { EventStore } from './eventstore/port.js';
 import { createPostgresEventStore } from './eventstore/postgres-event-store.js';
 import type { Logger } from './logger.js';
 import { detectPublicIp, isPortFree } from './network.js';
+import { Deployer } from './processes/deployer.js';
 import { ProxyReconciler, type ProxyTarget } from './processes/proxy-reconciler.js';
 import { CaddyAdminClient } from './proxy/caddy-admin-client.js';
 import { CaddySupervisor } from './proxy/caddy-supervisor.js';
+import type { ContainerRuntime } from './runtime/container-runtime.js';
+import { createDockerRuntime } from './runtime/docker-runtime.js';
 import { createKeyring, type Keyring } from './secrets/keyring.js';
 import { loadMasterKey } from './secrets/master-key.js';
 
@@ -31,6 +34,9 @@ export interface Slipway {
   keyring: Keyring;
   runner: ProjectionRunner;
   proxy: ProxyReconciler;
+  runtime: ContainerRuntime;
+  /** null in one-shot CLI commands. */
+  deployer: Deployer | null;
   serviceDeps: ServiceDeps;
   publicIp: string;
   commandContext(actor: string): CommandContext;
@@ -40,7 +46,7 @@ export interface Slipway {
 }
 
 export interface StartOptions {
-  /** Off for one-shot CLI commands: no proxy is started or reloaded. */
+  /** Off for one-shot CLI commands: no proxy is started or reloaded and no deployment runs. */
   proxy?: boolean;
 }
 
@@ -103,6 +109,29 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     httpListen: [`:${config.proxy.httpPort}`],
   });
 
+  const runtime = createDockerRuntime(config.docker);
+  const commandContext = (actor: string) => ({ store, keyring, actor, correlationId: randomUUID(), states });
+  const deployer = useProxy
+    ? new Deployer(
+        {
+          cmd: commandContext('system:deployer'),
+          db,
+          keyring,
+          runtime,
+          proxy: reconciler,
+          settings: {
+            workDir: join(config.dataDir, 'builds'),
+            timeouts: config.deploy.timeouts,
+            packImages: config.deploy.packImages,
+            proxyEnabled: config.proxy.mode !== 'off',
+          },
+        },
+        runner,
+        { concurrency: config.deploy.concurrency },
+        log,
+      )
+    : null;
+
   const slipway: Slipway = {
     config,
     log,
@@ -111,6 +140,8 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     keyring,
     runner,
     proxy: reconciler,
+    runtime,
+    deployer,
     publicIp: config.publicIp ?? detectPublicIp(),
     serviceDeps: {
       hostPortRange: config.hostPortRange,
@@ -118,11 +149,12 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
       isHostPortFree: isPortFree,
       rootDomain: config.rootDomain,
     },
-    commandContext: (actor) => ({ store, keyring, actor, correlationId: randomUUID(), states }),
+    commandContext,
     async settle(position) {
       await runner.waitFor(position);
     },
     async stop() {
+      await deployer?.stop();
       await supervisor?.stop();
       await runner.stop();
       await store.close();
@@ -135,6 +167,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     await runner.caughtUp();
     if (supervisor) await supervisor.start();
     else if (useProxy && config.proxy.externalAdminUrl) await reconciler.reloadNow();
+    await deployer?.start();
   } catch (error) {
     await slipway.stop();
     throw error;

@@ -7,6 +7,7 @@ export type DeploymentStatus = 'none' | 'queued' | 'running' | 'succeeded' | 'fa
 export interface DeploymentState {
   status: DeploymentStatus;
   serviceId: string | null;
+  projectId: string | null;
   abortRequested: boolean;
 }
 
@@ -15,11 +16,11 @@ export const isFinished = (status: DeploymentStatus) => FINISHED.includes(status
 
 export const deployment: Aggregate<DeploymentState, DeploymentEvent> = {
   category: 'deployment',
-  initial: { status: 'none', serviceId: null, abortRequested: false },
+  initial: { status: 'none', serviceId: null, projectId: null, abortRequested: false },
   evolve(state, event) {
     switch (event.type) {
       case 'DeploymentQueued':
-        return { ...state, status: 'queued', serviceId: event.data.serviceId };
+        return { ...state, status: 'queued', serviceId: event.data.serviceId, projectId: event.data.projectId };
       case 'DeploymentStarted':
         return { ...state, status: 'running' };
       case 'DeploymentAbortRequested':

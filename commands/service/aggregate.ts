@@ -1,6 +1,6 @@
 import type { Aggregate } from '../shared/aggregate.js';
 import { conflict, invalid, notFound } from '../shared/domain-error.js';
-import { parseServiceEvent, type ServiceCreatedData, type ServiceEvent } from './events.js';
+import { parseServiceEvent, type Release, type ServiceCreatedData, type ServiceEvent } from './events.js';
 import type { ServiceSettings } from './fields.js';
 
 export interface ServiceState {
@@ -8,11 +8,12 @@ export interface ServiceState {
   service: ServiceCreatedData | null;
   env: ReadonlyMap<string, { envId: string; value: string }>;
   domains: ReadonlyMap<string, string>;
+  release: Release | null;
 }
 
 export const service: Aggregate<ServiceState, ServiceEvent> = {
   category: 'service',
-  initial: { status: 'none', service: null, env: new Map(), domains: new Map() },
+  initial: { status: 'none', service: null, env: new Map(), domains: new Map(), release: null },
   evolve(state, event) {
     const with_ = <K extends keyof ServiceState>(key: K, value: ServiceState[K]) => ({ ...state, [key]: value });
     switch (event.type) {
@@ -39,6 +40,8 @@ export const service: Aggregate<ServiceState, ServiceEvent> = {
         domains.delete(event.data.domainId);
         return with_('domains', domains);
       }
+      case 'ServiceReleased':
+        return with_('release', event.data.deploymentId === null ? null : event.data);
     }
   },
   parse: parseServiceEvent,
@@ -134,3 +137,12 @@ export function decideChangeDomain(state: ServiceState, domainId: string, hostna
 export function decideRemoveDomain(state: ServiceState, domainId: string): ServiceEvent[] {
   return [{ type: 'DomainRemoved', data: { domainId, hostname: domainOf(state, domainId) } }];
 }
+
+/** Routes the service to a deployment's container; a deleted service takes no release. */
+export function decideRelease(state: ServiceState, release: Release): ServiceEvent[] {
+  if (state.status !== 'live') return [];
+  if (state.release?.deploymentId === release.deploymentId && state.release?.upstreamPort === release.upstreamPort) return [];
+  return [{ type: 'ServiceReleased', data: release }];
+}
+
+export const NO_RELEASE: Release = { deploymentId: null, containerName: null, upstreamPort: null, buildMethod: null };

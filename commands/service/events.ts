@@ -2,6 +2,15 @@ import { z } from 'zod';
 import { eventParser, type EventsOf } from '../shared/event.js';
 import { serviceIdentity, serviceSettings } from './fields.js';
 
+const release = z.object({
+  deploymentId: z.string().nullable(),
+  containerName: z.string().nullable(),
+  /** Loopback port the container's internal port is published on; null for workers. */
+  upstreamPort: z.number().int().nullable(),
+  buildMethod: z.enum(['dockerfile', 'packbuilder']).nullable(),
+});
+export type Release = z.infer<typeof release>;
+
 export const serviceEvents = {
   ServiceCreated: serviceIdentity.extend(serviceSettings.shape),
   ServiceUpdated: z.object({ changes: serviceSettings.partial() }),
@@ -12,6 +21,8 @@ export const serviceEvents = {
   DomainAdded: z.object({ domainId: z.string(), hostname: z.string() }),
   DomainChanged: z.object({ domainId: z.string(), hostname: z.string(), previousHostname: z.string() }),
   DomainRemoved: z.object({ domainId: z.string(), hostname: z.string() }),
+  /** The route now leads to this deployment's container; `null` fields: nothing runs (a release undone). */
+  ServiceReleased: release,
 };
 export type ServiceEvent = EventsOf<typeof serviceEvents>;
 export type ServiceCreatedData = z.infer<(typeof serviceEvents)['ServiceCreated']>;

@@ -13,6 +13,7 @@ import {
   decideCreate,
   decideDelete,
   decideDeleteEnv,
+  decideRelease,
   decideRemoveDomain,
   decideSetEnv,
   decideTransfer,
@@ -21,7 +22,7 @@ import {
   service,
 } from './aggregate.js';
 import { initialDatabaseVariables } from './engines.js';
-import type { ServiceCreatedData } from './events.js';
+import type { Release, ServiceCreatedData } from './events.js';
 import type { ServiceSettings } from './fields.js';
 
 export interface ServiceDeps {
@@ -218,4 +219,8 @@ export async function removeDomain(ctx: CommandContext, id: string, domainId: st
   const hostname = removed.events[0]?.type === 'DomainRemoved' ? removed.events[0].data.hostname : null;
   const released = hostname ? await release(ctx, 'hostname', hostname, domainOwner(id, domainId)) : { position: null };
   return { position: latest(removed.position, released.position) };
+}
+
+export async function releaseService(ctx: CommandContext, id: string, next: Release) {
+  return execute(ctx, service, id, (s) => decideRelease(s, next));
 }

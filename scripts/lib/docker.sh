@@ -39,7 +39,14 @@ ensure_image() {
 ensure_test_images() {
   ensure_docker_engine
   ensure_base_image
-  ensure_image runtime-node runtime-node &
-  ensure_image runtime-python runtime-python &
-  wait
+  # Built side by side; each failure is reported, not lost behind `wait`.
+  local pids=() failed=0 pid
+  ensure_image runtime-node runtime-node & pids+=($!)
+  ensure_image runtime-python runtime-python & pids+=($!)
+  ensure_image runtime-go runtime-go & pids+=($!)
+  ensure_image runtime-static runtime-static & pids+=($!)
+  for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+  # test-web is built FROM runtime-python.
+  ensure_image test-web test-web || failed=1
+  return $failed
 }

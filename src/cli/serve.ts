@@ -31,8 +31,12 @@ export async function serve(config: Config, log: Logger): Promise<RunningServer>
     http,
     url,
     async close() {
-      await new Promise<void>((resolve) => http.close(() => resolve()));
-      http.closeAllConnections();
+      // Open streams (SSE) would hold close() forever: idle sockets go at once, the rest after a short grace.
+      const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+      http.closeIdleConnections();
+      const force = setTimeout(() => http.closeAllConnections(), 1000);
+      await closed;
+      clearTimeout(force);
       await new Promise<void>((resolve) => admin.close(() => resolve()));
       await app.stop();
     },

@@ -4,6 +4,7 @@ import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { Slipway } from '../slipway.js';
 import { authenticate, PrincipalCache } from './auth.js';
 import { errorHandler, HttpError } from './errors.js';
+import { deploymentRoutes } from './routes/deployments.js';
 import { domainRoutes } from './routes/domains.js';
 import { envRoutes } from './routes/env.js';
 import { eventRoutes } from './routes/events.js';
@@ -30,6 +31,7 @@ export function createHttpApp(app: Slipway): Koa {
   serviceRoutes(api, app);
   envRoutes(api, app);
   domainRoutes(api, app);
+  deploymentRoutes(api, app);
   keyRoutes(api, app);
   eventRoutes(api, app);
 

@@ -1,6 +1,7 @@
 import type { Context, Next } from 'koa';
 import { hashApiKeySecret } from '../../commands/apikey/secret.js';
 import { findActiveKeyByHash } from '../../projections/api-key-queries.js';
+import { findDeployment } from '../../projections/deployment-queries.js';
 import { findService, type ServiceRow } from '../../projections/service-queries.js';
 import { findProject, type ProjectRow } from '../../projections/project-queries.js';
 import type { ProjectionRunner } from '../../projections/runner.js';
@@ -89,4 +90,12 @@ export async function visibleService(db: SqlExecutor, principal: Principal, id: 
   const service = isId(id) ? await findService(db, id) : null;
   if (!service || !canSee(principal, service.project_id)) throw notFoundHttp('service');
   return service;
+}
+
+/** A deployment is visible through its service's current project (services move between projects). */
+export async function visibleDeployment(db: SqlExecutor, principal: Principal, id: string) {
+  const deployment = isId(id) ? await findDeployment(db, id) : null;
+  const service = deployment ? await findService(db, deployment.service_id) : null;
+  if (!deployment || !service || !canSee(principal, service.project_id)) throw notFoundHttp('deployment');
+  return { deployment, service };
 }

@@ -1,6 +1,7 @@
 import type { ApiKeyRow } from '../../projections/api-key-queries.js';
 import type { AuditRow } from '../../projections/audit-queries.js';
 import type { ProjectRow } from '../../projections/project-queries.js';
+import type { DeploymentLogRow, DeploymentRow } from '../../projections/deployment-queries.js';
 import type { DomainRow, ServiceRow } from '../../projections/service-queries.js';
 import { ENGINE_CATALOGUE } from '../../commands/service/engines.js';
 import type { Engine } from '../../commands/service/fields.js';
@@ -105,4 +106,26 @@ export function presentAuditEvent(row: AuditRow) {
     causationId: row.causation_id,
     data: row.data,
   };
+}
+
+export function presentDeployment(row: DeploymentRow) {
+  return {
+    id: row.id,
+    serviceId: row.service_id,
+    commitSha: row.commit_sha,
+    status: row.status,
+    trigger: row.trigger,
+    imageTag: row.image_tag,
+    containerName: row.container_name,
+    buildMethod: row.build_method,
+    /** Why it failed or was aborted; null otherwise. */
+    reason: row.reason,
+    startedAt: iso(row.started_at),
+    finishedAt: iso(row.finished_at),
+    createdAt: isoRequired(row.created_at),
+  };
+}
+
+export function presentDeploymentLog(row: DeploymentLogRow) {
+  return { id: row.id, deploymentId: row.deployment_id, line: row.line, stream: row.stream, createdAt: isoRequired(row.created_at) };
 }

@@ -54,7 +54,8 @@ export class ProxyReconciler {
     const routes = (await listRoutes(this.db)).map((r) => ({
       id: r.service_id,
       hostnames: r.hostnames,
-      upstream: { host: this.upstreamHost, port: r.host_port },
+      hostPort: r.host_port,
+      upstream: r.upstream_port === null ? null : { host: this.upstreamHost, port: r.upstream_port },
     }));
     return this.target.client.load(buildCaddyConfig(this.settings, routes));
   }

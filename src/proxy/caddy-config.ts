@@ -2,7 +2,10 @@ export interface ProxyRoute {
   /** Stable per service, so one route can be addressed through `/id/<id>`. */
   id: string;
   hostnames: string[];
-  upstream: { host: string; port: number };
+  /** The service's own port: Caddy listens on it and forwards to the current container. */
+  hostPort: number;
+  /** Where the current container answers; null while nothing is deployed. */
+  upstream: { host: string; port: number } | null;
 }
 
 export interface ProxySettings {
@@ -17,13 +20,34 @@ export interface ProxyResult {
 
 function assertPort(port: number) {
   // Caddy accepts a bad port at load time and only fails per request.
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new RangeError(`invalid upstream port ${port}`);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new RangeError(`invalid port ${port}`);
 }
+
+function forwardTo(upstream: { host: string; port: number }) {
+  return {
+    handler: 'reverse_proxy',
+    upstreams: [{ dial: `${upstream.host}:${upstream.port}` }],
+    // A connection refused while a route switches is retried instead of answered with 502.
+    load_balancing: { try_duration: '3s', try_interval: '100ms' },
+  };
+}
+
+const NOT_DEPLOYED = { handler: 'static_response', status_code: 503, body: 'This service has no running deployment yet.\n' };
 
 /** The whole Caddy configuration as a pure function of the routing read model. */
 export function buildCaddyConfig(settings: ProxySettings, routes: readonly ProxyRoute[]) {
-  const served = routes.filter((r) => r.hostnames.length > 0);
-  for (const route of served) assertPort(route.upstream.port);
+  for (const route of routes) {
+    assertPort(route.hostPort);
+    if (route.upstream) assertPort(route.upstream.port);
+  }
+  const portServers = Object.fromEntries(
+    routes
+      .filter((r) => r.upstream !== null)
+      .map((r) => [
+        `port-${r.hostPort}`,
+        { listen: [`:${r.hostPort}`], automatic_https: { disable: true }, routes: [{ '@id': `slipway-port-${r.id}`, handle: [forwardTo(r.upstream!)] }] },
+      ]),
+  );
   return {
     admin: { listen: settings.adminListen },
     apps: {
@@ -33,25 +57,21 @@ export function buildCaddyConfig(settings: ProxySettings, routes: readonly Proxy
             listen: settings.httpListen,
             automatic_https: { disable: true },
             routes: [
-              ...served.map((route) => ({
-                '@id': `slipway-${route.id}`,
-                match: [{ host: [...route.hostnames].sort() }],
-                handle: [
-                  {
-                    handler: 'reverse_proxy',
-                    upstreams: [{ dial: `${route.upstream.host}:${route.upstream.port}` }],
-                  },
-                ],
-                terminal: true,
-              })),
+              ...routes
+                .filter((r) => r.hostnames.length > 0)
+                .map((route) => ({
+                  '@id': `slipway-${route.id}`,
+                  match: [{ host: [...route.hostnames].sort() }],
+                  handle: [route.upstream ? forwardTo(route.upstream) : NOT_DEPLOYED],
+                  terminal: true,
+                })),
               {
                 // Without a catch-all Caddy answers 200 with an empty body for unknown hosts.
-                handle: [
-                  { handler: 'static_response', status_code: 404, body: 'No Slipway service answers for this host.\n' },
-                ],
+                handle: [{ handler: 'static_response', status_code: 404, body: 'No Slipway service answers for this host.\n' }],
               },
             ],
           },
+          ...portServers,
         },
       },
     },

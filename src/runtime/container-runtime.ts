@@ -21,6 +21,14 @@ export interface RunningContainer {
   hostPort: number | null;
 }
 
+export interface ContainerState {
+  /** False while the engine restarts a crashed process. */
+  running: boolean;
+  exitCode: number | null;
+  restarts: number;
+  hostPort: number | null;
+}
+
 export interface OwnedContainer {
   id: string;
   name: string;
@@ -28,14 +36,55 @@ export interface OwnedContainer {
   running: boolean;
 }
 
+export interface OwnedImage {
+  id: string;
+  tags: string[];
+  labels: Record<string, string>;
+}
+
+export interface BuildSpec {
+  /** Directory sent as the build context. */
+  contextDir: string;
+  /** Path of the Dockerfile inside the context. */
+  dockerfile: string;
+  tag: string;
+  labels: Record<string, string>;
+}
+
+export interface OutputLine {
+  stream: 'stdout' | 'stderr';
+  line: string;
+  /** ISO timestamp from the engine, when it gives one. */
+  time: string | null;
+}
+
+export interface LogOptions {
+  tail?: number;
+  /** Seconds since the epoch, fractional. */
+  since?: string;
+  follow: boolean;
+  signal?: AbortSignal;
+}
+
 export interface ContainerRuntime {
   ping(): Promise<void>;
   ensureNetwork(name: string, labels: Record<string, string>): Promise<void>;
+  /** Build output goes line by line to `onLine`; a failed step rejects with the engine's message. */
+  build(spec: BuildSpec, onLine: (line: string) => void, signal: AbortSignal): Promise<void>;
+  imageExists(reference: string): Promise<boolean>;
+  pull(reference: string, onLine: (line: string) => void, signal: AbortSignal): Promise<void>;
+  /** Removes a tag and the layers only it used; layers the current image shares stay as build cache. */
+  removeImage(reference: string): Promise<void>;
+  listImages(labels: Record<string, string>): Promise<OwnedImage[]>;
   run(spec: ContainerSpec): Promise<RunningContainer>;
+  /** null when there is no such container. */
+  inspect(name: string, internalPort: number | null): Promise<ContainerState | null>;
   /** Stops (SIGTERM, then SIGKILL after `graceSeconds`) and removes; a missing container is fine. */
   remove(name: string, graceSeconds: number): Promise<void>;
   /** Containers carrying every given label. */
   list(labels: Record<string, string>): Promise<OwnedContainer[]>;
+  /** Output of a container, line by line; with `follow`, until it stops or the signal fires. */
+  logs(name: string, options: LogOptions): AsyncIterable<OutputLine>;
 }
 
 export const LABEL = {

@@ -1,80 +1,203 @@
 import Docker from 'dockerode';
-import { LABEL, type ContainerRuntime, type ContainerSpec, type OwnedContainer, type RunningContainer } from './container-runtime.js';
+import { pack } from 'tar-fs';
+import type { Readable } from 'node:stream';
+import {
+  LABEL,
+  type ContainerRuntime,
+  type ContainerSpec,
+  type OwnedContainer,
+  type OwnedImage,
+  type OutputLine,
+  type RunningContainer,
+} from './container-runtime.js';
+import { followProgress, LogDemuxer } from './docker-streams.js';
 
 const statusOf = (error: unknown) => (error as { statusCode?: number }).statusCode;
 
 const labelFilter = (labels: Record<string, string>) => Object.entries(labels).map(([k, v]) => `${k}=${v}`);
 
-/** Docker through dockerode; everything it creates carries `slipway.managed=true`. */
-export function createDockerRuntime(options: Docker.DockerOptions = { socketPath: '/var/run/docker.sock' }): ContainerRuntime {
-  const docker = new Docker(options);
+/** Short engine calls get a deadline; streams (build, pull, logs) are bounded by their caller's signal. */
+async function within<T>(ms: number, what: string, call: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the Docker engine did not answer ${what} within ${ms / 1000} s`)), ms);
+  });
+  try {
+    return await Promise.race([call(), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
-  async function inspectPublished(id: string, internalPort: number | null): Promise<number | null> {
+export interface DockerRuntimeOptions {
+  socketPath: string;
+  /** Deadline for short calls (ping, inspect, create, start, remove), in milliseconds. */
+  callTimeoutMs: number;
+}
+
+/** Docker through dockerode; everything it creates carries `slipway.managed=true`. */
+export function createDockerRuntime(options: DockerRuntimeOptions = { socketPath: '/var/run/docker.sock', callTimeoutMs: 30_000 }): ContainerRuntime {
+  const docker = new Docker({ socketPath: options.socketPath });
+  const call = <T>(what: string, fn: () => Promise<T>) => within(options.callTimeoutMs, what, fn);
+
+  async function publishedPort(info: Docker.ContainerInspectInfo, internalPort: number | null): Promise<number | null> {
     if (internalPort === null) return null;
-    const info = await docker.getContainer(id).inspect();
     const binding = info.NetworkSettings.Ports?.[`${internalPort}/tcp`]?.[0];
     return binding ? Number(binding.HostPort) : null;
   }
 
+  const inspect = async (name: string) => {
+    try {
+      return await call('inspect', () => docker.getContainer(name).inspect());
+    } catch (error) {
+      if (statusOf(error) === 404) return null;
+      throw error;
+    }
+  };
+
   return {
     async ping() {
-      await docker.ping();
+      await call('ping', () => docker.ping());
     },
 
     async ensureNetwork(name, labels) {
-      const existing = await docker.listNetworks({ filters: { name: [name] } });
+      const existing = await call('listNetworks', () => docker.listNetworks({ filters: { name: [name] } }));
       if (existing.some((n) => n.Name === name)) return;
       try {
-        await docker.createNetwork({ Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: { ...labels, [LABEL.managed]: 'true' } });
+        await call('createNetwork', () =>
+          docker.createNetwork({ Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: { ...labels, [LABEL.managed]: 'true' } }),
+        );
       } catch (error) {
         if (statusOf(error) !== 409) throw error;
       }
     },
 
+    async build(spec, onLine, signal) {
+      const context = pack(spec.contextDir, { ignore: (path) => /(^|\/)\.git(\/|$)/.test(path.slice(spec.contextDir.length)) });
+      const stream = (await docker.buildImage(context, {
+        t: spec.tag,
+        dockerfile: spec.dockerfile,
+        labels: { ...spec.labels, [LABEL.managed]: 'true' },
+        rm: true,
+        forcerm: true,
+        abortSignal: signal,
+      })) as Readable;
+      signal.addEventListener('abort', () => stream.destroy(new Error('build cancelled')), { once: true });
+      await followProgress(stream, onLine);
+    },
+
+    async imageExists(reference) {
+      try {
+        await call('image inspect', () => docker.getImage(reference).inspect());
+        return true;
+      } catch (error) {
+        if (statusOf(error) === 404) return false;
+        throw error;
+      }
+    },
+
+    async pull(reference, onLine, signal) {
+      const stream = (await docker.pull(reference, { abortSignal: signal })) as Readable;
+      signal.addEventListener('abort', () => stream.destroy(new Error('pull cancelled')), { once: true });
+      await followProgress(stream, onLine);
+    },
+
+    async removeImage(reference) {
+      try {
+        await call('image remove', () => docker.getImage(reference).remove());
+      } catch (error) {
+        // 404: gone already; 409: a container still uses it and removes it later.
+        if (statusOf(error) !== 404 && statusOf(error) !== 409) throw error;
+      }
+    },
+
+    async listImages(labels): Promise<OwnedImage[]> {
+      const found = await call('listImages', () => docker.listImages({ filters: { label: labelFilter({ ...labels, [LABEL.managed]: 'true' }) } }));
+      return found.map((i) => ({ id: i.Id, tags: (i.RepoTags ?? []).filter((t) => t !== '<none>:<none>'), labels: i.Labels ?? {} }));
+    },
+
     async run(spec: ContainerSpec): Promise<RunningContainer> {
-      const existing = await docker.listContainers({ all: true, filters: { name: [`^/${spec.name}$`] } });
-      if (existing[0]) {
-        const container = docker.getContainer(existing[0].Id);
-        if (existing[0].State !== 'running') await container.start();
-        return { id: existing[0].Id, name: spec.name, hostPort: await inspectPublished(existing[0].Id, spec.internalPort) };
+      const existing = await inspect(spec.name);
+      if (existing) {
+        if (!existing.State.Running) await call('start', () => docker.getContainer(existing.Id).start());
+        const fresh = (await inspect(existing.Id)) ?? existing;
+        return { id: existing.Id, name: spec.name, hostPort: await publishedPort(fresh, spec.internalPort) };
       }
       const port = spec.internalPort === null ? null : `${spec.internalPort}/tcp`;
-      const container = await docker.createContainer({
-        name: spec.name,
-        Image: spec.image,
-        Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`),
-        Labels: { ...spec.labels, [LABEL.managed]: 'true' },
-        ...(spec.command ? { Cmd: spec.command } : {}),
-        ...(port ? { ExposedPorts: { [port]: {} } } : {}),
-        HostConfig: {
-          NetworkMode: spec.network,
-          RestartPolicy: { Name: 'unless-stopped' },
-          ...(port && spec.publish ? { PortBindings: { [port]: [{ HostIp: '127.0.0.1', HostPort: '' }] } } : {}),
-        },
-        NetworkingConfig: { EndpointsConfig: { [spec.network]: { Aliases: spec.aliases } } },
-      });
-      await container.start();
-      return { id: container.id, name: spec.name, hostPort: await inspectPublished(container.id, spec.internalPort) };
+      const container = await call('create', () =>
+        docker.createContainer({
+          name: spec.name,
+          Image: spec.image,
+          Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`),
+          Labels: { ...spec.labels, [LABEL.managed]: 'true' },
+          ...(spec.command ? { Cmd: spec.command } : {}),
+          ...(port ? { ExposedPorts: { [port]: {} } } : {}),
+          HostConfig: {
+            NetworkMode: spec.network,
+            RestartPolicy: { Name: 'unless-stopped' },
+            LogConfig: { Type: 'json-file', Config: { 'max-size': '10m', 'max-file': '3' } },
+            ...(port && spec.publish ? { PortBindings: { [port]: [{ HostIp: '127.0.0.1', HostPort: '' }] } } : {}),
+          },
+          NetworkingConfig: { EndpointsConfig: { [spec.network]: { Aliases: spec.aliases } } },
+        }),
+      );
+      await call('start', () => container.start());
+      const info = await inspect(container.id);
+      return { id: container.id, name: spec.name, hostPort: info ? await publishedPort(info, spec.internalPort) : null };
+    },
+
+    async inspect(name, internalPort) {
+      const info = await inspect(name);
+      if (!info) return null;
+      const running = info.State.Running && !info.State.Restarting;
+      return { running, exitCode: running ? null : info.State.ExitCode, restarts: info.RestartCount, hostPort: await publishedPort(info, internalPort) };
     },
 
     async remove(name, graceSeconds) {
       const container = docker.getContainer(name);
       try {
-        await container.stop({ t: graceSeconds });
+        await within(options.callTimeoutMs + graceSeconds * 1000, 'stop', () => container.stop({ t: graceSeconds }));
       } catch (error) {
         // 304: already stopped; 404: already gone.
         if (statusOf(error) !== 304 && statusOf(error) !== 404) throw error;
       }
       try {
-        await container.remove({ force: true });
+        await call('remove', () => container.remove({ force: true }));
       } catch (error) {
-        if (statusOf(error) !== 404) throw error;
+        // 409: a removal is already in progress.
+        if (statusOf(error) !== 404 && statusOf(error) !== 409) throw error;
       }
     },
 
     async list(labels): Promise<OwnedContainer[]> {
-      const found = await docker.listContainers({ all: true, filters: { label: labelFilter({ ...labels, [LABEL.managed]: 'true' }) } });
+      const found = await call('listContainers', () =>
+        docker.listContainers({ all: true, filters: { label: labelFilter({ ...labels, [LABEL.managed]: 'true' }) } }),
+      );
       return found.map((c) => ({ id: c.Id, name: (c.Names[0] ?? '').replace(/^\//, ''), labels: c.Labels, running: c.State === 'running' }));
+    },
+
+    async *logs(name, { tail, since, follow, signal }): AsyncIterable<OutputLine> {
+      const container = docker.getContainer(name);
+      const query = { stdout: true, stderr: true, timestamps: true, ...(tail !== undefined ? { tail } : {}), ...(since ? { since } : {}) };
+      const demux = new LogDemuxer(true);
+      if (!follow) {
+        const buffer = (await call('logs', () => container.logs({ ...query, follow: false }))) as unknown as Buffer;
+        yield* demux.push(buffer);
+        yield* demux.end();
+        return;
+      }
+      const stream = (await call('logs', () => container.logs({ ...query, follow: true, ...(signal ? { abortSignal: signal } : {}) }))) as Readable;
+      const stop = () => stream.destroy();
+      signal?.addEventListener('abort', stop, { once: true });
+      try {
+        for await (const chunk of stream) yield* demux.push(chunk as Buffer);
+      } catch (error) {
+        if (!signal?.aborted) throw error;
+      } finally {
+        signal?.removeEventListener('abort', stop);
+        stream.destroy();
+      }
+      yield* demux.end();
     },
   };
 }

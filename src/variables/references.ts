@@ -16,3 +16,8 @@ export function resolveReferences(value: string, lookup: VariableLookup, depth =
 export function referenceTo(service: string, key: string): string {
   return `\${${service}.${key}}`;
 }
+
+/** References still left in a value after resolving it: each names a service or variable that does not exist. */
+export function unresolvedReferences(value: string): string[] {
+  return [...value.matchAll(REFERENCE)].map((m) => m[0]);
+}

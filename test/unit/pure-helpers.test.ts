@@ -72,18 +72,25 @@ t.test('audit data hides encrypted values and key hashes', async (t) => {
 
 t.test('caddy config is a pure function of the routes', async (t) => {
   const settings = { adminListen: '127.0.0.1:2019', httpListen: [':80'] };
+  const up = (port: number) => ({ host: '127.0.0.1', port });
   const config = buildCaddyConfig(settings, [
-    { id: 's1', hostnames: ['b.example.com', 'a.example.com'], upstream: { host: '127.0.0.1', port: 20001 } },
-    { id: 's2', hostnames: [], upstream: { host: '127.0.0.1', port: 20002 } },
+    { id: 's1', hostnames: ['b.example.com', 'a.example.com'], hostPort: 20001, upstream: up(40001) },
+    { id: 's2', hostnames: [], hostPort: 20002, upstream: up(40002) },
+    { id: 's3', hostnames: ['c.example.com'], hostPort: 20003, upstream: null },
   ]);
   t.same(config, buildCaddyConfig(settings, [
-    { id: 's1', hostnames: ['a.example.com', 'b.example.com'], upstream: { host: '127.0.0.1', port: 20001 } },
-    { id: 's2', hostnames: [], upstream: { host: '127.0.0.1', port: 20002 } },
+    { id: 's1', hostnames: ['a.example.com', 'b.example.com'], hostPort: 20001, upstream: up(40001) },
+    { id: 's2', hostnames: [], hostPort: 20002, upstream: up(40002) },
+    { id: 's3', hostnames: ['c.example.com'], hostPort: 20003, upstream: null },
   ]), 'same routes, same config');
   t.equal(config.admin.listen, '127.0.0.1:2019', 'admin stays in every config');
-  const routes = config.apps.http.servers.slipway.routes;
-  t.equal(routes.length, 2, 'one route per served service plus the catch-all');
-  t.match(routes[0], { '@id': 'slipway-s1', match: [{ host: ['a.example.com', 'b.example.com'] }], handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: '127.0.0.1:20001' }] }] });
-  t.match(routes[1], { handle: [{ handler: 'static_response', status_code: 404 }] });
-  t.throws(() => buildCaddyConfig(settings, [{ id: 'x', hostnames: ['a.b.c'], upstream: { host: 'h', port: 70000 } }]), RangeError);
+  const servers = config.apps.http.servers as Record<string, { listen: string[]; routes: unknown[] }>;
+  const routes = servers.slipway!.routes;
+  t.equal(routes.length, 3, 'one route per service with domains plus the catch-all');
+  t.match(routes[0], { '@id': 'slipway-s1', match: [{ host: ['a.example.com', 'b.example.com'] }], handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: '127.0.0.1:40001' }] }] });
+  t.match(routes[1], { match: [{ host: ['c.example.com'] }], handle: [{ handler: 'static_response', status_code: 503 }] }, 'a domain with nothing deployed answers 503');
+  t.match(routes[2], { handle: [{ handler: 'static_response', status_code: 404 }] });
+  t.same(Object.keys(servers).sort(), ['port-20001', 'port-20002', 'slipway'], 'Caddy listens on the host port of each deployed web service');
+  t.match(servers['port-20002'], { listen: [':20002'], routes: [{ handle: [{ upstreams: [{ dial: '127.0.0.1:40002' }] }] }] });
+  t.throws(() => buildCaddyConfig(settings, [{ id: 'x', hostnames: ['a.b.c'], hostPort: 20000, upstream: up(70000) }]), RangeError);
 });

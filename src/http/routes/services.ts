@@ -1,12 +1,13 @@
 import type Router from '@koa/router';
 import { z } from 'zod';
 import { createService, deleteService, transferService, updateService } from '../../../commands/service/handlers.js';
+import { listDeploymentsOf } from '../../../projections/deployment-queries.js';
 import { findService, listDomainsOf } from '../../../projections/service-queries.js';
 import type { Slipway } from '../../slipway.js';
 import { loadProjectVariables } from '../../variables/project-variables.js';
 import { actorOf, principalOf, requireWrite, visibleProject, visibleService } from '../auth.js';
 import { notFoundHttp } from '../errors.js';
-import { iso, presentDomain, presentService } from '../presenters.js';
+import { iso, presentDeployment, presentDomain, presentService } from '../presenters.js';
 import { parseCreateService, updateServiceBody } from '../service-bodies.js';
 import { parseInput } from '../validation.js';
 import { databaseSuggestions, projectWithServices } from './projects.js';
@@ -43,7 +44,8 @@ export function serviceRoutes(router: Router, app: Slipway) {
       updatedAt: iso(row.updated_at),
     }));
     const domains = (await listDomainsOf(app.db, service.id)).map(presentDomain);
-    ctx.body = { service: presentService(service), deployments: [], env, domains, publicIp: app.publicIp };
+    const deployments = (await listDeploymentsOf(app.db, service.id, 20)).map(presentDeployment);
+    ctx.body = { service: presentService(service), deployments, env, domains, publicIp: app.publicIp };
   });
 
   router.patch('/api/services/:serviceId', async (ctx) => {

@@ -1,0 +1,38 @@
+import { randomUUID } from 'node:crypto';
+import { live, service } from '../service/aggregate.js';
+import type { CommandContext } from '../shared/command-context.js';
+import { invalid } from '../shared/domain-error.js';
+import { execute, loadAggregate } from '../shared/execute.js';
+import {
+  decideAbort,
+  decideFail,
+  decideMarkAborted,
+  decideProgress,
+  decideQueue,
+  decideStart,
+  decideSucceed,
+  deployment,
+} from './aggregate.js';
+import type { DeploymentEvent } from './events.js';
+
+export async function queueDeployment(ctx: CommandContext, serviceId: string) {
+  const { state } = await loadAggregate(ctx, service, serviceId);
+  const current = live(state);
+  if (current.kind === 'database') {
+    throw invalid('serviceId', 'database services run from their engine image and are not deployed from source');
+  }
+  const id = randomUUID();
+  const { position } = await execute(ctx, deployment, id, (s) => decideQueue(s, serviceId, current.projectId));
+  return { id, position };
+}
+
+export const abortDeployment = (ctx: CommandContext, id: string) => execute(ctx, deployment, id, decideAbort);
+
+/** What the deployer records as it goes; each is a no-op once the deployment has ended. */
+export const deploymentSteps = {
+  start: (ctx: CommandContext, id: string) => execute(ctx, deployment, id, decideStart),
+  progress: (ctx: CommandContext, id: string, event: DeploymentEvent) => execute(ctx, deployment, id, (s) => decideProgress(s, event)),
+  succeed: (ctx: CommandContext, id: string) => execute(ctx, deployment, id, decideSucceed),
+  fail: (ctx: CommandContext, id: string, reason: string) => execute(ctx, deployment, id, (s) => decideFail(s, reason)),
+  markAborted: (ctx: CommandContext, id: string, reason: string) => execute(ctx, deployment, id, (s) => decideMarkAborted(s, reason)),
+};

@@ -1,0 +1,15 @@
+import http.server, os
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = os.environ.get("GREETING", "hello from the test image").encode()
+        self.send_response(200)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+print("test-web listening on", os.environ["PORT"], flush=True)
+http.server.ThreadingHTTPServer(("0.0.0.0", int(os.environ["PORT"])), Handler).serve_forever()

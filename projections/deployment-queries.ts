@@ -1,0 +1,56 @@
+import type { SqlExecutor } from '../src/db/sql-client.js';
+
+export interface DeploymentRow {
+  id: string;
+  service_id: string;
+  project_id: string;
+  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'aborted';
+  trigger: string;
+  commit_sha: string | null;
+  image_tag: string | null;
+  container_name: string | null;
+  build_method: string | null;
+  reason: string | null;
+  abort_requested: boolean;
+  started_at: Date | string | null;
+  finished_at: Date | string | null;
+  created_at: Date | string;
+}
+
+export interface DeploymentLogRow {
+  deployment_id: string;
+  id: number;
+  line: string;
+  stream: string;
+  created_at: Date | string;
+}
+
+export async function findDeployment(db: SqlExecutor, id: string): Promise<DeploymentRow | null> {
+  const { rows } = await db.query<DeploymentRow>('select * from rm_deployments where id = $1', [id]);
+  return rows[0] ?? null;
+}
+
+/** Newest first. */
+export async function listDeploymentsOf(db: SqlExecutor, serviceId: string, limit = 100): Promise<DeploymentRow[]> {
+  const { rows } = await db.query<DeploymentRow>(
+    'select * from rm_deployments where service_id = $1 order by created_at desc, id desc limit $2',
+    [serviceId, limit],
+  );
+  return rows;
+}
+
+/** Queued and running deployments, oldest first. */
+export async function listUnfinishedDeployments(db: SqlExecutor): Promise<DeploymentRow[]> {
+  const { rows } = await db.query<DeploymentRow>(
+    "select * from rm_deployments where status in ('queued', 'running') order by created_at, id",
+  );
+  return rows;
+}
+
+export async function listDeploymentLogs(db: SqlExecutor, deploymentId: string, afterId = 0): Promise<DeploymentLogRow[]> {
+  const { rows } = await db.query<DeploymentLogRow>(
+    'select * from rm_deployment_logs where deployment_id = $1 and id > $2 order by id',
+    [deploymentId, afterId],
+  );
+  return rows;
+}

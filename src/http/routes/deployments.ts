@@ -1,0 +1,95 @@
+import type Router from '@koa/router';
+import { abortDeployment, queueDeployment } from '../../../commands/deployment/handlers.js';
+import { findDeployment, listDeploymentLogs, listDeploymentsOf } from '../../../projections/deployment-queries.js';
+import type { Slipway } from '../../slipway.js';
+import { actorOf, principalOf, requireWrite, visibleDeployment, visibleService } from '../auth.js';
+import { notFoundHttp } from '../errors.js';
+import { presentDeployment, presentDeploymentLog } from '../presenters.js';
+import { openSse } from '../sse.js';
+import { streamRuntimeLogs } from './runtime-logs.js';
+
+const FINISHED = new Set(['succeeded', 'failed', 'aborted']);
+const PING_MS = 5_000;
+
+export function deploymentRoutes(router: Router, app: Slipway) {
+  router.post('/api/services/:serviceId/deployments', async (ctx) => {
+    const principal = principalOf(ctx);
+    requireWrite(principal);
+    const service = await visibleService(app.db, principal, ctx.params.serviceId!);
+    const { id, position } = await queueDeployment(app.commandContext(actorOf(principal)), service.id);
+    await app.settle(position);
+    const row = await findDeployment(app.db, id);
+    if (!row) throw notFoundHttp('deployment');
+    // Answer as queued even if the deployer has already taken it in the meantime.
+    ctx.body = { deployment: { ...presentDeployment(row), status: 'queued', commitSha: null, imageTag: null, containerName: null, startedAt: null, finishedAt: null } };
+  });
+
+  router.get('/api/services/:serviceId/deployments', async (ctx) => {
+    const service = await visibleService(app.db, principalOf(ctx), ctx.params.serviceId!);
+    ctx.body = { deployments: (await listDeploymentsOf(app.db, service.id)).map(presentDeployment) };
+  });
+
+  router.post('/api/deployments/:deploymentId/abort', async (ctx) => {
+    const principal = principalOf(ctx);
+    requireWrite(principal);
+    const { deployment } = await visibleDeployment(app.db, principal, ctx.params.deploymentId!);
+    const { position } = await abortDeployment(app.commandContext(actorOf(principal)), deployment.id);
+    await app.settle(position);
+    ctx.body = { accepted: true };
+  });
+
+  router.get('/api/deployments/:deploymentId/logs', async (ctx) => {
+    const { deployment } = await visibleDeployment(app.db, principalOf(ctx), ctx.params.deploymentId!);
+    ctx.body = { logs: (await listDeploymentLogs(app.db, deployment.id)).map(presentDeploymentLog) };
+  });
+
+  router.get('/api/deployments/:deploymentId/stream', async (ctx) => {
+    const { deployment } = await visibleDeployment(app.db, principalOf(ctx), ctx.params.deploymentId!);
+    const id = deployment.id;
+    const sse = openSse(ctx);
+    let last = 0;
+    let running: Promise<void> | null = null;
+    let again = false;
+    // Sends the lines after `last`; ends the stream once the deployment has ended (or was deleted).
+    const pump = async () => {
+      do {
+        again = false;
+        const status = (await findDeployment(app.db, id))?.status;
+        for (const row of await listDeploymentLogs(app.db, id, last)) {
+          sse.send('log', presentDeploymentLog(row));
+          last = row.id;
+        }
+        if (status === undefined || FINISHED.has(status)) sse.close();
+      } while (again && !sse.closed);
+    };
+    const kick = () => {
+      if (sse.closed) return;
+      if (running) {
+        again = true;
+        return;
+      }
+      running = pump()
+        .catch(() => sse.close())
+        .finally(() => (running = null));
+    };
+    const unsubscribe = app.runner.onApplied((batch) => {
+      if (batch.some((e) => e.streamId.endsWith(id) || e.type === 'ServiceDeleted')) kick();
+    });
+    const ping = setInterval(() => sse.send('ping', { t: Date.now() }), PING_MS);
+    sse.onClose(() => {
+      unsubscribe();
+      clearInterval(ping);
+    });
+    const snapshot = await listDeploymentLogs(app.db, id);
+    last = snapshot.at(-1)?.id ?? 0;
+    sse.send('snapshot', snapshot.map(presentDeploymentLog));
+    kick();
+  });
+
+  router.get('/api/services/:serviceId/runtime-logs/stream', async (ctx) => {
+    const service = await visibleService(app.db, principalOf(ctx), ctx.params.serviceId!);
+    const sse = openSse(ctx);
+    // Koa sends the headers once this handler returns; the stream itself runs on behind them.
+    void streamRuntimeLogs(app, service, sse).catch(() => sse.close());
+  });
+}

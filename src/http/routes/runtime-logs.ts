@@ -1,0 +1,68 @@
+import type { ServiceRow } from '../../../projections/service-queries.js';
+import type { OutputLine } from '../../runtime/container-runtime.js';
+import { createRedactor, secretValues } from '../../secrets/redactor.js';
+import type { Slipway } from '../../slipway.js';
+import { loadProjectVariables } from '../../variables/project-variables.js';
+import type { SseChannel } from '../sse.js';
+
+const SNAPSHOT_LINES = 200;
+const KEEPALIVE_MS = 15_000;
+
+/** Docker's RFC 3339 nanosecond stamp as `seconds.nanoseconds`, which sorts as text and is what `since` takes. */
+export function dockerTimeKey(stamp: string): string | null {
+  const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?Z$/.exec(stamp);
+  if (!m) return null;
+  return `${Math.floor(Date.parse(`${m[1]}Z`) / 1000)}.${(m[2] ?? '').padEnd(9, '0')}`;
+}
+
+/**
+ * The current container's output: a snapshot of its recent lines, then new lines as they come, with
+ * `status` `{ ok, closed }`. The stream closes when the container stops or is replaced by a redeploy.
+ */
+export async function streamRuntimeLogs(app: Slipway, service: ServiceRow, sse: SseChannel) {
+  const ended = (ok: boolean) => {
+    sse.send('status', { ok, closed: true });
+    sse.close();
+  };
+  const container = service.current_container;
+  if (!container) {
+    sse.send('snapshot', []);
+    return ended(false);
+  }
+  const variables = await loadProjectVariables(app.db, app.keyring, service.project_id);
+  const redact = createRedactor(
+    secretValues(variables.variablesOf(service.id).map((v) => ({ key: v.row.key, value: v.value, resolved: variables.resolve(v.value) }))),
+  );
+  let id = 0;
+  const entry = (l: OutputLine) => ({ id: ++id, line: redact(l.line), stream: l.stream, createdAt: l.time ? new Date(l.time).toISOString() : new Date().toISOString() });
+
+  const controller = new AbortController();
+  const keepalive = setInterval(() => sse.comment('keep-alive'), KEEPALIVE_MS);
+  sse.onClose(() => {
+    controller.abort();
+    clearInterval(keepalive);
+  });
+  const since = `${(Date.now() / 1000).toFixed(3)}`;
+  let snapshot: OutputLine[] = [];
+  try {
+    for await (const l of app.runtime.logs(container, { follow: false, tail: SNAPSHOT_LINES })) snapshot.push(l);
+  } catch {
+    sse.send('snapshot', []);
+    return ended(false);
+  }
+  snapshot = snapshot.slice(-SNAPSHOT_LINES);
+  const lastKey = snapshot.map((l) => (l.time ? dockerTimeKey(l.time) : null)).filter((k) => k !== null).at(-1) ?? null;
+  sse.send('snapshot', snapshot.map(entry));
+  sse.send('status', { ok: true, closed: false });
+  try {
+    for await (const l of app.runtime.logs(container, { follow: true, since: lastKey ?? since, signal: controller.signal })) {
+      const key = l.time ? dockerTimeKey(l.time) : null;
+      // `since` is inclusive: lines the snapshot already carried come again.
+      if (lastKey && key && key <= lastKey) continue;
+      sse.send('log', entry(l));
+    }
+  } catch {
+    // The container went away mid-stream; the status below says so.
+  }
+  if (!sse.closed) ended(false);
+}

@@ -1,0 +1,202 @@
+import { deploymentSteps } from '../../commands/deployment/handlers.js';
+import { NO_RELEASE } from '../../commands/service/aggregate.js';
+import { releaseService } from '../../commands/service/handlers.js';
+import { listDeploymentLogs, listUnfinishedDeployments, type DeploymentRow } from '../../projections/deployment-queries.js';
+import type { ProjectionRunner } from '../../projections/runner.js';
+import { findService, listReleasedServices } from '../../projections/service-queries.js';
+import type { RecordedEvent } from '../eventstore/port.js';
+import type { Logger } from '../logger.js';
+import { LABEL } from '../runtime/container-runtime.js';
+import { DeploymentLog } from './deployment-log.js';
+import { runDeployment, type RunDeps } from './deployment-run.js';
+
+export interface DeployerOptions {
+  /** Deployments that may run at once across all services. */
+  concurrency: number;
+}
+
+interface ActiveRun {
+  serviceId: string;
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+const ACTOR = 'system:deployer';
+
+/**
+ * The process manager that drives deployments. It takes queued deployments from the read model, one per
+ * service and at most `concurrency` at once; when several are queued for one service, the newest runs and
+ * the older ones end `aborted` as superseded. Abort requests and service deletions stop a run for real.
+ */
+export class Deployer {
+  private readonly active = new Map<string, ActiveRun>();
+  private pass: Promise<void> = Promise.resolve();
+  private pending = false;
+  private stopping = false;
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(
+    private readonly deps: RunDeps,
+    private readonly runner: ProjectionRunner,
+    private readonly options: DeployerOptions,
+    private readonly logger: Logger,
+  ) {}
+
+  async start() {
+    await this.recover().catch((error: unknown) => this.logger.warn('deployment recovery incomplete', { error: String(error) }));
+    this.unsubscribe = this.runner.onApplied((batch) => this.onBatch(batch));
+    this.kick();
+  }
+
+  /** Stops taking work; runs in progress are stopped and recorded as failed. */
+  async stop() {
+    this.stopping = true;
+    this.unsubscribe?.();
+    for (const run of this.active.values()) run.controller.abort('Slipway was stopped during the deployment');
+    await Promise.all([...this.active.values()].map((r) => r.done));
+    await this.pass;
+  }
+
+  /** Settles once nothing is scheduled or running (tests and benchmarks). */
+  async idle() {
+    while (this.active.size > 0 || this.pending) {
+      await Promise.all([this.pass, ...[...this.active.values()].map((r) => r.done)]);
+    }
+  }
+
+  private onBatch(batch: readonly RecordedEvent[]) {
+    let schedule = false;
+    for (const event of batch) {
+      if (event.type === 'DeploymentAbortRequested') {
+        this.active.get(event.streamId.slice('deployment-'.length))?.controller.abort('aborted by request');
+      } else if (event.type === 'ServiceDeleted') {
+        const serviceId = event.streamId.slice('service-'.length);
+        for (const run of this.active.values()) if (run.serviceId === serviceId) run.controller.abort('the service was deleted');
+        void this.removeEverythingOf(serviceId);
+      }
+      if (event.type === 'DeploymentQueued' || event.type === 'DeploymentAborted') schedule = true;
+    }
+    if (schedule) this.kick();
+  }
+
+  /** Scheduling passes run one after another; a request during a pass causes one more. */
+  private kick() {
+    if (this.stopping || this.pending) return;
+    this.pending = true;
+    this.pass = this.pass.then(async () => {
+      this.pending = false;
+      await this.schedule().catch((error: unknown) => this.logger.error('deployment scheduling failed', { error: String(error) }));
+    });
+  }
+
+  private async schedule() {
+    const queued = (await listUnfinishedDeployments(this.deps.db)).filter((d) => d.status === 'queued');
+    const byService = new Map<string, DeploymentRow[]>();
+    for (const d of queued) byService.set(d.service_id, [...(byService.get(d.service_id) ?? []), d]);
+    const busy = new Set([...this.active.values()].map((r) => r.serviceId));
+    for (const [serviceId, waiting] of byService) {
+      if (busy.has(serviceId) || this.stopping) continue;
+      const newest = waiting[waiting.length - 1]!;
+      for (const older of waiting.slice(0, -1)) {
+        await deploymentSteps.markAborted(this.deps.cmd, older.id, `superseded by the newer deployment ${newest.id}`);
+      }
+      if (this.active.size >= this.options.concurrency) continue;
+      this.launch(newest);
+    }
+  }
+
+  private launch(row: DeploymentRow) {
+    const controller = new AbortController();
+    const log = new DeploymentLog(this.deps.cmd.store, row.id, (l) => l, ACTOR);
+    const deps = { ...this.deps, cmd: { ...this.deps.cmd, correlationId: row.id } };
+    const done = runDeployment(deps, row.id, row.service_id, log, controller.signal)
+      .catch((error: unknown) => this.logger.error('deployment run failed', { deployment: row.id, error: String(error) }))
+      .finally(() => {
+        this.active.delete(row.id);
+        this.kick();
+      });
+    this.active.set(row.id, { serviceId: row.service_id, controller, done });
+  }
+
+  private async removeEverythingOf(serviceId: string) {
+    const { runtime } = this.deps;
+    try {
+      for (const c of await runtime.list({ [LABEL.service]: serviceId })) await runtime.remove(c.name, this.deps.settings.timeouts.stopGraceSeconds);
+      for (const image of await runtime.listImages({ [LABEL.service]: serviceId })) for (const tag of image.tags) await runtime.removeImage(tag);
+    } catch (error) {
+      this.logger.warn('could not remove the containers of a deleted service', { service: serviceId, error: String(error) });
+    }
+  }
+
+  /**
+   * After a crash, nothing is left `running`: a deployment that had already switched its route is finished,
+   * any other is failed and what it created is removed. Containers and images no current release owns go too,
+   * and a current container the engine republished on another port gets its route moved.
+   */
+  private async recover() {
+    const { db, runtime, cmd } = this.deps;
+    const running = (await listUnfinishedDeployments(db)).filter((d) => d.status === 'running');
+    let engine: string | null = null;
+    await runtime.ping().catch((error: unknown) => (engine = String(error)));
+    for (const d of running) {
+      const service = await findService(db, d.service_id);
+      const last = (await listDeploymentLogs(db, d.id)).at(-1)?.id ?? 0;
+      const log = new DeploymentLog(cmd.store, d.id, (l) => l, ACTOR, last + 1);
+      if (service?.current_deployment_id === d.id) {
+        log.system('Slipway restarted after this deployment had switched its route; it is complete');
+        await log.flush();
+        await deploymentSteps.succeed(cmd, d.id);
+        continue;
+      }
+      if (engine === null) {
+        for (const c of await runtime.list({ [LABEL.deployment]: d.id })) await runtime.remove(c.name, 1);
+        for (const image of await runtime.listImages({ [LABEL.deployment]: d.id })) for (const tag of image.tags) await runtime.removeImage(tag);
+      }
+      const reason =
+        'Slipway stopped while this deployment was running; ' +
+        (engine === null ? 'its build and container were discarded. Deploy again.' : `Docker was unreachable at restart (${engine}). Deploy again.`);
+      log.system(reason);
+      await log.flush();
+      await deploymentSteps.fail(cmd, d.id, reason);
+    }
+    if (engine === null) await this.sweep();
+  }
+
+  private async sweep() {
+    const { db, runtime, cmd } = this.deps;
+    const owned = await runtime.list({});
+    const services = new Map<string, Awaited<ReturnType<typeof findService>>>();
+    const serviceOf = async (id: string) => {
+      if (!services.has(id)) services.set(id, await findService(db, id));
+      return services.get(id)!;
+    };
+    for (const c of owned) {
+      const service = await serviceOf(c.labels[LABEL.service] ?? '');
+      if (!service || service.current_deployment_id !== c.labels[LABEL.deployment]) {
+        this.logger.info('removing a container no release owns', { container: c.name });
+        await runtime.remove(c.name, 1);
+      }
+    }
+    for (const image of await runtime.listImages({})) {
+      const service = await serviceOf(image.labels[LABEL.service] ?? '');
+      if (!service || service.current_deployment_id !== image.labels[LABEL.deployment]) {
+        for (const tag of image.tags) await runtime.removeImage(tag);
+      }
+    }
+    // The engine may have republished a restarted container on another loopback port.
+    for (const service of await listReleasedServices(db)) {
+      const state = await runtime.inspect(service.current_container!, service.runtime_mode === 'worker' ? null : service.internal_port);
+      if (!state) {
+        this.logger.warn('the current container of a service is gone', { service: service.id, container: service.current_container });
+        await releaseService(cmd, service.id, NO_RELEASE);
+      } else if (state.hostPort !== service.upstream_port) {
+        await releaseService(cmd, service.id, {
+          deploymentId: service.current_deployment_id,
+          containerName: service.current_container,
+          upstreamPort: state.hostPort,
+          buildMethod: service.detected_build_method as 'dockerfile' | null,
+        });
+      }
+    }
+  }
+}

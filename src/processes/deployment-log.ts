@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import { LOG_CATEGORY, type LogLine } from '../../commands/deployment/events.js';
+import type { EventStore } from '../eventstore/port.js';
+
+const MAX_LINE = 4096;
+const MAX_LINES = 50_000;
+const FLUSH_MS = 40;
+const MAX_CHUNK = 500;
+
+// Postgres text holds no NUL; other control characters (colour codes aside) only garble a terminal.
+const sanitize = (line: string) => {
+  const clean = line.replace(/[\u0000-\u0008\u000b-\u001a\u001c-\u001f]/g, '');
+  return clean.length > MAX_LINE ? `${clean.slice(0, MAX_LINE)} … [line truncated]` : clean;
+};
+
+/**
+ * Collects a deployment's output and appends it in chunks to `deploymentlog-<id>`, redacted, at most
+ * every few tens of milliseconds: few events, and a line reaches the stream readers quickly.
+ */
+export class DeploymentLog {
+  private buffer: LogLine[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private chain: Promise<void> = Promise.resolve();
+  private truncated = false;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly deploymentId: string,
+    private redact: (line: string) => string,
+    private readonly actor: string,
+    /** Id of the next line: 1, or after the lines an earlier run of the deployer wrote. */
+    private next = 1,
+  ) {}
+
+  /** Secrets learnt during the run (decrypted variables) are redacted from then on. */
+  setRedactor(redact: (line: string) => string) {
+    this.redact = redact;
+  }
+
+  write(line: string, stream: LogLine['stream'] = 'stdout') {
+    if (this.next + this.buffer.length > MAX_LINES) {
+      if (!this.truncated) this.buffer.push({ line: `[log truncated after ${MAX_LINES} lines]`, stream: 'system', at: new Date().toISOString() });
+      this.truncated = true;
+      return;
+    }
+    this.buffer.push({ line: sanitize(this.redact(line)), stream, at: new Date().toISOString() });
+    if (this.buffer.length >= MAX_CHUNK) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
+  }
+
+  system(line: string) {
+    this.write(line, 'system');
+  }
+
+  /** Resolves once everything written so far is in the event store. */
+  flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const lines = this.buffer;
+    this.buffer = [];
+    if (lines.length > 0) {
+      const first = this.next;
+      this.next += lines.length;
+      this.chain = this.chain.then(() => this.append(first, lines));
+    }
+    return this.chain;
+  }
+
+  private async append(first: number, lines: LogLine[]) {
+    // One writer per deployment at a time, so the order of appends is the order of lines.
+    await this.store
+      .append(
+        `${LOG_CATEGORY}-${this.deploymentId}`,
+        [
+          {
+            id: randomUUID(),
+            type: 'DeploymentLogAppended',
+            schemaVersion: 1,
+            data: { first, lines },
+            metadata: { actor: this.actor, correlationId: this.deploymentId, causationId: null },
+          },
+        ],
+        'any',
+      )
+      // A chunk that cannot be stored must not stop the deployment itself.
+      .catch(() => undefined);
+  }
+}

@@ -1,0 +1,335 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { deploymentSteps } from '../../commands/deployment/handlers.js';
+import { NO_RELEASE, service as serviceAggregate } from '../../commands/service/aggregate.js';
+import type { Release } from '../../commands/service/events.js';
+import { releaseService } from '../../commands/service/handlers.js';
+import type { CommandContext } from '../../commands/shared/command-context.js';
+import { loadAggregate } from '../../commands/shared/execute.js';
+import { findService, type ServiceRow } from '../../projections/service-queries.js';
+import { chooseBuild, insideRoot } from '../build/build-plan.js';
+import { cloneBranch } from '../build/git-source.js';
+import { detect, type PackImages } from '../build/packbuilder/detect.js';
+import { packDockerfile } from '../build/packbuilder/dockerfile.js';
+import type { SqlExecutor } from '../db/sql-client.js';
+import type { ProxyResult } from '../proxy/caddy-config.js';
+import { LABEL, type ContainerRuntime } from '../runtime/container-runtime.js';
+import type { Keyring } from '../secrets/keyring.js';
+import { createRedactor, secretValues } from '../secrets/redactor.js';
+import { loadProjectVariables } from '../variables/project-variables.js';
+import { unresolvedReferences } from '../variables/references.js';
+import type { DeploymentLog } from './deployment-log.js';
+import { answersHttp } from './http-probe.js';
+
+export interface DeployTimeouts {
+  cloneMs: number;
+  buildMs: number;
+  pullMs: number;
+  /** From container start until it answers HTTP (web) or has stayed up (worker). */
+  startMs: number;
+  workerSettleMs: number;
+  /** Time the proxy gets to finish requests already sent to the previous container. */
+  drainMs: number;
+  stopGraceSeconds: number;
+}
+
+export interface DeploySettings {
+  workDir: string;
+  timeouts: DeployTimeouts;
+  packImages: PackImages;
+  /** False when Slipway runs without a proxy: releases are recorded but nothing routes them. */
+  proxyEnabled: boolean;
+}
+
+export interface RunDeps {
+  cmd: CommandContext;
+  db: SqlExecutor;
+  keyring: Keyring;
+  runtime: ContainerRuntime;
+  proxy: { sync(position: string | null): Promise<ProxyResult> };
+  settings: DeploySettings;
+}
+
+/** A failure whose message is the whole story for the user; anything else is prefixed with its step. */
+export class DeployFailure extends Error {}
+
+export const GENERATED_DOCKERFILE = '.slipway.Dockerfile';
+export const networkOf = (projectId: string) => `slipway-${projectId}`;
+export const containerNameOf = (slug: string, deploymentId: string) => `slipway-${slug}-${deploymentId}`;
+export const imageTagOf = (row: ServiceRow, deploymentId: string) => `slipway/${row.slug}-${row.id.slice(0, 8)}:${deploymentId}`;
+
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** One step with its own deadline inside the deployment's abort signal. */
+async function step<T>(name: string, ms: number, parent: AbortSignal, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const signal = AbortSignal.any([parent, AbortSignal.timeout(ms)]);
+  try {
+    return await fn(signal);
+  } catch (error) {
+    if (parent.aborted) throw error;
+    if (signal.aborted) throw new DeployFailure(`${name} did not finish within ${Math.round(ms / 1000)} s`);
+    if (error instanceof DeployFailure) throw error;
+    throw new DeployFailure(`${name} failed: ${message(error)}`);
+  }
+}
+
+interface Prepared {
+  row: ServiceRow;
+  env: Record<string, string>;
+  gitToken: string | null;
+  secrets: string[];
+}
+
+async function prepare(deps: RunDeps, serviceId: string): Promise<Prepared> {
+  const { state } = await loadAggregate(deps.cmd, serviceAggregate, serviceId);
+  const row = await findService(deps.db, serviceId);
+  if (state.status !== 'live' || !state.service || !row) throw new DeployFailure('the service was deleted');
+  const variables = await loadProjectVariables(deps.db, deps.keyring, row.project_id);
+  const env: Record<string, string> = {};
+  const secrets: string[] = [];
+  for (const { row: variable, value } of variables.variablesOf(serviceId)) {
+    const resolved = variables.resolve(value);
+    const missing = unresolvedReferences(resolved);
+    if (missing.length > 0) {
+      throw new DeployFailure(
+        `variable ${variable.key} refers to ${missing.join(', ')}, which no service of this project defines; set that variable or fix the reference`,
+      );
+    }
+    env[variable.key] = resolved;
+    secrets.push(...secretValues([{ key: variable.key, value, resolved }]));
+  }
+  env.PORT ??= String(row.internal_port);
+  const gitToken = state.service.gitToken ? await deps.keyring.decrypt(state.service.gitToken) : null;
+  if (gitToken) secrets.push(gitToken);
+  return { row, env, gitToken, secrets };
+}
+
+/** Clones and builds a source service; returns the image tag and the builder that ran. */
+async function buildFromSource(deps: RunDeps, id: string, p: Prepared, log: DeploymentLog, signal: AbortSignal) {
+  const { row } = p;
+  const { timeouts } = deps.settings;
+  const dir = join(deps.settings.workDir, id);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  try {
+    log.system(`Cloning ${row.repo_url} (branch ${row.branch}, depth 1)`);
+    const sha = await step('git clone', timeouts.cloneMs, signal, (s) =>
+      cloneBranch({ url: row.repo_url, branch: row.branch, token: p.gitToken, dir: join(dir, 'src'), signal: s, onLine: (l) => log.write(l, 'stderr') }),
+    );
+    await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentCommitResolved', data: { commitSha: sha } });
+    log.system(`Checked out commit ${sha}`);
+
+    const rootDir = row.root_dir ? insideRoot(row.root_dir) : '.';
+    const root = rootDir === null ? null : join(dir, 'src', rootDir);
+    if (!root || !existsSync(root) || !statSync(root).isDirectory()) {
+      throw new DeployFailure(`the root directory ${JSON.stringify(row.root_dir)} does not exist in the repository`);
+    }
+    const has = (path: string) => existsSync(join(root, path));
+    const plan = (() => {
+      try {
+        return chooseBuild(
+          { buildMethod: row.build_method as 'auto', dockerfilePath: row.dockerfile_path, dockerfilePathVariable: p.env.PLATFORM_DOCKERFILE_PATH ?? null },
+          (path) => has(path) && statSync(join(root, path)).isFile(),
+        );
+      } catch (error) {
+        throw new DeployFailure(message(error));
+      }
+    })();
+    let dockerfile: string;
+    let method: 'dockerfile' | 'packbuilder';
+    if (plan.method === 'dockerfile') {
+      dockerfile = plan.dockerfile;
+      method = 'dockerfile';
+      log.system(`Building with ${dockerfile} (build method ${row.build_method}); custom install, build and start commands do not apply`);
+    } else {
+      const read = (name: string) => (has(name) ? readFileSync(join(root, name), 'utf8') : null);
+      let pack;
+      try {
+        pack = detect({
+          files: { has, read },
+          installCommand: row.install_command,
+          buildCommand: row.build_command,
+          startCommand: row.start_command,
+          runtimeMode: row.runtime_mode as 'web',
+          internalPort: row.internal_port,
+          images: deps.settings.packImages,
+        });
+      } catch (error) {
+        throw new DeployFailure(`packbuilder: ${message(error)}`);
+      }
+      for (const note of pack.notes) log.system(`packbuilder: ${note}`);
+      const text = packDockerfile(pack, deps.settings.packImages, row.internal_port);
+      writeFileSync(join(root, GENERATED_DOCKERFILE), text + '\n');
+      for (const line of text.split('\n')) log.system(`  ${line}`);
+      dockerfile = GENERATED_DOCKERFILE;
+      method = 'packbuilder';
+    }
+    const tag = imageTagOf(row, id);
+    const labels = { [LABEL.project]: row.project_id, [LABEL.service]: row.id, [LABEL.deployment]: id };
+    await step('docker build', timeouts.buildMs, signal, (s) =>
+      deps.runtime.build({ contextDir: root, dockerfile, tag, labels }, (l) => log.write(l), s),
+    );
+    return { tag, method };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function ensureImage(deps: RunDeps, reference: string, log: DeploymentLog, signal: AbortSignal) {
+  if (await deps.runtime.imageExists(reference)) {
+    log.system(`Image ${reference} is present`);
+    return;
+  }
+  log.system(`Pulling ${reference}`);
+  await step(`pulling ${reference}`, deps.settings.timeouts.pullMs, signal, (s) => deps.runtime.pull(reference, (l) => log.write(l), s));
+}
+
+/** Web services must answer HTTP on their port; workers must stay up. A crash ends the wait at once. */
+async function waitUntilReady(deps: RunDeps, row: ServiceRow, name: string, upstreamPort: number | null, signal: AbortSignal) {
+  const { startMs, workerSettleMs } = deps.settings.timeouts;
+  const web = row.runtime_mode !== 'worker';
+  const deadline = Date.now() + startMs;
+  const settledAt = Date.now() + workerSettleMs;
+  for (;;) {
+    signal.throwIfAborted();
+    const state = await deps.runtime.inspect(name, row.internal_port);
+    if (!state) throw new DeployFailure('the container disappeared while starting');
+    if (!state.running || state.restarts > 0) {
+      throw new DeployFailure(`the container exited with code ${state.exitCode ?? 'unknown'} before it was ready; see the log above`);
+    }
+    if (web && upstreamPort !== null && (await answersHttp(upstreamPort, 1000))) return;
+    if (!web && Date.now() >= settledAt) return;
+    if (Date.now() > deadline) {
+      throw new DeployFailure(
+        web
+          ? `the app did not answer HTTP on port ${row.internal_port} within ${Math.round(startMs / 1000)} s; it must listen on 0.0.0.0:$PORT`
+          : `the worker did not stay up for ${Math.round(workerSettleMs / 1000)} s`,
+      );
+    }
+    await sleep(200, undefined, { signal }).catch(() => undefined);
+  }
+}
+
+/** Copies the container's output into the deployment log until stopped. */
+function followStartup(deps: RunDeps, name: string, log: DeploymentLog) {
+  const controller = new AbortController();
+  const done = (async () => {
+    for await (const l of deps.runtime.logs(name, { follow: true, signal: controller.signal })) log.write(l.line, l.stream);
+  })().catch(() => undefined);
+  return async () => {
+    controller.abort();
+    await done;
+  };
+}
+
+/**
+ * One deployment from start to end: build (or pull), run, wait until ready, switch the route, retire the
+ * previous container. Every failure, abort or timeout removes what this run created and is recorded.
+ */
+export async function runDeployment(deps: RunDeps, id: string, serviceId: string, log: DeploymentLog, signal: AbortSignal) {
+  const started = await deploymentSteps.start(deps.cmd, id);
+  if (started.events.length === 0) return;
+  log.system(`Deployment ${id} started`);
+  let containerName: string | null = null;
+  let builtTag: string | null = null;
+  let previous: Release | null = null;
+  let released = false;
+  try {
+    const p = await prepare(deps, serviceId);
+    log.setRedactor(createRedactor(p.secrets));
+    const { row } = p;
+    await step('reaching the Docker engine', 10_000, signal, () => deps.runtime.ping()).catch((error: unknown) => {
+      throw signal.aborted ? error : new DeployFailure(`Docker engine unreachable: ${message(error).replace(/^reaching the Docker engine failed: /, '')}`);
+    });
+
+    let image: string;
+    let buildMethod: 'dockerfile' | 'packbuilder' | null = null;
+    if (row.kind === 'image') {
+      image = row.docker_image!;
+      await ensureImage(deps, image, log, signal);
+      await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentImageBuilt', data: { imageTag: image, buildMethod: 'image' } });
+    } else {
+      const built = await buildFromSource(deps, id, p, log, signal);
+      builtTag = image = built.tag;
+      buildMethod = built.method;
+      await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentImageBuilt', data: { imageTag: image, buildMethod } });
+      log.system(`Built image ${image}`);
+    }
+    signal.throwIfAborted();
+
+    const web = row.runtime_mode !== 'worker';
+    const name = containerNameOf(row.slug, id);
+    await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentContainerStarted', data: { containerName: name } });
+    containerName = name;
+    await deps.runtime.ensureNetwork(networkOf(row.project_id), { [LABEL.project]: row.project_id });
+    const running = await deps.runtime.run({
+      name,
+      image,
+      env: p.env,
+      labels: { [LABEL.project]: row.project_id, [LABEL.service]: row.id, [LABEL.deployment]: id },
+      network: networkOf(row.project_id),
+      aliases: [row.slug],
+      internalPort: web ? row.internal_port : null,
+      publish: web,
+    });
+    log.system(`Started container ${name}${web ? `; waiting for it to answer on port ${row.internal_port}` : ''}`);
+    const stopFollowing = followStartup(deps, name, log);
+    try {
+      await step('starting the container', deps.settings.timeouts.startMs + 5_000, signal, (s) => waitUntilReady(deps, row, name, running.hostPort, s));
+    } finally {
+      await stopFollowing();
+    }
+    log.system(web ? 'The app answers; switching the route to it' : 'The worker is up');
+
+    previous = (await loadAggregate(deps.cmd, serviceAggregate, serviceId)).state.release;
+    signal.throwIfAborted();
+    const release = await releaseService(deps.cmd, serviceId, { deploymentId: id, containerName: name, upstreamPort: running.hostPort, buildMethod });
+    released = true;
+    if (web && deps.settings.proxyEnabled) {
+      const proxy = await deps.proxy.sync(release.position);
+      if (!proxy.ok) throw new DeployFailure(`the proxy did not take the new route: ${proxy.detail}`);
+    }
+    // Lines go out before the event that ends the deployment, so a stream reader sees them all.
+    log.system(`Deployment succeeded${web ? `: http://localhost:${row.host_port}` : ''}`);
+    await log.flush();
+    const ended = await deploymentSteps.succeed(deps.cmd, id);
+    if (ended.events[0]?.type !== 'DeploymentSucceeded') throw new DeployFailure('aborted by request');
+    released = false;
+    containerName = null;
+    builtTag = null;
+    await retireOthers(deps, serviceId, id, log);
+  } catch (error) {
+    const reason = signal.aborted ? String(signal.reason ?? 'aborted') : error instanceof DeployFailure ? error.message : `unexpected error: ${message(error)}`;
+    log.system(`Deployment ${signal.aborted ? 'aborted' : 'failed'}: ${reason}`);
+    if (released) await undoRelease(deps, serviceId, previous);
+    if (containerName) await deps.runtime.remove(containerName, 1).catch(() => undefined);
+    if (builtTag) await deps.runtime.removeImage(builtTag).catch(() => undefined);
+    await log.flush();
+    if (signal.aborted) await deploymentSteps.markAborted(deps.cmd, id, reason);
+    else await deploymentSteps.fail(deps.cmd, id, reason);
+  } finally {
+    await log.flush();
+  }
+}
+
+/** Puts the route back where it was before this run, so the previous container keeps serving. */
+async function undoRelease(deps: RunDeps, serviceId: string, previous: Release | null) {
+  const back = await releaseService(deps.cmd, serviceId, previous ?? NO_RELEASE).catch(() => null);
+  if (back && deps.settings.proxyEnabled) await deps.proxy.sync(back.position).catch(() => undefined);
+}
+
+/** Stops the containers of earlier deployments and removes their images. */
+export async function retireOthers(deps: RunDeps, serviceId: string, keep: string, log: DeploymentLog | null) {
+  const { runtime } = deps;
+  const retiring = (await runtime.list({ [LABEL.service]: serviceId })).filter((c) => c.labels[LABEL.deployment] !== keep);
+  if (retiring.length > 0 && log) await sleep(deps.settings.timeouts.drainMs);
+  for (const c of retiring) {
+    log?.system(`Retiring ${c.name}`);
+    await runtime.remove(c.name, deps.settings.timeouts.stopGraceSeconds).catch(() => undefined);
+  }
+  for (const image of await runtime.listImages({ [LABEL.service]: serviceId })) {
+    if (image.labels[LABEL.deployment] === keep) continue;
+    for (const tag of image.tags) await runtime.removeImage(tag).catch(() => undefined);
+  }
+}

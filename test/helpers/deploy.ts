@@ -1,0 +1,80 @@
+import { request } from 'node:http';
+import { PACK_ENV } from './docker.js';
+import { freePort } from './net.js';
+import type { TestServer } from './test-server.js';
+
+const FINISHED = ['succeeded', 'failed', 'aborted'];
+
+/** Server settings for deployment tests: a real Caddy, local packbuilder images, short waits. */
+export async function deployEnv(extra: Record<string, string> = {}) {
+  const proxyPort = await freePort();
+  const low = 32000 + Math.floor(Math.random() * 300) * 100;
+  return {
+    proxyPort,
+    env: {
+      SLIPWAY_PROXY: 'caddy',
+      SLIPWAY_PROXY_HTTP_PORT: String(proxyPort),
+      SLIPWAY_CADDY_ADMIN_LISTEN: `127.0.0.1:${await freePort()}`,
+      SLIPWAY_HOST_PORT_RANGE: `${low}-${low + 99}`,
+      SLIPWAY_START_TIMEOUT: '20',
+      SLIPWAY_WORKER_SETTLE: '1',
+      SLIPWAY_DRAIN: '1',
+      SLIPWAY_STOP_GRACE: '2',
+      ...PACK_ENV,
+      ...extra,
+    },
+  };
+}
+
+export async function waitForDeployment(s: TestServer, serviceId: string, deploymentId: string, timeoutMs = 120_000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const list = (await s.call('GET', `/api/services/${serviceId}/deployments`)).body.deployments as Record<string, any>[];
+    const found = list.find((d) => d.id === deploymentId);
+    if (found && (FINISHED.includes(found.status) || Date.now() > end)) return found;
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+export async function deploy(s: TestServer, serviceId: string) {
+  const queued = await s.call('POST', `/api/services/${serviceId}/deployments`);
+  if (queued.status !== 200) throw new Error(`deploy: ${queued.status} ${JSON.stringify(queued.body)}`);
+  return { queued: queued.body.deployment as Record<string, any>, done: await waitForDeployment(s, serviceId, queued.body.deployment.id) };
+}
+
+export async function logLines(s: TestServer, deploymentId: string): Promise<string[]> {
+  return ((await s.call('GET', `/api/deployments/${deploymentId}/logs`)).body.logs as { line: string }[]).map((l) => l.line);
+}
+
+/** One GET without keep-alive, as a fresh client would send it; any failure is reported, never thrown. */
+export function probe(port: number, host = 'localhost'): Promise<{ status: number; body: string }> {
+  return new Promise((resolve) => {
+    const req = request({ host: '127.0.0.1', port, path: '/', headers: { host }, agent: false, timeout: 5000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('error', (e) => resolve({ status: 0, body: String(e) }));
+    });
+    req.on('error', (e) => resolve({ status: 0, body: String(e) }));
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.end();
+  });
+}
+
+/** Requests without pause until stopped; returns every answer. */
+export function steadyLoad(port: number, host: string) {
+  const results: { status: number; body: string }[] = [];
+  let running = true;
+  const loop = (async () => {
+    while (running) results.push(await probe(port, host));
+  })();
+  return {
+    results,
+    async stop() {
+      running = false;
+      await loop;
+      return results;
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import { existsSync } from 'node:fs';
+import Docker from 'dockerode';
+import { LABEL } from '../../src/runtime/container-runtime.js';
+
+export const docker = new Docker({ socketPath: '/var/run/docker.sock' });
+
+/** The images `npm test` builds locally (scripts/lib/docker.sh); packbuilder base images point at them. */
+export const TEST_IMAGES = {
+  node: 'slipway/runtime-node:bookworm',
+  python: 'slipway/runtime-python:bookworm',
+  go: 'slipway/runtime-go:bookworm',
+  run: 'slipway/debian-base:bookworm',
+  static: 'slipway/runtime-static:bookworm',
+  web: 'slipway/test-web:bookworm',
+};
+
+export const PACK_ENV = {
+  SLIPWAY_PACK_NODE_IMAGE: TEST_IMAGES.node,
+  SLIPWAY_PACK_PYTHON_IMAGE: TEST_IMAGES.python,
+  SLIPWAY_PACK_GO_IMAGE: TEST_IMAGES.go,
+  SLIPWAY_PACK_RUN_IMAGE: TEST_IMAGES.run,
+  SLIPWAY_PACK_STATIC_IMAGE: TEST_IMAGES.static,
+};
+
+/** Why Docker tests cannot run here, or false. */
+export async function dockerUnavailable(): Promise<string | false> {
+  const noEngine = 'no Docker engine answers on /var/run/docker.sock (npm test installs and starts one)';
+  if (!existsSync('/var/run/docker.sock')) return noEngine;
+  try {
+    await docker.ping();
+  } catch {
+    return noEngine;
+  }
+  for (const image of Object.values(TEST_IMAGES)) {
+    try {
+      await docker.getImage(image).inspect();
+    } catch {
+      return `image ${image} is missing (npm test builds it)`;
+    }
+  }
+  return false;
+}
+
+export async function containersOf(labels: Record<string, string>) {
+  return docker.listContainers({ all: true, filters: { label: Object.entries({ ...labels, [LABEL.managed]: 'true' }).map(([k, v]) => `${k}=${v}`) } });
+}
+
+export async function imagesOf(labels: Record<string, string>) {
+  return docker.listImages({ filters: { label: Object.entries({ ...labels, [LABEL.managed]: 'true' }).map(([k, v]) => `${k}=${v}`) } });
+}
+
+/** Removes whatever a test's project left behind, even after a failed assertion. */
+export async function removeProjectLeftovers(projectId: string) {
+  for (const c of await containersOf({ [LABEL.project]: projectId })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+  for (const i of await imagesOf({ [LABEL.project]: projectId })) await docker.getImage(i.Id).remove({ force: true }).catch(() => undefined);
+  await docker.getNetwork(`slipway-${projectId}`).remove().catch(() => undefined);
+}

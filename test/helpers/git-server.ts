@@ -1,0 +1,101 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+export interface GitServer {
+  /** What SLIPWAY_GIT_BASE_URL should be. */
+  baseUrl: string;
+  /** Every request line and Authorization header seen, to prove where a token travelled. */
+  requests: { url: string; authorization: string | null }[];
+  /** Creates (or replaces the content of) `owner/name` on branch `main` (or another); returns the commit. */
+  push(fullName: string, files: Record<string, string>, branch?: string): string;
+  close(): Promise<void>;
+}
+
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], { cwd, encoding: 'utf8' }).trim();
+
+/**
+ * Real smart-HTTP Git (`git http-backend` as CGI) behind a small Node server. Repositories listed in
+ * `tokens` answer only to `Authorization: Basic x-access-token:<token>`, as hosted Git providers do.
+ */
+export async function startGitServer(tokens: Record<string, string> = {}): Promise<GitServer> {
+  const root = mkdtempSync(join(tmpdir(), 'slipway-git-'));
+  const requests: GitServer['requests'] = [];
+  const server: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://git');
+    requests.push({ url: req.url ?? '', authorization: req.headers.authorization ?? null });
+    const repo = /^\/([^/]+\/[^/]+?)(\.git)?\//.exec(url.pathname)?.[1];
+    const token = repo ? tokens[repo] : undefined;
+    if (token && req.headers.authorization !== `Basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`) {
+      res.writeHead(401, { 'www-authenticate': 'Basic realm="git"' }).end('authentication required\n');
+      return;
+    }
+    const path = url.pathname.replace(/^\/([^/]+\/[^/]+?)(?:\.git)?\//, '/$1.git/');
+    const cgi = spawn('git', ['http-backend'], {
+      env: {
+        PATH: process.env.PATH,
+        GIT_PROJECT_ROOT: root,
+        GIT_HTTP_EXPORT_ALL: '1',
+        PATH_INFO: path,
+        QUERY_STRING: url.search.slice(1),
+        REQUEST_METHOD: req.method ?? 'GET',
+        CONTENT_TYPE: req.headers['content-type'] ?? '',
+        REMOTE_USER: 'test',
+        REMOTE_ADDR: '127.0.0.1',
+        GIT_HTTP_MAX_REQUEST_BUFFER: '100M',
+        ...(req.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: req.headers['content-encoding'] } : {}),
+      },
+    });
+    req.pipe(cgi.stdin);
+    let head = Buffer.alloc(0);
+    let headersDone = false;
+    cgi.stdout.on('data', (chunk: Buffer) => {
+      if (headersDone) return void res.write(chunk);
+      head = Buffer.concat([head, chunk]);
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      headersDone = true;
+      let status = 200;
+      for (const line of head.subarray(0, end).toString().split('\r\n')) {
+        const [name, ...rest] = line.split(':');
+        const value = rest.join(':').trim();
+        if (name!.toLowerCase() === 'status') status = Number(value.split(' ')[0]);
+        else res.setHeader(name!, value);
+      }
+      res.writeHead(status);
+      res.write(head.subarray(end + 4));
+    });
+    cgi.on('close', () => res.end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    requests,
+    push(fullName, files, branch = 'main') {
+      const work = mkdtempSync(join(tmpdir(), 'slipway-work-'));
+      git(work, 'init', '-q', '-b', branch);
+      for (const [name, content] of Object.entries(files)) {
+        mkdirSync(dirname(join(work, name)), { recursive: true });
+        writeFileSync(join(work, name), content);
+      }
+      git(work, 'add', '-A');
+      git(work, 'commit', '-q', '-m', 'deploy me');
+      const bare = join(root, `${fullName}.git`);
+      rmSync(bare, { recursive: true, force: true });
+      mkdirSync(dirname(bare), { recursive: true });
+      git(root, 'clone', '-q', '--bare', work, bare);
+      const sha = git(work, 'rev-parse', 'HEAD');
+      rmSync(work, { recursive: true, force: true });
+      return sha;
+    },
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
