@@ -11,6 +11,7 @@ import { ProjectionRunner } from '../projections/runner.js';
 import { takenHostPorts } from '../projections/service-queries.js';
 import type { Config } from './config.js';
 import { lockDataDir } from './db/data-dir-lock.js';
+import { loadInstanceId } from './db/instance-id.js';
 import { openPglite } from './db/pglite-client.js';
 import type { SqlClient } from './db/sql-client.js';
 import type { EventStore } from './eventstore/port.js';
@@ -109,7 +110,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     httpListen: [`:${config.proxy.httpPort}`],
   });
 
-  const runtime = createDockerRuntime(config.docker);
+  const runtime = createDockerRuntime({ ...config.docker, instance: await loadInstanceId(db) });
   const commandContext = (actor: string) => ({ store, keyring, actor, correlationId: randomUUID(), states });
   const deployer = useProxy
     ? new Deployer(

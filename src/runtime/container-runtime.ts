@@ -89,6 +89,8 @@ export interface ContainerRuntime {
 
 export const LABEL = {
   managed: 'slipway.managed',
+  /** The installation that created it (see loadInstanceId). */
+  instance: 'slipway.instance',
   project: 'slipway.project',
   service: 'slipway.service',
   deployment: 'slipway.deployment',

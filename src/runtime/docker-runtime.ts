@@ -31,13 +31,17 @@ async function within<T>(ms: number, what: string, call: () => Promise<T>): Prom
 
 export interface DockerRuntimeOptions {
   socketPath: string;
+  /** Stamped on everything created and required of everything listed. */
+  instance: string;
   /** Deadline for short calls (ping, inspect, create, start, remove), in milliseconds. */
   callTimeoutMs: number;
 }
 
-/** Docker through dockerode; everything it creates carries `slipway.managed=true`. */
-export function createDockerRuntime(options: DockerRuntimeOptions = { socketPath: '/var/run/docker.sock', callTimeoutMs: 30_000 }): ContainerRuntime {
+/** Docker through dockerode; everything it creates carries `slipway.managed=true` and the instance label. */
+export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRuntime {
   const docker = new Docker({ socketPath: options.socketPath });
+  const owned = { [LABEL.managed]: 'true', [LABEL.instance]: options.instance };
+  const ownedFilter = (labels: Record<string, string>) => ({ label: labelFilter({ ...labels, ...owned }) });
   const call = <T>(what: string, fn: () => Promise<T>) => within(options.callTimeoutMs, what, fn);
 
   async function publishedPort(info: Docker.ContainerInspectInfo, internalPort: number | null): Promise<number | null> {
@@ -65,7 +69,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions = { socketPath
       if (existing.some((n) => n.Name === name)) return;
       try {
         await call('createNetwork', () =>
-          docker.createNetwork({ Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: { ...labels, [LABEL.managed]: 'true' } }),
+          docker.createNetwork({ Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: { ...labels, ...owned } }),
         );
       } catch (error) {
         if (statusOf(error) !== 409) throw error;
@@ -77,7 +81,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions = { socketPath
       const stream = (await docker.buildImage(context, {
         t: spec.tag,
         dockerfile: spec.dockerfile,
-        labels: { ...spec.labels, [LABEL.managed]: 'true' },
+        labels: { ...spec.labels, ...owned },
         rm: true,
         forcerm: true,
         abortSignal: signal,
@@ -112,7 +116,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions = { socketPath
     },
 
     async listImages(labels): Promise<OwnedImage[]> {
-      const found = await call('listImages', () => docker.listImages({ filters: { label: labelFilter({ ...labels, [LABEL.managed]: 'true' }) } }));
+      const found = await call('listImages', () => docker.listImages({ filters: ownedFilter(labels) }));
       return found.map((i) => ({ id: i.Id, tags: (i.RepoTags ?? []).filter((t) => t !== '<none>:<none>'), labels: i.Labels ?? {} }));
     },
 
@@ -129,7 +133,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions = { socketPath
           name: spec.name,
           Image: spec.image,
           Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`),
-          Labels: { ...spec.labels, [LABEL.managed]: 'true' },
+          Labels: { ...spec.labels, ...owned },
           ...(spec.command ? { Cmd: spec.command } : {}),
           ...(port ? { ExposedPorts: { [port]: {} } } : {}),
           HostConfig: {
@@ -171,7 +175,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions = { socketPath
 
     async list(labels): Promise<OwnedContainer[]> {
       const found = await call('listContainers', () =>
-        docker.listContainers({ all: true, filters: { label: labelFilter({ ...labels, [LABEL.managed]: 'true' }) } }),
+        docker.listContainers({ all: true, filters: ownedFilter(labels) }),
       );
       return found.map((c) => ({ id: c.Id, name: (c.Names[0] ?? '').replace(/^\//, ''), labels: c.Labels, running: c.State === 'running' }));
     },

@@ -26,7 +26,7 @@ async function unavailable(): Promise<string | false> {
 }
 
 t.test('runs, finds and removes containers it labels', { skip: await unavailable() }, async (t) => {
-  const runtime = createDockerRuntime();
+  const runtime = createDockerRuntime({ socketPath: '/var/run/docker.sock', callTimeoutMs: 30_000, instance: randomUUID() });
   await runtime.ping();
   const run = randomUUID().slice(0, 8);
   const network = `slipway-test-${run}`;

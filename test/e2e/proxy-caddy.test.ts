@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import t from 'tap';
+import { releaseService } from '../../commands/service/handlers.js';
 import { createProject, createService } from '../helpers/api-suite.js';
 import { eventually, freePort, getVia } from '../helpers/net.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -32,12 +33,23 @@ t.test('routes each domain to its service through Caddy', { skip: hasCaddy ? fal
 
   const p = await createProject(s, 'Proxied');
   const svc = await createService(s, p.id, { name: 'site', repoFullName: 'acme/site', branch: 'main' });
-  const backend = await tinyServer(svc.hostPort, 'hello from site');
-  t.teardown(() => backend.close());
-
   const added = await s.call('POST', `/api/services/${svc.id}/domains`, { body: { hostname: 'site.slipway.test' } });
   t.same(added.body, { ok: true, proxy: { ok: true, detail: 'caddy configuration loaded' } });
+  t.equal((await getVia(proxyPort, 'site.slipway.test')).status, 503, 'nothing deployed yet: 503');
+
+  // What a deployment does once its container answers (the deployment tests do it with Docker).
+  const backendPort = await freePort();
+  const backend = await tinyServer(backendPort, 'hello from site');
+  t.teardown(() => backend.close());
+  const released = await releaseService(s.app.commandContext('test'), svc.id, {
+    deploymentId: 'd1',
+    containerName: 'c1',
+    upstreamPort: backendPort,
+    buildMethod: null,
+  });
+  t.same(await s.app.proxy.sync(released.position), { ok: true, detail: 'caddy configuration loaded' });
   t.same(await getVia(proxyPort, 'site.slipway.test'), { status: 200, body: 'hello from site' }, 'reached by hostname');
+  t.same(await getVia(svc.hostPort, 'localhost'), { status: 200, body: 'hello from site' }, 'and on its host port, where Caddy listens');
   t.equal((await getVia(proxyPort, 'other.slipway.test')).status, 404, 'unknown hosts get a real 404');
 
   const domainId = (await s.call('GET', `/api/services/${svc.id}/overview`)).body.domains[0].id;
