@@ -63,7 +63,7 @@ function nodePlan(input: PackInput, pkg: z.infer<typeof packageJson>): PackPlan 
   const install = {
     pnpm: 'npm install -g pnpm@9 && pnpm install --frozen-lockfile',
     yarn: 'npm install -g yarn@1 && yarn install --frozen-lockfile',
-    npm: files.has('package-lock.json') ? 'npm ci' : 'npm install',
+    npm: files.has('package-lock.json') ? 'npm ci --no-audit --no-fund' : 'npm install --no-audit --no-fund',
   }[pm];
   const scripts = pkg.scripts ?? {};
   const build = input.buildCommand ?? (scripts.build ? `${pm} run build` : null);
