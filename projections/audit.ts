@@ -4,12 +4,15 @@ import type { Projector } from './projector.js';
 import { literal } from './sql-text.js';
 import { aggregateIdOf } from './stream-id.js';
 
+// Streams whose project is learnt from their own events (and kept in rm_audit_streams).
+const OWNED_STREAM = /^(service|deployment|deploymentlog)-/;
+
 const str = (value: unknown) => (typeof value === 'string' ? value : null);
 
 /** The history auditors page through: every event, with its actor, and no secret. */
 export const auditProjector: Projector = {
   name: 'audit',
-  version: 1,
+  version: 2,
   tables: ['rm_audit_log', 'rm_audit_streams'],
   ddl: `
 create table if not exists rm_audit_log (
@@ -43,10 +46,12 @@ create index if not exists rm_audit_log_previous_project on rm_audit_log (previo
     const unknownOwner: string[] = [];
     const ownerOf = (event: RecordedEvent): string | null => {
       if (event.streamId.startsWith('project-')) return aggregateIdOf(event.streamId);
-      if (!event.streamId.startsWith('service-')) return null;
+      if (!OWNED_STREAM.test(event.streamId)) return null;
       const owner = str(event.data.projectId) ?? str(event.data.toProjectId);
       if (owner) {
         owners.set(event.streamId, owner);
+        // A deployment's log stream belongs where the deployment does.
+        if (event.streamId.startsWith('deployment-')) owners.set(`deploymentlog-${aggregateIdOf(event.streamId)}`, owner);
         return owner;
       }
       const known = owners.get(event.streamId);

@@ -6,12 +6,14 @@ import { dumpReadModels } from '../helpers/read-models.js';
 import { startTestServer } from '../helpers/test-server.js';
 
 async function rebuildEqualsLive(t: Test, env: Record<string, string>) {
-  const s = await startTestServer(env);
+  // No engine: every deployment fails at once, so its whole lifecycle and log are in the history.
+  const s = await startTestServer({ SLIPWAY_DOCKER_SOCKET: '/nonexistent/docker.sock', ...env });
   t.teardown(() => s.close());
   await runMixedScenario(s);
   const live = await dumpReadModels(s.app.db);
   const listBefore = (await s.call('GET', '/api/projects')).body;
   t.ok(live.rm_services!.length > 10 && live.rm_env!.length > 20 && live.rm_audit_log!.length > 200, 'a long history');
+  t.ok(live.rm_deployments!.length >= 4 && live.rm_deployment_logs!.length >= 8, 'with deployments and their logs');
   const result = (await runAdminCommand(s.app, { command: 'projections.rebuild' })) as { events: number };
   t.equal(result.events, live.rm_audit_log!.length, 'every event replayed');
   const rebuilt = await dumpReadModels(s.app.db);
