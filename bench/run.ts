@@ -12,6 +12,7 @@ import type { SqlClient } from '../src/db/sql-client.js';
 import type { EventStore, NewEvent } from '../src/eventstore/port.js';
 import { createPostgresEventStore } from '../src/eventstore/postgres-event-store.js';
 import { freshDatabase } from '../test/helpers/postgres-server.js';
+import { deployBenchmarks } from './deploy.js';
 
 const line = (label: string, value: string) => console.log(`${label.padEnd(58)} ${value}`);
 const rate = (n: number, ms: number) => `${Math.round((n / ms) * 1000).toLocaleString('en')}/s`;
@@ -184,3 +185,4 @@ console.log(`Slipway benchmarks, ${new Date().toISOString()}, node ${process.ver
 if (!only || only === 'appends') for (const kind of ['pglite', 'postgres'] as const) await appends(kind);
 if (!only || only === 'rebuild') for (const kind of ['pglite', 'postgres'] as const) await rebuild(kind);
 if (!only || only === 'http') await http();
+if (!only || only === 'deploy') await deployBenchmarks();

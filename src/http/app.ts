@@ -35,6 +35,11 @@ export function createHttpApp(app: Slipway): Koa {
   keyRoutes(api, app);
   eventRoutes(api, app);
 
+  // A client that goes away mid-stream (SSE) is normal, not an error worth a line.
+  koa.on('error', (error: { code?: string }) => {
+    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE' || error.code === 'ECONNRESET' || error.code === 'EPIPE') return;
+    app.log.error('http error', { error: String(error) });
+  });
   koa.use(errorHandler(app.log));
   koa.use(
     koaBody({

@@ -1,7 +1,8 @@
 import t from 'tap';
 import { createProject, createService } from '../helpers/api-suite.js';
 import { deployEnv, logLines, probe, waitForDeployment } from '../helpers/deploy.js';
-import { dockerUnavailable, removeProjectLeftovers, TEST_IMAGES } from '../helpers/docker.js';
+import { LABEL } from '../../src/runtime/container-runtime.js';
+import { containersOf, dockerUnavailable, imagesOf, removeProjectLeftovers, TEST_IMAGES } from '../helpers/docker.js';
 import { startGitServer } from '../helpers/git-server.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -136,4 +137,12 @@ t.test('build methods, the packbuilder languages, workers and image services', {
   t.equal(results.worker!.status, 'succeeded', 'the worker runs');
   t.match(await overview('worker'), { status: 'active', reachable: false });
   t.equal((await probe(services.worker.hostPort)).status, 0, 'a worker is never routed');
+
+  const deleted = await s.call('DELETE', `/api/projects/${project.id}`);
+  t.match(deleted.body, { ok: true, proxy: { ok: true } });
+  const end = Date.now() + 30_000;
+  while ((await containersOf({ [LABEL.project]: project.id })).length > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
+  t.same(await containersOf({ [LABEL.project]: project.id }), [], 'deleting the project stopped and removed every container');
+  t.same((await imagesOf({ [LABEL.project]: project.id })).filter((i) => (i.RepoTags ?? []).some((tag) => tag !== '<none>:<none>')), [], 'and its images');
+  t.equal((await probe(services.node.hostPort)).status, 0, 'nothing answers on its ports any more');
 });
