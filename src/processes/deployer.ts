@@ -30,6 +30,7 @@ const ACTOR = 'system:deployer';
  */
 export class Deployer {
   private readonly active = new Map<string, ActiveRun>();
+  private readonly background = new Set<Promise<void>>();
   private pass: Promise<void> = Promise.resolve();
   private pending = false;
   private stopping = false;
@@ -54,14 +55,8 @@ export class Deployer {
     this.unsubscribe?.();
     for (const run of this.active.values()) run.controller.abort('Slipway was stopped during the deployment');
     await Promise.all([...this.active.values()].map((r) => r.done));
+    await Promise.all(this.background);
     await this.pass;
-  }
-
-  /** Settles once nothing is scheduled or running (tests and benchmarks). */
-  async idle() {
-    while (this.active.size > 0 || this.pending) {
-      await Promise.all([this.pass, ...[...this.active.values()].map((r) => r.done)]);
-    }
   }
 
   private onBatch(batch: readonly RecordedEvent[]) {
@@ -110,12 +105,23 @@ export class Deployer {
     const log = new DeploymentLog(this.deps.cmd.store, row.id, (l) => l, ACTOR);
     const deps = { ...this.deps, cmd: { ...this.deps.cmd, correlationId: row.id } };
     const done = runDeployment(deps, row.id, row.service_id, log, controller.signal)
+      .then((retire) => {
+        if (retire) this.inBackground(retire());
+      })
       .catch((error: unknown) => this.logger.error('deployment run failed', { deployment: row.id, error: String(error) }))
       .finally(() => {
         this.active.delete(row.id);
         this.kick();
       });
     this.active.set(row.id, { serviceId: row.service_id, controller, done });
+  }
+
+  /** Work that outlives a run (retiring old containers); stop() waits for it. */
+  private inBackground(work: Promise<void>) {
+    const tracked = work
+      .catch((error: unknown) => this.logger.warn('retiring earlier containers failed', { error: String(error) }))
+      .finally(() => this.background.delete(tracked));
+    this.background.add(tracked);
   }
 
   private async removeEverythingOf(serviceId: string) {

@@ -207,7 +207,7 @@ async function waitUntilReady(deps: RunDeps, row: ServiceRow, name: string, upst
           : `the worker did not stay up for ${Math.round(workerSettleMs / 1000)} s`,
       );
     }
-    await sleep(200, undefined, { signal }).catch(() => undefined);
+    await sleep(50, undefined, { signal }).catch(() => undefined);
   }
 }
 
@@ -224,12 +224,19 @@ function followStartup(deps: RunDeps, name: string, log: DeploymentLog) {
 }
 
 /**
- * One deployment from start to end: build (or pull), run, wait until ready, switch the route, retire the
- * previous container. Every failure, abort or timeout removes what this run created and is recorded.
+ * One deployment from start to end: build (or pull), run, wait until ready, switch the route. Every
+ * failure, abort or timeout removes what this run created and is recorded. On success it returns the
+ * retirement of the previous containers, for the caller to run once the service is free again.
  */
-export async function runDeployment(deps: RunDeps, id: string, serviceId: string, log: DeploymentLog, signal: AbortSignal) {
+export async function runDeployment(
+  deps: RunDeps,
+  id: string,
+  serviceId: string,
+  log: DeploymentLog,
+  signal: AbortSignal,
+): Promise<(() => Promise<void>) | null> {
   const started = await deploymentSteps.start(deps.cmd, id);
-  if (started.events.length === 0) return;
+  if (started.events.length === 0) return null;
   log.system(`Deployment ${id} started`);
   let containerName: string | null = null;
   let builtTag: string | null = null;
@@ -298,7 +305,9 @@ export async function runDeployment(deps: RunDeps, id: string, serviceId: string
     released = false;
     containerName = null;
     builtTag = null;
-    await retireOthers(deps, serviceId, id, log);
+    // What to retire is fixed now; retiring runs after this deployment, so the next one need not wait.
+    const previousRuns = await earlierRunsOf(deps, serviceId, id);
+    return () => retire(deps, previousRuns, log);
   } catch (error) {
     const reason = signal.aborted ? String(signal.reason ?? 'aborted') : error instanceof DeployFailure ? error.message : `unexpected error: ${message(error)}`;
     log.system(`Deployment ${signal.aborted ? 'aborted' : 'failed'}: ${reason}`);
@@ -308,6 +317,7 @@ export async function runDeployment(deps: RunDeps, id: string, serviceId: string
     await log.flush();
     if (signal.aborted) await deploymentSteps.markAborted(deps.cmd, id, reason);
     else await deploymentSteps.fail(deps.cmd, id, reason);
+    return null;
   } finally {
     await log.flush();
   }
@@ -319,17 +329,25 @@ async function undoRelease(deps: RunDeps, serviceId: string, previous: Release |
   if (back && deps.settings.proxyEnabled) await deps.proxy.sync(back.position).catch(() => undefined);
 }
 
-/** Stops the containers of earlier deployments and removes their images. */
-export async function retireOthers(deps: RunDeps, serviceId: string, keep: string, log: DeploymentLog | null) {
-  const { runtime } = deps;
-  const retiring = (await runtime.list({ [LABEL.service]: serviceId })).filter((c) => c.labels[LABEL.deployment] !== keep);
-  if (retiring.length > 0 && log) await sleep(deps.settings.timeouts.drainMs);
-  for (const c of retiring) {
-    log?.system(`Retiring ${c.name}`);
-    await runtime.remove(c.name, deps.settings.timeouts.stopGraceSeconds).catch(() => undefined);
+interface EarlierRuns {
+  containers: string[];
+  images: string[];
+}
+
+/** Containers and images of this service's earlier deployments. */
+async function earlierRunsOf(deps: RunDeps, serviceId: string, keep: string): Promise<EarlierRuns> {
+  const containers = (await deps.runtime.list({ [LABEL.service]: serviceId })).filter((c) => c.labels[LABEL.deployment] !== keep);
+  const images = (await deps.runtime.listImages({ [LABEL.service]: serviceId })).filter((i) => i.labels[LABEL.deployment] !== keep);
+  return { containers: containers.map((c) => c.name), images: images.flatMap((i) => i.tags) };
+}
+
+/** Gives requests in flight time to finish, then stops the earlier containers and removes their images. */
+async function retire(deps: RunDeps, earlier: EarlierRuns, log: DeploymentLog) {
+  if (earlier.containers.length > 0) await sleep(deps.settings.timeouts.drainMs);
+  for (const name of earlier.containers) {
+    log.system(`Retiring ${name}`);
+    await deps.runtime.remove(name, deps.settings.timeouts.stopGraceSeconds).catch(() => undefined);
   }
-  for (const image of await runtime.listImages({ [LABEL.service]: serviceId })) {
-    if (image.labels[LABEL.deployment] === keep) continue;
-    for (const tag of image.tags) await runtime.removeImage(tag).catch(() => undefined);
-  }
+  for (const tag of earlier.images) await deps.runtime.removeImage(tag).catch(() => undefined);
+  await log.flush();
 }

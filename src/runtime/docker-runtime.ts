@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import Docker from 'dockerode';
 import { pack } from 'tar-fs';
 import type { Readable } from 'node:stream';
@@ -11,6 +13,8 @@ import {
   type RunningContainer,
 } from './container-runtime.js';
 import { followProgress, LogDemuxer } from './docker-streams.js';
+
+const LABELLED_DOCKERFILE = '.slipway-build.Dockerfile';
 
 const statusOf = (error: unknown) => (error as { statusCode?: number }).statusCode;
 
@@ -77,11 +81,21 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
     },
 
     async build(spec, onLine, signal) {
-      const context = pack(spec.contextDir, { ignore: (path) => /(^|\/)\.git(\/|$)/.test(path.slice(spec.contextDir.length)) });
+      // The engine's `labels` option costs one build step (a container) per label; one LABEL line
+      // appended to a copy of the Dockerfile, added to the context, costs one step in all.
+      const labels = Object.entries({ ...spec.labels, ...owned }).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+      const dockerfile = `${readFileSync(join(spec.contextDir, spec.dockerfile), 'utf8').trimEnd()}\nLABEL ${labels.join(' ')}\n`;
+      const context = pack(spec.contextDir, {
+        ignore: (path) => /(^|\/)\.git(\/|$)/.test(path.slice(spec.contextDir.length)),
+        finalize: false,
+        finish: (tar) => {
+          tar.entry({ name: LABELLED_DOCKERFILE }, dockerfile);
+          tar.finalize();
+        },
+      });
       const stream = (await docker.buildImage(context, {
         t: spec.tag,
-        dockerfile: spec.dockerfile,
-        labels: { ...spec.labels, ...owned },
+        dockerfile: LABELLED_DOCKERFILE,
         rm: true,
         forcerm: true,
         abortSignal: signal,
