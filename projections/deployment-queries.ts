@@ -39,6 +39,14 @@ export async function listDeploymentsOf(db: SqlExecutor, serviceId: string, limi
   return rows;
 }
 
+/** Whether this installation ever queued a deployment (deleted services included). */
+export async function everDeployed(db: SqlExecutor): Promise<boolean> {
+  const { rows } = await db.query<{ found: boolean }>(
+    "select exists (select 1 from rm_deployments) or exists (select 1 from rm_audit_log where type = 'DeploymentQueued') as found",
+  );
+  return rows[0]?.found === true;
+}
+
 /** Queued and running deployments, oldest first. */
 export async function listUnfinishedDeployments(db: SqlExecutor): Promise<DeploymentRow[]> {
   const { rows } = await db.query<DeploymentRow>(

@@ -23,7 +23,7 @@ import { ProxyReconciler, type ProxyTarget } from './processes/proxy-reconciler.
 import { CaddyAdminClient } from './proxy/caddy-admin-client.js';
 import { CaddySupervisor } from './proxy/caddy-supervisor.js';
 import type { ContainerRuntime } from './runtime/container-runtime.js';
-import { createDockerRuntime } from './runtime/docker-runtime.js';
+import { lazyRuntime } from './runtime/lazy-runtime.js';
 import { createKeyring, type Keyring } from './secrets/keyring.js';
 import { loadMasterKey } from './secrets/master-key.js';
 
@@ -110,7 +110,8 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     httpListen: [`:${config.proxy.httpPort}`],
   });
 
-  const runtime = createDockerRuntime({ ...config.docker, instance: await loadInstanceId(db) });
+  const instance = await loadInstanceId(db);
+  const runtime = lazyRuntime(async () => (await import('./runtime/docker-runtime.js')).createDockerRuntime({ ...config.docker, instance }));
   const commandContext = (actor: string) => ({ store, keyring, actor, correlationId: randomUUID(), states });
   const deployer = useProxy
     ? new Deployer(

@@ -1,7 +1,7 @@
 import { deploymentSteps } from '../../commands/deployment/handlers.js';
 import { NO_RELEASE } from '../../commands/service/aggregate.js';
 import { releaseService } from '../../commands/service/handlers.js';
-import { listDeploymentLogs, listUnfinishedDeployments, type DeploymentRow } from '../../projections/deployment-queries.js';
+import { everDeployed, listDeploymentLogs, listUnfinishedDeployments, type DeploymentRow } from '../../projections/deployment-queries.js';
 import type { ProjectionRunner } from '../../projections/runner.js';
 import { findService, listReleasedServices } from '../../projections/service-queries.js';
 import type { RecordedEvent } from '../eventstore/port.js';
@@ -141,6 +141,8 @@ export class Deployer {
    */
   private async recover() {
     const { db, runtime, cmd } = this.deps;
+    // An installation that has never deployed has nothing in Docker to reconcile.
+    if (!(await everDeployed(db))) return;
     const running = (await listUnfinishedDeployments(db)).filter((d) => d.status === 'running');
     let engine: string | null = null;
     await runtime.ping().catch((error: unknown) => (engine = String(error)));

@@ -1,0 +1,26 @@
+import type { ContainerRuntime } from './container-runtime.js';
+
+/**
+ * Loads the engine client on first use: dockerode (with its gRPC and protobuf dependencies) costs
+ * ≈ 10 MB of memory an installation that never deploys should not pay.
+ */
+export function lazyRuntime(load: () => Promise<ContainerRuntime>): ContainerRuntime {
+  let loaded: Promise<ContainerRuntime> | null = null;
+  const get = () => (loaded ??= load());
+  return {
+    ping: async () => (await get()).ping(),
+    ensureNetwork: async (name, labels) => (await get()).ensureNetwork(name, labels),
+    build: async (spec, onLine, signal) => (await get()).build(spec, onLine, signal),
+    imageExists: async (reference) => (await get()).imageExists(reference),
+    pull: async (reference, onLine, signal) => (await get()).pull(reference, onLine, signal),
+    removeImage: async (reference) => (await get()).removeImage(reference),
+    listImages: async (labels) => (await get()).listImages(labels),
+    run: async (spec) => (await get()).run(spec),
+    inspect: async (name, internalPort) => (await get()).inspect(name, internalPort),
+    remove: async (name, graceSeconds) => (await get()).remove(name, graceSeconds),
+    list: async (labels) => (await get()).list(labels),
+    async *logs(name, options) {
+      yield* (await get()).logs(name, options);
+    },
+  };
+}
