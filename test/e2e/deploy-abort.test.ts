@@ -19,7 +19,7 @@ async function until(check: () => Promise<boolean>, timeoutMs = 60_000) {
 }
 
 t.test('Docker unreachable: the deployment fails with the reason, it does not hang', async (t) => {
-  const s = await startTestServer({ SLIPWAY_DOCKER_SOCKET: '/nonexistent/docker.sock' });
+  const s = await startTestServer(); // its default engine socket does not exist
   t.teardown(() => s.close());
   const p = await createProject(s, 'No engine');
   const svc = await createService(s, p.id, { name: 'img', repoUrl: 'docker-image', dockerImage: 'nginx:1', branch: 'main', runtimeMode: 'web', internalPort: 80 });

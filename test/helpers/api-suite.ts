@@ -320,6 +320,28 @@ export function apiSuite(t: Test, start: () => Promise<TestServer>) {
     t.ok(keys.every((k: Record<string, unknown>) => !('secret' in k) && !('secretHash' in k)), 'secrets shown once only');
     t.equal((await s.call('POST', '/api/keys', { body: { name: 'bad', access: 'write', projectIds: ['00000000-0000-4000-8000-000000000000'] } })).status, 400);
 
+    await t.test('deployments follow the same scopes', async (t) => {
+      const queued = await s.call('POST', `/api/services/${svcB.id}/deployments`, { key: writeAB.secret });
+      t.equal(queued.status, 200);
+      const id = queued.body.deployment.id;
+      t.equal((await s.call('POST', `/api/services/${svcA.id}/deployments`, { key: readA.secret })).status, 403, 'read keys cannot deploy');
+      for (const [method, path] of [
+        ['POST', `/api/services/${svcB.id}/deployments`],
+        ['GET', `/api/services/${svcB.id}/deployments`],
+        ['POST', `/api/deployments/${id}/abort`],
+        ['GET', `/api/deployments/${id}/logs`],
+        ['GET', `/api/deployments/${id}/stream`],
+        ['GET', `/api/services/${svcB.id}/runtime-logs/stream`],
+      ] as const) {
+        t.equal((await s.call(method, path, { key: writeA.secret })).status, 404, `${method} ${path} hidden`);
+      }
+      t.equal((await s.call('GET', `/api/deployments/${id}/logs`, { key: writeAB.secret })).status, 200);
+      const db = await createService(s, a.id, { name: 'dbx', repoFullName: 'database:redis', repoUrl: 'database', branch: 'main', internalPort: 6379, databasePublicEnabled: false, env: [] });
+      const refused = await s.call('POST', `/api/services/${db.id}/deployments`);
+      t.equal(refused.status, 400, 'database services are not deployed');
+      t.match(refused.body, { error: { code: 'validation_failed' } });
+    });
+
     t.equal((await s.call('DELETE', `/api/keys/${readAll.key.id}`)).status, 200);
     t.equal((await s.call('GET', '/api/projects', { key: readAll.secret })).status, 401, 'a revoked key stops working at once');
     t.equal((await s.call('DELETE', '/api/keys/00000000-0000-4000-8000-000000000000')).status, 404);
@@ -404,6 +426,12 @@ export function apiSuite(t: Test, start: () => Promise<TestServer>) {
       ['DELETE', '/api/keys/00000000-0000-4000-8000-000000000000'],
       ['GET', '/api/events'],
       ['GET', `/api/projects/${p.id}/events`],
+      ['POST', `/api/services/${svc.id}/deployments`],
+      ['GET', `/api/services/${svc.id}/deployments`],
+      ['POST', '/api/deployments/00000000-0000-4000-8000-000000000000/abort'],
+      ['GET', '/api/deployments/00000000-0000-4000-8000-000000000000/logs'],
+      ['GET', '/api/deployments/00000000-0000-4000-8000-000000000000/stream'],
+      ['GET', `/api/services/${svc.id}/runtime-logs/stream`],
     ];
     for (const [method, path] of allEndpoints) {
       t.equal((await s.call(method, path, { key: null })).status, 401, `${method} ${path} without a key`);
@@ -419,6 +447,12 @@ export function apiSuite(t: Test, start: () => Promise<TestServer>) {
       ['DELETE', `/api/services/${svc.id}/env/not-a-uuid`],
       ['PATCH', `/api/services/${svc.id}/domains/not-a-uuid`],
       ['GET', '/api/services/../../etc/passwd'],
+      ['POST', '/api/services/00000000-0000-4000-8000-000000000000/deployments'],
+      ['GET', '/api/services/not-a-uuid/deployments'],
+      ['POST', '/api/deployments/00000000-0000-4000-8000-000000000000/abort'],
+      ['GET', '/api/deployments/not-a-uuid/logs'],
+      ['GET', '/api/deployments/00000000-0000-4000-8000-000000000000/stream'],
+      ['GET', '/api/services/00000000-0000-4000-8000-000000000000/runtime-logs/stream'],
     ] as const) {
       const body = { name: 'x', key: 'A', value: 'b', hostname: 'x.example.com', branch: 'x' };
       const r = await s.call(method, path, method === 'GET' ? {} : { body });

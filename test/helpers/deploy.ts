@@ -12,6 +12,7 @@ export async function deployEnv(extra: Record<string, string> = {}) {
   return {
     proxyPort,
     env: {
+      SLIPWAY_DOCKER_SOCKET: '/var/run/docker.sock',
       SLIPWAY_PROXY: 'caddy',
       SLIPWAY_PROXY_HTTP_PORT: String(proxyPort),
       SLIPWAY_CADDY_ADMIN_LISTEN: `127.0.0.1:${await freePort()}`,

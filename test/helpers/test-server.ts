@@ -23,6 +23,8 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
     SLIPWAY_PROXY: 'off',
     SLIPWAY_LOG: 'silent',
     SLIPWAY_PUBLIC_IP: '203.0.113.7',
+    // Deployments fail at once unless a test asks for the engine (test/helpers/deploy.ts does).
+    SLIPWAY_DOCKER_SOCKET: '/nonexistent/docker.sock',
     ...env,
   });
   const server = await serve(config, createLogger(true));

@@ -6,8 +6,8 @@ import { dumpReadModels } from '../helpers/read-models.js';
 import { startTestServer } from '../helpers/test-server.js';
 
 async function rebuildEqualsLive(t: Test, env: Record<string, string>) {
-  // No engine: every deployment fails at once, so its whole lifecycle and log are in the history.
-  const s = await startTestServer({ SLIPWAY_DOCKER_SOCKET: '/nonexistent/docker.sock', ...env });
+  // No engine (the test server's default): every deployment fails at once, lifecycle and log included.
+  const s = await startTestServer(env);
   t.teardown(() => s.close());
   await runMixedScenario(s);
   const live = await dumpReadModels(s.app.db);
