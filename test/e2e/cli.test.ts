@@ -1,11 +1,9 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import t from 'tap';
-
-const root = resolve(import.meta.dirname, '../..');
-const cliArgs = ['--import', 'tsx', join(root, 'src/cli/main.ts')];
+import { cliArgs, root, spawnServe } from '../helpers/cli-process.js';
 
 function cli(dataDir: string, ...args: string[]) {
   const r = spawnSync(process.execPath, [...cliArgs, ...args], {
@@ -16,23 +14,7 @@ function cli(dataDir: string, ...args: string[]) {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, lastLine: r.stdout.trim().split('\n').pop() ?? '' };
 }
 
-async function serve(dataDir: string): Promise<{ child: ChildProcess; url: string; logs: () => string }> {
-  const child = spawn(process.execPath, [...cliArgs, 'serve'], {
-    cwd: root,
-    env: { ...process.env, SLIPWAY_DATA_DIR: dataDir, SLIPWAY_PORT: '0', SLIPWAY_HOST: '127.0.0.1', SLIPWAY_PROXY: 'off' },
-  });
-  let logs = '';
-  child.stderr!.setEncoding('utf8');
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', (chunk: string) => {
-      logs += chunk;
-      const m = /"url":"([^"]+)"/.exec(logs);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${logs}`)));
-  });
-  return { child, url, logs: () => logs };
-}
+const serve = (dataDir: string) => spawnServe(dataDir);
 
 const stop = (child: ChildProcess) =>
   new Promise<number | null>((resolve) => {

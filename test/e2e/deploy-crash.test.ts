@@ -1,30 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import t from 'tap';
 import { LABEL } from '../../src/runtime/container-runtime.js';
 import { PACK_ENV, containersOf, dockerUnavailable, imagesOf, removeProjectLeftovers, TEST_IMAGES } from '../helpers/docker.js';
+import { spawnServe } from '../helpers/cli-process.js';
 import { startGitServer } from '../helpers/git-server.js';
-
-const root = resolve(import.meta.dirname, '../..');
 
 /** Slipway as its own process, so it can be killed with SIGKILL like a crash would. */
 async function serve(dataDir: string, env: Record<string, string>) {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'serve'], {
-    cwd: root,
-    env: { ...process.env, ...env, SLIPWAY_DATA_DIR: dataDir, SLIPWAY_PORT: '0', SLIPWAY_HOST: '127.0.0.1', SLIPWAY_PROXY: 'off' },
-  });
-  let logs = '';
-  child.stderr!.setEncoding('utf8');
-  const url = await new Promise<string>((ok, fail) => {
-    child.stderr!.on('data', (chunk: string) => {
-      logs += chunk;
-      const m = /"url":"([^"]+)"/.exec(logs);
-      if (m) ok(m[1]!);
-    });
-    child.once('exit', (code) => fail(new Error(`serve exited ${code}: ${logs}`)));
-  });
+  const { child, url } = await spawnServe(dataDir, env);
   const key = readFileSync(join(dataDir, 'bootstrap-key'), 'utf8').trim();
   const call = async (method: string, path: string, body?: unknown) => {
     const r = await fetch(url + path, {

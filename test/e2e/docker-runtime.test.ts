@@ -1,31 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import Docker from 'dockerode';
 import t from 'tap';
 import { LABEL } from '../../src/runtime/container-runtime.js';
 import { createDockerRuntime } from '../../src/runtime/docker-runtime.js';
+import { docker, dockerUnavailable, TEST_IMAGES } from '../helpers/docker.js';
 import { eventually, getVia } from '../helpers/net.js';
 
-const IMAGE = 'slipway/runtime-python:bookworm';
-const docker = new Docker({ socketPath: '/var/run/docker.sock' });
+const IMAGE = TEST_IMAGES.python;
 
-async function unavailable(): Promise<string | false> {
-  const noEngine = 'no Docker engine answers on /var/run/docker.sock: `npm run images` installs and starts one';
-  if (!existsSync('/var/run/docker.sock')) return noEngine;
-  try {
-    await docker.ping();
-  } catch {
-    return noEngine;
-  }
-  try {
-    await docker.getImage(IMAGE).inspect();
-    return false;
-  } catch {
-    return `image ${IMAGE} is missing: \`npm run images\` builds it`;
-  }
-}
-
-t.test('runs, finds and removes containers it labels', { skip: await unavailable() }, async (t) => {
+t.test('runs, finds and removes containers it labels', { skip: await dockerUnavailable() }, async (t) => {
   const runtime = createDockerRuntime({ socketPath: '/var/run/docker.sock', callTimeoutMs: 30_000, instance: randomUUID() });
   await runtime.ping();
   const run = randomUUID().slice(0, 8);

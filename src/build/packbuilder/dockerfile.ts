@@ -4,6 +4,10 @@ import type { PackImages, PackPlan } from './detect.js';
 const shellCmd = (command: string) => `CMD ${JSON.stringify(['/bin/sh', '-c', `exec ${command}`])}`;
 const run = (command: string | null) => (command ? [`RUN ${command}`] : []);
 
+/** An interpreted app: its runtime image, the sources, install and build in place, then start. */
+const appImage = (from: string, setup: string[], plan: PackPlan, runtime: string[]) =>
+  [`FROM ${from}`, 'WORKDIR /app', ...setup, 'COPY . .', ...run(plan.install), ...run(plan.build), ...runtime, shellCmd(plan.start!)].join('\n');
+
 // Output directories static-site generators use, in the order they are tried.
 const STATIC_OUTPUTS = ['dist', 'build', 'out', 'public', '_site'];
 
@@ -12,28 +16,10 @@ export function packDockerfile(plan: PackPlan, images: PackImages, internalPort:
   const port = [`ENV PORT=${internalPort}`, `EXPOSE ${internalPort}`];
   switch (plan.language) {
     case 'node':
-      return [
-        `FROM ${images.node}`,
-        'WORKDIR /app',
-        'ENV NODE_ENV=production',
-        'COPY . .',
-        ...run(plan.install),
-        ...run(plan.build),
-        ...port,
-        shellCmd(plan.start!),
-      ].join('\n');
+      // Production mode only after the build: builds need their devDependencies, as on Heroku.
+      return appImage(images.node, [], plan, ['ENV NODE_ENV=production', ...port]);
     case 'python':
-      return [
-        `FROM ${images.python}`,
-        'WORKDIR /app',
-        'RUN python3 -m venv /venv',
-        'ENV PATH=/venv/bin:$PATH PYTHONUNBUFFERED=1',
-        'COPY . .',
-        ...run(plan.install),
-        ...run(plan.build),
-        ...port,
-        shellCmd(plan.start!),
-      ].join('\n');
+      return appImage(images.python, ['RUN python3 -m venv /venv', 'ENV PATH=/venv/bin:$PATH PYTHONUNBUFFERED=1'], plan, port);
     case 'go':
       return [
         `FROM ${images.go} AS build`,

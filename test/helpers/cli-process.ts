@@ -1,0 +1,24 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join, resolve } from 'node:path';
+
+export const root = resolve(import.meta.dirname, '../..');
+export const cliArgs = ['--import', 'tsx', join(root, 'src/cli/main.ts')];
+
+/** `slipway serve` as its own process (so it can be signalled, or killed like a crash); resolves once it listens. */
+export async function spawnServe(dataDir: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; logs: () => string }> {
+  const child = spawn(process.execPath, [...cliArgs, 'serve'], {
+    cwd: root,
+    env: { ...process.env, SLIPWAY_PROXY: 'off', ...env, SLIPWAY_DATA_DIR: dataDir, SLIPWAY_PORT: '0', SLIPWAY_HOST: '127.0.0.1' },
+  });
+  let logs = '';
+  child.stderr!.setEncoding('utf8');
+  const url = await new Promise<string>((ok, fail) => {
+    child.stderr!.on('data', (chunk: string) => {
+      logs += chunk;
+      const m = /"url":"([^"]+)"/.exec(logs);
+      if (m) ok(m[1]!);
+    });
+    child.once('exit', (code) => fail(new Error(`serve exited ${code}: ${logs}`)));
+  });
+  return { child, url, logs: () => logs };
+}
