@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../logger.js';
 import { CaddyAdminClient } from './caddy-admin-client.js';
@@ -9,15 +9,23 @@ export interface CaddySupervisorOptions {
   adminListen: string;
   workDir: string;
   log: Logger;
-  /** Called after every (re)start, once the admin API answers, to push the current configuration. */
+  /** Called after every (re)start or adoption, once the admin API answers, to push the current configuration. */
   onReady: () => Promise<void>;
+  /** How often the admin API is checked; a Caddy that stopped answering is started again. */
+  checkEveryMs?: number;
 }
 
-/** Runs Caddy as a child process and restarts it with backoff when it exits. */
+/**
+ * Keeps a Caddy running for Slipway. Caddy runs detached and outlives Slipway: stopping or upgrading
+ * the control plane never takes the sites down. On start a Caddy already answering on the admin
+ * address is adopted and given the current routes; one that dies is started again.
+ */
 export class CaddySupervisor {
-  private child: ChildProcess | null = null;
   private stopping = false;
-  private backoffMs = 500;
+  private starting: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  /** Whether the Caddy answering now has been given the routes. */
+  private adopted = false;
   unavailable: string | null = null;
   readonly client: CaddyAdminClient;
 
@@ -27,49 +35,66 @@ export class CaddySupervisor {
 
   async start(): Promise<void> {
     mkdirSync(this.options.workDir, { recursive: true });
-    const configPath = join(this.options.workDir, 'bootstrap.json');
-    writeFileSync(configPath, JSON.stringify({ admin: { listen: this.options.adminListen } }));
-    await this.spawnCaddy(configPath);
+    await this.ensureRunning();
+    this.timer = setInterval(() => void this.ensureRunning(), this.options.checkEveryMs ?? 2000);
+    this.timer.unref();
   }
 
-  private async spawnCaddy(configPath: string): Promise<void> {
-    const { binary, workDir, log } = this.options;
-    const child = spawn(binary, ['run', '--config', configPath], {
-      env: { ...process.env, HOME: workDir, XDG_DATA_HOME: join(workDir, 'data'), XDG_CONFIG_HOME: join(workDir, 'config') },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    const spawned = await new Promise<boolean>((resolve) => {
-      child.once('spawn', () => resolve(true));
-      child.once('error', (error) => {
-        this.unavailable = `caddy could not be started (${binary}): ${error.message}`;
-        log.warn(this.unavailable);
-        resolve(false);
-      });
-    });
-    if (!spawned) return;
-    this.child = child;
-    child.stderr?.on('data', () => undefined);
-    child.once('exit', (code, signal) => {
-      this.child = null;
-      if (this.stopping) return;
-      log.warn(`caddy exited (${signal ?? code}); restarting in ${this.backoffMs} ms`);
-      setTimeout(() => void this.spawnCaddy(configPath), this.backoffMs).unref();
-      this.backoffMs = Math.min(this.backoffMs * 2, 30_000);
-    });
+  /** Leaves Caddy serving; only the watching stops. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.starting;
+  }
+
+  private ensureRunning(): Promise<void> {
+    this.starting ??= this.check().finally(() => (this.starting = null));
+    return this.starting;
+  }
+
+  private async check(): Promise<void> {
+    if (this.stopping) return;
+    if (await this.client.ready()) {
+      if (this.unavailable !== null || !this.adopted) await this.ready();
+      return;
+    }
+    if (this.adopted) this.options.log.warn('caddy stopped answering; starting it again');
+    this.adopted = false;
+    if (!(await this.spawnCaddy())) return;
     for (let i = 0; i < 100 && !(await this.client.ready()); i++) await new Promise((r) => setTimeout(r, 50));
+    await this.ready();
+  }
+
+  private async ready() {
+    this.adopted = true;
     this.unavailable = null;
-    this.backoffMs = 500;
     await this.options.onReady();
   }
 
-  async stop(): Promise<void> {
-    this.stopping = true;
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    await new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-      setTimeout(() => child.kill('SIGKILL'), 3000).unref();
-    });
+  private async spawnCaddy(): Promise<boolean> {
+    const { binary, workDir, adminListen, log } = this.options;
+    const configPath = join(workDir, 'bootstrap.json');
+    writeFileSync(configPath, JSON.stringify({ admin: { listen: adminListen } }));
+    const output = openSync(join(workDir, 'caddy.log'), 'a');
+    try {
+      const child = spawn(binary, ['run', '--config', configPath], {
+        env: { ...process.env, HOME: workDir, XDG_DATA_HOME: join(workDir, 'data'), XDG_CONFIG_HOME: join(workDir, 'config') },
+        stdio: ['ignore', output, output],
+        detached: true,
+      });
+      return await new Promise<boolean>((resolve) => {
+        child.once('spawn', () => {
+          child.unref();
+          resolve(true);
+        });
+        child.once('error', (error) => {
+          this.unavailable = `caddy could not be started (${binary}): ${error.message}`;
+          log.warn(this.unavailable);
+          resolve(false);
+        });
+      });
+    } finally {
+      closeSync(output);
+    }
   }
 }

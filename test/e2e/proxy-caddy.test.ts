@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
+import { rmSync } from 'node:fs';
 import t from 'tap';
 import { releaseService } from '../../commands/service/handlers.js';
 import { createProject, createService } from '../helpers/api-suite.js';
@@ -23,13 +24,18 @@ function tinyServer(port: number, text: string): Promise<Server> {
 t.test('routes each domain to its service through Caddy', { skip: hasCaddy ? false : `${caddy} is not installed (npm test installs it)` }, async (t) => {
   const proxyPort = await freePort();
   const adminPort = await freePort();
-  const s: TestServer = await startTestServer({
+  const env = {
     SLIPWAY_PROXY: 'caddy',
     SLIPWAY_CADDY_BIN: caddy,
     SLIPWAY_PROXY_HTTP_PORT: String(proxyPort),
     SLIPWAY_CADDY_ADMIN_LISTEN: `127.0.0.1:${adminPort}`,
+  };
+  let s: TestServer = await startTestServer(env);
+  const dataDir = s.dataDir;
+  t.teardown(async () => {
+    await s.close();
+    rmSync(dataDir, { recursive: true, force: true });
   });
-  t.teardown(() => s.close());
 
   const p = await createProject(s, 'Proxied');
   const svc = await createService(s, p.id, { name: 'site', repoFullName: 'acme/site', branch: 'main' });
@@ -83,6 +89,14 @@ t.test('routes each domain to its service through Caddy', { skip: hasCaddy ? fal
     execFileSync('pkill', ['-KILL', '-f', `${s.dataDir}/caddy/bootstrap.json`]);
     const back = await eventually(() => getVia(proxyPort, 'www.slipway.test'), (r) => r.body === 'hello from site', 15_000);
     t.equal(back.body, 'hello from site');
+  });
+
+  await t.test('the sites keep answering while Slipway is stopped, and a restart adopts the same Caddy', async (t) => {
+    await s.stopKeepingData();
+    t.equal((await getVia(proxyPort, 'www.slipway.test')).body, 'hello from site', 'served with Slipway down');
+    s = await startTestServer(env, s.dataDir);
+    t.equal((await getVia(proxyPort, 'www.slipway.test')).body, 'hello from site', 'still served after the restart');
+    t.equal(execFileSync('pgrep', ['-fc', `${s.dataDir}/caddy/bootstrap.json`], { encoding: 'utf8' }).trim(), '1', 'one Caddy, adopted');
   });
 
   const deleted = await s.call('DELETE', `/api/services/${svc.id}`);

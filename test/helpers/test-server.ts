@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,6 +55,8 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
     stopKeepingData: () => server.close(),
     async close() {
       await server.close();
+      // Caddy outlives Slipway on purpose; a test's Caddy goes with its test.
+      spawnSync('pkill', ['-f', `${dir}/caddy/bootstrap.json`]);
       if (!dataDir) rmSync(dir, { recursive: true, force: true });
     },
   };
