@@ -49,7 +49,7 @@ export class Deployer {
     this.kick();
   }
 
-  /** Stops taking work; runs in progress are stopped and recorded as failed. */
+  /** Stops taking work; runs in progress are stopped and end `aborted` with the reason. */
   async stop() {
     this.stopping = true;
     this.unsubscribe?.();
