@@ -14,6 +14,7 @@ ensure_packages() {
     case $pkg in
       postgresql) have_postgres || missing+=(postgresql) ;;
       procps) command -v pkill >/dev/null || missing+=(procps) ;;
+      docker.io) command -v dockerd >/dev/null || missing+=(docker.io) ;;
       *) command -v "$pkg" >/dev/null || missing+=("$pkg") ;;
     esac
   done

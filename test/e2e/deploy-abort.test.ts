@@ -4,6 +4,7 @@ import { createProject, createService } from '../helpers/api-suite.js';
 import { deployEnv, logLines, waitForDeployment } from '../helpers/deploy.js';
 import { containersOf, dockerUnavailable, imagesOf, removeProjectLeftovers, TEST_IMAGES } from '../helpers/docker.js';
 import { startGitServer } from '../helpers/git-server.js';
+import { readSse } from '../helpers/sse.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 async function statusOf(s: TestServer, serviceId: string, id: string) {
@@ -53,10 +54,16 @@ t.test('abort stops a build for real; queued deployments abort at once or are su
   t.equal(await statusOf(s, quick.id, lone), 'aborted', 'a queued deployment ends at once');
   const waiting = [await queue(), await queue(), await queue()];
 
+  const stream = await readSse(`${s.url}/api/deployments/${running.id}/stream`, s.key);
+  await until(async () => stream.events.some((e) => e.event === 'ping'), 8_000);
+  t.match(stream.events.find((e) => e.event === 'ping')?.data, { t: Number }, 'a ping every few seconds while it runs');
+
   const started = Date.now();
   t.same((await s.call('POST', `/api/deployments/${running.id}/abort`)).body, { accepted: true });
   const aborted = await waitForDeployment(s, slow.id, running.id, 30_000);
   t.match(aborted, { status: 'aborted', reason: 'aborted by request' });
+  await stream.ended;
+  t.match(stream.events.filter((e) => e.event === 'log').at(-1)?.data.line, /^Deployment aborted: aborted by request/, 'the stream ends with the abort');
   t.ok(Date.now() - started < 15_000, `the build stopped in ${Date.now() - started} ms, not after its 120 s sleep`);
   await until(async () => (await containersOf({})).every((c) => !/sleep 120/.test(c.Command)), 20_000).catch(() => undefined);
   t.ok((await containersOf({})).every((c) => !/sleep 120/.test(c.Command)), 'the build container is gone');
