@@ -269,16 +269,18 @@ export async function runDeployment(
     const name = containerNameOf(row.slug, id);
     await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentContainerStarted', data: { containerName: name } });
     containerName = name;
-    await deps.runtime.ensureNetwork(networkOf(row.project_id), { [LABEL.project]: row.project_id });
-    const running = await deps.runtime.run({
-      name,
-      image,
-      env: p.env,
-      labels: { [LABEL.project]: row.project_id, [LABEL.service]: row.id, [LABEL.deployment]: id },
-      network: networkOf(row.project_id),
-      aliases: [row.slug],
-      internalPort: web ? row.internal_port : null,
-      publish: web,
+    const running = await step('creating the container', deps.settings.timeouts.startMs, signal, async () => {
+      await deps.runtime.ensureNetwork(networkOf(row.project_id), { [LABEL.project]: row.project_id });
+      return deps.runtime.run({
+        name,
+        image,
+        env: p.env,
+        labels: { [LABEL.project]: row.project_id, [LABEL.service]: row.id, [LABEL.deployment]: id },
+        network: networkOf(row.project_id),
+        aliases: [row.slug],
+        internalPort: web ? row.internal_port : null,
+        publish: web,
+      });
     });
     log.system(`Started container ${name}${web ? `; waiting for it to answer on port ${row.internal_port}` : ''}`);
     const stopFollowing = followStartup(deps, name, log);
@@ -306,7 +308,7 @@ export async function runDeployment(
     containerName = null;
     builtTag = null;
     // What to retire is fixed now; retiring runs after this deployment, so the next one need not wait.
-    const previousRuns = await earlierRunsOf(deps, serviceId, id);
+    const previousRuns = await earlierRunsOf(deps, serviceId, id).catch(() => ({ containers: [], images: [] }));
     return () => retire(deps, previousRuns, log);
   } catch (error) {
     const reason = signal.aborted ? String(signal.reason ?? 'aborted') : error instanceof DeployFailure ? error.message : `unexpected error: ${message(error)}`;
