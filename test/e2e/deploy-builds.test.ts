@@ -52,6 +52,7 @@ func main() {
   },
   'acme/no-dockerfile': { 'app.py': pyServer('x') },
   'acme/unknown': { 'README.md': 'nothing to build\n' },
+  'acme/silent': { Dockerfile: 'FROM slipway/runtime-python:bookworm\nCMD ["sleep", "300"]\n' },
 };
 
 async function deployAll(s: TestServer, ids: string[]) {
@@ -63,7 +64,7 @@ t.test('build methods, the packbuilder languages, workers and image services', {
   const git = await startGitServer();
   t.teardown(() => git.close());
   for (const [name, files] of Object.entries(REPOS)) git.push(name, files);
-  const { env } = await deployEnv({ SLIPWAY_GIT_BASE_URL: git.baseUrl, SLIPWAY_DEPLOY_CONCURRENCY: '4' });
+  const { env } = await deployEnv({ SLIPWAY_GIT_BASE_URL: git.baseUrl, SLIPWAY_DEPLOY_CONCURRENCY: '4', SLIPWAY_START_TIMEOUT: '8' });
   const s = await startTestServer(env);
   t.teardown(() => s.close());
   const project = await createProject(s, 'Builds');
@@ -73,7 +74,8 @@ t.test('build methods, the packbuilder languages, workers and image services', {
 
   const services = {
     node: await source('node', 'acme/node'),
-    python: await source('python', 'acme/python'),
+    // A direct Git URL rather than owner/repo.
+    python: await createService(s, project.id, { name: 'python', repoUrl: `${git.baseUrl}/acme/python.git`, branch: 'main', internalPort: 8080 }),
     go: await source('go', 'acme/go'),
     static: await source('static', 'acme/static', { runtimeMode: 'static' }),
     forced: await source('forced', 'acme/forced-pack', { buildMethod: 'packbuilder' }),
@@ -85,6 +87,7 @@ t.test('build methods, the packbuilder languages, workers and image services', {
     }),
     missing: await source('missing', 'acme/no-dockerfile', { buildMethod: 'dockerfile' }),
     unknown: await source('unknown', 'acme/unknown'),
+    silent: await source('silent', 'acme/silent'),
     image: await createService(s, project.id, {
       name: 'image',
       repoUrl: 'docker-image',
@@ -127,6 +130,8 @@ t.test('build methods, the packbuilder languages, workers and image services', {
 
   t.equal(results.missing!.status, 'failed', 'buildMethod dockerfile without a Dockerfile fails');
   t.match((await logLines(s, results.missing!.id)).join('\n'), /buildMethod is "dockerfile" but there is no Dockerfile/);
+  t.equal(results.silent!.status, 'failed', 'an app that never answers fails at the start timeout');
+  t.match((await logLines(s, results.silent!.id)).join('\n'), /did not answer HTTP on port 8080 within 8 s; it must listen on 0\.0\.0\.0:\$PORT/);
   t.equal(results.unknown!.status, 'failed');
   t.match((await logLines(s, results.unknown!.id)).join('\n'), /could not detect how to build this app/);
 
