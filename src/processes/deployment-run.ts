@@ -289,6 +289,7 @@ export async function runDeployment(
     } finally {
       await stopFollowing();
     }
+    await step('setting the restart policy', 10_000, signal, () => deps.runtime.keepRunning(name));
     log.system(web ? 'The app answers; switching the route to it' : 'The worker is up');
 
     previous = (await loadAggregate(deps.cmd, serviceAggregate, serviceId)).state.release;

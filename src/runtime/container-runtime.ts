@@ -76,7 +76,10 @@ export interface ContainerRuntime {
   /** Removes a tag and the layers only it used; layers the current image shares stay as build cache. */
   removeImage(reference: string): Promise<void>;
   listImages(labels: Record<string, string>): Promise<OwnedImage[]>;
+  /** Starts without a restart policy, so a crash while starting shows its exit code instead of a restart loop. */
   run(spec: ContainerSpec): Promise<RunningContainer>;
+  /** From now on the engine restarts the container when it exits (and when the engine restarts). */
+  keepRunning(name: string): Promise<void>;
   /** null when there is no such container. */
   inspect(name: string, internalPort: number | null): Promise<ContainerState | null>;
   /** Stops (SIGTERM, then SIGKILL after `graceSeconds`) and removes; a missing container is fine. */

@@ -152,7 +152,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
           ...(port ? { ExposedPorts: { [port]: {} } } : {}),
           HostConfig: {
             NetworkMode: spec.network,
-            RestartPolicy: { Name: 'unless-stopped' },
+            RestartPolicy: { Name: 'no' },
             LogConfig: { Type: 'json-file', Config: { 'max-size': '10m', 'max-file': '3' } },
             ...(port && spec.publish ? { PortBindings: { [port]: [{ HostIp: '127.0.0.1', HostPort: '' }] } } : {}),
           },
@@ -162,6 +162,10 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
       await call('start', () => container.start());
       const info = await inspect(container.id);
       return { id: container.id, name: spec.name, hostPort: info ? await publishedPort(info, spec.internalPort) : null };
+    },
+
+    async keepRunning(name) {
+      await call('update', () => docker.getContainer(name).update({ RestartPolicy: { Name: 'unless-stopped', MaximumRetryCount: 0 } }));
     },
 
     async inspect(name, internalPort) {

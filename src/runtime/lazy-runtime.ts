@@ -16,6 +16,7 @@ export function lazyRuntime(load: () => Promise<ContainerRuntime>): ContainerRun
     removeImage: async (reference) => (await get()).removeImage(reference),
     listImages: async (labels) => (await get()).listImages(labels),
     run: async (spec) => (await get()).run(spec),
+    keepRunning: async (name) => (await get()).keepRunning(name),
     inspect: async (name, internalPort) => (await get()).inspect(name, internalPort),
     remove: async (name, graceSeconds) => (await get()).remove(name, graceSeconds),
     list: async (labels) => (await get()).list(labels),
