@@ -22,6 +22,7 @@ import { Deployer } from './processes/deployer.js';
 import { ProxyReconciler, type ProxyTarget } from './processes/proxy-reconciler.js';
 import { CaddyAdminClient } from './proxy/caddy-admin-client.js';
 import { CaddySupervisor } from './proxy/caddy-supervisor.js';
+import { createIptablesSwitch, type UpstreamSwitch } from './proxy/upstream-switch.js';
 import type { ContainerRuntime } from './runtime/container-runtime.js';
 import { lazyRuntime } from './runtime/lazy-runtime.js';
 import { createKeyring, type Keyring } from './secrets/keyring.js';
@@ -35,6 +36,8 @@ export interface Slipway {
   keyring: Keyring;
   runner: ProjectionRunner;
   proxy: ProxyReconciler;
+  /** The NAT switch deployments move, when this host can use one. */
+  upstreams: UpstreamSwitch | null;
   runtime: ContainerRuntime;
   /** null in one-shot CLI commands. */
   deployer: Deployer | null;
@@ -105,12 +108,21 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
         if (!result.ok) log.warn('proxy reload failed', { detail: result.detail });
       })
     : { target: { client: null, unavailable: () => 'proxy not started by this command' }, supervisor: null };
-  reconciler = new ProxyReconciler(db, runner, target, {
-    adminListen: config.proxy.externalAdminUrl ? new URL(config.proxy.externalAdminUrl).host : config.proxy.adminListen,
-    httpListen: [`:${config.proxy.httpPort}`],
-  });
-
   const instance = await loadInstanceId(db);
+  // Only a Caddy on this host (the one Slipway runs) sees this host's NAT rules.
+  const upstreams = supervisor && config.proxy.upstreamSwitch === 'iptables' ? await createIptablesSwitch(instance) : null;
+  if (supervisor && !upstreams) log.info('deployments switch routes by reloading Caddy (iptables is not usable here)');
+  reconciler = new ProxyReconciler(
+    db,
+    runner,
+    target,
+    {
+      adminListen: config.proxy.externalAdminUrl ? new URL(config.proxy.externalAdminUrl).host : config.proxy.adminListen,
+      httpListen: [`:${config.proxy.httpPort}`],
+    },
+    upstreams,
+  );
+
   const runtime = lazyRuntime(async () => (await import('./runtime/docker-runtime.js')).createDockerRuntime({ ...config.docker, instance }));
   const commandContext = (actor: string) => ({ store, keyring, actor, correlationId: randomUUID(), states });
   const deployer = useProxy
@@ -142,6 +154,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     keyring,
     runner,
     proxy: reconciler,
+    upstreams,
     runtime,
     deployer,
     publicIp: config.publicIp ?? detectPublicIp(),

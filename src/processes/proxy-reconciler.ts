@@ -3,6 +3,7 @@ import type { ProjectionRunner } from '../../projections/runner.js';
 import { ROUTING_EVENT_TYPES, listRoutes } from '../../projections/routing-queries.js';
 import type { CaddyAdminClient } from '../proxy/caddy-admin-client.js';
 import { buildCaddyConfig, type ProxyResult, type ProxySettings } from '../proxy/caddy-config.js';
+import type { UpstreamSwitch } from '../proxy/upstream-switch.js';
 
 export interface ProxyTarget {
   client: CaddyAdminClient | null;
@@ -17,13 +18,16 @@ export interface ProxyTarget {
 export class ProxyReconciler {
   private chain: Promise<unknown> = Promise.resolve();
   private latest: { position: string; result: Promise<ProxyResult> } | null = null;
+  /** The configuration Caddy last accepted: the same one again is not sent (a reload resets queued connections). */
+  private loaded: string | null = null;
 
   constructor(
     private readonly db: SqlExecutor,
     private readonly runner: ProjectionRunner,
     private readonly target: ProxyTarget,
     private readonly settings: ProxySettings,
-    private readonly upstreamHost = '127.0.0.1',
+    /** When set, a deployment moves a kernel rule and Caddy's configuration stays the same. */
+    private readonly upstreams: UpstreamSwitch | null = null,
   ) {
     runner.onApplied((batch) => {
       if (batch.some((e) => ROUTING_EVENT_TYPES.has(e.type))) void this.sync(batch[batch.length - 1]!.position);
@@ -45,18 +49,33 @@ export class ProxyReconciler {
   /** A fresh reload regardless of what ran before (start-up, Caddy restart). */
   async reloadNow(): Promise<ProxyResult> {
     this.latest = null;
+    this.loaded = null;
     return this.sync(this.runner.position);
   }
 
   private async reload(): Promise<ProxyResult> {
     const reason = this.target.unavailable();
     if (reason || !this.target.client) return { ok: false, detail: reason ?? 'no proxy configured' };
-    const routes = (await listRoutes(this.db)).map((r) => ({
+    const rows = await listRoutes(this.db);
+    const switched = this.upstreams;
+    if (switched) {
+      const targets = rows.flatMap((r) => (r.upstream_port === null ? [] : [{ hostPort: r.host_port, upstreamPort: r.upstream_port }]));
+      try {
+        await switched.apply(targets);
+      } catch (error) {
+        return { ok: false, detail: `switching the upstreams failed: ${(error as Error).message}` };
+      }
+    }
+    const routes = rows.map((r) => ({
       id: r.service_id,
       hostnames: r.hostnames,
       hostPort: r.host_port,
-      upstream: r.upstream_port === null ? null : { host: this.upstreamHost, port: r.upstream_port },
+      upstream: r.upstream_port === null ? null : switched ? switched.addressOf(r.host_port) : { host: '127.0.0.1', port: r.upstream_port },
     }));
-    return this.target.client.load(buildCaddyConfig(this.settings, routes));
+    const config = JSON.stringify(buildCaddyConfig(this.settings, routes));
+    if (config === this.loaded) return { ok: true, detail: 'caddy configuration loaded' };
+    const result = await this.target.client.load(JSON.parse(config));
+    this.loaded = result.ok ? config : null;
+    return result;
   }
 }

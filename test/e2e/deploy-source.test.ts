@@ -133,14 +133,8 @@ t.test('a source service deploys, redeploys without downtime, streams its logs a
     await new Promise((r) => setTimeout(r, 1500));
     const results = [...(await direct.stop()), ...(await viaDomain.stop())];
     t.match(second, { status: 'succeeded', commitSha: secondSha });
-    // Caddy 2.6 (Debian's) binds a fresh SO_REUSEPORT socket on every config load and closes the old one;
-    // a connection that lands in the old socket's queue at that instant is reset by the kernel. That is
-    // the proxy's, not the switch's: counted apart and bounded, while every answer must be a 200.
-    const reset = (r: { status: number; body: string }) => r.status === 0 && /ECONNRESET/.test(r.body);
-    const failed = results.filter((r) => r.status !== 200 && !reset(r));
-    t.same(failed, [], `${results.length} requests, none failed`);
-    const resets = results.filter(reset).length;
-    t.ok(resets <= Math.max(1, results.length / 1000), `${resets} connection resets during Caddy's listener swap (at most 1 in 1,000)`);
+    t.ok(s.app.upstreams, 'the switch is a NAT rule: Caddy is not reloaded');
+    t.same(results.filter((r) => r.status !== 200), [], `${results.length} requests, none failed`);
     t.ok(results.some((r) => r.body === 'v1 hello') && results.at(-1)!.body === 'v2 hello', 'served v1, then v2');
     const end = Date.now() + 15_000;
     while ((await containersOf({ [LABEL.service]: svc.id })).length > 1 && Date.now() < end) await new Promise((r) => setTimeout(r, 200));

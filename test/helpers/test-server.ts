@@ -55,8 +55,9 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
     stopKeepingData: () => server.close(),
     async close() {
       await server.close();
-      // Caddy outlives Slipway on purpose; a test's Caddy goes with its test.
+      // Caddy and the NAT rules outlive Slipway on purpose; a test's go with its test.
       spawnSync('pkill', ['-f', `${dir}/caddy/bootstrap.json`]);
+      await server.app.upstreams?.remove();
       if (!dataDir) rmSync(dir, { recursive: true, force: true });
     },
   };
