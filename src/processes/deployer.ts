@@ -151,6 +151,7 @@ export class Deployer {
       const last = (await listDeploymentLogs(db, d.id)).at(-1)?.id ?? 0;
       const log = new DeploymentLog(cmd.store, d.id, (l) => l, ACTOR, last + 1);
       if (service?.current_deployment_id === d.id) {
+        if (service.current_container) await runtime.keepRunning(service.current_container).catch(() => undefined);
         log.system('Slipway restarted after this deployment had switched its route; it is complete');
         await log.flush();
         await deploymentSteps.succeed(cmd, d.id);

@@ -289,17 +289,19 @@ export async function runDeployment(
     } finally {
       await stopFollowing();
     }
-    await step('setting the restart policy', 10_000, signal, () => deps.runtime.keepRunning(name));
     log.system(web ? 'The app answers; switching the route to it' : 'The worker is up');
 
     previous = (await loadAggregate(deps.cmd, serviceAggregate, serviceId)).state.release;
     signal.throwIfAborted();
+    const restartPolicy = step('setting the restart policy', 10_000, signal, () => deps.runtime.keepRunning(name));
+    restartPolicy.catch(() => undefined);
     const release = await releaseService(deps.cmd, serviceId, { deploymentId: id, containerName: name, upstreamPort: running.hostPort, buildMethod });
     released = true;
     if (web && deps.settings.proxyEnabled) {
       const proxy = await deps.proxy.sync(release.position);
       if (!proxy.ok) throw new DeployFailure(`the proxy did not take the new route: ${proxy.detail}`);
     }
+    await restartPolicy;
     // Lines go out before the event that ends the deployment, so a stream reader sees them all.
     log.system(`Deployment succeeded${web ? `: http://localhost:${row.host_port}` : ''}`);
     await log.flush();
