@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { pack } from 'tar-fs';
@@ -15,6 +16,18 @@ import {
 import { followProgress, LogDemuxer } from './docker-streams.js';
 
 const LABELLED_DOCKERFILE = '.slipway-build.Dockerfile';
+
+/** A loopback port nothing listens on right now. */
+function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 const statusOf = (error: unknown) => (error as { statusCode?: number }).statusCode;
 
@@ -142,26 +155,37 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
         return { id: existing.Id, name: spec.name, hostPort: await publishedPort(fresh, spec.internalPort) };
       }
       const port = spec.internalPort === null ? null : `${spec.internalPort}/tcp`;
-      const container = await call('create', () =>
-        docker.createContainer({
-          name: spec.name,
-          Image: spec.image,
-          Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`),
-          Labels: { ...spec.labels, ...owned },
-          ...(spec.command ? { Cmd: spec.command } : {}),
-          ...(port ? { ExposedPorts: { [port]: {} } } : {}),
-          HostConfig: {
-            NetworkMode: spec.network,
-            RestartPolicy: { Name: 'no' },
-            LogConfig: { Type: 'json-file', Config: { 'max-size': '10m', 'max-file': '3' } },
-            ...(port && spec.publish ? { PortBindings: { [port]: [{ HostIp: '127.0.0.1', HostPort: '' }] } } : {}),
-          },
-          NetworkingConfig: { EndpointsConfig: { [spec.network]: { Aliases: spec.aliases } } },
-        }),
-      );
-      await call('start', () => container.start());
-      const info = await inspect(container.id);
-      return { id: container.id, name: spec.name, hostPort: info ? await publishedPort(info, spec.internalPort) : null };
+      // An explicit host port: with an empty one the engine picks a new port at every restart of the
+      // container, and a crashed app restarted by the engine would fall off its route.
+      for (let attempt = 1; ; attempt++) {
+        const hostPort = port && spec.publish ? await freeLoopbackPort() : null;
+        const container = await call('create', () =>
+          docker.createContainer({
+            name: spec.name,
+            Image: spec.image,
+            Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`),
+            Labels: { ...spec.labels, ...owned },
+            ...(spec.command ? { Cmd: spec.command } : {}),
+            ...(port ? { ExposedPorts: { [port]: {} } } : {}),
+            HostConfig: {
+              NetworkMode: spec.network,
+              RestartPolicy: { Name: 'no' },
+              LogConfig: { Type: 'json-file', Config: { 'max-size': '10m', 'max-file': '3' } },
+              ...(port && hostPort ? { PortBindings: { [port]: [{ HostIp: '127.0.0.1', HostPort: String(hostPort) }] } } : {}),
+            },
+            NetworkingConfig: { EndpointsConfig: { [spec.network]: { Aliases: spec.aliases } } },
+          }),
+        );
+        try {
+          await call('start', () => container.start());
+        } catch (error) {
+          // Someone took the port between our check and the engine's bind: try another one.
+          if (attempt >= 5 || !/already allocated|address already in use/i.test(String(error))) throw error;
+          await call('remove', () => container.remove({ force: true }));
+          continue;
+        }
+        return { id: container.id, name: spec.name, hostPort };
+      }
     },
 
     async keepRunning(name) {

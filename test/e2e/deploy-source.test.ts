@@ -4,6 +4,7 @@ import { createProject, createService } from '../helpers/api-suite.js';
 import { deploy, deployEnv, logLines, probe, steadyLoad } from '../helpers/deploy.js';
 import { containersOf, docker, dockerUnavailable, imagesOf, removeProjectLeftovers } from '../helpers/docker.js';
 import { startGitServer } from '../helpers/git-server.js';
+import { eventually } from '../helpers/net.js';
 import { readSse } from '../helpers/sse.js';
 import { startTestServer } from '../helpers/test-server.js';
 
@@ -108,6 +109,14 @@ t.test('a source service deploys, redeploys without downtime, streams its logs a
   t.equal(service.deployments[0].id, done.id, 'the overview lists the deployment');
   t.same(await probe(svc.hostPort), { status: 200, body: 'v1 hello' }, 'answers on its hostPort');
   t.same(await probe(proxyPort, 'shop.deploy.test'), { status: 200, body: 'v1 hello' }, 'answers on its domain');
+
+  await t.test('an app the engine restarts after a crash keeps its route', async (t) => {
+    // A crash, not a stop through the engine: the app's process dies under it.
+    const { State } = await docker.getContainer(done.containerName).inspect();
+    process.kill(State.Pid, 'SIGKILL');
+    const back = await eventually(() => probe(svc.hostPort), (r) => r.status === 200, 20_000);
+    t.same(back, { status: 200, body: 'v1 hello' }, 'restarted by the engine on the same loopback port, still routed');
+  });
 
   await t.test('runtime logs stream: snapshot, live lines, status', async (t) => {
     const runtime = await readSse(`${s.url}/api/services/${svc.id}/runtime-logs/stream`, s.key);
