@@ -123,6 +123,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     upstreams,
   );
 
+  const stopWatchingUpstreams = reconciler.watchUpstreams(config.proxy.upstreamCheckMs);
   const runtime = lazyRuntime(async () => (await import('./runtime/docker-runtime.js')).createDockerRuntime({ ...config.docker, instance }));
   const commandContext = (actor: string) => ({ store, keyring, actor, correlationId: randomUUID(), states });
   const deployer = useProxy
@@ -169,6 +170,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
       await runner.waitFor(position);
     },
     async stop() {
+      stopWatchingUpstreams();
       await deployer?.stop();
       await supervisor?.stop();
       await runner.stop();

@@ -46,6 +46,23 @@ export class ProxyReconciler {
     return result;
   }
 
+  /**
+   * Re-applies the NAT rules now and then, without touching Caddy: a firewall reload that flushed the nat
+   * table must not leave the sites down until the next deployment. Returns the stop function.
+   */
+  watchUpstreams(everyMs: number): () => void {
+    const upstreams = this.upstreams;
+    if (!upstreams) return () => undefined;
+    const timer = setInterval(() => {
+      this.chain = this.chain.then(async () => {
+        const rows = await listRoutes(this.db);
+        await upstreams.apply(rows.flatMap((r) => (r.upstream_port === null ? [] : [{ hostPort: r.host_port, upstreamPort: r.upstream_port }])));
+      }).catch(() => undefined);
+    }, everyMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
   /** A fresh reload regardless of what ran before (start-up, Caddy restart). */
   async reloadNow(): Promise<ProxyResult> {
     this.latest = null;

@@ -23,14 +23,27 @@ function assertPort(port: number) {
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new RangeError(`invalid port ${port}`);
 }
 
+const PROXIED = 'X-Slipway-Proxied';
+
 function forwardTo(upstream: { host: string; port: number }) {
   return {
     handler: 'reverse_proxy',
     upstreams: [{ dial: `${upstream.host}:${upstream.port}` }],
     // A connection refused while a route switches is retried instead of answered with 502.
     load_balancing: { try_duration: '3s', try_interval: '100ms' },
+    headers: { request: { set: { [PROXIED]: ['1'] } } },
   };
 }
+
+/**
+ * Caddy listens on every address of a host port, the stable NAT address included: should the NAT rule be
+ * missing (a flushed firewall), a forwarded request would come back to Caddy. It is answered, not looped.
+ */
+const LOOP_GUARD = {
+  match: [{ header: { [PROXIED]: ['1'] } }],
+  handle: [{ handler: 'static_response', status_code: 502, body: 'The route to this service is being restored.\n' }],
+  terminal: true,
+};
 
 const NOT_DEPLOYED = { handler: 'static_response', status_code: 503, body: 'This service has no running deployment yet.\n' };
 
@@ -45,7 +58,11 @@ export function buildCaddyConfig(settings: ProxySettings, routes: readonly Proxy
       .filter((r) => r.upstream !== null)
       .map((r) => [
         `port-${r.hostPort}`,
-        { listen: [`:${r.hostPort}`], automatic_https: { disable: true }, routes: [{ '@id': `slipway-port-${r.id}`, handle: [forwardTo(r.upstream!)] }] },
+        {
+          listen: [`:${r.hostPort}`],
+          automatic_https: { disable: true },
+          routes: [LOOP_GUARD, { '@id': `slipway-port-${r.id}`, handle: [forwardTo(r.upstream!)] }],
+        },
       ]),
   );
   return {

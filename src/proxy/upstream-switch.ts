@@ -38,9 +38,13 @@ export async function createIptablesSwitch(instance: string): Promise<UpstreamSw
   const address = `127.${(digest[0]! % 254) + 1}.${digest[1]!}.${(digest[2]! % 254) + 1}`;
   const chain = `SLIPWAY-${instance.replace(/-/g, '').slice(0, 12).toUpperCase()}`;
   const jump = ['OUTPUT', '-d', `${address}/32`, '-p', 'tcp', '-j', chain];
-  try {
+  // Also after a firewall tool flushed the nat table: the chain and the jump to it come back.
+  const ensureChain = async () => {
     await iptables('-t', 'nat', '-N', chain).catch(async () => iptables('-t', 'nat', '-L', chain, '-n'));
     await iptables('-t', 'nat', '-C', ...jump).catch(() => iptables('-t', 'nat', '-I', ...jump));
+  };
+  try {
+    await ensureChain();
   } catch {
     return null;
   }
@@ -52,6 +56,7 @@ export async function createIptablesSwitch(instance: string): Promise<UpstreamSw
   return {
     addressOf: (hostPort) => ({ host: address, port: hostPort }),
     async apply(targets) {
+      await ensureChain();
       await restore([
         ...targets.map((t) => `-A ${chain} -d ${address}/32 -p tcp -m tcp --dport ${t.hostPort} -j DNAT --to-destination 127.0.0.1:${t.upstreamPort}`),
         // Anything else on this address is refused (port 1 has no listener), never looped back into Caddy.

@@ -29,6 +29,7 @@ t.test('routes each domain to its service through Caddy', { skip: hasCaddy ? fal
     SLIPWAY_CADDY_BIN: caddy,
     SLIPWAY_PROXY_HTTP_PORT: String(proxyPort),
     SLIPWAY_CADDY_ADMIN_LISTEN: `127.0.0.1:${adminPort}`,
+    SLIPWAY_UPSTREAM_CHECK: '2',
   };
   let s: TestServer = await startTestServer(env);
   const dataDir = s.dataDir;
@@ -56,6 +57,23 @@ t.test('routes each domain to its service through Caddy', { skip: hasCaddy ? fal
   t.same(await s.app.proxy.sync(released.position), { ok: true, detail: 'caddy configuration loaded' });
   t.same(await getVia(proxyPort, 'site.slipway.test'), { status: 200, body: 'hello from site' }, 'reached by hostname');
   t.same(await getVia(svc.hostPort, 'localhost'), { status: 200, body: 'hello from site' }, 'and on its host port, where Caddy listens');
+
+  if (s.app.upstreams) {
+    await t.test('NAT rules flushed by a firewall reload come back on their own', async (t) => {
+      const address = s.app.upstreams!.addressOf(svc.hostPort).host;
+      const jump = execFileSync('iptables', ['-t', 'nat', '-S', 'OUTPUT'], { encoding: 'utf8' }).split('\n').find((l) => l.includes(address))!;
+      const chain = jump.split(' ').at(-1)!;
+      execFileSync('iptables', ['-t', 'nat', '-D', ...jump.split(' ').slice(1)]);
+      execFileSync('iptables', ['-t', 'nat', '-F', chain]);
+      const rules = () => execFileSync('iptables', ['-t', 'nat', '-S'], { encoding: 'utf8' });
+      t.notMatch(rules(), `-j ${chain}`, 'flushed: no rule leads to the service any more');
+      // Connections Caddy already holds to the service stay up (the kernel tracks them); new ones need the rules.
+      await eventually(async () => rules(), (text) => text.includes(`-j ${chain}`) && text.includes(`--dport ${svc.hostPort} -j DNAT`), 10_000);
+      t.match(rules(), `--dport ${svc.hostPort} -j DNAT`, 'the next check put the jump and the rule back');
+      const back = await getVia(proxyPort, 'site.slipway.test');
+      t.equal(back.body, 'hello from site', 'served, without a Caddy reload');
+    });
+  }
   t.equal((await getVia(proxyPort, 'other.slipway.test')).status, 404, 'unknown hosts get a real 404');
 
   const domainId = (await s.call('GET', `/api/services/${svc.id}/overview`)).body.domains[0].id;

@@ -91,6 +91,9 @@ t.test('caddy config is a pure function of the routes', async (t) => {
   t.match(routes[1], { match: [{ host: ['c.example.com'] }], handle: [{ handler: 'static_response', status_code: 503 }] }, 'a domain with nothing deployed answers 503');
   t.match(routes[2], { handle: [{ handler: 'static_response', status_code: 404 }] });
   t.same(Object.keys(servers).sort(), ['port-20001', 'port-20002', 'slipway'], 'Caddy listens on the host port of each deployed web service');
-  t.match(servers['port-20002'], { listen: [':20002'], routes: [{ handle: [{ upstreams: [{ dial: '127.0.0.1:40002' }] }] }] });
+  t.match(servers['port-20002'], {
+    listen: [':20002'],
+    routes: [{ match: [{ header: { 'X-Slipway-Proxied': ['1'] } }], handle: [{ status_code: 502 }] }, { handle: [{ upstreams: [{ dial: '127.0.0.1:40002' }] }] }],
+  }, 'a request forwarded back to Caddy is answered, never looped');
   t.throws(() => buildCaddyConfig(settings, [{ id: 'x', hostnames: ['a.b.c'], hostPort: 20000, upstream: up(70000) }]), RangeError);
 });
