@@ -56,6 +56,7 @@ export class ProxyReconciler {
     const timer = setInterval(() => {
       this.chain = this.chain.then(async () => {
         const rows = await listRoutes(this.db);
+        await upstreams.repair();
         await upstreams.apply(rows.flatMap((r) => (r.upstream_port === null ? [] : [{ hostPort: r.host_port, upstreamPort: r.upstream_port }])));
       }).catch(() => undefined);
     }, everyMs);

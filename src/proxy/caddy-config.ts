@@ -32,6 +32,9 @@ function forwardTo(upstream: { host: string; port: number }) {
     // A connection refused while a route switches is retried instead of answered with 502.
     load_balancing: { try_duration: '3s', try_interval: '100ms' },
     headers: { request: { set: { [PROXIED]: ['1'] } } },
+    // A fresh loopback connection per request: pooled ones would keep reaching the previous container
+    // (the kernel keeps their NAT) until it is retired, so a switch would not take effect at once.
+    transport: { protocol: 'http', keep_alive: { enabled: false } },
   };
 }
 

@@ -20,6 +20,8 @@ export interface UpstreamSwitch {
   addressOf(hostPort: number): { host: string; port: number };
   /** Points every service at its container, all in one atomic commit. */
   apply(targets: readonly UpstreamTarget[]): Promise<void>;
+  /** Puts the chain and the jump to it back, should a firewall tool have flushed them. */
+  repair(): Promise<void>;
   /** Removes the rules (tests; an uninstall). */
   remove(): Promise<void>;
 }
@@ -55,8 +57,8 @@ export async function createIptablesSwitch(instance: string): Promise<UpstreamSw
     });
   return {
     addressOf: (hostPort) => ({ host: address, port: hostPort }),
+    repair: ensureChain,
     async apply(targets) {
-      await ensureChain();
       await restore([
         ...targets.map((t) => `-A ${chain} -d ${address}/32 -p tcp -m tcp --dport ${t.hostPort} -j DNAT --to-destination 127.0.0.1:${t.upstreamPort}`),
         // Anything else on this address is refused (port 1 has no listener), never looped back into Caddy.
