@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { eventParser, type EventsOf } from '../shared/event.js';
 
-export const BUILT_WITH = ['dockerfile', 'packbuilder', 'image'] as const;
+const BUILT_WITH = ['dockerfile', 'packbuilder', 'image'] as const;
 
 export const deploymentEvents = {
   DeploymentQueued: z.object({ serviceId: z.string(), projectId: z.string(), trigger: z.enum(['manual']) }),
@@ -18,10 +18,10 @@ export type DeploymentEvent = EventsOf<typeof deploymentEvents>;
 export const parseDeploymentEvent = eventParser(deploymentEvents);
 
 /** Build and start-up output, in chunks on its own stream (`deploymentlog-<id>`), never one event per line. */
-export const logLine = z.object({ line: z.string(), stream: z.enum(['stdout', 'stderr', 'system']), at: z.string() });
+const logLine = z.object({ line: z.string(), stream: z.enum(['stdout', 'stderr', 'system']), at: z.string() });
 export type LogLine = z.infer<typeof logLine>;
 
-export const deploymentLogEvents = {
+const deploymentLogEvents = {
   DeploymentLogAppended: z.object({ first: z.number().int().min(1), lines: z.array(logLine) }),
 };
 export type DeploymentLogEvent = EventsOf<typeof deploymentLogEvents>;

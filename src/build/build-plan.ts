@@ -4,7 +4,7 @@ export type BuildMethodSetting = 'auto' | 'dockerfile' | 'packbuilder';
 
 export type BuildPlan = { method: 'dockerfile'; dockerfile: string } | { method: 'packbuilder' };
 
-export class BuildPlanError extends Error {}
+class BuildPlanError extends Error {}
 
 /** A path relative to the service root that stays inside it; null when it would leave it. */
 export function insideRoot(path: string): string | null {

@@ -52,12 +52,12 @@ export interface RunDeps {
 }
 
 /** A failure whose message is the whole story for the user; anything else is prefixed with its step. */
-export class DeployFailure extends Error {}
+class DeployFailure extends Error {}
 
-export const GENERATED_DOCKERFILE = '.slipway.Dockerfile';
-export const networkOf = (projectId: string) => `slipway-${projectId}`;
-export const containerNameOf = (slug: string, deploymentId: string) => `slipway-${slug}-${deploymentId}`;
-export const imageTagOf = (row: ServiceRow, deploymentId: string) => `slipway/${row.slug}-${row.id.slice(0, 8)}:${deploymentId}`;
+const GENERATED_DOCKERFILE = '.slipway.Dockerfile';
+const networkOf = (projectId: string) => `slipway-${projectId}`;
+const containerNameOf = (slug: string, deploymentId: string) => `slipway-${slug}-${deploymentId}`;
+const imageTagOf = (row: ServiceRow, deploymentId: string) => `slipway/${row.slug}-${row.id.slice(0, 8)}:${deploymentId}`;
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 

@@ -1,4 +1,4 @@
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 // Which variables hold secrets: by name (passwords, tokens, keys, connection URLs with credentials),
 // or by a value long enough to be a credential. Short plain values ("postgres", "8080", "true") stay

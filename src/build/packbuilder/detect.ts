@@ -37,7 +37,7 @@ export interface PackPlan {
   start: string | null;
 }
 
-export class PackError extends Error {}
+class PackError extends Error {}
 
 const packageJson = z
   .object({ scripts: z.record(z.string(), z.string()).optional(), main: z.string().optional() })
