@@ -3,6 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/setup.sh
-source scripts/lib/docker.sh
 ensure_test_images
 docker images --filter reference='slipway/*' --format '{{.Repository}}:{{.Tag}}  {{.Size}}'

@@ -5,13 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 source scripts/lib/setup.sh
-source scripts/lib/docker.sh
-trap stop_postgres EXIT
-
-ensure_packages caddy postgresql git procps
-install_node_modules
-start_postgres
-ensure_test_images
+prepare_test_machine
 
 log "type-check"
 npx tsc -p tsconfig.json --noEmit

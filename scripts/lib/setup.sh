@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Shared by the test and bench scripts: system packages, node modules, a throwaway Postgres server.
+# Shared by the scripts: system packages, node modules, a throwaway Postgres server, the Docker engine.
 
 log() { printf '\n== %s\n' "$*"; }
 
@@ -64,4 +64,15 @@ stop_postgres() {
     "${PG_STOP[@]}" >/dev/null 2>&1 || true
     rm -rf "$PG_DIR"
   fi
+}
+
+source "$(dirname "${BASH_SOURCE[0]}")/docker.sh"
+
+# What the tests and the benchmarks need on a fresh machine; the Postgres server stops when the script exits.
+prepare_test_machine() {
+  trap stop_postgres EXIT
+  ensure_packages caddy postgresql git procps
+  install_node_modules
+  start_postgres
+  ensure_test_images
 }

@@ -67,6 +67,13 @@ export function requireWrite(principal: Principal): void {
   if (principal.access !== 'write') throw forbidden('this API key is read-only');
 }
 
+/** The key of a request that writes: 403 for a read-only key. */
+export function writerOf(ctx: Context): Principal {
+  const principal = principalOf(ctx);
+  requireWrite(principal);
+  return principal;
+}
+
 export function requireAllProjects(principal: Principal, what: string): void {
   if (principal.projectIds !== null) throw forbidden(`${what} needs an all-project API key`);
 }

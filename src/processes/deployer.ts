@@ -3,6 +3,7 @@ import { NO_RELEASE } from '../../commands/service/aggregate.js';
 import { releaseService } from '../../commands/service/handlers.js';
 import { everDeployed, listDeploymentLogs, listUnfinishedDeployments, type DeploymentRow } from '../../projections/deployment-queries.js';
 import type { ProjectionRunner } from '../../projections/runner.js';
+import { aggregateIdOf } from '../../projections/stream-id.js';
 import { findService, listReleasedServices } from '../../projections/service-queries.js';
 import type { RecordedEvent } from '../eventstore/port.js';
 import type { Logger } from '../logger.js';
@@ -63,9 +64,9 @@ export class Deployer {
     let schedule = false;
     for (const event of batch) {
       if (event.type === 'DeploymentAbortRequested') {
-        this.active.get(event.streamId.slice('deployment-'.length))?.controller.abort('aborted by request');
+        this.active.get(aggregateIdOf(event.streamId))?.controller.abort('aborted by request');
       } else if (event.type === 'ServiceDeleted') {
-        const serviceId = event.streamId.slice('service-'.length);
+        const serviceId = aggregateIdOf(event.streamId);
         for (const run of this.active.values()) if (run.serviceId === serviceId) run.controller.abort('the service was deleted');
         void this.removeEverythingOf(serviceId);
       }

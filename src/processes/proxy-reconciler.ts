@@ -1,9 +1,13 @@
 import type { SqlExecutor } from '../db/sql-client.js';
 import type { ProjectionRunner } from '../../projections/runner.js';
-import { ROUTING_EVENT_TYPES, listRoutes } from '../../projections/routing-queries.js';
+import { ROUTING_EVENT_TYPES, listRoutes, type RoutingRow } from '../../projections/routing-queries.js';
 import type { CaddyAdminClient } from '../proxy/caddy-admin-client.js';
 import { buildCaddyConfig, type ProxyResult, type ProxySettings } from '../proxy/caddy-config.js';
 import type { UpstreamSwitch } from '../proxy/upstream-switch.js';
+
+/** One NAT rule per service that has a running container. */
+const natTargets = (rows: readonly RoutingRow[]) =>
+  rows.flatMap((r) => (r.upstream_port === null ? [] : [{ hostPort: r.host_port, upstreamPort: r.upstream_port }]));
 
 export interface ProxyTarget {
   client: CaddyAdminClient | null;
@@ -57,7 +61,7 @@ export class ProxyReconciler {
       this.chain = this.chain.then(async () => {
         const rows = await listRoutes(this.db);
         await upstreams.repair();
-        await upstreams.apply(rows.flatMap((r) => (r.upstream_port === null ? [] : [{ hostPort: r.host_port, upstreamPort: r.upstream_port }])));
+        await upstreams.apply(natTargets(rows));
       }).catch(() => undefined);
     }, everyMs);
     timer.unref();
@@ -77,7 +81,7 @@ export class ProxyReconciler {
     const rows = await listRoutes(this.db);
     const switched = this.upstreams;
     if (switched) {
-      const targets = rows.flatMap((r) => (r.upstream_port === null ? [] : [{ hostPort: r.host_port, upstreamPort: r.upstream_port }]));
+      const targets = natTargets(rows);
       try {
         await switched.apply(targets);
       } catch (error) {
@@ -92,7 +96,7 @@ export class ProxyReconciler {
     }));
     const config = JSON.stringify(buildCaddyConfig(this.settings, routes));
     if (config === this.loaded) return { ok: true, detail: 'caddy configuration loaded' };
-    const result = await this.target.client.load(JSON.parse(config));
+    const result = await this.target.client.load(config);
     this.loaded = result.ok ? config : null;
     return result;
   }

@@ -4,12 +4,13 @@ import type { ProxyResult } from './caddy-config.js';
 export class CaddyAdminClient {
   constructor(readonly adminUrl: string, private readonly timeoutMs = 5000) {}
 
-  async load(config: unknown): Promise<ProxyResult> {
+  /** `config` is the whole configuration as JSON text. */
+  async load(config: string): Promise<ProxyResult> {
     try {
       const response = await fetch(new URL('/load', this.adminUrl), {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(config),
+        body: config,
         signal: AbortSignal.timeout(this.timeoutMs),
       });
       const text = await response.text();

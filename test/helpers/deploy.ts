@@ -1,6 +1,5 @@
-import { request } from 'node:http';
 import { PACK_ENV } from './docker.js';
-import { freePort } from './net.js';
+import { freePort, getVia } from './net.js';
 import type { TestServer } from './test-server.js';
 
 const FINISHED = ['succeeded', 'failed', 'aborted'];
@@ -47,21 +46,8 @@ export async function logLines(s: TestServer, deploymentId: string): Promise<str
   return ((await s.call('GET', `/api/deployments/${deploymentId}/logs`)).body.logs as { line: string }[]).map((l) => l.line);
 }
 
-/** One GET without keep-alive, as a fresh client would send it; any failure is reported, never thrown. */
-export function probe(port: number, host = 'localhost'): Promise<{ status: number; body: string }> {
-  return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port, path: '/', headers: { host }, agent: false, timeout: 5000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      res.on('error', (e) => resolve({ status: 0, body: String(e) }));
-    });
-    req.on('error', (e) => resolve({ status: 0, body: String(e) }));
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.end();
-  });
-}
+/** One GET on a fresh connection, as a new client would send it; a failure is reported, never thrown. */
+export const probe = (port: number, host = 'localhost') => getVia(port, host).catch((e: unknown) => ({ status: 0, body: String(e) }));
 
 /** Requests without pause until stopped; returns every answer. */
 export function steadyLoad(port: number, host: string) {

@@ -41,13 +41,11 @@ export async function dockerUnavailable(): Promise<string | false> {
   return false;
 }
 
-export async function containersOf(labels: Record<string, string>) {
-  return docker.listContainers({ all: true, filters: { label: Object.entries({ ...labels, [LABEL.managed]: 'true' }).map(([k, v]) => `${k}=${v}`) } });
-}
+const managed = (labels: Record<string, string>) => ({ label: Object.entries({ ...labels, [LABEL.managed]: 'true' }).map(([k, v]) => `${k}=${v}`) });
 
-export async function imagesOf(labels: Record<string, string>) {
-  return docker.listImages({ filters: { label: Object.entries({ ...labels, [LABEL.managed]: 'true' }).map(([k, v]) => `${k}=${v}`) } });
-}
+export const containersOf = (labels: Record<string, string>) => docker.listContainers({ all: true, filters: managed(labels) });
+
+export const imagesOf = (labels: Record<string, string>) => docker.listImages({ filters: managed(labels) });
 
 /** Removes whatever a test's project left behind, even after a failed assertion. */
 export async function removeProjectLeftovers(projectId: string) {

@@ -1,20 +1,19 @@
 import type Router from '@koa/router';
+import { isFinished } from '../../../commands/deployment/aggregate.js';
 import { abortDeployment, queueDeployment } from '../../../commands/deployment/handlers.js';
 import { findDeployment, listDeploymentLogs, listDeploymentsOf } from '../../../projections/deployment-queries.js';
 import type { Slipway } from '../../slipway.js';
-import { actorOf, principalOf, requireWrite, visibleDeployment, visibleService } from '../auth.js';
+import { actorOf, principalOf, visibleDeployment, visibleService, writerOf } from '../auth.js';
 import { notFoundHttp } from '../errors.js';
 import { presentDeployment, presentDeploymentLog } from '../presenters.js';
 import { openSse } from '../sse.js';
 import { streamRuntimeLogs } from './runtime-logs.js';
 
-const FINISHED = new Set(['succeeded', 'failed', 'aborted']);
 const PING_MS = 5_000;
 
 export function deploymentRoutes(router: Router, app: Slipway) {
   router.post('/api/services/:serviceId/deployments', async (ctx) => {
-    const principal = principalOf(ctx);
-    requireWrite(principal);
+    const principal = writerOf(ctx);
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
     const { id, position } = await queueDeployment(app.commandContext(actorOf(principal)), service.id);
     await app.settle(position);
@@ -30,8 +29,7 @@ export function deploymentRoutes(router: Router, app: Slipway) {
   });
 
   router.post('/api/deployments/:deploymentId/abort', async (ctx) => {
-    const principal = principalOf(ctx);
-    requireWrite(principal);
+    const principal = writerOf(ctx);
     const { deployment } = await visibleDeployment(app.db, principal, ctx.params.deploymentId!);
     const { position } = await abortDeployment(app.commandContext(actorOf(principal)), deployment.id);
     await app.settle(position);
@@ -59,7 +57,7 @@ export function deploymentRoutes(router: Router, app: Slipway) {
           sse.send('log', presentDeploymentLog(row));
           last = row.id;
         }
-        if (status === undefined || FINISHED.has(status)) sse.close();
+        if (status === undefined || isFinished(status)) sse.close();
       } while (again && !sse.closed);
     };
     const kick = () => {

@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import { z } from 'zod';
 import { addDomain, changeDomain, removeDomain } from '../../../commands/service/handlers.js';
 import type { Slipway } from '../../slipway.js';
-import { actorOf, isId, principalOf, requireWrite, visibleService } from '../auth.js';
+import { actorOf, isId, visibleService, writerOf } from '../auth.js';
 import { notFoundHttp } from '../errors.js';
 import { hostname, parseInput } from '../validation.js';
 
@@ -10,8 +10,7 @@ const hostnameBody = z.object({ hostname });
 
 export function domainRoutes(router: Router, app: Slipway) {
   router.post('/api/services/:serviceId/domains', async (ctx) => {
-    const principal = principalOf(ctx);
-    requireWrite(principal);
+    const principal = writerOf(ctx);
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
     const body = parseInput(hostnameBody, ctx.request.body);
     const { position } = await addDomain(app.commandContext(actorOf(principal)), service.id, body.hostname);
@@ -19,8 +18,7 @@ export function domainRoutes(router: Router, app: Slipway) {
   });
 
   router.patch('/api/services/:serviceId/domains/:domainId', async (ctx) => {
-    const principal = principalOf(ctx);
-    requireWrite(principal);
+    const principal = writerOf(ctx);
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
     if (!isId(ctx.params.domainId!)) throw notFoundHttp('domain');
     const body = parseInput(hostnameBody, ctx.request.body);
@@ -29,8 +27,7 @@ export function domainRoutes(router: Router, app: Slipway) {
   });
 
   router.delete('/api/services/:serviceId/domains/:domainId', async (ctx) => {
-    const principal = principalOf(ctx);
-    requireWrite(principal);
+    const principal = writerOf(ctx);
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
     if (!isId(ctx.params.domainId!)) throw notFoundHttp('domain');
     const { position } = await removeDomain(app.commandContext(actorOf(principal)), service.id, ctx.params.domainId!);

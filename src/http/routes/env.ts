@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import { z } from 'zod';
 import { deleteEnvVar, setEnvVar } from '../../../commands/service/handlers.js';
 import type { Slipway } from '../../slipway.js';
-import { actorOf, isId, principalOf, requireWrite, visibleService } from '../auth.js';
+import { actorOf, isId, visibleService, writerOf } from '../auth.js';
 import { notFoundHttp } from '../errors.js';
 import { envKey, envValue, parseInput } from '../validation.js';
 
@@ -10,8 +10,7 @@ const upsertBody = z.object({ key: envKey, value: envValue });
 
 export function envRoutes(router: Router, app: Slipway) {
   router.post('/api/services/:serviceId/env', async (ctx) => {
-    const principal = principalOf(ctx);
-    requireWrite(principal);
+    const principal = writerOf(ctx);
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
     const { key, value } = parseInput(upsertBody, ctx.request.body);
     const { position } = await setEnvVar(app.commandContext(actorOf(principal)), service.id, key, value);
@@ -20,8 +19,7 @@ export function envRoutes(router: Router, app: Slipway) {
   });
 
   router.delete('/api/services/:serviceId/env/:envId', async (ctx) => {
-    const principal = principalOf(ctx);
-    requireWrite(principal);
+    const principal = writerOf(ctx);
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
     if (!isId(ctx.params.envId!)) throw notFoundHttp('environment variable');
     const { position } = await deleteEnvVar(app.commandContext(actorOf(principal)), service.id, ctx.params.envId!);

@@ -7,7 +7,7 @@ import { findProject } from '../../../projections/project-queries.js';
 import { listServicesOf, type ServiceRow } from '../../../projections/service-queries.js';
 import type { Slipway } from '../../slipway.js';
 import { referenceTo } from '../../variables/references.js';
-import { actorOf, isId, principalOf, requireAllProjects, requireWrite, visibleProject } from '../auth.js';
+import { actorOf, isId, principalOf, requireAllProjects, visibleProject, writerOf } from '../auth.js';
 import { notFoundHttp } from '../errors.js';
 import { presentProject } from '../presenters.js';
 import { ProjectListCache } from '../project-list-cache.js';
@@ -41,8 +41,7 @@ export function projectRoutes(router: Router, app: Slipway) {
   });
 
   router.post('/api/projects', async (ctx) => {
-    const principal = principalOf(ctx);
-    requireWrite(principal);
+    const principal = writerOf(ctx);
     requireAllProjects(principal, 'creating a project');
     const body = parseInput(createBody, ctx.request.body);
     const { id, position } = await createProject(app.commandContext(actorOf(principal)), body);
@@ -61,8 +60,7 @@ export function projectRoutes(router: Router, app: Slipway) {
   });
 
   router.patch('/api/projects/:projectId', async (ctx) => {
-    const principal = principalOf(ctx);
-    requireWrite(principal);
+    const principal = writerOf(ctx);
     const project = await visibleProject(app.db, principal, { id: ctx.params.projectId! });
     const body = parseInput(updateBody, ctx.request.body);
     const { position } = await updateProject(app.commandContext(actorOf(principal)), project.id, body);
@@ -71,8 +69,7 @@ export function projectRoutes(router: Router, app: Slipway) {
   });
 
   router.delete('/api/projects/:projectId', async (ctx) => {
-    const principal = principalOf(ctx);
-    requireWrite(principal);
+    const principal = writerOf(ctx);
     const project = await visibleProject(app.db, principal, { id: ctx.params.projectId! });
     const { position } = await deleteProject(app.commandContext(actorOf(principal)), project.id);
     ctx.body = { ok: true, proxy: await app.proxy.sync(position) };

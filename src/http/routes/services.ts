@@ -5,7 +5,7 @@ import { listDeploymentsOf } from '../../../projections/deployment-queries.js';
 import { findService, listDomainsOf } from '../../../projections/service-queries.js';
 import type { Slipway } from '../../slipway.js';
 import { loadProjectVariables } from '../../variables/project-variables.js';
-import { actorOf, principalOf, requireWrite, visibleProject, visibleService } from '../auth.js';
+import { actorOf, principalOf, visibleProject, visibleService, writerOf } from '../auth.js';
 import { notFoundHttp } from '../errors.js';
 import { iso, presentDeployment, presentDomain, presentService } from '../presenters.js';
 import { parseCreateService, updateServiceBody } from '../service-bodies.js';
@@ -22,8 +22,7 @@ const transferBody = z.object({ targetProjectId: z.string().min(1).max(100) });
 
 export function serviceRoutes(router: Router, app: Slipway) {
   router.post('/api/projects/:projectId/services', async (ctx) => {
-    const principal = principalOf(ctx);
-    requireWrite(principal);
+    const principal = writerOf(ctx);
     const project = await visibleProject(app.db, principal, { id: ctx.params.projectId! });
     const input = parseCreateService(ctx.request.body, app.config.gitBaseUrl);
     const { id, position } = await createService(app.commandContext(actorOf(principal)), app.serviceDeps, project.id, input);
@@ -49,8 +48,7 @@ export function serviceRoutes(router: Router, app: Slipway) {
   });
 
   router.patch('/api/services/:serviceId', async (ctx) => {
-    const principal = principalOf(ctx);
-    requireWrite(principal);
+    const principal = writerOf(ctx);
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
     const changes = parseInput(updateServiceBody, ctx.request.body);
     const { position } = await updateService(app.commandContext(actorOf(principal)), service.id, changes);
@@ -59,8 +57,7 @@ export function serviceRoutes(router: Router, app: Slipway) {
   });
 
   router.post('/api/services/:serviceId/transfer', async (ctx) => {
-    const principal = principalOf(ctx);
-    requireWrite(principal);
+    const principal = writerOf(ctx);
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
     const { targetProjectId } = parseInput(transferBody, ctx.request.body);
     const target = await visibleProject(app.db, principal, { id: targetProjectId });
@@ -76,8 +73,7 @@ export function serviceRoutes(router: Router, app: Slipway) {
   });
 
   router.delete('/api/services/:serviceId', async (ctx) => {
-    const principal = principalOf(ctx);
-    requireWrite(principal);
+    const principal = writerOf(ctx);
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
     const { position } = await deleteService(app.commandContext(actorOf(principal)), service.id);
     ctx.body = { ok: true, proxy: await app.proxy.sync(position) };
