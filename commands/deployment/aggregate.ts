@@ -12,7 +12,7 @@ export interface DeploymentState {
 }
 
 const FINISHED: readonly DeploymentStatus[] = ['succeeded', 'failed', 'aborted'];
-const isFinished = (status: DeploymentStatus) => FINISHED.includes(status);
+export const isFinished = (status: DeploymentStatus) => FINISHED.includes(status);
 
 export const deployment: Aggregate<DeploymentState, DeploymentEvent> = {
   category: 'deployment',

@@ -5,7 +5,7 @@
 BASE_IMAGE=slipway/debian-base:bookworm
 
 ensure_docker_engine() {
-  ensure_packages docker.io debootstrap
+  ensure_packages docker.io
   if ! docker info >/dev/null 2>&1; then
     log "starting dockerd"
     (dockerd >/tmp/slipway-dockerd.log 2>&1 &)
@@ -18,6 +18,7 @@ ensure_docker_engine() {
 
 ensure_base_image() {
   docker image inspect "$BASE_IMAGE" >/dev/null 2>&1 && return 0
+  ensure_packages debootstrap
   log "building $BASE_IMAGE with debootstrap"
   local rootfs
   rootfs=$(mktemp -d /tmp/slipway-rootfs.XXXXXX)
