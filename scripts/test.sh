@@ -13,9 +13,13 @@ npx tsc -p tsconfig.json --noEmit
 log "tests"
 [[ -n "${EVENTSTORE_URL:-}" ]] ||
   echo "EventStoreDB contract suite: skipped (EVENTSTORE_URL not set; no EventStoreDB server can be installed here)"
+# Every requirement is fatal here: a missing engine, image or server fails the run instead of skipping.
+export SLIPWAY_TEST_STRICT=1
+rm -rf .tap/test-results
 out=$(mktemp)
 status=0
 npx tap -R terse "$@" 2>&1 | tee "$out" || status=$?
+node scripts/lib/check-skips.mjs .tap/test-results || status=1
 # tap ends with "# { total: N, pass: N[, fail: N] }"; restate it in the plain form CI reads.
 node -e '
   const line = require("fs").readFileSync(process.argv[1], "utf8").split("\n").reverse().find((l) => l.startsWith("# { total"));

@@ -21,7 +21,7 @@ export const parseDeploymentEvent = eventParser(deploymentEvents);
 const logLine = z.object({ line: z.string(), stream: z.enum(['stdout', 'stderr', 'system']), at: z.string() });
 export type LogLine = z.infer<typeof logLine>;
 
-const deploymentLogEvents = {
+export const deploymentLogEvents = {
   DeploymentLogAppended: z.object({ first: z.number().int().min(1), lines: z.array(logLine) }),
 };
 export type DeploymentLogEvent = EventsOf<typeof deploymentLogEvents>;

@@ -2,7 +2,7 @@ import t from 'tap';
 import { LABEL } from '../../src/runtime/container-runtime.js';
 import { createProject, createService } from '../helpers/api-suite.js';
 import { deployEnv, logLines, waitForDeployment } from '../helpers/deploy.js';
-import { containersOf, dockerUnavailable, imagesOf, removeProjectLeftovers, TEST_IMAGES } from '../helpers/docker.js';
+import { containersOf, requireDocker, imagesOf, removeProjectLeftovers, TEST_IMAGES } from '../helpers/docker.js';
 import { startGitServer } from '../helpers/git-server.js';
 import { readSse } from '../helpers/sse.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -31,7 +31,7 @@ t.test('Docker unreachable: the deployment fails with the reason, it does not ha
   t.match((await s.call('GET', `/api/services/${svc.id}/overview`)).body.service, { status: 'idle', reachable: false, lastDeployedAt: null });
 });
 
-t.test('abort stops a build for real; queued deployments abort at once or are superseded; finished ones answer 409', { skip: await dockerUnavailable() }, async (t) => {
+t.test('abort stops a build for real; queued deployments abort at once or are superseded; finished ones answer 409', { skip: await requireDocker() }, async (t) => {
   const git = await startGitServer();
   t.teardown(() => git.close());
   git.push('acme/slow', { Dockerfile: `FROM ${TEST_IMAGES.python}\nRUN echo slow-build-${Date.now()} && sleep 120\n` });

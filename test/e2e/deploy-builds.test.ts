@@ -2,7 +2,7 @@ import t from 'tap';
 import { createProject, createService } from '../helpers/api-suite.js';
 import { deployEnv, logLines, probe, waitForDeployment } from '../helpers/deploy.js';
 import { LABEL } from '../../src/runtime/container-runtime.js';
-import { containersOf, dockerUnavailable, imagesOf, removeProjectLeftovers, TEST_IMAGES } from '../helpers/docker.js';
+import { containersOf, requireDocker, imagesOf, removeProjectLeftovers, TEST_IMAGES } from '../helpers/docker.js';
 import { startGitServer } from '../helpers/git-server.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -60,7 +60,7 @@ async function deployAll(s: TestServer, ids: string[]) {
   return Promise.all(ids.map((id, i) => waitForDeployment(s, id, queued[i]!, 300_000)));
 }
 
-t.test('build methods, the packbuilder languages, workers and image services', { skip: await dockerUnavailable() }, async (t) => {
+t.test('build methods, the packbuilder languages, workers and image services', { skip: await requireDocker() }, async (t) => {
   const git = await startGitServer();
   t.teardown(() => git.close());
   for (const [name, files] of Object.entries(REPOS)) git.push(name, files);

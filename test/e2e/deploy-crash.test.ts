@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { LABEL } from '../../src/runtime/container-runtime.js';
-import { PACK_ENV, containersOf, dockerUnavailable, imagesOf, removeProjectLeftovers, TEST_IMAGES } from '../helpers/docker.js';
+import { PACK_ENV, containersOf, requireDocker, imagesOf, removeProjectLeftovers, TEST_IMAGES } from '../helpers/docker.js';
 import { spawnServe } from '../helpers/cli-process.js';
 import { startGitServer } from '../helpers/git-server.js';
 
@@ -37,7 +37,7 @@ async function until(check: () => Promise<boolean>, timeoutMs = 60_000) {
   }
 }
 
-t.test('SIGKILL during a build or a start: after restart nothing is left running or orphaned', { skip: await dockerUnavailable() }, async (t) => {
+t.test('SIGKILL during a build or a start: after restart nothing is left running or orphaned', { skip: await requireDocker() }, async (t) => {
   const git = await startGitServer();
   t.teardown(() => git.close());
   const marker = `crash-build-${Date.now()}`;

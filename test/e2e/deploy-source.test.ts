@@ -2,7 +2,7 @@ import t from 'tap';
 import { LABEL } from '../../src/runtime/container-runtime.js';
 import { createProject, createService } from '../helpers/api-suite.js';
 import { deploy, deployEnv, logLines, probe, steadyLoad } from '../helpers/deploy.js';
-import { containersOf, docker, dockerUnavailable, imagesOf, removeProjectLeftovers } from '../helpers/docker.js';
+import { containersOf, docker, requireDocker, imagesOf, removeProjectLeftovers } from '../helpers/docker.js';
 import { startGitServer } from '../helpers/git-server.js';
 import { eventually } from '../helpers/net.js';
 import { readSse } from '../helpers/sse.js';
@@ -27,7 +27,7 @@ http.server.ThreadingHTTPServer(("0.0.0.0", int(os.environ["PORT"])), H).serve_f
 `,
 });
 
-t.test('a source service deploys, redeploys without downtime, streams its logs and goes away cleanly', { skip: await dockerUnavailable() }, async (t) => {
+t.test('a source service deploys, redeploys without downtime, streams its logs and goes away cleanly', { skip: await requireDocker() }, async (t) => {
   const git = await startGitServer({ 'acme/shop': TOKEN });
   t.teardown(() => git.close());
   const firstSha = git.push('acme/shop', app('v1'));

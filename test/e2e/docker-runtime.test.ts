@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { LABEL } from '../../src/runtime/container-runtime.js';
 import { createDockerRuntime } from '../../src/runtime/docker-runtime.js';
-import { docker, dockerUnavailable, TEST_IMAGES } from '../helpers/docker.js';
+import { docker, requireDocker, TEST_IMAGES } from '../helpers/docker.js';
 import { eventually, getVia } from '../helpers/net.js';
 
 const IMAGE = TEST_IMAGES.python;
 
-t.test('runs, finds and removes containers it labels', { skip: await dockerUnavailable() }, async (t) => {
+t.test('runs, finds and removes containers it labels', { skip: await requireDocker() }, async (t) => {
   const runtime = createDockerRuntime({ socketPath: '/var/run/docker.sock', callTimeoutMs: 30_000, instance: randomUUID() });
   await runtime.ping();
   const run = randomUUID().slice(0, 8);

@@ -5,28 +5,22 @@ import { rmSync } from 'node:fs';
 import t from 'tap';
 import { releaseService } from '../../commands/service/handlers.js';
 import { createProject, createService } from '../helpers/api-suite.js';
+import { caddyBin, requireCaddy } from '../helpers/caddy.js';
 import { eventually, freePort, getVia } from '../helpers/net.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
-const caddy = process.env.SLIPWAY_CADDY_BIN ?? 'caddy';
-let hasCaddy = true;
-try {
-  execFileSync(caddy, ['version'], { stdio: 'ignore' });
-} catch {
-  hasCaddy = false;
-}
 
 function tinyServer(port: number, text: string): Promise<Server> {
   const server = createHttpServer((_req, res) => res.end(text));
   return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
 }
 
-t.test('routes each domain to its service through Caddy', { skip: hasCaddy ? false : `${caddy} is not installed (npm test installs it)` }, async (t) => {
+t.test('routes each domain to its service through Caddy', { skip: requireCaddy() }, async (t) => {
   const proxyPort = await freePort();
   const adminPort = await freePort();
   const env = {
     SLIPWAY_PROXY: 'caddy',
-    SLIPWAY_CADDY_BIN: caddy,
+    SLIPWAY_CADDY_BIN: caddyBin,
     SLIPWAY_PROXY_HTTP_PORT: String(proxyPort),
     SLIPWAY_CADDY_ADMIN_LISTEN: `127.0.0.1:${adminPort}`,
     SLIPWAY_UPSTREAM_CHECK: '2',
@@ -58,22 +52,20 @@ t.test('routes each domain to its service through Caddy', { skip: hasCaddy ? fal
   t.same(await getVia(proxyPort, 'site.slipway.test'), { status: 200, body: 'hello from site' }, 'reached by hostname');
   t.same(await getVia(svc.hostPort, 'localhost'), { status: 200, body: 'hello from site' }, 'and on its host port, where Caddy listens');
 
-  if (s.app.upstreams) {
-    await t.test('NAT rules flushed by a firewall reload come back on their own', async (t) => {
-      const address = s.app.upstreams!.addressOf(svc.hostPort).host;
-      const jump = execFileSync('iptables', ['-t', 'nat', '-S', 'OUTPUT'], { encoding: 'utf8' }).split('\n').find((l) => l.includes(address))!;
-      const chain = jump.split(' ').at(-1)!;
-      execFileSync('iptables', ['-t', 'nat', '-D', ...jump.split(' ').slice(1)]);
-      execFileSync('iptables', ['-t', 'nat', '-F', chain]);
-      const rules = () => execFileSync('iptables', ['-t', 'nat', '-S'], { encoding: 'utf8' });
-      t.notMatch(rules(), `-j ${chain}`, 'flushed: no rule leads to the service any more');
-      // Connections Caddy already holds to the service stay up (the kernel tracks them); new ones need the rules.
-      await eventually(async () => rules(), (text) => text.includes(`-j ${chain}`) && text.includes(`--dport ${svc.hostPort} -j DNAT`), 10_000);
-      t.match(rules(), `--dport ${svc.hostPort} -j DNAT`, 'the next check put the jump and the rule back');
-      const back = await getVia(proxyPort, 'site.slipway.test');
-      t.equal(back.body, 'hello from site', 'served, without a Caddy reload');
-    });
-  }
+  await t.test('NAT rules flushed by a firewall reload come back on their own', { skip: s.app.upstreams ? false : 'iptables is not usable here (Slipway reloads Caddy instead)' }, async (t) => {
+    const address = s.app.upstreams!.addressOf(svc.hostPort).host;
+    const jump = execFileSync('iptables', ['-t', 'nat', '-S', 'OUTPUT'], { encoding: 'utf8' }).split('\n').find((l) => l.includes(address))!;
+    const chain = jump.split(' ').at(-1)!;
+    execFileSync('iptables', ['-t', 'nat', '-D', ...jump.split(' ').slice(1)]);
+    execFileSync('iptables', ['-t', 'nat', '-F', chain]);
+    const rules = () => execFileSync('iptables', ['-t', 'nat', '-S'], { encoding: 'utf8' });
+    t.notMatch(rules(), `-j ${chain}`, 'flushed: no rule leads to the service any more');
+    // Connections Caddy already holds to the service stay up (the kernel tracks them); new ones need the rules.
+    await eventually(async () => rules(), (text) => text.includes(`-j ${chain}`) && text.includes(`--dport ${svc.hostPort} -j DNAT`), 10_000);
+    t.match(rules(), `--dport ${svc.hostPort} -j DNAT`, 'the next check put the jump and the rule back');
+    const back = await getVia(proxyPort, 'site.slipway.test');
+    t.equal(back.body, 'hello from site', 'served, without a Caddy reload');
+  });
   t.equal((await getVia(proxyPort, 'other.slipway.test')).status, 404, 'unknown hosts get a real 404');
 
   const domainId = (await s.call('GET', `/api/services/${svc.id}/overview`)).body.domains[0].id;

@@ -26,12 +26,14 @@ export async function deployEnv(extra: Record<string, string> = {}) {
   };
 }
 
+/** The deployment once it has ended; throws, saying where it stood, if it has not within `timeoutMs`. */
 export async function waitForDeployment(s: TestServer, serviceId: string, deploymentId: string, timeoutMs = 120_000) {
   const end = Date.now() + timeoutMs;
   for (;;) {
-    const list = (await s.call('GET', `/api/services/${serviceId}/deployments`)).body.deployments as Record<string, any>[];
-    const found = list.find((d) => d.id === deploymentId);
-    if (found && (FINISHED.includes(found.status) || Date.now() > end)) return found;
+    const list = (await s.call('GET', `/api/services/${serviceId}/deployments`)).body.deployments as Record<string, any>[] | undefined;
+    const found = list?.find((d) => d.id === deploymentId);
+    if (found && FINISHED.includes(found.status)) return found;
+    if (Date.now() > end) throw new Error(`deployment ${deploymentId} did not end within ${timeoutMs} ms (status ${found?.status ?? 'not listed'})`);
     await new Promise((r) => setTimeout(r, 150));
   }
 }

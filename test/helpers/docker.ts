@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import Docker from 'dockerode';
 import { LABEL } from '../../src/runtime/container-runtime.js';
+import { required } from './requirements.js';
 
 export const docker = new Docker({ socketPath: '/var/run/docker.sock' });
 
@@ -40,6 +41,9 @@ export async function dockerUnavailable(): Promise<string | false> {
   }
   return false;
 }
+
+/** tap's `skip` for tests that need the engine and the test images; fatal under `npm test`. */
+export const requireDocker = async () => required(await dockerUnavailable());
 
 const managed = (labels: Record<string, string>) => ({ label: Object.entries({ ...labels, [LABEL.managed]: 'true' }).map(([k, v]) => `${k}=${v}`) });
 

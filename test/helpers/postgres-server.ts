@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { required } from './requirements.js';
 
 /** URL of the Postgres server the test command started; undefined when none was. */
 export const serverUrl = process.env.TEST_DATABASE_URL;
 
-export const noServerReason =
-  'TEST_DATABASE_URL is not set: start a Postgres server (npm test does) to run the server tests';
+const noServerReason = 'TEST_DATABASE_URL is not set: start a Postgres server (npm test does) to run the server tests';
+
+/** tap's `skip` for tests that need the Postgres server; fatal under `npm test`. */
+export const requirePostgresServer = () => required(serverUrl ? false : noServerReason);
 
 /** A fresh database on the test server, dropped by the returned function. */
 export async function freshDatabase(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {

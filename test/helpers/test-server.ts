@@ -12,6 +12,8 @@ export interface TestServer extends RunningServer {
   key: string;
   call(method: string, path: string, options?: { body?: unknown; raw?: string; key?: string | null; headers?: Record<string, string> }): Promise<{ status: number; body: any }>;
   stopKeepingData(): Promise<void>;
+  /** Everything the server logged, when started with `SLIPWAY_LOG: 'json'` (silent otherwise). */
+  logs(): string;
 }
 
 /** A real Slipway on an ephemeral port with its own data directory. */
@@ -28,7 +30,8 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
     SLIPWAY_DOCKER_SOCKET: '/nonexistent/docker.sock',
     ...env,
   });
-  const server = await serve(config, createLogger(true));
+  let logs = '';
+  const server = await serve(config, createLogger(config.silent, (line) => (logs += line)));
   const key = readFileSync(join(dir, 'bootstrap-key'), 'utf8').trim();
   return {
     ...server,
@@ -53,6 +56,7 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
       return { status: response.status, body: parsed };
     },
     stopKeepingData: () => server.close(),
+    logs: () => logs,
     async close() {
       await server.close();
       // Caddy and the NAT rules outlive Slipway on purpose; a test's go with its test.

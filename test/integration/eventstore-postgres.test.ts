@@ -5,10 +5,11 @@ import type { SqlClient } from '../../src/db/sql-client.js';
 import { createPostgresEventStore } from '../../src/eventstore/postgres-event-store.js';
 import type { EventStore, RecordedEvent } from '../../src/eventstore/port.js';
 import { eventStoreContract, newEvent } from '../helpers/event-store-contract.js';
-import { freshDatabase, noServerReason, serverUrl } from '../helpers/postgres-server.js';
+import { freshDatabase, requirePostgresServer, serverUrl } from '../helpers/postgres-server.js';
 
-if (!serverUrl) {
-  t.test('Postgres server event store', { skip: noServerReason }, () => undefined);
+const skip = requirePostgresServer();
+if (skip || !serverUrl) {
+  t.test('Postgres server event store', { skip }, () => undefined);
 } else {
   const db = await freshDatabase(serverUrl);
   let sql: SqlClient;

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import { runAdminCommand } from '../../src/cli/admin-commands.js';
-import { freshDatabase, noServerReason, serverUrl } from '../helpers/postgres-server.js';
+import { freshDatabase, requirePostgresServer, serverUrl } from '../helpers/postgres-server.js';
 import { runMixedScenario } from '../helpers/mixed-scenario.js';
 import { dumpReadModels } from '../helpers/read-models.js';
 import { startTestServer } from '../helpers/test-server.js';
@@ -24,7 +24,7 @@ async function rebuildEqualsLive(t: Test, env: Record<string, string>) {
 
 t.test('PGlite', (t) => rebuildEqualsLive(t, {}));
 
-t.test('Postgres server', { skip: serverUrl ? false : noServerReason }, async (t) => {
+t.test('Postgres server', { skip: requirePostgresServer() }, async (t) => {
   const db = await freshDatabase(serverUrl!);
   t.teardown(() => db.drop());
   await rebuildEqualsLive(t, { DATABASE_URL: db.url });

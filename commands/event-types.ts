@@ -1,0 +1,17 @@
+import { apiKeyEvents } from './apikey/events.js';
+import { deploymentEvents, deploymentLogEvents } from './deployment/events.js';
+import { projectEvents } from './project/events.js';
+import { reservationEvents } from './reservation/events.js';
+import { serviceEvents } from './service/events.js';
+
+/** Every event type the write side can record, with its schema: what an auditor may meet in the log. */
+export const ALL_EVENT_SCHEMAS = {
+  ...apiKeyEvents,
+  ...deploymentEvents,
+  ...deploymentLogEvents,
+  ...projectEvents,
+  ...reservationEvents,
+  ...serviceEvents,
+};
+
+export const ALL_EVENT_TYPES = Object.keys(ALL_EVENT_SCHEMAS).sort();
