@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -12,6 +12,13 @@ export interface GitServer {
   requests: { url: string; authorization: string | null }[];
   /** Creates (or replaces the content of) `owner/name` on branch `main` (or another); returns the commit. */
   push(fullName: string, files: Record<string, string>, branch?: string): string;
+  /**
+   * Holds every request for `owner/name` unanswered (a clone then hangs, its git process alive) until the
+   * returned function is called, which serves them, or the server closes, which refuses them.
+   */
+  hold(fullName: string): () => void;
+  /** How many requests for `owner/name` are being held right now. */
+  held(fullName: string): number;
   close(): Promise<void>;
 }
 
@@ -25,10 +32,18 @@ const git = (cwd: string, ...args: string[]) =>
 export async function startGitServer(tokens: Record<string, string> = {}): Promise<GitServer> {
   const root = mkdtempSync(join(tmpdir(), 'slipway-git-'));
   const requests: GitServer['requests'] = [];
+  /** Held requests per repository: each entry answers its request, served (true) or refused. */
+  const holds = new Map<string, ((serve: boolean) => void)[]>();
+  let closing = false;
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://git');
     requests.push({ url: req.url ?? '', authorization: req.headers.authorization ?? null });
     const repo = /^\/([^/]+\/[^/]+?)(\.git)?\//.exec(url.pathname)?.[1];
+    const held = repo ? holds.get(repo) : undefined;
+    if (held) held.push((serve) => (serve && !closing ? answer(req, res, url, repo) : res.writeHead(503).end('server closed\n')));
+    else answer(req, res, url, repo);
+  });
+  const answer = (req: IncomingMessage, res: ServerResponse, url: URL, repo: string | undefined) => {
     const token = repo ? tokens[repo] : undefined;
     if (token && req.headers.authorization !== `Basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`) {
       res.writeHead(401, { 'www-authenticate': 'Basic realm="git"' }).end('authentication required\n');
@@ -70,7 +85,7 @@ export async function startGitServer(tokens: Record<string, string> = {}): Promi
       res.write(head.subarray(end + 4));
     });
     cgi.on('close', () => res.end());
-  });
+  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -93,7 +108,20 @@ export async function startGitServer(tokens: Record<string, string> = {}): Promi
       rmSync(work, { recursive: true, force: true });
       return sha;
     },
+    hold(fullName) {
+      const held: ((serve: boolean) => void)[] = [];
+      holds.set(fullName, held);
+      return () => {
+        holds.delete(fullName);
+        for (const release of held.splice(0)) release(true);
+      };
+    },
+    held: (fullName) => holds.get(fullName)?.length ?? 0,
     async close() {
+      closing = true;
+      for (const held of holds.values()) for (const release of held.splice(0)) release(false);
+      holds.clear();
+      server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       rmSync(root, { recursive: true, force: true });
     },
