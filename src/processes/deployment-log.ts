@@ -38,7 +38,8 @@ export class DeploymentLog {
   }
 
   write(line: string, stream: LogLine['stream'] = 'stdout') {
-    if (this.next + this.buffer.length > MAX_LINES) {
+    // Past the cap only Slipway's own lines are kept, so the log still says how the deployment ended.
+    if (stream !== 'system' && this.next + this.buffer.length > MAX_LINES) {
       if (!this.truncated) this.buffer.push({ line: `[log truncated after ${MAX_LINES} lines]`, stream: 'system', at: new Date().toISOString() });
       this.truncated = true;
       return;

@@ -1,4 +1,8 @@
 import { createKey, createProject, createService } from './api-suite.js';
+import { deploy, logLines, waitForDeployment } from './deploy.js';
+import { TEST_IMAGES } from './docker.js';
+import type { GitServer } from './git-server.js';
+import { waitFor } from './net.js';
 import type { TestServer } from './test-server.js';
 
 /** A long, varied history: every kind of event, with updates, deletes and transfers interleaved. */
@@ -29,8 +33,10 @@ export async function runMixedScenario(s: TestServer, rounds = 6) {
     await must('DELETE', `/api/services/${web.id}/env/${env.find((e: { key: string }) => e.key === 'K2').id}`);
     await must('POST', `/api/services/${web.id}/domains`, { hostname: `web${round}.example.com` });
     await must('POST', `/api/services/${img.id}/domains`, { hostname: `img${round}.example.com` });
-    const domains = (await must('GET', `/api/services/${img.id}/overview`)).domains;
-    await must('PATCH', `/api/services/${img.id}/domains/${domains[0].id}`, { hostname: `image${round}.example.com` });
+    await must('POST', `/api/services/${img.id}/domains`, { hostname: `old-img${round}.example.com` });
+    const domains = (await must('GET', `/api/services/${img.id}/overview`)).domains as { id: string; hostname: string }[];
+    await must('PATCH', `/api/services/${img.id}/domains/${domains.find((d) => d.hostname === `img${round}.example.com`)!.id}`, { hostname: `image${round}.example.com` });
+    await must('DELETE', `/api/services/${img.id}/domains/${domains.find((d) => d.hostname === `old-img${round}.example.com`)!.id}`);
     await must('PATCH', `/api/services/${web.id}`, { buildCommand: 'npm run build', internalPort: 4000 + round, gitToken: `rotated-${round}` });
     await must('PATCH', `/api/projects/${p.id}`, { description: `round ${round}` });
     const deployment = (await must('POST', `/api/services/${img.id}/deployments`)).deployment;
@@ -42,15 +48,56 @@ export async function runMixedScenario(s: TestServer, rounds = 6) {
       await must('DELETE', `/api/keys/${k.key.id}`);
     }
   }
-  // Every deployment ends (with the engine unreachable in these tests, quickly) before the history is compared.
-  for (const [serviceId, id] of deployments) {
-    for (let i = 0; i < 200; i++) {
-      const r = await s.call('GET', `/api/services/${serviceId}/deployments`);
-      const status = r.status === 200 ? r.body.deployments.find((d: { id: string }) => d.id === id)?.status : 'gone';
-      if (!['queued', 'running'].includes(status)) break;
-      await new Promise((done) => setTimeout(done, 50));
-    }
-  }
+  // Every deployment ends (no registry is reachable: each pull fails at once) before the project goes.
+  for (const [serviceId, id] of deployments) await waitForDeployment(s, serviceId, id);
   await must('DELETE', `/api/projects/${projects[1]!.id}`);
   return projects;
+}
+
+const pyApp = (version: string) => ({
+  Dockerfile: `FROM ${TEST_IMAGES.python}\nCOPY app.py .\nCMD ["python3", "-u", "app.py"]\n`,
+  'app.py': `import http.server, os
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200); self.end_headers(); self.wfile.write(b"${version}")
+http.server.HTTPServer(("0.0.0.0", int(os.environ["PORT"])), H).serve_forever()
+`,
+});
+
+/**
+ * Deployments on the real engine (the server runs one at a time: `SLIPWAY_DEPLOY_CONCURRENCY=1`): they
+ * succeed, fail, are aborted and superseded; a deployed service is redeployed, then deleted.
+ */
+export async function runDeploymentHistory(s: TestServer, git: GitServer) {
+  git.push('acme/app', pyApp('v1'));
+  git.push('acme/broken', { Dockerfile: `FROM ${TEST_IMAGES.python}\nRUN exit 3\n` });
+  git.push('acme/slow', { Dockerfile: `FROM ${TEST_IMAGES.python}\nRUN echo slow-build-running && sleep 300\n` });
+  const p = await createProject(s, 'Deploys');
+  const source = (name: string, repo: string) => createService(s, p.id, { name, repoFullName: repo, branch: 'main', internalPort: 8080 });
+  const app = await source('app', 'acme/app');
+  const broken = await source('broken', 'acme/broken');
+  const slow = await source('slow', 'acme/slow');
+  const web = await createService(s, p.id, { name: 'web', repoUrl: 'docker-image', dockerImage: TEST_IMAGES.web, branch: 'main', runtimeMode: 'web', internalPort: 8000 });
+  const expect = async (serviceId: string, status: string) => {
+    const { done } = await deploy(s, serviceId);
+    if (done.status !== status) throw new Error(`expected a ${status} deployment, got ${JSON.stringify(done)}`);
+  };
+
+  await expect(app.id, 'succeeded');
+  await expect(broken.id, 'failed');
+
+  const running = (await s.call('POST', `/api/services/${slow.id}/deployments`)).body.deployment.id as string;
+  await waitFor('the slow build to run', () => logLines(s, running), (lines) => lines.some((l) => l.includes('slow-build-running')), 60_000);
+  const waiting: string[] = [];
+  for (let i = 0; i < 3; i++) waiting.push((await s.call('POST', `/api/services/${web.id}/deployments`)).body.deployment.id);
+  await s.call('POST', `/api/deployments/${running}/abort`);
+  const outcomes = [await waitForDeployment(s, slow.id, running), ...(await Promise.all(waiting.map((id) => waitForDeployment(s, web.id, id))))];
+  const statuses = outcomes.map((d) => `${d.status}${/^superseded/.test(d.reason ?? '') ? ' (superseded)' : ''}`);
+  if (statuses.join() !== 'aborted,aborted (superseded),aborted (superseded),succeeded') throw new Error(`unexpected outcomes: ${statuses.join()}`);
+
+  git.push('acme/app', pyApp('v2'));
+  await expect(app.id, 'succeeded');
+  const deleted = await s.call('DELETE', `/api/services/${app.id}`);
+  if (deleted.status !== 200) throw new Error(`delete: ${deleted.status}`);
+  return p;
 }

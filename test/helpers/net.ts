@@ -32,3 +32,10 @@ export async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean,
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** Polls `fn` until `ok`; throws, naming what it waited for and the last value, after `timeoutMs`. */
+export async function waitFor<T>(what: string, fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  const value = await eventually(fn, ok, timeoutMs);
+  if (!ok(value)) throw new Error(`gave up after ${timeoutMs} ms waiting for ${what}; last seen: ${String(JSON.stringify(value) ?? value).slice(0, 300)}`);
+  return value;
+}
