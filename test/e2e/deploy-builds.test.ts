@@ -4,6 +4,7 @@ import { deployEnv, logLines, probe, waitForDeployment } from '../helpers/deploy
 import { LABEL } from '../../src/runtime/container-runtime.js';
 import { containersOf, requireDocker, imagesOf, removeProjectLeftovers, TEST_IMAGES } from '../helpers/docker.js';
 import { startGitServer } from '../helpers/git-server.js';
+import { eventually } from '../helpers/net.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const pyServer = (text: string) => `import http.server, os
@@ -145,9 +146,8 @@ t.test('build methods, the packbuilder languages, workers and image services', {
 
   const deleted = await s.call('DELETE', `/api/projects/${project.id}`);
   t.match(deleted.body, { ok: true, proxy: { ok: true } });
-  const end = Date.now() + 30_000;
-  while ((await containersOf({ [LABEL.project]: project.id })).length > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
-  t.same(await containersOf({ [LABEL.project]: project.id }), [], 'deleting the project stopped and removed every container');
+  const left = await eventually(() => containersOf({ [LABEL.project]: project.id }), (list) => list.length === 0, 30_000);
+  t.same(left, [], 'deleting the project stopped and removed every container');
   t.same((await imagesOf({ [LABEL.project]: project.id })).filter((i) => (i.RepoTags ?? []).some((tag) => tag !== '<none>:<none>')), [], 'and its images');
   t.equal((await probe(services.node.hostPort)).status, 0, 'nothing answers on its ports any more');
 });

@@ -4,7 +4,7 @@ import { createProject, createService } from '../helpers/api-suite.js';
 import { deploy, deployEnv, logLines, probe, steadyLoad } from '../helpers/deploy.js';
 import { containersOf, docker, requireDocker, imagesOf, removeProjectLeftovers } from '../helpers/docker.js';
 import { startGitServer } from '../helpers/git-server.js';
-import { eventually } from '../helpers/net.js';
+import { eventually, waitFor } from '../helpers/net.js';
 import { readSse } from '../helpers/sse.js';
 import { startTestServer } from '../helpers/test-server.js';
 
@@ -68,7 +68,7 @@ t.test('a source service deploys, redeploys without downtime, streams its logs a
   t.match(stream.contentType, /^text\/event-stream/);
   await stream.ended;
 
-  const { done } = { done: (await s.call('GET', `/api/services/${svc.id}/deployments`)).body.deployments[0] };
+  const done = (await s.call('GET', `/api/services/${svc.id}/deployments`)).body.deployments[0];
   t.match(done, { status: 'succeeded', commitSha: firstSha, buildMethod: 'dockerfile' }, 'the deployment succeeded on the pushed commit');
   t.match(done.imageTag, new RegExp(`^slipway/shop-[0-9a-f]{8}:${done.id}$`), 'the image tag carries the deployment id');
   t.equal(done.containerName, `slipway-shop-${done.id}`);
@@ -120,10 +120,10 @@ t.test('a source service deploys, redeploys without downtime, streams its logs a
 
   await t.test('runtime logs stream: snapshot, live lines, status', async (t) => {
     const runtime = await readSse(`${s.url}/api/services/${svc.id}/runtime-logs/stream`, s.key);
-    await new Promise((r) => setTimeout(r, 300));
+    // The stream follows the container once it has said so; a request then makes the app print a line.
+    await waitFor('the runtime stream to follow the container', async () => runtime.events.map((e) => e.event), (events) => events.includes('status'), 10_000);
     await probe(svc.hostPort);
-    const seen = Date.now();
-    while (!runtime.events.some((e) => e.event === 'log') && Date.now() - seen < 5000) await new Promise((r) => setTimeout(r, 50));
+    await waitFor('a live line on the runtime stream', async () => runtime.events.map((e) => e.event), (events) => events.includes('log'), 10_000);
     runtime.close();
     const [snapshot, status] = runtime.events;
     t.equal(snapshot?.event, 'snapshot');
@@ -179,9 +179,8 @@ t.test('a source service deploys, redeploys without downtime, streams its logs a
     t.match(deleted.body, { ok: true, proxy: { ok: true } });
     await runtime.ended;
     t.same(runtime.events.at(-1)?.data, { ok: false, closed: true }, 'the runtime stream ends with closed: true');
-    const end = Date.now() + 15_000;
-    while ((await containersOf({ [LABEL.service]: svc.id })).length > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
-    t.same(await containersOf({ [LABEL.service]: svc.id }), [], 'no container left');
+    const left = await eventually(() => containersOf({ [LABEL.service]: svc.id }), (list) => list.length === 0, 15_000);
+    t.same(left, [], 'no container left');
     t.same(await imagesOf({ [LABEL.service]: svc.id }), [], 'no image left');
     t.equal((await probe(proxyPort, 'shop.deploy.test')).status, 404, 'the domain no longer routes');
     t.equal((await probe(svc.hostPort)).status, 0, 'nothing listens on the host port');
