@@ -1,9 +1,10 @@
 import Router from '@koa/router';
-import Koa from 'koa';
+import Koa, { type Context } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { Slipway } from '../slipway.js';
 import { authenticate, PrincipalCache } from './auth.js';
 import { errorHandler, HttpError } from './errors.js';
+import { nulPaths } from './validation.js';
 import { deploymentRoutes } from './routes/deployments.js';
 import { domainRoutes } from './routes/domains.js';
 import { envRoutes } from './routes/env.js';
@@ -14,8 +15,19 @@ import { serviceRoutes } from './routes/services.js';
 
 /** Postgres cannot store NUL in text or jsonb: refuse it at the door rather than fail half-way. */
 function rejectNul(body: unknown) {
-  if (body !== undefined && JSON.stringify(body).includes('\\u0000')) {
-    throw new HttpError(400, 'validation_failed', 'strings must not contain NUL characters');
+  const details = nulPaths(body);
+  if (details.length > 0) throw new HttpError(400, 'validation_failed', `${details[0]!.path}: ${details[0]!.message}`, details);
+}
+
+const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
+const JSON_TYPES = ['application/json', '+json'];
+
+/** Bodies are JSON: one of another type would otherwise be ignored and the request judged as if it had none. */
+function requireJsonBody(ctx: Context) {
+  const length = ctx.request.length;
+  const hasBody = length === undefined ? ctx.get('transfer-encoding') !== '' : length > 0;
+  if (hasBody && BODY_METHODS.includes(ctx.method) && !ctx.is(JSON_TYPES)) {
+    throw new HttpError(400, 'invalid_json', 'request bodies are JSON: send Content-Type: application/json');
   }
 }
 
@@ -41,9 +53,14 @@ export function createHttpApp(app: Slipway): Koa {
     app.log.error('http error', { error: String(error) });
   });
   koa.use(errorHandler(app.log));
+  koa.use(async (ctx, next) => {
+    requireJsonBody(ctx);
+    await next();
+  });
   koa.use(
     koaBody({
       json: true,
+      jsonTypes: JSON_TYPES,
       multipart: false,
       urlencoded: false,
       text: false,
@@ -61,6 +78,7 @@ export function createHttpApp(app: Slipway): Koa {
   });
   koa.use(router.routes());
   koa.use(api.routes());
-  koa.use(api.allowedMethods({ throw: true }));
+  // Not thrown: the router sets `Allow` only when it answers itself; errorHandler adds the error body.
+  koa.use(api.allowedMethods());
   return koa;
 }

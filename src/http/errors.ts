@@ -32,13 +32,34 @@ function fromStatusError(error: ThrownHttp): HttpError | null {
   const status = error.status ?? error.statusCode;
   if (!status || status < 400 || status >= 500) return null;
   if (status === 413) return new HttpError(413, 'payload_too_large', 'request body is too large');
-  if (status === 415) return new HttpError(415, 'unsupported_media_type', error.message ?? 'unsupported media type');
   if (status === 400 && (error.type === 'entity.parse.failed' || /JSON|json|Unexpected/.test(error.message ?? ''))) {
     return new HttpError(400, 'invalid_json', 'request body is not valid JSON');
   }
-  if (status === 405) return new HttpError(405, 'method_not_allowed', error.message ?? 'method not allowed');
-  if (status === 404) return new HttpError(404, 'not_found', 'no such endpoint');
+  // An unsupported Content-Encoding or charset (415), a body shorter than its Content-Length (400): the body
+  // cannot be read as JSON. The README's error table has no other code for a body.
+  if (status === 400 || status === 415) {
+    return new HttpError(400, 'invalid_json', `request body cannot be read as JSON: ${error.message ?? 'unreadable body'}`);
+  }
+  if (status === 405) return methodNotAllowed();
+  if (status === 404) return noSuchEndpoint();
   return new HttpError(status, 'bad_request', error.expose && error.message ? error.message : 'bad request');
+}
+
+const noSuchEndpoint = () => new HttpError(404, 'not_found', 'no such endpoint');
+const methodNotAllowed = () => new HttpError(405, 'method_not_allowed', 'method not allowed on this endpoint');
+
+/**
+ * The router answers a known path with a method it lacks with 405 (a method it does not know at all, e.g.
+ * TRACE, with 501) and an `Allow` header, but no body. Both get the error body; a path with no methods
+ * (no endpoint at all) is a 404. The `Allow` header stays.
+ */
+function unansweredStatus(ctx: Context): HttpError | null {
+  if (ctx.body !== undefined && ctx.body !== null) return null;
+  if (ctx.status === 404) return noSuchEndpoint();
+  if (ctx.status === 405 || ctx.status === 501) {
+    return ctx.response.get('allow') ? methodNotAllowed() : noSuchEndpoint();
+  }
+  return null;
 }
 
 function toHttpError(error: unknown): HttpError | null {
@@ -53,7 +74,8 @@ export function errorHandler(log: Logger) {
   return async (ctx: Context, next: Next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new HttpError(404, 'not_found', 'no such endpoint');
+      const unanswered = unansweredStatus(ctx);
+      if (unanswered) throw unanswered;
     } catch (thrown) {
       const error = toHttpError(thrown);
       if (error) {

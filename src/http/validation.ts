@@ -55,3 +55,15 @@ export const branch = z
   );
 
 export const port = z.number().int().min(1).max(65535);
+
+/** Where a decoded JSON body holds a NUL character, in a value or a key: one detail per place. */
+export function nulPaths(value: unknown, path: string[] = []): { path: string; message: string }[] {
+  const at = (p: string[]) => p.join('.') || '(body)';
+  if (typeof value === 'string') return value.includes('\u0000') ? [{ path: at(path), message: 'must not contain NUL characters' }] : [];
+  if (Array.isArray(value)) return value.flatMap((item, i) => nulPaths(item, [...path, String(i)]));
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, item]) => [
+    ...(key.includes('\u0000') ? [{ path: at([...path, key]), message: 'keys must not contain NUL characters' }] : []),
+    ...nulPaths(item, [...path, key]),
+  ]);
+}
