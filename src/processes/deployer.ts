@@ -10,6 +10,7 @@ import type { Logger } from '../logger.js';
 import { LABEL } from '../runtime/container-runtime.js';
 import { DeploymentLog } from './deployment-log.js';
 import { runDeployment, type RunDeps } from './deployment-run.js';
+import { discardInterruptedBuilds } from './interrupted-builds.js';
 
 export interface DeployerOptions {
   /** Deployments that may run at once across all services. */
@@ -142,6 +143,9 @@ export class Deployer {
    */
   private async recover() {
     const { db, runtime, cmd } = this.deps;
+    // Nothing runs yet: every build directory (and git process working in one) is an interrupted run's.
+    const stopped = discardInterruptedBuilds(this.deps.settings.workDir);
+    if (stopped.length > 0) this.logger.warn('stopped processes an interrupted build left running', { pids: stopped });
     // An installation that has never deployed has nothing in Docker to reconcile.
     if (!(await everDeployed(db))) return;
     const running = (await listUnfinishedDeployments(db)).filter((d) => d.status === 'running');

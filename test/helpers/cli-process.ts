@@ -4,8 +4,15 @@ import { join, resolve } from 'node:path';
 export const root = resolve(import.meta.dirname, '../..');
 export const cliArgs = ['--import', 'tsx', join(root, 'src/cli/main.ts')];
 
-/** `slipway serve` as its own process (so it can be signalled, or killed like a crash); resolves once it listens. */
-export async function spawnServe(dataDir: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; logs: () => string }> {
+/**
+ * `slipway serve` as its own process (so it can be signalled, or killed like a crash); resolves once it listens.
+ * With `startTimeoutMs`, a server that has not listened by then is killed and the promise rejects.
+ */
+export async function spawnServe(
+  dataDir: string,
+  env: Record<string, string> = {},
+  startTimeoutMs?: number,
+): Promise<{ child: ChildProcess; url: string; logs: () => string }> {
   const child = spawn(process.execPath, [...cliArgs, 'serve'], {
     cwd: root,
     env: { ...process.env, SLIPWAY_PROXY: 'off', ...env, SLIPWAY_DATA_DIR: dataDir, SLIPWAY_PORT: '0', SLIPWAY_HOST: '127.0.0.1' },
@@ -19,6 +26,14 @@ export async function spawnServe(dataDir: string, env: Record<string, string> = 
       if (m) ok(m[1]!);
     });
     child.once('exit', (code) => fail(new Error(`serve exited ${code}: ${logs}`)));
+    if (startTimeoutMs !== undefined) {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        fail(new Error(`serve did not listen within ${startTimeoutMs / 1000} s: ${logs}`));
+      }, startTimeoutMs);
+      child.once('exit', () => clearTimeout(timer));
+      child.stderr!.on('data', () => /"url":"/.test(logs) && clearTimeout(timer));
+    }
   });
   return { child, url, logs: () => logs };
 }
