@@ -40,7 +40,10 @@ export class ProxyReconciler {
 
   /** Reload once the read model includes `position`; resolves with Caddy's real answer. */
   async sync(position: string | null): Promise<ProxyResult> {
-    await this.runner.waitFor(position);
+    // A reload from a read model without the change would report a route it does not carry.
+    if (!(await this.runner.waitFor(position, 30_000))) {
+      return { ok: false, detail: 'the routing read model did not catch up with this change in 30 s; the proxy follows once it does' };
+    }
     const wanted = position ?? '';
     if (this.latest && this.latest.position >= wanted) return this.latest.result;
     const startedAt = this.runner.position ?? '';

@@ -76,21 +76,32 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
     }
   };
 
+  const creatingNetworks = new Map<string, Promise<void>>();
+  async function ensureOneNetwork(name: string, labels: Record<string, string>) {
+    const existing = (await call('listNetworks', () => docker.listNetworks({ filters: { name: [name] } }))).filter((n) => n.Name === name);
+    // Duplicates an earlier version made make the name ambiguous to the engine: keep the oldest.
+    const [, ...extra] = existing.sort((a, b) => Date.parse(a.Created) - Date.parse(b.Created));
+    for (const n of extra) await call('removeNetwork', () => docker.getNetwork(n.Id).remove()).catch(() => undefined);
+    if (existing.length > 0) return;
+    try {
+      await call('createNetwork', () =>
+        docker.createNetwork({ Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: { ...labels, ...owned } }),
+      );
+    } catch (error) {
+      if (statusOf(error) !== 409) throw error;
+    }
+  }
+
   return {
     async ping() {
       await call('ping', () => docker.ping());
     },
 
-    async ensureNetwork(name, labels) {
-      const existing = await call('listNetworks', () => docker.listNetworks({ filters: { name: [name] } }));
-      if (existing.some((n) => n.Name === name)) return;
-      try {
-        await call('createNetwork', () =>
-          docker.createNetwork({ Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: { ...labels, ...owned } }),
-        );
-      } catch (error) {
-        if (statusOf(error) !== 409) throw error;
-      }
+    ensureNetwork(name, labels) {
+      // Docker 20.10 creates a network twice when asked twice at once, CheckDuplicate or not: one at a time.
+      const pending = creatingNetworks.get(name) ?? ensureOneNetwork(name, labels).finally(() => creatingNetworks.delete(name));
+      creatingNetworks.set(name, pending);
+      return pending;
     },
 
     async build(spec, onLine, signal) {

@@ -12,7 +12,7 @@ import {
   createService,
   deploymentOf,
   finished,
-  hostPortRange,
+  
   installation,
   logLines,
   outcome,
@@ -51,7 +51,7 @@ t.test('SIGKILL while one deployment clones, one builds and one starts, with a r
   git.push('acme/built', versionedApp('built v1'));
   // The line the app prints is not in the Dockerfile, so seeing it in the log means the container runs.
   git.push('acme/started', versionedApp('started v1', { command: ['sh', '-c', 'echo listening-in-$((60 * 2))-seconds; sleep 120'] }));
-  const { env, proxyPort } = await deployEnv({ SLIPWAY_GIT_BASE_URL: git.baseUrl, SLIPWAY_HOST_PORT_RANGE: hostPortRange(), SLIPWAY_DEPLOY_CONCURRENCY: '3', SLIPWAY_START_TIMEOUT: '300' });
+  const { env, proxyPort } = await deployEnv({ SLIPWAY_GIT_BASE_URL: git.baseUrl, SLIPWAY_DEPLOY_CONCURRENCY: '3', SLIPWAY_START_TIMEOUT: '300' });
   const slipway = installation(t, env);
   let s = await slipway.start();
   const projectId = await slipway.createProject('Crash mid-run');

@@ -12,7 +12,7 @@ import {
   deploymentOf,
   eventsOf,
   finished,
-  hostPortRange,
+  
   installation,
   logLines,
   outcome,
@@ -61,7 +61,7 @@ t.test('restarts after a SIGKILL reconcile the engine: leftovers swept, a gone c
   for (const name of ['drained', 'removed', 'moved']) git.push(`acme/${name}`, versionedApp(`${name} v1`));
   git.push('acme/starting', versionedApp('starting v1', { command: ['sh', '-c', 'echo listening-in-$((60 * 2))-seconds; sleep 120'] }));
   // A long drain: the previous container of a redeployed service is still waiting to be retired at the kill.
-  const { env, proxyPort } = await deployEnv({ SLIPWAY_GIT_BASE_URL: git.baseUrl, SLIPWAY_HOST_PORT_RANGE: hostPortRange(), SLIPWAY_DEPLOY_CONCURRENCY: '4', SLIPWAY_DRAIN: '600', SLIPWAY_START_TIMEOUT: '300' });
+  const { env, proxyPort } = await deployEnv({ SLIPWAY_GIT_BASE_URL: git.baseUrl, SLIPWAY_DEPLOY_CONCURRENCY: '4', SLIPWAY_DRAIN: '600', SLIPWAY_START_TIMEOUT: '300' });
   const slipway = installation(t, env);
   let s = await slipway.start();
   const projectId = await slipway.createProject('Crash sweep');

@@ -18,7 +18,7 @@ import {
   deploymentOf,
   eventsOf,
   finished,
-  hostPortRange,
+  
   installation,
   logLines,
   outcome,
@@ -111,7 +111,7 @@ t.test('SIGKILL after the route switched: the deployment ends succeeded at the r
   const admin = await startKillingAdmin(caddy.admin);
   t.teardown(() => admin.close());
   // With an external Caddy, Slipway sends it a configuration at every switch (no NAT rules).
-  const { env, proxyPort } = await deployEnv({ SLIPWAY_GIT_BASE_URL: git.baseUrl, SLIPWAY_HOST_PORT_RANGE: hostPortRange(), SLIPWAY_CADDY_ADMIN: admin.url });
+  const { env, proxyPort } = await deployEnv({ SLIPWAY_GIT_BASE_URL: git.baseUrl, SLIPWAY_CADDY_ADMIN: admin.url });
   const slipway = installation(t, env);
   let s = await slipway.start();
   const projectId = await slipway.createProject('Crash switched');

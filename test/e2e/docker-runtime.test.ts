@@ -12,7 +12,10 @@ t.test('runs, finds and removes containers it labels', { skip: await requireDock
   await runtime.ping();
   const run = randomUUID().slice(0, 8);
   const network = `slipway-test-${run}`;
-  await runtime.ensureNetwork(network, { [LABEL.project]: run });
+  // The first deployments of a project ask for its network at the same time.
+  await Promise.all([1, 2, 3, 4, 5].map(() => runtime.ensureNetwork(network, { [LABEL.project]: run })));
+  const networks = (await docker.listNetworks({ filters: { name: [network] } })).filter((n) => n.Name === network);
+  t.equal(networks.length, 1, 'one network, however many asked for it at once');
   await runtime.ensureNetwork(network, { [LABEL.project]: run });
   t.teardown(async () => {
     for (const c of await runtime.list({ [LABEL.project]: run })) await runtime.remove(c.name, 1);

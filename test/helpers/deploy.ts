@@ -7,7 +7,8 @@ const FINISHED = ['succeeded', 'failed', 'aborted'];
 /** Server settings for deployment tests: a real Caddy, local packbuilder images, short waits. */
 export async function deployEnv(extra: Record<string, string> = {}) {
   const proxyPort = await freePort();
-  const low = 32000 + Math.floor(Math.random() * 300) * 100;
+  // Below the kernel's ephemeral range (32768-60999), where an outgoing connection could hold a service's port.
+  const low = 20_000 + Math.floor(Math.random() * 127) * 100;
   return {
     proxyPort,
     env: {

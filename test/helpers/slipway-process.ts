@@ -56,16 +56,6 @@ export async function startSlipwayProcess(dataDir: string, env: Record<string, s
   };
 }
 
-/**
- * A block of 100 host ports below the kernel's ephemeral range (32768-60999): there an outgoing connection
- * (thousands in a load loop) or a port Slipway lets the kernel pick for a container can hold a service's
- * host port when Caddy comes to listen on it. deployEnv's blocks lie inside that range.
- */
-export const hostPortRange = () => {
-  const low = 20_000 + Math.floor(Math.random() * 127) * 100;
-  return `${low}-${low + 99}`;
-};
-
 /** Polls `check` until it returns a value other than undefined; throws naming `what` after `timeoutMs`. */
 export async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const end = Date.now() + timeoutMs;
