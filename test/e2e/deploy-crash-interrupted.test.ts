@@ -12,7 +12,6 @@ import {
   createService,
   deploymentOf,
   finished,
-  
   installation,
   logLines,
   outcome,

@@ -12,7 +12,6 @@ import {
   deploymentOf,
   eventsOf,
   finished,
-  
   installation,
   logLines,
   outcome,

@@ -18,7 +18,6 @@ import {
   deploymentOf,
   eventsOf,
   finished,
-  
   installation,
   logLines,
   outcome,
