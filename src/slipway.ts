@@ -174,6 +174,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
       await deployer?.stop();
       await supervisor?.stop();
       await runner.stop();
+      await reconciler!.idle();
       await store.close();
       await db.close();
       unlock();

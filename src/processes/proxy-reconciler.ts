@@ -71,6 +71,11 @@ export class ProxyReconciler {
     return () => clearInterval(timer);
   }
 
+  /** Resolves once every reload and rule update queued so far has run (before the database closes). */
+  async idle(): Promise<void> {
+    await this.chain.catch(() => undefined);
+  }
+
   /** A fresh reload regardless of what ran before (start-up, Caddy restart). */
   async reloadNow(): Promise<ProxyResult> {
     this.latest = null;
