@@ -148,6 +148,8 @@ t.test('build methods, the packbuilder languages, workers and image services', {
   t.match(deleted.body, { ok: true, proxy: { ok: true } });
   const left = await eventually(() => containersOf({ [LABEL.project]: project.id }), (list) => list.length === 0, 30_000);
   t.same(left, [], 'deleting the project stopped and removed every container');
-  t.same((await imagesOf({ [LABEL.project]: project.id })).filter((i) => (i.RepoTags ?? []).some((tag) => tag !== '<none>:<none>')), [], 'and its images');
+  // Images go after the containers that use them.
+  const tagged = async () => (await imagesOf({ [LABEL.project]: project.id })).filter((i) => (i.RepoTags ?? []).some((tag) => tag !== '<none>:<none>'));
+  t.same(await eventually(tagged, (list) => list.length === 0, 15_000), [], 'and its images');
   t.equal((await probe(services.node.hostPort)).status, 0, 'nothing answers on its ports any more');
 });

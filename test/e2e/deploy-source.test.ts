@@ -143,7 +143,8 @@ t.test('a source service deploys, redeploys, streams its logs and goes away clea
     t.same(await probe(proxyPort, 'shop.deploy.test'), { status: 200, body: 'v2 hello' });
     const left = await eventually(() => containersOf({ [LABEL.service]: svc.id }), (list) => list.length === 1, 20_000);
     t.same(left.map((c) => c.Labels[LABEL.deployment]), [second.id], 'the old container was retired');
-    t.same((await imagesOf({ [LABEL.service]: svc.id })).map((i) => i.Labels[LABEL.deployment]), [second.id], 'and its image tag');
+    const images = await eventually(() => imagesOf({ [LABEL.service]: svc.id }), (list) => list.length === 1, 15_000);
+    t.same(images.map((i) => i.Labels[LABEL.deployment]), [second.id], 'and its image tag');
   });
 
   await t.test('a deployment that crashes on start leaves the previous one serving', async (t) => {
@@ -175,7 +176,8 @@ t.test('a source service deploys, redeploys, streams its logs and goes away clea
     t.same(runtime.events.at(-1)?.data, { ok: false, closed: true }, 'the runtime stream ends with closed: true');
     const left = await eventually(() => containersOf({ [LABEL.service]: svc.id }), (list) => list.length === 0, 15_000);
     t.same(left, [], 'no container left');
-    t.same(await imagesOf({ [LABEL.service]: svc.id }), [], 'no image left');
+    // Images go after the containers that use them.
+    t.same(await eventually(() => imagesOf({ [LABEL.service]: svc.id }), (list) => list.length === 0, 15_000), [], 'no image left');
     t.equal((await probe(proxyPort, 'shop.deploy.test')).status, 404, 'the domain no longer routes');
     t.equal((await probe(svc.hostPort)).status, 0, 'nothing listens on the host port');
     t.equal((await s.call('GET', `/api/deployments/${done.id}/logs`)).status, 404, 'its deployments are gone with it');

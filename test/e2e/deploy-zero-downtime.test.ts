@@ -5,6 +5,7 @@ import { caddyLoads, requireCaddy } from '../helpers/caddy.js';
 import { deploy, deployEnv, probe } from '../helpers/deploy.js';
 import { containersOf, imagesOf, removeProjectLeftovers, requireDocker } from '../helpers/docker.js';
 import { startGitServer } from '../helpers/git-server.js';
+import { eventually } from '../helpers/net.js';
 import { startLoad, type LoadClient, type RequestResult } from '../helpers/load.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -154,7 +155,9 @@ async function redeployUnderLoad(t: Test, upstreamSwitch: 'iptables' | 'reload')
   } finally {
     await load.stop();
   }
-  t.same((await imagesOf({ [LABEL.service]: svc.id })).map((i) => i.Labels[LABEL.deployment]), [last.id], 'the old images were removed with their containers');
+  // Retiring removes the images after the containers.
+  const images = await eventually(() => imagesOf({ [LABEL.service]: svc.id }), (list) => list.length === 1, 15_000);
+  t.same(images.map((i) => i.Labels[LABEL.deployment]), [last.id], 'the old images were removed after their containers');
   return { s, serviceId: svc.id, results: load.results, clients, loadsOfFirst, loadsPerRedeploy, dials, hostPort: svc.hostPort };
 }
 
