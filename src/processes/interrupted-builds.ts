@@ -29,7 +29,8 @@ function gitWorkingIn(pid: string, dir: string): boolean {
  * Returns the ids of the processes it stopped.
  */
 export function discardInterruptedBuilds(workDir: string): number[] {
-  if (!existsSync(workDir)) return [];
+  // Builds remove their own directory: an empty one means nothing was interrupted, and /proc need not be read.
+  if (!existsSync(workDir) || readdirSync(workDir).length === 0) return [];
   const inside = workDir.replace(/\/+$/, '') + '/';
   const stopped: number[] = [];
   let pids: string[] = [];

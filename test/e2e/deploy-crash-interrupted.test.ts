@@ -3,22 +3,13 @@ import { join } from 'node:path';
 import t from 'tap';
 import { LABEL } from '../../src/runtime/container-runtime.js';
 import { requireCaddy } from '../helpers/caddy.js';
-import { deployEnv, steadyLoad } from '../helpers/deploy.js';
+import { deployEnv, deploymentOf, logLines, outcome, queueDeployment, steadyLoad, waitForDeployment } from '../helpers/deploy.js';
 import { containersOf, docker, imagesOf, requireDocker } from '../helpers/docker.js';
 import { startGitServer } from '../helpers/git-server.js';
-import {
-  addDomain,
-  answerOf,
-  createService,
-  deploymentOf,
-  finished,
-  installation,
-  logLines,
-  outcome,
-  queueDeployment,
-  versionedApp,
-  waitFor,
-} from '../helpers/slipway-process.js';
+import { answerOf, installation } from '../helpers/slipway-process.js';
+import { addDomain, createService } from '../helpers/http-resources.js';
+import { versionedApp } from '../helpers/apps.js';
+import { waitFor } from '../helpers/net.js';
 
 const TOKEN = 'ghp_crashTokenLeftOnDisk77';
 const V1 = { status: 200, body: 'built v1' };
@@ -59,18 +50,18 @@ t.test('SIGKILL while one deployment clones, one builds and one starts, with a r
   const [cloned, built, started] = [await service('cloned'), await service('built'), await service('started')];
   await addDomain(s, built.id, 'built.crash.test');
 
-  const first = await finished(s, built.id, await queueDeployment(s, built.id));
+  const first = await waitForDeployment(s, built.id, (await queueDeployment(s, built.id)).id);
   t.equal(outcome(first), 'succeeded', 'the release that must keep serving is deployed');
   t.same(await answerOf(proxyPort, 'built.crash.test', V1), V1, 'it answers on its domain');
 
   git.push('acme/built', versionedApp('built v2', { buildStep: `RUN echo ${marker} && sleep 120` }));
   const releaseClone = git.hold('acme/cloned');
-  const inClone = await queueDeployment(s, cloned.id);
-  const inBuild = await queueDeployment(s, built.id);
-  const inStart = await queueDeployment(s, started.id);
-  await waitFor('the clone to hang on the held repository', async () => (git.held('acme/cloned') > 0 ? true : undefined));
-  await waitFor('the build step to print its marker', async () => ((await logLines(s, inBuild)).some((l) => l.includes(marker)) ? true : undefined));
-  await waitFor('the started container to print its line', async () => ((await logLines(s, inStart)).includes('listening-in-120-seconds') ? true : undefined));
+  const inClone = (await queueDeployment(s, cloned.id)).id;
+  const inBuild = (await queueDeployment(s, built.id)).id;
+  const inStart = (await queueDeployment(s, started.id)).id;
+  await waitFor('the clone to hang on the held repository', async () => git.held('acme/cloned') > 0, Boolean, 60_000);
+  await waitFor('the build step to print its marker', async () => (await logLines(s, inBuild)).some((l) => l.includes(marker)), Boolean, 60_000);
+  await waitFor('the started container to print its line', async () => (await logLines(s, inStart)).includes('listening-in-120-seconds'), Boolean, 60_000);
 
   const builds = join(slipway.dataDir, 'builds');
   const cloneUrl = `${git.baseUrl}/acme/cloned`;
@@ -95,12 +86,12 @@ t.test('SIGKILL while one deployment clones, one builds and one starts, with a r
   const viaDomain = steadyLoad(proxyPort, 'built.crash.test');
   const viaHostPort = steadyLoad(built.hostPort, 'localhost');
   const loads = [viaDomain, viaHostPort];
-  await waitFor('requests before the kill', async () => (loads.every((l) => l.results.length >= 10) ? true : undefined));
+  await waitFor('requests before the kill', async () => loads.every((l) => l.results.length >= 10), Boolean, 60_000);
   const atKill = loads.map((l) => l.results.length);
   await slipway.crash();
   s = await slipway.start();
   const atRestart = loads.map((l) => l.results.length);
-  await waitFor('requests after the restart', async () => (loads.every((l, i) => l.results.length >= atRestart[i]! + 20) ? true : undefined));
+  await waitFor('requests after the restart', async () => loads.every((l, i) => l.results.length >= atRestart[i]! + 20), Boolean, 60_000);
   const [domainResults, hostPortResults] = [await viaDomain.stop(), await viaHostPort.stop()];
 
   await t.test('a kill during the clone: failed with the reason, checkout and git processes gone', async (t) => {
@@ -119,7 +110,7 @@ t.test('SIGKILL while one deployment clones, one builds and one starts, with a r
     t.equal(existsSync(join(builds, inBuild)), false, 'its build directory is gone');
     t.same(await imagesOf({ [LABEL.deployment]: inBuild }), [], 'no image of it');
     // The engine cancels a build whose client went away and removes its step's container.
-    const stray = await waitFor('the interrupted build step to go', async () => ((await buildContainersOf(marker)).length === 0 ? [] : undefined), 30_000).catch(
+    const stray = await waitFor('the interrupted build step to go', () => buildContainersOf(marker), (list) => list.length === 0, 30_000).catch(
       () => buildContainersOf(marker),
     );
     t.same(stray, [], 'no build container is left');
@@ -147,8 +138,8 @@ t.test('SIGKILL while one deployment clones, one builds and one starts, with a r
     git.push('acme/cloned', versionedApp('cloned v2'));
     git.push('acme/built', versionedApp('built v3'));
     git.push('acme/started', versionedApp('started v2'));
-    const again = [await queueDeployment(s, cloned.id), await queueDeployment(s, built.id), await queueDeployment(s, started.id)];
-    const ends = [await finished(s, cloned.id, again[0]!), await finished(s, built.id, again[1]!), await finished(s, started.id, again[2]!)];
+    const again = [(await queueDeployment(s, cloned.id)).id, (await queueDeployment(s, built.id)).id, (await queueDeployment(s, started.id)).id];
+    const ends = [await waitForDeployment(s, cloned.id, again[0]!), await waitForDeployment(s, built.id, again[1]!), await waitForDeployment(s, started.id, again[2]!)];
     t.same(ends.map(outcome), ['succeeded', 'succeeded', 'succeeded'], 'new deployments succeed');
     for (const [port, host, body] of [[cloned.hostPort, 'localhost', 'cloned v2'], [started.hostPort, 'localhost', 'started v2'], [proxyPort, 'built.crash.test', 'built v3']] as const) {
       t.same(await answerOf(port, host, { status: 200, body }), { status: 200, body }, `${host}:${port} answers the new version`);

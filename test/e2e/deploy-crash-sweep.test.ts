@@ -1,25 +1,13 @@
 import t from 'tap';
 import { LABEL } from '../../src/runtime/container-runtime.js';
 import { requireCaddy } from '../helpers/caddy.js';
-import { deployEnv, probe } from '../helpers/deploy.js';
+import { deployEnv, deploymentOf, logLines, outcome, probe, queueDeployment, waitForDeployment } from '../helpers/deploy.js';
 import { containersOf, docker, imagesOf, requireDocker } from '../helpers/docker.js';
 import { startGitServer } from '../helpers/git-server.js';
-import { freePort } from '../helpers/net.js';
-import {
-  addDomain,
-  answerOf,
-  createService,
-  deploymentOf,
-  eventsOf,
-  finished,
-  installation,
-  logLines,
-  outcome,
-  queueDeployment,
-  versionedApp,
-  waitFor,
-  type SlipwayProcess,
-} from '../helpers/slipway-process.js';
+import { freePort, waitFor } from '../helpers/net.js';
+import { answerOf, eventsOf, installation, type SlipwayProcess } from '../helpers/slipway-process.js';
+import { addDomain, createService } from '../helpers/http-resources.js';
+import { versionedApp } from '../helpers/apps.js';
 
 const NOT_DEPLOYED = { status: 503, body: 'This service has no running deployment yet.\n' };
 
@@ -69,13 +57,13 @@ t.test('restarts after a SIGKILL reconcile the engine: leftovers swept, a gone c
   for (const svc of [drained, removed, moved]) await addDomain(s, svc.id, `${svc.name}.crash.test`);
 
   // The first deployment of a project alone: it creates the project's network (concurrent ones race on it).
-  const drainedV1 = await finished(s, drained.id, await queueDeployment(s, drained.id));
+  const drainedV1 = await waitForDeployment(s, drained.id, (await queueDeployment(s, drained.id)).id);
   git.push('acme/drained', versionedApp('drained v2'));
-  const queued = [await queueDeployment(s, removed.id), await queueDeployment(s, moved.id), await queueDeployment(s, drained.id)];
-  const inStart = await queueDeployment(s, starting.id);
-  const [removedV1, movedV1, drainedV2] = [await finished(s, removed.id, queued[0]!), await finished(s, moved.id, queued[1]!), await finished(s, drained.id, queued[2]!)];
+  const queued = [(await queueDeployment(s, removed.id)).id, (await queueDeployment(s, moved.id)).id, (await queueDeployment(s, drained.id)).id];
+  const inStart = (await queueDeployment(s, starting.id)).id;
+  const [removedV1, movedV1, drainedV2] = [await waitForDeployment(s, removed.id, queued[0]!), await waitForDeployment(s, moved.id, queued[1]!), await waitForDeployment(s, drained.id, queued[2]!)];
   t.same([drainedV1, removedV1, movedV1, drainedV2].map(outcome), ['succeeded', 'succeeded', 'succeeded', 'succeeded'], 'three releases, then a second one of the first');
-  await waitFor('the starting container to print its line', async () => ((await logLines(s, inStart)).includes('listening-in-120-seconds') ? true : undefined));
+  await waitFor('the starting container to print its line', async () => (await logLines(s, inStart)).includes('listening-in-120-seconds'), Boolean, 60_000);
   const before = {
     drainedV1Container: (await containersOf({ [LABEL.deployment]: drainedV1.id })).map((c) => c.State),
     startingContainer: (await containersOf({ [LABEL.deployment]: inStart })).map((c) => c.State),
@@ -149,9 +137,9 @@ t.test('restarts after a SIGKILL reconcile the engine: leftovers swept, a gone c
     for (const name of ['drained', 'removed', 'moved', 'starting']) git.push(`acme/${name}`, versionedApp(`${name} v9`));
     const services = [drained, removed, moved, starting];
     const queued = [];
-    for (const svc of services) queued.push(await queueDeployment(s, svc.id));
+    for (const svc of services) queued.push((await queueDeployment(s, svc.id)).id);
     const ends = [];
-    for (const [i, svc] of services.entries()) ends.push(await finished(s, svc.id, queued[i]!));
+    for (const [i, svc] of services.entries()) ends.push(await waitForDeployment(s, svc.id, queued[i]!));
     t.same(ends.map(outcome), ['succeeded', 'succeeded', 'succeeded', 'succeeded'], 'new deployments succeed');
     for (const svc of services) {
       const v9 = { status: 200, body: `${svc.name} v9` };

@@ -7,24 +7,13 @@ import { join } from 'node:path';
 import t from 'tap';
 import { LABEL } from '../../src/runtime/container-runtime.js';
 import { caddyBin, requireCaddy } from '../helpers/caddy.js';
-import { deployEnv, probe } from '../helpers/deploy.js';
+import { deployEnv, deploymentOf, logLines, outcome, probe, queueDeployment, waitForDeployment } from '../helpers/deploy.js';
 import { containersOf, docker, imagesOf, requireDocker } from '../helpers/docker.js';
 import { startGitServer } from '../helpers/git-server.js';
-import { freePort } from '../helpers/net.js';
-import {
-  addDomain,
-  answerOf,
-  createService,
-  deploymentOf,
-  eventsOf,
-  finished,
-  installation,
-  logLines,
-  outcome,
-  queueDeployment,
-  versionedApp,
-  waitFor,
-} from '../helpers/slipway-process.js';
+import { freePort, waitFor } from '../helpers/net.js';
+import { answerOf, eventsOf, installation } from '../helpers/slipway-process.js';
+import { addDomain, createService } from '../helpers/http-resources.js';
+import { versionedApp } from '../helpers/apps.js';
 
 /** A Caddy of the test's own, as an operator's external Caddy would be. */
 async function startCaddy() {
@@ -36,7 +25,7 @@ async function startCaddy() {
     stdio: 'ignore',
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await waitFor('the test Caddy to answer', async () => ((await fetch(`http://${admin}/config/`).catch(() => null))?.ok ? true : undefined), 20_000);
+  await waitFor('the test Caddy to answer', async () => (await fetch(`http://${admin}/config/`).catch(() => null))?.ok, Boolean, 20_000);
   return {
     admin,
     async stop() {
@@ -116,7 +105,7 @@ t.test('SIGKILL after the route switched: the deployment ends succeeded at the r
   const projectId = await slipway.createProject('Crash switched');
   const svc = await createService(s, projectId, { name: 'switched', repoFullName: 'acme/switched', branch: 'main', internalPort: 8080 });
   await addDomain(s, svc.id, 'switched.crash.test');
-  const v1 = await finished(s, svc.id, await queueDeployment(s, svc.id));
+  const v1 = await waitForDeployment(s, svc.id, (await queueDeployment(s, svc.id)).id);
   t.equal(outcome(v1), 'succeeded', 'a first release');
   t.same(await probe(proxyPort, 'switched.crash.test'), { status: 200, body: 'switched v1' }, 'it answers on its domain');
   const v1Upstream = (await docker.getContainer(v1.containerName).inspect()).NetworkSettings.Ports['8080/tcp']![0]!.HostPort;
@@ -126,7 +115,7 @@ t.test('SIGKILL after the route switched: the deployment ends succeeded at the r
     const dial = dialOf(config, svc.id);
     return dial !== undefined && dial !== `127.0.0.1:${v1Upstream}`;
   });
-  const v2 = await queueDeployment(s, svc.id);
+  const v2 = (await queueDeployment(s, svc.id)).id;
   await Promise.race([
     killed,
     new Promise((_, fail) => setTimeout(() => fail(new Error('waited 120 s for the switch to v2 to reach the proxy')), 120_000).unref()),
@@ -155,7 +144,7 @@ t.test('SIGKILL after the route switched: the deployment ends succeeded at the r
 
   await t.test('after the restart the service deploys again', async (t) => {
     git.push('acme/switched', versionedApp('switched v3'));
-    const v3 = await finished(s, svc.id, await queueDeployment(s, svc.id));
+    const v3 = await waitForDeployment(s, svc.id, (await queueDeployment(s, svc.id)).id);
     t.equal(outcome(v3), 'succeeded', 'a new deployment succeeds');
     const V3 = { status: 200, body: 'switched v3' };
     t.same(await answerOf(proxyPort, 'switched.crash.test', V3), V3, 'its domain answers the new version');

@@ -1,23 +1,16 @@
-import { execFileSync } from 'node:child_process';
 import { createServer, type Socket } from 'node:net';
 import t from 'tap';
 import { LABEL } from '../../src/runtime/container-runtime.js';
 import { createProject, createService } from '../helpers/api-suite.js';
 import { deployEnv, logLines, waitForDeployment } from '../helpers/deploy.js';
 import { containersOf, docker, imagesOf, removeProjectLeftovers, requireDocker, TEST_IMAGES } from '../helpers/docker.js';
+import { versionedApp } from '../helpers/apps.js';
+import { gitProcessesOf } from '../helpers/git-processes.js';
 import { startGitServer } from '../helpers/git-server.js';
 import { eventually, freePort } from '../helpers/net.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const TOKEN = 'ghp_theRightTokenForPrivate1';
-const pyApp = (version: string) => `import http.server, os
-class H(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        self.send_response(200); self.end_headers(); self.wfile.write(b"${version}")
-http.server.HTTPServer(("0.0.0.0", int(os.environ["PORT"])), H).serve_forever()
-`;
-const CMD = 'CMD ["python3", "-u", "app.py"]';
-
 /** A registry that accepts connections and never answers: a pull from it hangs. */
 async function silentRegistry() {
   const sockets = new Set<Socket>();
@@ -36,12 +29,6 @@ async function silentRegistry() {
   };
 }
 
-/** The command lines of this machine's git processes (git and its helpers, such as git-remote-http) that name `text`. */
-const gitProcessesWith = (text: string) =>
-  execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
-    .split('\n')
-    .filter((line) => /^(\S*\/)?git(-remote-https?)?\s/.test(line) && line.includes(text));
-
 async function failedDeployment(s: TestServer, serviceId: string) {
   const queued = (await s.call('POST', `/api/services/${serviceId}/deployments`)).body.deployment;
   const done = await waitForDeployment(s, serviceId, queued.id, 120_000);
@@ -51,8 +38,8 @@ async function failedDeployment(s: TestServer, serviceId: string) {
 t.test('deployments that cannot succeed fail with the reason: Git, images and timeouts', { skip: await requireDocker() }, async (t) => {
   const git = await startGitServer({ 'acme/private': TOKEN });
   t.teardown(() => git.close());
-  git.push('acme/private', { Dockerfile: `FROM ${TEST_IMAGES.python}\nCOPY app.py .\n${CMD}\n`, 'app.py': pyApp('private') });
-  git.push('acme/hung', { Dockerfile: `FROM ${TEST_IMAGES.python}\n${CMD}\n` });
+  git.push('acme/private', versionedApp('private'));
+  git.push('acme/hung', versionedApp('hung'));
   git.push('acme/slow-build', { Dockerfile: `FROM ${TEST_IMAGES.python}\nRUN echo slow-build-started && sleep 300\n` });
   const releaseHung = git.hold('acme/hung');
   t.teardown(releaseHung);
@@ -115,7 +102,7 @@ t.test('deployments that cannot succeed fail with the reason: Git, images and ti
     const { done } = await failedDeployment(s, svc.id);
     t.match(done, { status: 'failed', reason: 'git clone did not finish within 3 s' });
     t.equal(git.held('acme/hung'), 1, 'the clone really was waiting on the server');
-    const left = await eventually(async () => gitProcessesWith(`${git.baseUrl}/acme/hung`), (list) => list.length === 0, 10_000);
+    const left = await eventually(async () => [...gitProcessesOf(`${git.baseUrl}/acme/hung`).values()], (list) => list.length === 0, 10_000);
     t.same(left, [], 'no git process of the clone is left');
   });
 
@@ -142,16 +129,7 @@ t.test('deployments that cannot succeed fail with the reason: Git, images and ti
 t.test('deployment logs cut long lines and stop at 50,000 lines, saying so and how it ended', { skip: await requireDocker() }, async (t) => {
   const git = await startGitServer();
   t.teardown(() => git.close());
-  git.push('acme/chatty', {
-    Dockerfile: [
-      `FROM ${TEST_IMAGES.python}`,
-      'COPY app.py .',
-      `RUN python3 -c "print('L' * 5000)"`,
-      'RUN seq 1 60000',
-      CMD,
-    ].join('\n'),
-    'app.py': pyApp('chatty'),
-  });
+  git.push('acme/chatty', versionedApp('chatty', { buildStep: `RUN python3 -c "print('L' * 5000)"\nRUN seq 1 60000` }));
   const { env } = await deployEnv({ SLIPWAY_GIT_BASE_URL: git.baseUrl });
   const s = await startTestServer(env);
   t.teardown(() => s.close());

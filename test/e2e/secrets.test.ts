@@ -1,11 +1,11 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import t from 'tap';
 import { createKeyring } from '../../src/secrets/keyring.js';
 import { loadMasterKey } from '../../src/secrets/master-key.js';
 import { createProject, createService } from '../helpers/api-suite.js';
-import { deploy, deployEnv, logLines } from '../helpers/deploy.js';
+import { deploy, deployEnv, logLines, waitForDeployment } from '../helpers/deploy.js';
 import { removeProjectLeftovers, requireDocker, TEST_IMAGES } from '../helpers/docker.js';
+import { gitProcessesOf } from '../helpers/git-processes.js';
 import { startGitServer } from '../helpers/git-server.js';
 import { eventually } from '../helpers/net.js';
 import { startTestServer } from '../helpers/test-server.js';
@@ -29,16 +29,6 @@ class H(http.server.BaseHTTPRequestHandler):
         self.send_response(200); self.end_headers(); self.wfile.write(b"vault")
 http.server.HTTPServer(("0.0.0.0", int(os.environ["PORT"])), H).serve_forever()
 `;
-
-/** pid → command line of the git processes (git and its transfer helpers) working on `url`. */
-function gitProcessesOf(url: string): Map<number, string> {
-  const found = new Map<number, string>();
-  for (const line of execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n')) {
-    const m = /^\s*(\d+)\s+(.*)$/.exec(line);
-    if (m && /^(\S*\/)?git(-remote-https?)?\s/.test(m[2]!) && m[2]!.includes(url)) found.set(Number(m[1]), m[2]!);
-  }
-  return found;
-}
 
 t.test('secrets stay secret through real deployments, and deleting a project shreds them', { skip: await requireDocker() }, async (t) => {
   const git = await startGitServer({ 'acme/vault': TOKEN });
@@ -93,11 +83,7 @@ t.test('secrets stay secret through real deployments, and deleting a project shr
     t.match(includedFile, /\/builds\/[0-9a-f-]{36}\/git-credentials\.config$/, 'git reads the header from a config file it is told to include');
     t.equal(includedFile && existsSync(includedFile) ? statSync(includedFile).mode & 0o777 : null, 0o600, 'which only its owner may read');
     release();
-    const done = await eventually(
-      async () => (await s.call('GET', `/api/services/${svc.id}/deployments`)).body.deployments[0],
-      (d) => ['succeeded', 'failed', 'aborted'].includes(d.status),
-      120_000,
-    );
+    const done = await waitForDeployment(s, svc.id, queued.id);
     t.equal(done.status, 'succeeded', 'the clone then succeeds with the token');
     t.notOk(existsSync(includedFile!), 'the file is gone once the clone is done');
     t.match((await logLines(s, queued.id)).join('\n'), 'api key [redacted] and [redacted]', "the app's output is redacted");

@@ -1,8 +1,7 @@
+import { isFinished } from '../../commands/deployment/aggregate.js';
 import { PACK_ENV } from './docker.js';
+import type { ApiClient } from './http-resources.js';
 import { freePort, getVia } from './net.js';
-import type { TestServer } from './test-server.js';
-
-const FINISHED = ['succeeded', 'failed', 'aborted'];
 
 /** Server settings for deployment tests: a real Caddy, local packbuilder images, short waits. */
 export async function deployEnv(extra: Record<string, string> = {}) {
@@ -27,25 +26,37 @@ export async function deployEnv(extra: Record<string, string> = {}) {
   };
 }
 
+export async function deploymentOf(s: ApiClient, serviceId: string, deploymentId: string): Promise<Record<string, any> | undefined> {
+  const list = (await s.call('GET', `/api/services/${serviceId}/deployments`)).body.deployments as Record<string, any>[] | undefined;
+  return list?.find((d) => d.id === deploymentId);
+}
+
 /** The deployment once it has ended; throws, saying where it stood, if it has not within `timeoutMs`. */
-export async function waitForDeployment(s: TestServer, serviceId: string, deploymentId: string, timeoutMs = 120_000) {
+export async function waitForDeployment(s: ApiClient, serviceId: string, deploymentId: string, timeoutMs = 120_000) {
   const end = Date.now() + timeoutMs;
   for (;;) {
-    const list = (await s.call('GET', `/api/services/${serviceId}/deployments`)).body.deployments as Record<string, any>[] | undefined;
-    const found = list?.find((d) => d.id === deploymentId);
-    if (found && FINISHED.includes(found.status)) return found;
+    const found = await deploymentOf(s, serviceId, deploymentId);
+    if (found && isFinished(found.status)) return found;
     if (Date.now() > end) throw new Error(`deployment ${deploymentId} did not end within ${timeoutMs} ms (status ${found?.status ?? 'not listed'})`);
     await new Promise((r) => setTimeout(r, 150));
   }
 }
 
-export async function deploy(s: TestServer, serviceId: string) {
+export async function queueDeployment(s: ApiClient, serviceId: string): Promise<Record<string, any>> {
   const queued = await s.call('POST', `/api/services/${serviceId}/deployments`);
   if (queued.status !== 200) throw new Error(`deploy: ${queued.status} ${JSON.stringify(queued.body)}`);
-  return { queued: queued.body.deployment as Record<string, any>, done: await waitForDeployment(s, serviceId, queued.body.deployment.id) };
+  return queued.body.deployment;
 }
 
-export async function logLines(s: TestServer, deploymentId: string): Promise<string[]> {
+export async function deploy(s: ApiClient, serviceId: string) {
+  const queued = await queueDeployment(s, serviceId);
+  return { queued, done: await waitForDeployment(s, serviceId, queued.id) };
+}
+
+/** A deployment's status, with its reason when it has one: an unexpected failure says why. */
+export const outcome = (d: Record<string, any>) => (d.reason ? `${d.status}: ${d.reason}` : String(d.status));
+
+export async function logLines(s: ApiClient, deploymentId: string): Promise<string[]> {
   return ((await s.call('GET', `/api/deployments/${deploymentId}/logs`)).body.logs as { line: string }[]).map((l) => l.line);
 }
 

@@ -1,4 +1,5 @@
 import { createKey, createProject, createService } from './api-suite.js';
+import { versionedApp } from './apps.js';
 import { deploy, logLines, waitForDeployment } from './deploy.js';
 import { TEST_IMAGES } from './docker.js';
 import type { GitServer } from './git-server.js';
@@ -54,22 +55,12 @@ export async function runMixedScenario(s: TestServer, rounds = 6) {
   return projects;
 }
 
-const pyApp = (version: string) => ({
-  Dockerfile: `FROM ${TEST_IMAGES.python}\nCOPY app.py .\nCMD ["python3", "-u", "app.py"]\n`,
-  'app.py': `import http.server, os
-class H(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        self.send_response(200); self.end_headers(); self.wfile.write(b"${version}")
-http.server.HTTPServer(("0.0.0.0", int(os.environ["PORT"])), H).serve_forever()
-`,
-});
-
 /**
  * Deployments on the real engine (the server runs one at a time: `SLIPWAY_DEPLOY_CONCURRENCY=1`): they
  * succeed, fail, are aborted and superseded; a deployed service is redeployed, then deleted.
  */
 export async function runDeploymentHistory(s: TestServer, git: GitServer) {
-  git.push('acme/app', pyApp('v1'));
+  git.push('acme/app', versionedApp('v1'));
   git.push('acme/broken', { Dockerfile: `FROM ${TEST_IMAGES.python}\nRUN exit 3\n` });
   git.push('acme/slow', { Dockerfile: `FROM ${TEST_IMAGES.python}\nRUN echo slow-build-running && sleep 300\n` });
   const p = await createProject(s, 'Deploys');
@@ -95,7 +86,7 @@ export async function runDeploymentHistory(s: TestServer, git: GitServer) {
   const statuses = outcomes.map((d) => `${d.status}${/^superseded/.test(d.reason ?? '') ? ' (superseded)' : ''}`);
   if (statuses.join() !== 'aborted,aborted (superseded),aborted (superseded),succeeded') throw new Error(`unexpected outcomes: ${statuses.join()}`);
 
-  git.push('acme/app', pyApp('v2'));
+  git.push('acme/app', versionedApp('v2'));
   await expect(app.id, 'succeeded');
   const deleted = await s.call('DELETE', `/api/services/${app.id}`);
   if (deleted.status !== 200) throw new Error(`delete: ${deleted.status}`);

@@ -9,13 +9,13 @@ import { LABEL } from '../../src/runtime/container-runtime.js';
 import { spawnServe } from './cli-process.js';
 import { probe } from './deploy.js';
 import { docker, removeProjectLeftovers } from './docker.js';
-
-const FINISHED = ['succeeded', 'failed', 'aborted'];
+import type { ApiClient } from './http-resources.js';
+import { eventually } from './net.js';
 
 export interface SlipwayProcess {
   pid: number;
   url: string;
-  call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  call: ApiClient['call'];
   /** Everything it wrote to stderr (its JSON log). */
   logs(): string;
   /** Whether the process has exited. */
@@ -36,7 +36,7 @@ export async function startSlipwayProcess(dataDir: string, env: Record<string, s
     url,
     logs,
     exited: () => gone,
-    async call(method, path, body) {
+    async call(method, path, { body } = {}) {
       const response = await fetch(url + path, {
         method,
         headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -56,77 +56,16 @@ export async function startSlipwayProcess(dataDir: string, env: Record<string, s
   };
 }
 
-/** Polls `check` until it returns a value other than undefined; throws naming `what` after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`waited ${timeoutMs / 1000} s for ${what}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
-
 /**
  * What `port` answers (with Host `host`) once it answers `expected`, else its last answer after `timeoutMs`:
  * the caller asserts it. A route changes shortly after the event that changes it, not with it.
  */
-export async function answerOf(port: number, host: string, expected: { status: number; body: string }, timeoutMs = 20_000) {
-  return waitFor(`${host}:${port} to answer ${JSON.stringify(expected)}`, async () => {
-    const got = await probe(port, host);
-    return got.status === expected.status && got.body === expected.body ? got : undefined;
-  }, timeoutMs).catch(() => probe(port, host));
-}
-
-export async function deploymentOf(s: SlipwayProcess, serviceId: string, id: string): Promise<Record<string, any> | undefined> {
-  const list = (await s.call('GET', `/api/services/${serviceId}/deployments`)).body.deployments as Record<string, any>[] | undefined;
-  return list?.find((d) => d.id === id);
-}
-
-/** The deployment once it has ended; throws, saying where it stood, if it has not within `timeoutMs`. */
-export async function finished(s: SlipwayProcess, serviceId: string, id: string, timeoutMs = 120_000) {
-  let last: Record<string, any> | undefined;
-  try {
-    return await waitFor(
-      `deployment ${id} to end`,
-      async () => {
-        last = await deploymentOf(s, serviceId, id);
-        return last && FINISHED.includes(last.status) ? last : undefined;
-      },
-      timeoutMs,
-    );
-  } catch (error) {
-    throw new Error(`${(error as Error).message} (status ${last?.status ?? 'not listed'})`);
-  }
-}
-
-/** A deployment's status, with its reason when it has one: an unexpected failure says why. */
-export const outcome = (d: Record<string, any>) => (d.reason ? `${d.status}: ${d.reason}` : String(d.status));
-
-export async function queueDeployment(s: SlipwayProcess, serviceId: string): Promise<string> {
-  const r = await s.call('POST', `/api/services/${serviceId}/deployments`);
-  if (r.status !== 200) throw new Error(`deploy: ${r.status} ${JSON.stringify(r.body)}`);
-  return r.body.deployment.id as string;
-}
-
-export async function logLines(s: SlipwayProcess, deploymentId: string): Promise<string[]> {
-  return ((await s.call('GET', `/api/deployments/${deploymentId}/logs`)).body.logs as { line: string }[]).map((l) => l.line);
-}
+export const answerOf = (port: number, host: string, expected: { status: number; body: string }, timeoutMs = 20_000) =>
+  eventually(() => probe(port, host), (got) => got.status === expected.status && got.body === expected.body, timeoutMs);
 
 /** Events of one stream (`service-<id>`, `deployment-<id>`), oldest first. */
 export async function eventsOf(s: SlipwayProcess, stream: string): Promise<{ type: string; actor: string; data: any }[]> {
   return (await s.call('GET', `/api/events?limit=1000&stream=${encodeURIComponent(stream)}`)).body.events;
-}
-
-export async function createService(s: SlipwayProcess, projectId: string, body: Record<string, unknown>) {
-  const r = await s.call('POST', `/api/projects/${projectId}/services`, body);
-  if (r.status !== 200) throw new Error(`create service: ${r.status} ${JSON.stringify(r.body)}`);
-  return r.body.service as { id: string; name: string; hostPort: number };
-}
-
-export async function addDomain(s: SlipwayProcess, serviceId: string, hostname: string) {
-  const r = await s.call('POST', `/api/services/${serviceId}/domains`, { hostname });
-  if (r.status !== 200) throw new Error(`add domain: ${r.status} ${JSON.stringify(r.body)}`);
 }
 
 /**
@@ -154,7 +93,7 @@ export class Installation {
   }
 
   async createProject(name: string): Promise<string> {
-    const r = await this.server!.call('POST', '/api/projects', { name, description: '' });
+    const r = await this.server!.call('POST', '/api/projects', { body: { name, description: '' } });
     if (r.status !== 200) throw new Error(`create project: ${r.status} ${JSON.stringify(r.body)}`);
     this.projects.push(r.body.project.id);
     return r.body.project.id as string;
@@ -200,24 +139,4 @@ export function installation(t: Test, env: Record<string, string>): Installation
   const created = new Installation(env);
   t.teardown(() => created.cleanUp());
   return created;
-}
-
-/**
- * A small web app that answers `version` (it builds in about a second). `buildStep` adds a Dockerfile line
- * before the app starts; `command` replaces how it starts.
- */
-export function versionedApp(version: string, options: { buildStep?: string; command?: string[] } = {}): Record<string, string> {
-  const command = options.command ?? ['python3', '-u', 'server.py'];
-  return {
-    Dockerfile: `FROM slipway/runtime-python:bookworm\nWORKDIR /app\nCOPY server.py .\n${options.buildStep ? `${options.buildStep}\n` : ''}CMD ${JSON.stringify(command)}\n`,
-    'server.py': `import http.server, os
-class H(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        body = b"${version}"
-        self.send_response(200); self.send_header("content-length", str(len(body))); self.end_headers(); self.wfile.write(body)
-    def log_message(self, *args):
-        pass
-http.server.ThreadingHTTPServer(("0.0.0.0", int(os.environ["PORT"])), H).serve_forever()
-`,
-  };
 }

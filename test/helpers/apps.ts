@@ -1,0 +1,21 @@
+import { TEST_IMAGES } from './docker.js';
+
+/**
+ * A small web app that answers `version` (it builds in about a second). `buildStep` adds a Dockerfile line
+ * before the app starts; `command` replaces how it starts.
+ */
+export function versionedApp(version: string, options: { buildStep?: string; command?: string[] } = {}): Record<string, string> {
+  const command = options.command ?? ['python3', '-u', 'server.py'];
+  return {
+    Dockerfile: `FROM ${TEST_IMAGES.python}\nWORKDIR /app\nCOPY server.py .\n${options.buildStep ? `${options.buildStep}\n` : ''}CMD ${JSON.stringify(command)}\n`,
+    'server.py': `import http.server, os
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = b"${version}"
+        self.send_response(200); self.send_header("content-length", str(len(body))); self.end_headers(); self.wfile.write(body)
+    def log_message(self, *args):
+        pass
+http.server.ThreadingHTTPServer(("0.0.0.0", int(os.environ["PORT"])), H).serve_forever()
+`,
+  };
+}
