@@ -10,7 +10,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src src
 COPY commands commands
 COPY projections projections
-RUN npm run build && npm prune --omit=dev && chmod +x dist/src/cli/main.js
+RUN npm run build && npm prune --omit=dev
 ENV SLIPWAY_DATA_DIR=/data SLIPWAY_HOST=0.0.0.0 SLIPWAY_PORT=3000
 VOLUME /data
 EXPOSE 3000 80
