@@ -61,12 +61,22 @@ const imageTagOf = (row: ServiceRow, deploymentId: string) => `slipway/${row.slu
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+function abortedPromise(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+}
+
 /** One step with its own deadline inside the deployment's abort signal. */
 async function step<T>(name: string, ms: number, parent: AbortSignal, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const signal = AbortSignal.any([parent, AbortSignal.timeout(ms)]);
+  const work = fn(signal);
   try {
-    return await fn(signal);
+    // The deadline holds even when a call does not honour its signal (an engine that never answers).
+    return await Promise.race([work, abortedPromise(signal)]);
   } catch (error) {
+    work.catch(() => undefined);
     if (parent.aborted) throw error;
     if (signal.aborted) throw new DeployFailure(`${name} did not finish within ${Math.round(ms / 1000)} s`);
     if (error instanceof DeployFailure) throw error;

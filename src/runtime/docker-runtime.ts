@@ -124,7 +124,9 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
         forcerm: true,
         abortSignal: signal,
       })) as Readable;
-      signal.addEventListener('abort', () => stream.destroy(new Error('build cancelled')), { once: true });
+      const cancel = () => stream.destroy(new Error('build cancelled'));
+      if (signal.aborted) cancel();
+      else signal.addEventListener('abort', cancel, { once: true });
       await followProgress(stream, onLine);
     },
 
@@ -140,7 +142,9 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
 
     async pull(reference, onLine, signal) {
       const stream = (await docker.pull(reference, { abortSignal: signal })) as Readable;
-      signal.addEventListener('abort', () => stream.destroy(new Error('pull cancelled')), { once: true });
+      const cancel = () => stream.destroy(new Error('pull cancelled'));
+      if (signal.aborted) cancel();
+      else signal.addEventListener('abort', cancel, { once: true });
       await followProgress(stream, onLine);
     },
 

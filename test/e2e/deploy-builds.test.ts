@@ -65,7 +65,7 @@ t.test('build methods, the packbuilder languages, workers and image services', {
   const git = await startGitServer();
   t.teardown(() => git.close());
   for (const [name, files] of Object.entries(REPOS)) git.push(name, files);
-  const { env } = await deployEnv({ SLIPWAY_GIT_BASE_URL: git.baseUrl, SLIPWAY_DEPLOY_CONCURRENCY: '4', SLIPWAY_START_TIMEOUT: '8' });
+  const { env } = await deployEnv({ SLIPWAY_GIT_BASE_URL: git.baseUrl, SLIPWAY_DEPLOY_CONCURRENCY: '4' });
   const s = await startTestServer(env);
   t.teardown(() => s.close());
   const project = await createProject(s, 'Builds');
@@ -121,8 +121,8 @@ t.test('build methods, the packbuilder languages, workers and image services', {
     ['override', 'dockerfile', 'mono other'],
   ];
   for (const [name, method, body] of answers) {
-    t.equal(results[name]!.status, 'succeeded', `${name}: succeeded`);
-    if (results[name]!.status !== 'succeeded') t.comment((await logLines(s, results[name]!.id)).slice(-15).join('\n'));
+    const failed = results[name]!.status !== 'succeeded';
+    t.equal(results[name]!.status, 'succeeded', `${name}: succeeded`, failed ? { log: (await logLines(s, results[name]!.id)).slice(-15) } : {});
     t.equal((await overview(name)).detectedBuildMethod, method, `${name}: built with ${method}`);
     t.same(await probe(services[name].hostPort), { status: 200, body }, `${name}: answers`);
   }
@@ -132,7 +132,7 @@ t.test('build methods, the packbuilder languages, workers and image services', {
   t.equal(results.missing!.status, 'failed', 'buildMethod dockerfile without a Dockerfile fails');
   t.match((await logLines(s, results.missing!.id)).join('\n'), /buildMethod is "dockerfile" but there is no Dockerfile/);
   t.equal(results.silent!.status, 'failed', 'an app that never answers fails at the start timeout');
-  t.match((await logLines(s, results.silent!.id)).join('\n'), /did not answer HTTP on port 8080 within 8 s; it must listen on 0\.0\.0\.0:\$PORT/);
+  t.match((await logLines(s, results.silent!.id)).join('\n'), /did not answer HTTP on port 8080 within 20 s; it must listen on 0\.0\.0\.0:\$PORT/);
   t.equal(results.unknown!.status, 'failed');
   t.match((await logLines(s, results.unknown!.id)).join('\n'), /could not detect how to build this app/);
 

@@ -37,7 +37,10 @@ export async function waitForDeployment(s: ApiClient, serviceId: string, deploym
   for (;;) {
     const found = await deploymentOf(s, serviceId, deploymentId);
     if (found && isFinished(found.status)) return found;
-    if (Date.now() > end) throw new Error(`deployment ${deploymentId} did not end within ${timeoutMs} ms (status ${found?.status ?? 'not listed'})`);
+    if (Date.now() > end) {
+      const tail = (await logLines(s, deploymentId).catch(() => [])).slice(-12).join('\n  ');
+      throw new Error(`deployment ${deploymentId} did not end within ${timeoutMs} ms (status ${found?.status ?? 'not listed'}); its log ends:\n  ${tail}`);
+    }
     await new Promise((r) => setTimeout(r, 150));
   }
 }
