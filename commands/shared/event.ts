@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { RecordedEvent } from '../../src/eventstore/port.js';
+import { upcast } from '../upcasters.js';
 
 /** A domain event as decide returns it and evolve consumes it. */
 export interface DomainEvent<T extends string = string, D = Record<string, unknown>> {
@@ -13,10 +14,11 @@ export type EventsOf<S extends EventSchemas> = {
   [K in keyof S & string]: DomainEvent<K, z.output<S[K]>>;
 }[keyof S & string];
 
-type Recorded = Pick<RecordedEvent, 'type' | 'data'>;
+type Recorded = Pick<RecordedEvent, 'type' | 'data'> & { schemaVersion?: number };
 
 /**
- * Turns a recorded event back into a typed domain event, checking its data against the schema.
+ * Turns a recorded event back into a typed domain event: upcast to the current schema version, then
+ * checked against the schema.
  * Several read models parse the same event; each is checked once.
  */
 export function eventParser<S extends EventSchemas>(schemas: S) {
@@ -24,7 +26,7 @@ export function eventParser<S extends EventSchemas>(schemas: S) {
   return (recorded: Recorded): EventsOf<S> | null => {
     if (parsed.has(recorded)) return parsed.get(recorded)!;
     const schema = schemas[recorded.type];
-    const event = schema ? ({ type: recorded.type, data: schema.parse(recorded.data) } as EventsOf<S>) : null;
+    const event = schema ? ({ type: recorded.type, data: schema.parse(upcast(recorded)) } as EventsOf<S>) : null;
     parsed.set(recorded, event);
     return event;
   };

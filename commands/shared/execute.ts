@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { WrongExpectedRevisionError, type NewEvent } from '../../src/eventstore/port.js';
+import { currentSchemaVersion } from '../upcasters.js';
 import type { Aggregate } from './aggregate.js';
 import { streamOf } from './aggregate.js';
 import type { CommandContext } from './command-context.js';
@@ -43,9 +44,9 @@ export async function execute<S, E extends DomainEvent>(
     const payload: NewEvent[] = events.map((e) => ({
       id: randomUUID(),
       type: e.type,
-      schemaVersion: 1,
+      schemaVersion: currentSchemaVersion(e.type),
       data: e.data as Record<string, unknown>,
-      metadata: { actor: ctx.actor, correlationId: ctx.correlationId, causationId: null },
+      metadata: { actor: ctx.actor, correlationId: ctx.correlationId, causationId: ctx.causationId ?? null },
     }));
     try {
       const result = await ctx.store.append(streamOf(aggregate.category, id), payload, revision < 0 ? 'no_stream' : revision);
