@@ -5,13 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { ALL_PROJECTORS } from '../projections/all.js';
-import { rebuildProjections } from '../projections/runner.js';
+import { ProjectionRunner } from '../projections/runner.js';
 import { openPostgres } from '../src/db/pg-client.js';
 import { openPglite } from '../src/db/pglite-client.js';
 import type { SqlClient } from '../src/db/sql-client.js';
 import type { EventStore, NewEvent } from '../src/eventstore/port.js';
 import { createPostgresEventStore } from '../src/eventstore/postgres-event-store.js';
 import { freshDatabase } from '../test/helpers/postgres-server.js';
+import { seedEvents } from '../test/helpers/seed-events.js';
 import { deployBenchmarks } from './deploy.js';
 
 const line = (label: string, value: string) => console.log(`${label.padEnd(58)} ${value}`);
@@ -54,42 +55,16 @@ async function appends(kind: 'pglite' | 'postgres') {
   });
 }
 
-/** ~111k events shaped like real use: projects, services, variables, domains. */
-async function seedEvents(store: EventStore): Promise<number> {
-  let count = 0;
-  for (let p = 0; p < 1000; p++) {
-    const projectId = randomUUID();
-    const serviceIds = Array.from({ length: 10 }, () => randomUUID());
-    const projectEvents = [
-      event('ProjectCreated', { name: `Project ${p}`, slug: `project-${p}`, description: 'bench' }),
-      ...serviceIds.map((serviceId) => event('ProjectServiceAttached', { serviceId })),
-    ];
-    await store.append(`project-${projectId}`, projectEvents, 'no_stream');
-    count += projectEvents.length;
-    for (const [s, serviceId] of serviceIds.entries()) {
-      const events = [
-        event('ServiceCreated', {
-          projectId, name: `svc${s}`, slug: `svc${s}`, kind: 'source', repoFullName: 'acme/app', repoUrl: 'https://github.com/acme/app.git',
-          dockerImage: null, hostPort: 20000 + p * 10 + s, databaseEngine: null, databasePublicEnabled: false, databasePublicHostname: null,
-          postgresLogicalReplicationEnabled: false, branch: 'main', rootDir: null, gitToken: null, installCommand: null, buildCommand: null,
-          startCommand: null, buildMethod: 'auto', dockerfilePath: null, runtimeMode: 'web', internalPort: 3000,
-        }),
-        ...Array.from({ length: 8 }, (_, k) => event('EnvVarSet', { envId: randomUUID(), key: `KEY_${k}`, value: `enc:v1:${serviceId}:aaaa.bbbb.cccc` })),
-        event('DomainAdded', { domainId: randomUUID(), hostname: `svc${s}.p${p}.bench.test` }),
-      ];
-      await store.append(`service-${serviceId}`, events, 'no_stream');
-      count += events.length;
-    }
-  }
-  return count;
-}
-
 async function rebuild(kind: 'pglite' | 'postgres') {
   await withDatabase(kind, async (sql, store) => {
-    const seeded = await seedEvents(store);
+    const { events: seeded } = await seedEvents(store, 1000);
+    const runner = new ProjectionRunner(sql, store, ALL_PROJECTORS);
+    await runner.start();
+    await runner.caughtUp();
     const start = performance.now();
-    const { events } = await rebuildProjections(sql, store, ALL_PROJECTORS);
+    const { events } = await runner.rebuild();
     const ms = performance.now() - start;
+    await runner.stop();
     line(`projection rebuild, ${seeded.toLocaleString('en')} events, 6 read models (${kind})`, `${rate(events, ms)} (${(ms / 1000).toFixed(1)} s)`);
   });
 }

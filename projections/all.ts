@@ -5,6 +5,8 @@ import { domainsProjector } from './domains.js';
 import { envProjector } from './env.js';
 import { projectsProjector } from './projects.js';
 import type { Projector } from './projector.js';
+import { reservationsProjector } from './reservations.js';
+import { retirementsProjector } from './retirements.js';
 import { servicesProjector } from './services.js';
 
 export const ALL_PROJECTORS: readonly Projector[] = [
@@ -15,4 +17,6 @@ export const ALL_PROJECTORS: readonly Projector[] = [
   deploymentsProjector,
   apiKeysProjector,
   auditProjector,
+  reservationsProjector,
+  retirementsProjector,
 ];

@@ -20,7 +20,9 @@ create table if not exists rm_api_keys (
   applyBatch: eachEventOf('apikey', parseApiKeyEvent, (event, id, at, out) => {
     switch (event.type) {
       case 'ApiKeyCreated': {
-        const { name, access, projectIds, secretHash, prefix } = event.data;
+        const { name, access, scope, secretHash, prefix } = event.data;
+        // The read model keeps null for "every project": what the auth check and the API answer with.
+        const projectIds = scope.kind === 'all' ? null : scope.projectIds;
         out.upsert({
           table: 'rm_api_keys',
           row: { id, name, access, project_ids: projectIds, secret_hash: secretHash, prefix, created_at: at },

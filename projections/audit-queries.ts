@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '../src/db/sql-client.js';
+import type { SqlExecutor, SqlValue } from '../src/db/sql-client.js';
 
 export interface AuditRow {
   position: string;
@@ -17,27 +17,31 @@ export interface AuditRow {
 const COLUMNS = `a.position, a.event_id, a.stream_id, a.revision, a.type, a.schema_version, a.recorded_at, a.actor,
   a.correlation_id, a.causation_id, a.data`;
 
-/** One page of history after `after`, optionally only what a project may see, or one stream. */
-export async function listAuditEvents(
-  db: SqlExecutor,
-  options: { after: string | null; limit: number; projectId?: string; stream?: string },
-): Promise<AuditRow[]> {
-  const after = options.after ?? '';
-  const stream = options.stream ?? null;
+export interface AuditFilter {
+  /** Exclusive; null starts at the beginning. */
+  after: string | null;
+  limit: number;
+  /** Only what this project may see: its own streams, and the events that moved a service out of it. */
+  projectId?: string;
+  stream?: string;
+  /** One request's whole story: every event it caused. */
+  correlationId?: string;
+}
+
+/** One page of history after `after`, narrowed by any of project, stream and correlation id. */
+export async function listAuditEvents(db: SqlExecutor, options: AuditFilter): Promise<AuditRow[]> {
+  const params: SqlValue[] = [options.after ?? ''];
+  const where = [`a.position > $1`];
+  const bind = (value: SqlValue) => `$${params.push(value)}`;
   if (options.projectId) {
-    const { rows } = await db.query<AuditRow>(
-      `select ${COLUMNS} from rm_audit_log a
-       where (a.project_id = $1 or a.previous_project_id = $1) and a.position > $2 and ($3::text is null or a.stream_id = $3)
-       order by a.position limit $4`,
-      [options.projectId, after, stream, options.limit],
-    );
-    return rows;
+    const p = bind(options.projectId);
+    where.push(`(a.project_id = ${p} or a.previous_project_id = ${p})`);
   }
+  if (options.stream) where.push(`a.stream_id = ${bind(options.stream)}`);
+  if (options.correlationId) where.push(`a.correlation_id = ${bind(options.correlationId)}`);
   const { rows } = await db.query<AuditRow>(
-    `select ${COLUMNS} from rm_audit_log a
-     where a.position > $1 and ($2::text is null or a.stream_id = $2)
-     order by a.position limit $3`,
-    [after, stream, options.limit],
+    `select ${COLUMNS} from rm_audit_log a where ${where.join(' and ')} order by a.position limit ${bind(options.limit)}`,
+    params,
   );
   return rows;
 }

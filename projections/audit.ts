@@ -12,7 +12,7 @@ const str = (value: unknown) => (typeof value === 'string' ? value : null);
 /** The history auditors page through: every event, with its actor, and no secret. */
 export const auditProjector: Projector = {
   name: 'audit',
-  version: 2,
+  version: 3,
   tables: ['rm_audit_log', 'rm_audit_streams'],
   ddl: `
 create table if not exists rm_audit_log (
@@ -37,6 +37,7 @@ create table if not exists rm_audit_streams (
   indexes: `
 create index if not exists rm_audit_log_stream on rm_audit_log (stream_id, position);
 create index if not exists rm_audit_log_project on rm_audit_log (project_id, position);
+create index if not exists rm_audit_log_correlation on rm_audit_log (correlation_id, position);
 create index if not exists rm_audit_log_previous_project on rm_audit_log (previous_project_id, position)
   where previous_project_id is not null;`,
   applyBatch(events, out) {

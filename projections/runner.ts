@@ -1,158 +1,196 @@
 import type { SqlClient, SqlExecutor } from '../src/db/sql-client.js';
 import { subscribeToAll, type Subscription } from '../src/eventstore/catch-up-subscription.js';
 import type { EventStore, RecordedEvent } from '../src/eventstore/port.js';
-import { BatchWriter, type Statement } from './batch-writer.js';
+import { applyIsolated, applyOne, fastStatements, runStatements, workOf, type Work } from './apply.js';
+import { findParked, PARKED_DDL, parkStatement, recordedOf, type Parking } from './parked.js';
 import { CHECKPOINTS_DDL, type Projector } from './projector.js';
-import { sql, STANDARD_STRINGS } from './sql-text.js';
+import { rebuildBlueGreen, type RebuildProgress, type RebuildResult } from './rebuild.js';
+import { sql } from './sql-text.js';
 
-function checkpointUpdate(projectors: readonly Projector[], position: string): string {
-  return (
-    sql`update proj_checkpoints set position = greatest(position, ${position}) where projector in (` +
-    projectors.map((p) => sql`${p.name}`).join(', ') +
-    ')'
-  );
+async function lockCheckpoints(tx: SqlExecutor): Promise<Map<string, string>> {
+  const { rows } = await tx.query<{ projector: string; position: string }>('select projector, position from proj_checkpoints for update');
+  return new Map(rows.map((r) => [r.projector, r.position]));
 }
 
-/** The statements that apply a batch to every projector still behind it and move their checkpoints. Pure. */
-function batchStatements(
-  projectors: readonly Projector[],
-  batch: readonly RecordedEvent[],
-  checkpoints: ReadonlyMap<string, string>,
-): Statement[] {
-  const out = new BatchWriter();
-  out.sql(STANDARD_STRINGS);
-  for (const projector of projectors) {
-    const checkpoint = checkpoints.get(projector.name) ?? '';
-    projector.applyBatch(checkpoint === '' ? batch : batch.filter((e) => e.position > checkpoint), out);
-  }
-  out.sql(checkpointUpdate(projectors, batch[batch.length - 1]!.position));
-  return out.statements();
+function checkpointUpdate(names: readonly string[], position: string): string {
+  if (names.length === 0) return 'select 1';
+  return sql`update proj_checkpoints set position = greatest(position, ${position}) where projector in (` + names.map((n) => sql`${n}`).join(', ') + ')';
 }
 
-async function run(tx: SqlExecutor, statements: readonly Statement[]) {
-  for (const { text, params } of statements) {
-    if (params.length) await tx.query(text, params as string[]);
-    else await tx.exec(text);
-  }
-}
-
-/** Applies a batch, and moves the checkpoints, in one transaction; safe against a concurrent runner. */
-export async function applyBatch(tx: SqlExecutor, projectors: readonly Projector[], batch: readonly RecordedEvent[]) {
-  if (batch.length === 0) return;
-  const { rows } = await tx.query<{ projector: string; position: string }>(
-    'select projector, position from proj_checkpoints for update',
-  );
-  await run(tx, batchStatements(projectors, batch, new Map(rows.map((r) => [r.projector, r.position]))));
-}
-
-async function resetProjector(tx: SqlExecutor, projector: Projector, withIndexes = true) {
-  for (const table of projector.tables) await tx.exec(`drop table if exists ${table} cascade`);
-  await tx.exec(projector.ddl);
-  if (withIndexes && projector.indexes) await tx.exec(projector.indexes);
-  await tx.exec(
-    sql`insert into proj_checkpoints (projector, version, position) values (${projector.name}, ${projector.version}, '')
-        on conflict (projector) do update set version = excluded.version, position = ''`,
-  );
-}
-
-/** Creates missing read models and rebuilds those whose projector version changed; returns the lowest checkpoint. */
-async function installProjectors(db: SqlClient, projectors: readonly Projector[]): Promise<string | null> {
-  await db.exec(CHECKPOINTS_DDL);
+/** Applies a batch to the projectors still behind it, parks what cannot be applied, moves the checkpoints. */
+async function applyLive(db: SqlClient, projectors: readonly Projector[], batch: readonly RecordedEvent[]): Promise<Parking[]> {
+  const last = batch[batch.length - 1]!.position;
+  const names = projectors.map((p) => p.name);
+  const fast = async (tx: SqlExecutor, work: Work) => {
+    const statements = fastStatements(work);
+    if (!statements) return false;
+    await runStatements(tx, statements);
+    return true;
+  };
+  const attemptFast = await db
+    .transaction(async (tx) => {
+      const work = workOf(projectors, batch, await lockCheckpoints(tx));
+      if (!(await fast(tx, work))) return false;
+      await tx.exec(checkpointUpdate(names, last));
+      return true;
+    })
+    .catch(() => false);
+  if (attemptFast) return [];
   return db.transaction(async (tx) => {
-    const { rows } = await tx.query<{ projector: string; version: number; position: string }>(
-      'select projector, version, position from proj_checkpoints',
-    );
-    const known = new Map(rows.map((r) => [r.projector, r]));
-    let lowest: string | null = null;
-    for (const projector of projectors) {
-      const row = known.get(projector.name);
-      if (!row || row.version !== projector.version) await resetProjector(tx, projector);
-      else await tx.exec(projector.ddl + (projector.indexes ?? ''));
-      const position = row && row.version === projector.version ? row.position : '';
-      if (lowest === null || position < lowest) lowest = position;
-    }
-    return lowest === '' ? null : lowest;
+    const parked = await applyIsolated(tx, workOf(projectors, batch, await lockCheckpoints(tx)));
+    await runStatements(tx, parked.map(parkStatement));
+    await tx.exec(checkpointUpdate(names, last));
+    return parked;
   });
 }
 
-/**
- * Drops every read model and replays the whole log into it. Read models are independent tables, so each
- * is written on its own chain of transactions (its own connection on a Postgres server), fed from one
- * read of the log; secondary indexes are built once at the end.
- */
-export async function rebuildProjections(db: SqlClient, store: EventStore, projectors: readonly Projector[]) {
-  await db.exec(CHECKPOINTS_DDL);
-  await db.transaction(async (tx) => {
-    for (const projector of projectors) await resetProjector(tx, projector, false);
-  });
-  const lanes = new Map<Projector, Promise<void>>(projectors.map((p) => [p, Promise.resolve()]));
-  const read = (after: string | null) => store.readAll({ after, maxCount: 5000 });
-  let next = read(null);
-  let events = 0;
-  try {
-    for (;;) {
-      const batch = await next;
-      if (batch.length === 0) break;
-      next = read(batch[batch.length - 1]!.position);
-      for (const projector of projectors) {
-        const statements = batchStatements([projector], batch, new Map());
-        await lanes.get(projector);
-        lanes.set(projector, db.transaction((tx) => run(tx, statements)));
-      }
-      events += batch.length;
-    }
-  } catch (error) {
-    await Promise.allSettled([...lanes.values(), next]);
-    throw error;
-  }
-  await Promise.all(
-    projectors.map(async (projector) => {
-      await lanes.get(projector);
-      if (projector.indexes) await db.exec(projector.indexes);
-    }),
-  );
-  return { events };
-}
+export type ProjectorState = 'live' | 'rebuilding' | 'stale';
 
-/** Keeps the read models following `$all`, and lets writers wait until their events are visible. */
+/** Keeps the read models following `$all`, rebuilds them beside the live ones, and lets writers wait until their events are visible. */
 export class ProjectionRunner {
   private subscription: Subscription | null = null;
   private reached: string | null = null;
   private waiters: { position: string; resolve: () => void }[] = [];
   private listeners: ((batch: readonly RecordedEvent[]) => void)[] = [];
+  /** Live applies and swaps take turns. */
+  private turn: Promise<unknown> = Promise.resolve();
+  /** Projectors whose version changed: their old tables serve, frozen, until the rebuild swaps new ones in. */
+  private stale = new Set<string>();
+  private rebuilding: { names: Set<string>; progress: RebuildProgress | null; done: Promise<RebuildResult> } | null = null;
+  private liveSchema = 'public';
 
   constructor(
-    private readonly db: SqlClient,
-    private readonly store: EventStore,
-    private readonly projectors: readonly Projector[],
+    readonly db: SqlClient,
+    readonly store: EventStore,
+    readonly projectors: readonly Projector[],
     private readonly onError: (error: unknown) => void = () => undefined,
+    private readonly onParked: (parked: Parking) => void = () => undefined,
   ) {}
 
   get position(): string | null {
     return this.reached;
   }
 
-  /** Changes whenever the read models may have changed wholesale (start, rebuild). */
+  /** Changes whenever the read models may have changed wholesale (start, swap after a rebuild). */
   epoch = 0;
 
+  /** Creates what is missing; a projector whose version changed is rebuilt beside its frozen old tables. */
   async start(): Promise<void> {
     this.epoch++;
-    this.reached = await installProjectors(this.db, this.projectors);
-    this.subscription = await subscribeToAll(
-      this.store,
-      { from: this.reached, batchSize: 1000, onError: this.onError },
-      async (batch) => {
-        await this.db.transaction((tx) => applyBatch(tx, this.projectors, batch));
+    await this.db.exec(CHECKPOINTS_DDL + PARKED_DDL);
+    this.liveSchema = (await this.db.query<{ s: string }>('select current_schema() as s')).rows[0]!.s;
+    this.stale = new Set();
+    this.reached = await this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ projector: string; version: number; position: string }>('select projector, version, position from proj_checkpoints');
+      const known = new Map(rows.map((r) => [r.projector, r]));
+      let lowest: string | null = null;
+      for (const projector of this.projectors) {
+        const row = known.get(projector.name);
+        await tx.exec(projector.ddl + (projector.indexes ?? ''));
+        if (!row) {
+          await tx.exec(sql`insert into proj_checkpoints (projector, version, position) values (${projector.name}, ${projector.version}, '')`);
+        } else if (row.version !== projector.version) {
+          this.stale.add(projector.name);
+          continue;
+        }
+        const position = row?.position ?? '';
+        if (lowest === null || position < lowest) lowest = position;
+      }
+      return lowest === '' ? null : lowest;
+    });
+    this.subscription = await subscribeToAll(this.store, { from: this.reached, batchSize: 1000, onError: this.onError }, (batch) =>
+      this.exclusive(async () => {
+        const parked = await applyLive(this.db, this.liveProjectors(), batch);
+        for (const p of parked) this.onParked(p);
         // Listeners (caches, process managers) hear of a batch before any writer waiting for it resumes.
         for (const listener of this.listeners) listener(batch);
         this.advance(batch[batch.length - 1]!.position);
-      },
+      }),
     );
+    if (this.stale.size > 0) {
+      const names = [...this.stale];
+      void this.rebuild(names).catch((error: unknown) => this.onError(error));
+    }
   }
 
   async stop(): Promise<void> {
     await this.subscription?.stop();
     this.subscription = null;
+    await this.rebuilding?.done.catch(() => undefined);
+  }
+
+  private liveProjectors() {
+    return this.projectors.filter((p) => !this.stale.has(p.name));
+  }
+
+  /** Runs `fn` while no batch is being applied. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.turn.then(fn);
+    this.turn = result.catch(() => undefined);
+    return result;
+  }
+
+  /**
+   * Rebuilds the named projectors (all when none are named) into new tables while the live ones keep
+   * serving and following the log; swaps them in atomically once caught up. One rebuild at a time.
+   */
+  rebuild(names: readonly string[] = [], onProgress: (p: RebuildProgress) => void = () => undefined): Promise<RebuildResult> {
+    const unknown = names.filter((n) => !this.projectors.some((p) => p.name === n));
+    if (unknown.length > 0) return Promise.reject(new RangeError(`unknown projector: ${unknown.join(', ')}`));
+    if (this.rebuilding) return Promise.reject(new RebuildRunningError([...this.rebuilding.names]));
+    const selected = names.length === 0 ? this.projectors : this.projectors.filter((p) => names.includes(p.name));
+    const state: NonNullable<ProjectionRunner['rebuilding']> = { names: new Set(selected.map((p) => p.name)), progress: null, done: Promise.resolve({} as RebuildResult) };
+    state.done = rebuildBlueGreen({
+      db: this.db,
+      store: this.store,
+      projectors: selected,
+      liveSchema: this.liveSchema,
+      exclusive: (fn) => this.exclusive(fn),
+      onProgress: (p) => {
+        state.progress = p;
+        onProgress(p);
+      },
+      onSwapped: (position) => {
+        for (const p of selected) this.stale.delete(p.name);
+        this.epoch++;
+        if (position !== null && (this.reached === null || position > this.reached)) this.advance(position);
+      },
+    }).finally(() => {
+      this.rebuilding = null;
+    });
+    this.rebuilding = state;
+    return state.done;
+  }
+
+  /** Which projectors are being rebuilt or wait to be, and how far the rebuild is. */
+  rebuildState(name: string): ProjectorState {
+    if (this.rebuilding?.names.has(name)) return 'rebuilding';
+    return this.stale.has(name) ? 'stale' : 'live';
+  }
+
+  get rebuildProgress(): RebuildProgress | null {
+    return this.rebuilding?.progress ?? null;
+  }
+
+  /** Applies a parked event to its projector now; on success it is no longer parked. */
+  async retryParked(projectorName: string, eventId: string): Promise<'applied' | 'not_parked'> {
+    const projector = this.projectors.find((p) => p.name === projectorName);
+    return this.exclusive(() =>
+      this.db.transaction(async (tx) => {
+        const row = await findParked(tx, projectorName, eventId);
+        if (!row || !projector) return 'not_parked' as const;
+        await applyOne(tx, projector, recordedOf(row));
+        await tx.query('delete from proj_parked where projector = $1 and event_id = $2', [projectorName, eventId]);
+        this.epoch++;
+        return 'applied' as const;
+      }),
+    );
+  }
+
+  /** Gives up on a parked event for good; it stays in the log (and the audit history). */
+  async skipParked(projectorName: string, eventId: string): Promise<boolean> {
+    const { rowCount } = await this.db.query('delete from proj_parked where projector = $1 and event_id = $2', [projectorName, eventId]);
+    return rowCount > 0;
   }
 
   /** Resolves when every event in the store at the time of the call is in the read models. */
@@ -164,7 +202,7 @@ export class ProjectionRunner {
     }
   }
 
-  /** Process managers that act on the read models hear of each applied batch; returns the unsubscribe. */
+  /** Caches and process managers hear of each applied batch (a wake-up: what they must not miss they read from the log). */
   onApplied(listener: (batch: readonly RecordedEvent[]) => void): () => void {
     this.listeners.push(listener);
     return () => {
@@ -172,7 +210,7 @@ export class ProjectionRunner {
     };
   }
 
-  /** Resolves once every read model includes `position` (or after `timeoutMs`, whichever is first). */
+  /** Resolves once every live read model includes `position` (or false after `timeoutMs`, whichever is first). */
   waitFor(position: string | null, timeoutMs = 10_000): Promise<boolean> {
     if (position === null || (this.reached !== null && this.reached >= position)) return Promise.resolve(true);
     return new Promise((resolve) => {
@@ -196,5 +234,18 @@ export class ProjectionRunner {
     const ready = this.waiters.filter((w) => w.position <= position);
     this.waiters = this.waiters.filter((w) => w.position > position);
     for (const waiter of ready) waiter.resolve();
+  }
+}
+
+export class RebuildRunningError extends Error {
+  constructor(readonly names: readonly string[]) {
+    super(`a rebuild of ${names.join(', ')} is already running`);
+  }
+}
+
+/** The read models did not include a write within the deadline: the write happened, the answer cannot show it yet. */
+export class ReadModelBehindError extends Error {
+  constructor(readonly waitedMs: number) {
+    super(`the change was recorded, but the read models did not show it within ${waitedMs / 1000} s; read it again shortly (do not repeat the write without an Idempotency-Key)`);
   }
 }

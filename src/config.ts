@@ -56,6 +56,9 @@ const schema = z.object({
   SLIPWAY_PACK_RUN_IMAGE: z.string().default('debian:bookworm-slim'),
   SLIPWAY_PACK_STATIC_IMAGE: z.string().default('busybox:stable'),
   SLIPWAY_LOG: z.enum(['json', 'silent']).default('json'),
+  SLIPWAY_RECONCILE_INTERVAL: seconds(10),
+  SLIPWAY_SETTLE_TIMEOUT: seconds(10),
+  SLIPWAY_RESERVATION_GRACE: seconds(600),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -88,6 +91,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       upstreamCheckMs: c.SLIPWAY_UPSTREAM_CHECK,
     },
     bodyLimit: c.SLIPWAY_BODY_LIMIT,
+    /** How often each process manager repairs from state what the log alone cannot. */
+    reconcileEveryMs: Math.max(100, c.SLIPWAY_RECONCILE_INTERVAL),
+    /** How long a write waits for the read models before answering 503. */
+    settleTimeoutMs: c.SLIPWAY_SETTLE_TIMEOUT,
+    /** A reservation whose owner was never created (a creation cut short) is released once this old. */
+    reservationGraceMs: c.SLIPWAY_RESERVATION_GRACE,
     docker: { socketPath: c.SLIPWAY_DOCKER_SOCKET, callTimeoutMs: c.SLIPWAY_DOCKER_TIMEOUT },
     deploy: {
       concurrency: c.SLIPWAY_DEPLOY_CONCURRENCY,

@@ -7,7 +7,7 @@ import type { ServiceDeps } from '../commands/service/handlers.js';
 import { AggregateStateCache } from '../commands/shared/state-cache.js';
 import { ALL_PROJECTORS } from '../projections/all.js';
 import { countApiKeys } from '../projections/api-key-queries.js';
-import { ProjectionRunner } from '../projections/runner.js';
+import { ProjectionRunner, ReadModelBehindError } from '../projections/runner.js';
 import { takenHostPorts } from '../projections/service-queries.js';
 import type { Config } from './config.js';
 import { lockDataDir } from './db/data-dir-lock.js';
@@ -19,6 +19,9 @@ import { createPostgresEventStore } from './eventstore/postgres-event-store.js';
 import type { Logger } from './logger.js';
 import { detectPublicIp, isPortFree } from './network.js';
 import { Deployer } from './processes/deployer.js';
+import { ProcessManagers } from './processes/process-managers.js';
+import type { Reactor } from './processes/reactor.js';
+import { createRetirement, RETIREMENT_ACTOR } from './processes/retirement.js';
 import { ProxyReconciler, type ProxyTarget } from './processes/proxy-reconciler.js';
 import { CaddyAdminClient } from './proxy/caddy-admin-client.js';
 import { CaddySupervisor } from './proxy/caddy-supervisor.js';
@@ -41,10 +44,16 @@ export interface Slipway {
   runtime: ContainerRuntime;
   /** null in one-shot CLI commands. */
   deployer: Deployer | null;
+  /** Feeds the process managers from their own checkpoints. */
+  processManagers: ProcessManagers;
   serviceDeps: ServiceDeps;
   publicIp: string;
-  commandContext(actor: string): CommandContext;
-  /** Waits until the read models include `position`, so a response reflects its own write. */
+  /**
+   * A context for commands: `correlationId` is the HTTP request id (random for the CLI), `idempotencyKey`
+   * makes a retry derive the same event and aggregate ids as its first attempt.
+   */
+  commandContext(actor: string, options?: { correlationId?: string; idempotencyKey?: string | null }): CommandContext;
+  /** Waits until the read models include `position`, so a response reflects its own write; throws ReadModelBehindError if they do not in time. */
   settle(position: string | null): Promise<void>;
   stop(): Promise<void>;
 }
@@ -94,8 +103,12 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     ? await (await import('./eventstore/eventstoredb-event-store.js')).createEventStoreDbEventStore(config.eventStoreUrl)
     : await createPostgresEventStore(db);
   const keyring = await createKeyring(db, loadMasterKey(config.dataDir, config.secretKey).key);
-  const runner = new ProjectionRunner(db, store, ALL_PROJECTORS, (error) =>
-    log.error('projection batch failed', { error: String(error) }),
+  const runner = new ProjectionRunner(
+    db,
+    store,
+    ALL_PROJECTORS,
+    (error) => log.error('projection batch failed', { error: String(error) }),
+    (parked) => log.error('a read model parked an event it cannot apply', { projector: parked.projector, event: parked.event.id, type: parked.event.type, error: parked.error }),
   );
   await runner.start();
 
@@ -125,7 +138,16 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
 
   const stopWatchingUpstreams = reconciler.watchUpstreams(config.proxy.upstreamCheckMs);
   const runtime = lazyRuntime(async () => (await import('./runtime/docker-runtime.js')).createDockerRuntime({ ...config.docker, instance }));
-  const commandContext = (actor: string) => ({ store, keyring, actor, correlationId: randomUUID(), states });
+  const commandContext = (actor: string, options: { correlationId?: string; idempotencyKey?: string | null } = {}): CommandContext => ({
+    store,
+    keyring,
+    actor,
+    correlationId: options.correlationId ?? randomUUID(),
+    causationId: null,
+    idempotencyKey: options.idempotencyKey ?? null,
+    counters: new Map<string, number>(),
+    states,
+  });
   const deployer = useProxy
     ? new Deployer(
         {
@@ -141,11 +163,17 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
             proxyEnabled: config.proxy.mode !== 'off',
           },
         },
-        runner,
         { concurrency: config.deploy.concurrency },
         log,
       )
     : null;
+
+  // Retirement of deleted projects and services (release reservations, shred keys), in the server only.
+  const retirement = useProxy
+    ? createRetirement({ cmd: commandContext(RETIREMENT_ACTOR), db, settle: (position) => slipway.settle(position), graceMs: config.reservationGraceMs, log })
+    : null;
+  const reactors: Reactor[] = [reconciler, ...(deployer ? [deployer] : []), ...(retirement ? [retirement] : [])];
+  const processManagers = new ProcessManagers(db, store, runner, reactors, { reconcileEveryMs: config.reconcileEveryMs }, log);
 
   const slipway: Slipway = {
     config,
@@ -158,6 +186,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     upstreams,
     runtime,
     deployer,
+    processManagers,
     publicIp: config.publicIp ?? detectPublicIp(),
     serviceDeps: {
       hostPortRange: config.hostPortRange,
@@ -167,10 +196,11 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     },
     commandContext,
     async settle(position) {
-      await runner.waitFor(position);
+      if (!(await runner.waitFor(position, config.settleTimeoutMs))) throw new ReadModelBehindError(config.settleTimeoutMs);
     },
     async stop() {
       stopWatchingUpstreams();
+      await processManagers.stop();
       await deployer?.stop();
       await supervisor?.stop();
       await runner.stop();
@@ -186,6 +216,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     if (supervisor) await supervisor.start();
     else if (useProxy && config.proxy.externalAdminUrl) await reconciler.reloadNow();
     await deployer?.start();
+    await processManagers.start();
   } catch (error) {
     await slipway.stop();
     throw error;

@@ -1,6 +1,6 @@
 import type { Aggregate } from '../shared/aggregate.js';
-import { conflict, notFound } from '../shared/domain-error.js';
-import { parseApiKeyEvent, type ApiKeyEvent } from './events.js';
+import { conflict, invalid, notFound } from '../shared/domain-error.js';
+import { parseApiKeyEvent, type ApiKeyEvent, type ApiKeyScope } from './events.js';
 
 export type ApiKeyState = { status: 'none' | 'active' | 'revoked' };
 
@@ -11,12 +11,24 @@ export const apiKey: Aggregate<ApiKeyState, ApiKeyEvent> = {
   parse: parseApiKeyEvent,
 };
 
-export function decideCreate(
-  state: ApiKeyState,
-  data: Extract<ApiKeyEvent, { type: 'ApiKeyCreated' }>['data'],
-): ApiKeyEvent[] {
+export interface CreateApiKeyData {
+  name: string;
+  access: 'read' | 'write';
+  /** null: every project. */
+  projectIds: readonly string[] | null;
+  secretHash: string;
+  prefix: string;
+}
+
+function scopeOf(projectIds: readonly string[] | null): ApiKeyScope {
+  if (projectIds === null) return { kind: 'all' };
+  if (projectIds.length === 0) throw invalid('projectIds', 'give at least one project, or null for every project');
+  return { kind: 'projects', projectIds: [...new Set(projectIds)] };
+}
+
+export function decideCreate(state: ApiKeyState, { projectIds, ...data }: CreateApiKeyData): ApiKeyEvent[] {
   if (state.status !== 'none') throw conflict('api key already exists');
-  return [{ type: 'ApiKeyCreated', data }];
+  return [{ type: 'ApiKeyCreated', data: { ...data, scope: scopeOf(projectIds) } }];
 }
 
 export function decideRevoke(state: ApiKeyState): ApiKeyEvent[] {

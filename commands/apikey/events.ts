@@ -1,12 +1,19 @@
 import { z } from 'zod';
 import { eventParser, type EventsOf } from '../shared/event.js';
 
+/** Which projects a key sees: every one (an all-project key), or those listed. */
+export const apiKeyScope = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('all') }),
+  z.object({ kind: z.literal('projects'), projectIds: z.array(z.string()) }),
+]);
+export type ApiKeyScope = z.infer<typeof apiKeyScope>;
+
 export const apiKeyEvents = {
+  /** Schema version 2; version 1 had `projectIds` (null: every project) instead of `scope`. */
   ApiKeyCreated: z.object({
     name: z.string(),
     access: z.enum(['read', 'write']),
-    /** null: every project. */
-    projectIds: z.array(z.string()).nullable(),
+    scope: apiKeyScope,
     secretHash: z.string(),
     prefix: z.string(),
   }),

@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { CommandContext } from '../shared/command-context.js';
 import { project } from '../project/aggregate.js';
-import { invalid } from '../shared/domain-error.js';
+import { conflict, invalid } from '../shared/domain-error.js';
 import { execute, loadAggregate } from '../shared/execute.js';
+import { newId } from '../shared/ids.js';
 import { apiKey, decideCreate, decideRevoke } from './aggregate.js';
 import { generateApiKeySecret } from './secret.js';
 
@@ -18,11 +18,16 @@ export async function createApiKey(ctx: CommandContext, input: CreateApiKeyInput
     const { state } = await loadAggregate(ctx, project, projectId);
     if (state.status !== 'live') throw invalid('projectIds', `unknown project ${projectId}`);
   }
-  const id = randomUUID();
+  const id = newId(ctx, 'apikey');
   const { secret, prefix, hash } = generateApiKeySecret();
   const result = await execute(ctx, apiKey, id, (s) =>
     decideCreate(s, { ...input, secretHash: hash, prefix }),
   );
+  // A retry whose first attempt created the key but never answered: that secret is lost (only its hash is kept).
+  const created = result.events[0];
+  if (created?.type === 'ApiKeyCreated' && created.data.secretHash !== hash) {
+    throw conflict(`an earlier attempt of this request created API key ${id} and its secret cannot be shown again: revoke it and create another`);
+  }
   return { id, secret, position: result.position };
 }
 

@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { live, service } from '../service/aggregate.js';
 import type { CommandContext } from '../shared/command-context.js';
 import { invalid } from '../shared/domain-error.js';
 import { execute, loadAggregate } from '../shared/execute.js';
+import { newId } from '../shared/ids.js';
 import {
   decideAbort,
   decideFail,
@@ -21,7 +21,7 @@ export async function queueDeployment(ctx: CommandContext, serviceId: string) {
   if (current.kind === 'database') {
     throw invalid('serviceId', 'database services run from their engine image and are not deployed from source');
   }
-  const id = randomUUID();
+  const id = newId(ctx, 'deployment');
   const { position } = await execute(ctx, deployment, id, (s) => decideQueue(s, serviceId, current.projectId));
   return { id, position };
 }

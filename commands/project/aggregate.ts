@@ -4,6 +4,8 @@ import { parseProjectEvent, type ProjectEvent } from './events.js';
 
 export interface ProjectState {
   status: 'none' | 'live' | 'deleted';
+  /** Deleted, and its slug given back. */
+  retired: boolean;
   name: string;
   slug: string;
   description: string;
@@ -12,7 +14,7 @@ export interface ProjectState {
 
 export const project: Aggregate<ProjectState, ProjectEvent> = {
   category: 'project',
-  initial: { status: 'none', name: '', slug: '', description: '', serviceIds: [] },
+  initial: { status: 'none', retired: false, name: '', slug: '', description: '', serviceIds: [] },
   evolve(state, event) {
     switch (event.type) {
       case 'ProjectCreated':
@@ -25,6 +27,8 @@ export const project: Aggregate<ProjectState, ProjectEvent> = {
         return { ...state, serviceIds: state.serviceIds.filter((id) => id !== event.data.serviceId) };
       case 'ProjectDeleted':
         return { ...state, status: 'deleted', serviceIds: [] };
+      case 'ProjectRetired':
+        return { ...state, retired: true };
     }
   },
   parse: parseProjectEvent,
@@ -60,4 +64,12 @@ export function decideDelete(state: ProjectState): ProjectEvent[] {
   const current = live(state);
   if (current.serviceIds.length > 0) throw conflict('project still has services');
   return [{ type: 'ProjectDeleted', data: { slug: current.slug } }];
+}
+
+/** Retirement follows the deletion, once; retiring a retired project says nothing. */
+export function decideRetire(state: ProjectState): ProjectEvent[] {
+  if (state.status === 'none') throw notFound('project');
+  if (state.status === 'live') throw conflict('a live project cannot be retired; delete it first');
+  if (state.retired) return [];
+  return [{ type: 'ProjectRetired', data: { slug: state.slug } }];
 }

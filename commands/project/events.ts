@@ -7,6 +7,8 @@ export const projectEvents = {
   ProjectServiceAttached: z.object({ serviceId: z.string() }),
   ProjectServiceDetached: z.object({ serviceId: z.string() }),
   ProjectDeleted: z.object({ slug: z.string() }),
+  /** After a deletion: its slug (and anything else it held) is released. */
+  ProjectRetired: z.object({ slug: z.string() }),
 };
 export type ProjectEvent = EventsOf<typeof projectEvents>;
 export const parseProjectEvent = eventParser(projectEvents);

@@ -1,9 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { release, reserve } from '../reservation/handlers.js';
+import { retireProject, type RetirementDeps } from '../retirement.js';
 import { deleteService } from '../service/handlers.js';
 import type { CommandContext } from '../shared/command-context.js';
 import { DomainError, notFound } from '../shared/domain-error.js';
 import { execute, latest, loadAggregate } from '../shared/execute.js';
+import { newId } from '../shared/ids.js';
 import { slugify } from '../shared/slug.js';
 import { decideCreate, decideDelete, decideDetach, decideUpdate, project } from './aggregate.js';
 
@@ -22,7 +23,7 @@ async function reserveSlug(ctx: CommandContext, name: string, projectId: string)
 }
 
 export async function createProject(ctx: CommandContext, input: { name: string; description: string }) {
-  const id = randomUUID();
+  const id = newId(ctx, 'project');
   const slug = await reserveSlug(ctx, input.name, id);
   try {
     const { position } = await execute(ctx, project, id, (s) => decideCreate(s, { ...input, slug }));
@@ -37,18 +38,21 @@ export async function updateProject(ctx: CommandContext, id: string, input: { na
   return execute(ctx, project, id, (s) => decideUpdate(s, input));
 }
 
-/** Deletes the project's services first, so a failure half-way leaves a smaller project, never an orphan. */
-export async function deleteProject(ctx: CommandContext, id: string) {
+/**
+ * Deletes the project's services first (each retired at once), so a failure half-way leaves a smaller
+ * project, never an orphan; then deletes the project and retires it (its slug is free when this returns).
+ */
+export async function deleteProject(ctx: CommandContext, retirement: RetirementDeps, id: string) {
   const { state } = await loadAggregate(ctx, project, id);
   if (state.status !== 'live') throw notFound('project');
   let position: string | null = null;
   for (const serviceId of state.serviceIds) {
-    const removed = await deleteService(ctx, serviceId);
+    const removed = await deleteService(ctx, retirement, serviceId);
     // An id attached by a creation that never finished: nothing to delete, only to detach.
     const detached = removed.existed ? { position: null } : await execute(ctx, project, id, (s) => decideDetach(s, serviceId));
     position = latest(position, removed.position, detached.position);
   }
   const done = await execute(ctx, project, id, decideDelete);
-  const released = await release(ctx, 'project-slug', state.slug, id);
-  return { position: latest(position, done.position, released.position) };
+  const retired = await retireProject(ctx, retirement, id);
+  return { position: latest(position, done.position, retired.position) };
 }

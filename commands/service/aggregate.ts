@@ -5,6 +5,8 @@ import type { ServiceSettings } from './fields.js';
 
 export interface ServiceState {
   status: 'none' | 'live' | 'deleted';
+  /** Deleted, and everything it held given back (reservations, data key, its place in the project). */
+  retired: boolean;
   service: ServiceCreatedData | null;
   env: ReadonlyMap<string, { envId: string; value: string }>;
   domains: ReadonlyMap<string, string>;
@@ -13,7 +15,7 @@ export interface ServiceState {
 
 export const service: Aggregate<ServiceState, ServiceEvent> = {
   category: 'service',
-  initial: { status: 'none', service: null, env: new Map(), domains: new Map(), release: null },
+  initial: { status: 'none', retired: false, service: null, env: new Map(), domains: new Map(), release: null },
   evolve(state, event) {
     const with_ = <K extends keyof ServiceState>(key: K, value: ServiceState[K]) => ({ ...state, [key]: value });
     switch (event.type) {
@@ -25,6 +27,8 @@ export const service: Aggregate<ServiceState, ServiceEvent> = {
         return with_('service', { ...state.service!, projectId: event.data.toProjectId });
       case 'ServiceDeleted':
         return { ...state, status: 'deleted' };
+      case 'ServiceRetired':
+        return { ...state, retired: true };
       case 'EnvVarSet':
         return with_('env', new Map(state.env).set(event.data.key, { envId: event.data.envId, value: event.data.value }));
       case 'EnvVarDeleted': {
@@ -92,6 +96,14 @@ export function decideTransfer(state: ServiceState, toProjectId: string): Servic
 
 export function decideDelete(state: ServiceState): ServiceEvent[] {
   return [{ type: 'ServiceDeleted', data: { projectId: live(state).projectId } }];
+}
+
+/** Retirement follows the deletion, once; retiring a retired service says nothing. */
+export function decideRetire(state: ServiceState): ServiceEvent[] {
+  if (state.status === 'none' || !state.service) throw notFound('service');
+  if (state.status === 'live') throw conflict('a live service cannot be retired; delete it first');
+  if (state.retired) return [];
+  return [{ type: 'ServiceRetired', data: { projectId: state.service.projectId } }];
 }
 
 export function decideSetEnv(state: ServiceState, input: EnvInput): ServiceEvent[] {

@@ -16,6 +16,8 @@ export const serviceEvents = {
   ServiceUpdated: z.object({ changes: serviceSettings.partial() }),
   ServiceTransferred: z.object({ fromProjectId: z.string(), toProjectId: z.string() }),
   ServiceDeleted: z.object({ projectId: z.string() }),
+  /** After a deletion: everything the service held is released, its data key shredded, it left its project. */
+  ServiceRetired: z.object({ projectId: z.string() }),
   EnvVarSet: z.object({ envId: z.string(), key: z.string(), value: z.string() }),
   EnvVarDeleted: z.object({ envId: z.string(), key: z.string() }),
   DomainAdded: z.object({ domainId: z.string(), hostname: z.string() }),

@@ -1,10 +1,13 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { decideAttach, decideDetach, project } from '../project/aggregate.js';
+import { retireService, type RetirementDeps } from '../retirement.js';
 import type { ReservationKind } from '../reservation/aggregate.js';
 import { release, reserve } from '../reservation/handlers.js';
 import type { CommandContext } from '../shared/command-context.js';
+import { streamOf } from '../shared/aggregate.js';
 import { DomainError, conflict, notFound } from '../shared/domain-error.js';
 import { execute, latest, loadAggregate } from '../shared/execute.js';
+import { newId } from '../shared/ids.js';
 import { slugify } from '../shared/slug.js';
 import {
   assertAcceptsDomains,
@@ -86,15 +89,26 @@ async function claimPublicHostname(claims: Claims, deps: ServiceDeps, slug: stri
 }
 
 async function encryptEnv(ctx: CommandContext, serviceId: string, env: { key: string; value: string }[]) {
-  return Promise.all(
-    env.map(async ({ key, value }) => ({ envId: randomUUID(), key, value: await ctx.keyring.encrypt(serviceId, value) })),
-  );
+  const withIds = env.map((variable) => ({ ...variable, envId: newId(ctx, 'env') }));
+  return Promise.all(withIds.map(async ({ envId, key, value }) => ({ envId, key, value: await ctx.keyring.encrypt(serviceId, value) })));
+}
+
+/**
+ * A retry (same idempotency key, so the same id) of a creation that got as far as creating the service:
+ * it is done. Going through the claims again would pick another host port, as the first is now taken.
+ */
+async function earlierCreation(ctx: CommandContext, id: string) {
+  if (!ctx.idempotencyKey) return null;
+  const [last] = await ctx.store.readStream(streamOf(service.category, id), { direction: 'backwards', maxCount: 1 });
+  return last ? { id, position: last.position } : null;
 }
 
 export async function createService(ctx: CommandContext, deps: ServiceDeps, projectId: string, input: CreateServiceInput) {
   const { state: owner } = await loadAggregate(ctx, project, projectId);
   if (owner.status !== 'live') throw notFound('project');
-  const id = randomUUID();
+  const id = newId(ctx, 'service');
+  const done = await earlierCreation(ctx, id);
+  if (done) return done;
   const slug = slugify(input.name) || 'service';
   const claims = new Claims(ctx);
   try {
@@ -136,25 +150,18 @@ export async function updateService(ctx: CommandContext, id: string, changes: Pa
 }
 
 /**
- * Deletes the service and releases everything it held. Every step is idempotent, so a deletion cut
- * short (a crash) is completed by running it again. `existed` is false for an id with no service.
+ * Deletes the service, then retires it at once (commands/retirement.ts: releases what the reservations read
+ * model says it holds, shreds its data key, detaches it from its project), so its name, port and hostnames
+ * are free when this returns. A crash in between is completed by the retirement process manager; running
+ * this again is safe too. `existed` is false for an id with no service.
  */
-export async function deleteService(ctx: CommandContext, id: string) {
+export async function deleteService(ctx: CommandContext, retirement: RetirementDeps, id: string) {
   const { state } = await loadAggregate(ctx, service, id);
-  const current = state.service;
-  if (!current) return { position: null, existed: false };
-  const deleted = state.status === 'live' ? await execute(ctx, service, id, decideDelete) : { position: null };
-  let position = deleted.position;
-  const releases: [ReservationKind, string, string][] = [
-    ['service-name', nameKey(current.projectId, current.slug), id],
-    ['host-port', String(current.hostPort), id],
-    ...[...state.domains].map(([domainId, hostname]): [ReservationKind, string, string] => ['hostname', hostname, domainOwner(id, domainId)]),
-  ];
-  if (current.databasePublicHostname) releases.push(['hostname', current.databasePublicHostname, id]);
-  for (const [kind, value, owner] of releases) position = latest(position, (await release(ctx, kind, value, owner)).position);
-  const detached = await execute(ctx, project, current.projectId, (s) => decideDetach(s, id));
-  await ctx.keyring.shred(id);
-  return { position: latest(position, detached.position), existed: true };
+  if (!state.service) return { position: null, existed: false };
+  // Through execute even when already deleted: a retried request then derives the same event ids as before.
+  const deleted = await execute(ctx, service, id, (s) => (s.status === 'live' ? decideDelete(s) : []));
+  const retired = await retireService(ctx, retirement, id);
+  return { position: latest(deleted.position, retired.position), existed: true };
 }
 
 export async function transferService(ctx: CommandContext, id: string, targetProjectId: string) {
@@ -178,7 +185,8 @@ export async function transferService(ctx: CommandContext, id: string, targetPro
 
 export async function setEnvVar(ctx: CommandContext, id: string, key: string, value: string) {
   const sealed = await ctx.keyring.encrypt(id, value);
-  return execute(ctx, service, id, (s) => decideSetEnv(s, { envId: randomUUID(), key, value: sealed }));
+  const envId = newId(ctx, 'env');
+  return execute(ctx, service, id, (s) => decideSetEnv(s, { envId, key, value: sealed }));
 }
 
 export async function deleteEnvVar(ctx: CommandContext, id: string, envId: string) {
@@ -188,7 +196,7 @@ export async function deleteEnvVar(ctx: CommandContext, id: string, envId: strin
 export async function addDomain(ctx: CommandContext, id: string, hostname: string) {
   const { state } = await loadAggregate(ctx, service, id);
   assertAcceptsDomains(state);
-  const domainId = randomUUID();
+  const domainId = newId(ctx, 'domain');
   const claims = new Claims(ctx);
   try {
     await claims.claim('hostname', hostname, domainOwner(id, domainId), `hostname ${hostname}`);

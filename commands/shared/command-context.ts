@@ -14,6 +14,8 @@ export interface CommandContext {
   causationId?: string | null;
   /** A client's Idempotency-Key: event ids (and new aggregate ids) derive from it, so a retry appends nothing. */
   idempotencyKey?: string | null;
+  /** Per-context counters behind the ids derived from `idempotencyKey` (commands/shared/ids.ts). */
+  counters?: Map<string, number>;
   states?: AggregateStateCache;
 }
 

@@ -14,7 +14,8 @@ export type EventsOf<S extends EventSchemas> = {
   [K in keyof S & string]: DomainEvent<K, z.output<S[K]>>;
 }[keyof S & string];
 
-type Recorded = Pick<RecordedEvent, 'type' | 'data'> & { schemaVersion?: number };
+/** The schema version is required: without it, data of a later version would be upcast as if it were version 1. */
+type Recorded = Pick<RecordedEvent, 'type' | 'data' | 'schemaVersion'>;
 
 /**
  * Turns a recorded event back into a typed domain event: upcast to the current schema version, then

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { WrongExpectedRevisionError, type NewEvent } from '../../src/eventstore/port.js';
+import { WrongExpectedRevisionError, type NewEvent, type RecordedEvent } from '../../src/eventstore/port.js';
 import { currentSchemaVersion } from '../upcasters.js';
 import type { Aggregate } from './aggregate.js';
 import { streamOf } from './aggregate.js';
 import type { CommandContext } from './command-context.js';
 import { conflict } from './domain-error.js';
 import type { DomainEvent } from './event.js';
+import { appendEventIds } from './ids.js';
 
 export interface Executed<E> {
   events: E[];
@@ -14,6 +15,8 @@ export interface Executed<E> {
 }
 
 const MAX_ATTEMPTS = 5;
+/** How far back a retry looks for its first attempt's append; an older one is decided again. */
+const RECENT_EVENTS = 20;
 
 export async function loadAggregate<S, E extends DomainEvent>(ctx: CommandContext, aggregate: Aggregate<S, E>, id: string) {
   const streamId = streamOf(aggregate.category, id);
@@ -30,26 +33,55 @@ export async function loadAggregate<S, E extends DomainEvent>(ctx: CommandContex
   return { state, revision };
 }
 
-/** Load, decide, append with the expected revision; on a concurrent write, decide again on fresh state. */
+/**
+ * The append an earlier attempt of the same idempotent request made here (its first event has the id this
+ * append would give it), or null.
+ */
+async function earlierAppend<S, E extends DomainEvent>(
+  ctx: CommandContext,
+  aggregate: Aggregate<S, E>,
+  streamId: string,
+  idOf: (index: number) => string,
+): Promise<Executed<E> | null> {
+  const recent = (await ctx.store.readStream(streamId, { direction: 'backwards', maxCount: RECENT_EVENTS })).reverse();
+  const start = recent.findIndex((e) => e.id === idOf(0));
+  if (start < 0) return null;
+  const mine: RecordedEvent[] = [];
+  for (let i = start; i < recent.length && recent[i]!.id === idOf(i - start); i++) mine.push(recent[i]!);
+  const events = mine.map((e) => aggregate.parse(e)).filter((e): e is E => e !== null);
+  return { events, position: mine[mine.length - 1]!.position };
+}
+
+/**
+ * Load, decide, append with the expected revision; on a concurrent write, decide again on fresh state.
+ * With an idempotency key, event ids derive from it and an append an earlier attempt already made is
+ * returned as it was, without deciding again (the state now includes it and would decide otherwise).
+ */
 export async function execute<S, E extends DomainEvent>(
   ctx: CommandContext,
   aggregate: Aggregate<S, E>,
   id: string,
   decide: (state: S) => E[],
 ): Promise<Executed<E>> {
+  const streamId = streamOf(aggregate.category, id);
+  const derivedId = appendEventIds(ctx, streamId);
+  if (derivedId) {
+    const earlier = await earlierAppend(ctx, aggregate, streamId, derivedId);
+    if (earlier) return earlier;
+  }
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const { state, revision } = await loadAggregate(ctx, aggregate, id);
     const events = decide(state);
     if (events.length === 0) return { events, position: null };
-    const payload: NewEvent[] = events.map((e) => ({
-      id: randomUUID(),
+    const payload: NewEvent[] = events.map((e, i) => ({
+      id: derivedId ? derivedId(i) : randomUUID(),
       type: e.type,
       schemaVersion: currentSchemaVersion(e.type),
       data: e.data as Record<string, unknown>,
       metadata: { actor: ctx.actor, correlationId: ctx.correlationId, causationId: ctx.causationId ?? null },
     }));
     try {
-      const result = await ctx.store.append(streamOf(aggregate.category, id), payload, revision < 0 ? 'no_stream' : revision);
+      const result = await ctx.store.append(streamId, payload, revision < 0 ? 'no_stream' : revision);
       return { events, position: result.position };
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;

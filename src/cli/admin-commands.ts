@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { createApiKey, revokeApiKey } from '../../commands/apikey/handlers.js';
-import { ALL_PROJECTORS } from '../../projections/all.js';
 import { findApiKey, listApiKeys } from '../../projections/api-key-queries.js';
 import { listAuditEvents } from '../../projections/audit-queries.js';
-import { rebuildProjections } from '../../projections/runner.js';
-import { presentApiKey, presentAuditEvent } from '../http/presenters.js';
+import { listParked } from '../../projections/parked.js';
+import { health } from '../health.js';
+import { presentApiKey, presentAuditEvent, presentParked } from '../http/presenters.js';
 import type { Slipway } from '../slipway.js';
 
 export const adminRequest = z.discriminatedUnion('command', [
@@ -16,18 +16,22 @@ export const adminRequest = z.discriminatedUnion('command', [
   }),
   z.object({ command: z.literal('keys.list') }),
   z.object({ command: z.literal('keys.revoke'), id: z.string() }),
-  z.object({ command: z.literal('projections.rebuild') }),
+  z.object({ command: z.literal('projections.rebuild'), projectors: z.array(z.string()).default([]) }),
+  z.object({ command: z.literal('projections.status') }),
+  z.object({ command: z.literal('projections.parked') }),
+  z.object({ command: z.enum(['projections.retry', 'projections.skip']), projector: z.string(), eventId: z.string() }),
   z.object({
     command: z.literal('events'),
     after: z.string().nullable(),
     limit: z.number().int().min(1).max(10_000),
     stream: z.string().nullable(),
+    correlationId: z.string().min(1).max(200).nullable().optional(),
   }),
 ]);
 export type AdminRequest = z.infer<typeof adminRequest>;
 
 /** What the CLI can do, run in whichever process holds the data directory. */
-export async function runAdminCommand(app: Slipway, request: AdminRequest): Promise<unknown> {
+export async function runAdminCommand(app: Slipway, request: AdminRequest, progress: (update: unknown) => void = () => undefined): Promise<unknown> {
   const ctx = app.commandContext('cli');
   switch (request.command) {
     case 'keys.create': {
@@ -42,21 +46,22 @@ export async function runAdminCommand(app: Slipway, request: AdminRequest): Prom
       await app.settle(position);
       return { ok: true };
     }
-    case 'projections.rebuild': {
-      const started = performance.now();
-      await app.runner.stop();
-      try {
-        const { events } = await rebuildProjections(app.db, app.store, ALL_PROJECTORS);
-        return { events, ms: Math.round(performance.now() - started) };
-      } finally {
-        await app.runner.start();
-      }
-    }
+    case 'projections.rebuild':
+      return app.runner.rebuild(request.projectors, progress);
+    case 'projections.status':
+      return health(app);
+    case 'projections.parked':
+      return { parked: (await listParked(app.db)).map(presentParked) };
+    case 'projections.retry':
+      return { result: await app.runner.retryParked(request.projector, request.eventId) };
+    case 'projections.skip':
+      return { skipped: await app.runner.skipParked(request.projector, request.eventId) };
     case 'events': {
       const rows = await listAuditEvents(app.db, {
         after: request.after,
         limit: request.limit,
         ...(request.stream ? { stream: request.stream } : {}),
+        ...(request.correlationId ? { correlationId: request.correlationId } : {}),
       });
       return { events: rows.map(presentAuditEvent) };
     }

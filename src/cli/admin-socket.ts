@@ -8,6 +8,8 @@ import { adminRequest, runAdminCommand, type AdminRequest } from './admin-comman
 const adminSocketPath = (dataDir: string) => join(dataDir, 'slipway.sock');
 
 type AdminReply = { ok: true; result: unknown } | { ok: false; error: string };
+/** Before the reply, a long command may send progress lines. */
+type AdminLine = AdminReply | { progress: unknown };
 
 /** Lets the CLI act through the running server, which holds the data directory; the socket is 0600. */
 export async function listenAdminSocket(app: Slipway): Promise<Server> {
@@ -22,7 +24,8 @@ export async function listenAdminSocket(app: Slipway): Promise<Server> {
       if (newline < 0) return;
       let reply: AdminReply;
       try {
-        const result = await runAdminCommand(app, adminRequest.parse(JSON.parse(buffer.slice(0, newline))));
+        const progress = (update: unknown) => socket.write(JSON.stringify({ progress: update }) + '\n');
+        const result = await runAdminCommand(app, adminRequest.parse(JSON.parse(buffer.slice(0, newline))), progress);
         reply = { ok: true, result };
       } catch (error) {
         reply = { ok: false, error: error instanceof DomainError || error instanceof Error ? error.message : String(error) };
@@ -37,14 +40,29 @@ export async function listenAdminSocket(app: Slipway): Promise<Server> {
 }
 
 /** `null` when no server listens on the socket. */
-export function callAdminSocket(dataDir: string, request: AdminRequest): Promise<AdminReply | null> {
+export function callAdminSocket(dataDir: string, request: AdminRequest, onProgress: (update: unknown) => void = () => undefined): Promise<AdminReply | null> {
   return new Promise((resolve) => {
     const socket = createConnection(adminSocketPath(dataDir));
     let data = '';
+    let reply: AdminReply | null = null;
+    const take = (line: string) => {
+      if (line.trim() === '') return;
+      const parsed = JSON.parse(line) as AdminLine;
+      if ('progress' in parsed) onProgress(parsed.progress);
+      else reply = parsed;
+    };
     socket.setEncoding('utf8');
     socket.on('connect', () => socket.write(JSON.stringify(request) + '\n'));
-    socket.on('data', (chunk: string) => (data += chunk));
-    socket.on('end', () => resolve(data ? (JSON.parse(data) as AdminReply) : null));
+    socket.on('data', (chunk: string) => {
+      data += chunk;
+      const lines = data.split('\n');
+      data = lines.pop() ?? '';
+      lines.forEach(take);
+    });
+    socket.on('end', () => {
+      take(data);
+      resolve(reply);
+    });
     socket.on('error', () => resolve(null));
   });
 }

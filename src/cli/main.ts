@@ -7,14 +7,18 @@ import type { AdminRequest } from './admin-commands.js';
 import { runAdminCommand } from './admin-commands.js';
 import { callAdminSocket } from './admin-socket.js';
 import { serve } from './serve.js';
+import type { RebuildProgress } from '../../projections/rebuild.js';
 
 const USAGE = `usage:
   slipway serve
   slipway keys create --name NAME --access read|write [--project ID ...]
   slipway keys list
   slipway keys revoke ID
-  slipway projections rebuild
-  slipway events [--stream STREAM] [--after POSITION] [--limit N]`;
+  slipway projections rebuild [PROJECTOR ...]
+  slipway projections status
+  slipway projections parked
+  slipway projections retry|skip PROJECTOR EVENT_ID
+  slipway events [--stream STREAM] [--correlation ID] [--after POSITION] [--limit N]`;
 
 class UsageError extends Error {}
 
@@ -45,15 +49,29 @@ function parseRequest(argv: string[]): AdminRequest {
       if (!positionals[0]) throw new UsageError('keys revoke needs the key id');
       return { command: 'keys.revoke', id: positionals[0] };
     case 'projections rebuild':
-      return { command: 'projections.rebuild' };
+      return { command: 'projections.rebuild', projectors: positionals };
+    case 'projections status':
+      return { command: 'projections.status' };
+    case 'projections parked':
+      return { command: 'projections.parked' };
+    case 'projections retry':
+    case 'projections skip':
+      if (positionals.length !== 2) throw new UsageError(`${command} needs the projector and the event id`);
+      return { command: command === 'projections retry' ? 'projections.retry' : 'projections.skip', projector: positionals[0]!, eventId: positionals[1]! };
     default:
       if (group === 'events') {
         const [, ...eventArgs] = argv;
         const parsed = parseArgs({
           args: eventArgs,
-          options: { stream: { type: 'string' }, after: { type: 'string' }, limit: { type: 'string' } },
+          options: { stream: { type: 'string' }, correlation: { type: 'string' }, after: { type: 'string' }, limit: { type: 'string' } },
         }).values;
-        return { command: 'events', stream: parsed.stream ?? null, after: parsed.after ?? null, limit: Number(parsed.limit ?? 1000) };
+        return {
+          command: 'events',
+          stream: parsed.stream ?? null,
+          correlationId: parsed.correlation ?? null,
+          after: parsed.after ?? null,
+          limit: Number(parsed.limit ?? 1000),
+        };
       }
       throw new UsageError(`unknown command: ${command || '(none)'}`);
   }
@@ -86,6 +104,14 @@ function print(request: AdminRequest, result: unknown) {
   }
 }
 
+/** Long commands (a rebuild) report how far they are on stderr, so stdout stays the result. */
+function showProgress(update: unknown) {
+  const p = update as RebuildProgress;
+  const total = p.total === null ? '' : ` of ${p.total}`;
+  const left = p.secondsLeft === null ? '' : `, ~${p.secondsLeft} s left`;
+  process.stderr.write(`${p.phase}: ${p.events}${total} events, ${p.perSecond} events/s${left}\n`);
+}
+
 async function main(argv: string[]) {
   if (argv[0] === 'serve') {
     const config = loadConfig();
@@ -100,7 +126,7 @@ async function main(argv: string[]) {
   }
   const request = parseRequest(argv);
   const config = loadConfig();
-  const viaServer = await callAdminSocket(config.dataDir, request);
+  const viaServer = await callAdminSocket(config.dataDir, request, showProgress);
   if (viaServer) {
     if (!viaServer.ok) throw new Error(viaServer.error);
     print(request, viaServer.result);
@@ -108,7 +134,7 @@ async function main(argv: string[]) {
   }
   const app = await startSlipway(config, createLogger(true), { proxy: false });
   try {
-    print(request, await runAdminCommand(app, request));
+    print(request, await runAdminCommand(app, request, showProgress));
   } finally {
     await app.stop();
   }

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { Config } from '../config.js';
 import { createHttpApp } from '../http/app.js';
 import type { Logger } from '../logger.js';
+import { requireCaddyBinary } from '../proxy/caddy-binary.js';
 import { ensureBootstrapKey, startSlipway, type Slipway } from '../slipway.js';
 import { listenAdminSocket } from './admin-socket.js';
 
@@ -13,6 +14,8 @@ export interface RunningServer {
 }
 
 export async function serve(config: Config, log: Logger): Promise<RunningServer> {
+  // Before the data directory is locked or anything is started: a missing Caddy is a set-up error.
+  if (config.proxy.mode === 'caddy' && !config.proxy.externalAdminUrl) requireCaddyBinary(config.proxy.binary);
   const app = await startSlipway(config, log);
   const bootstrap = await ensureBootstrapKey(app);
   if (bootstrap) log.info('created the first API key (all projects, write); read it from the file', { file: bootstrap });

@@ -9,18 +9,16 @@ import {
   STREAM_EXISTS,
   StreamNotFoundError,
   WrongExpectedVersionError,
-  excludeSystemEvents,
   jsonEvent,
-  type AllStreamResolvedEvent,
   type AppendExpectedRevision,
-  type JSONEventType,
-  type ReadPosition,
-  type ResolvedEvent,
 } from '@eventstore/db-client';
+import { claimEventIds } from './eventstoredb-event-ids.js';
+import { readAllAfter } from './eventstoredb-read-all.js';
+import { fromEsdbPosition, toRecorded, type SlipwayEvent } from './eventstoredb-records.js';
+import { watchAll } from './eventstoredb-watch.js';
 import {
   WrongExpectedRevisionError,
   type AppendResult,
-  type EventMetadata,
   type EventStore,
   type ExpectedRevision,
   type NewEvent,
@@ -28,10 +26,6 @@ import {
   type ReadStreamOptions,
   type RecordedEvent,
 } from './port.js';
-import { decodePosition, encodePosition } from './position.js';
-
-type StoredMetadata = EventMetadata & { schemaVersion: number; $correlationId: string; $causationId?: string };
-type SlipwayEvent = JSONEventType<string, Record<string, unknown>, StoredMetadata>;
 
 function toExpected(expected: ExpectedRevision): AppendExpectedRevision {
   if (expected === 'any') return ANY;
@@ -40,53 +34,21 @@ function toExpected(expected: ExpectedRevision): AppendExpectedRevision {
   return BigInt(expected);
 }
 
-function toRecorded(resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedEvent | null {
-  const event = resolved.event;
-  if (!event || !event.isJson || event.type.startsWith('$') || event.streamId.startsWith('$')) return null;
-  const { schemaVersion, actor, correlationId, causationId } = (event.metadata ?? {}) as Partial<StoredMetadata>;
-  const position = event.position ?? { commit: resolved.commitPosition ?? 0n, prepare: resolved.commitPosition ?? 0n };
-  return {
-    id: event.id,
-    type: event.type,
-    schemaVersion: schemaVersion ?? 1,
-    data: event.data as Record<string, unknown>,
-    metadata: { actor: actor ?? 'unknown', correlationId: correlationId ?? event.id, causationId: causationId ?? null },
-    streamId: event.streamId,
-    revision: Number(event.revision),
-    position: encodePosition(position.commit, position.prepare),
-    recordedAt: event.created.toISOString(),
-  };
-}
+const toPayload = (e: NewEvent) =>
+  jsonEvent<SlipwayEvent>({
+    id: e.id,
+    type: e.type,
+    data: e.data,
+    metadata: {
+      ...e.metadata,
+      schemaVersion: e.schemaVersion,
+      $correlationId: e.metadata.correlationId,
+      ...(e.metadata.causationId ? { $causationId: e.metadata.causationId } : {}),
+    },
+  });
 
 export async function createEventStoreDbEventStore(connectionString: string): Promise<EventStore> {
   const client = EventStoreDBClient.connectionString`${connectionString}`;
-
-  async function append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    const payload = events.map((e) =>
-      jsonEvent<SlipwayEvent>({
-        id: e.id,
-        type: e.type,
-        data: e.data,
-        metadata: {
-          ...e.metadata,
-          schemaVersion: e.schemaVersion,
-          $correlationId: e.metadata.correlationId,
-          ...(e.metadata.causationId ? { $causationId: e.metadata.causationId } : {}),
-        },
-      }),
-    );
-    try {
-      const result = await client.appendToStream(streamId, payload, { expectedRevision: toExpected(expected) });
-      const position = result.position ?? { commit: 0n, prepare: 0n };
-      return { nextRevision: Number(result.nextExpectedRevision), position: encodePosition(position.commit, position.prepare) };
-    } catch (error) {
-      if (error instanceof WrongExpectedVersionError) {
-        const actual = error.actualVersion === NO_STREAM ? 'no_stream' : Number(error.actualVersion);
-        throw new WrongExpectedRevisionError(streamId, expected, actual);
-      }
-      throw error;
-    }
-  }
 
   async function readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const backwards = options.direction === 'backwards';
@@ -108,45 +70,47 @@ export async function createEventStoreDbEventStore(connectionString: string): Pr
     return out;
   }
 
-  async function readAll({ after, maxCount }: ReadAllOptions): Promise<RecordedEvent[]> {
-    const out: RecordedEvent[] = [];
-    let from: ReadPosition = START;
-    if (after) {
-      const [commit, prepare] = decodePosition(after);
-      from = { commit, prepare };
+  const lastRevision = async (streamId: string) => (await readStream(streamId, { direction: 'backwards', maxCount: 1 }))[0]?.revision ?? -1;
+
+  /** The result of an earlier append of exactly these events to this stream, if there was one. */
+  async function earlierAppend(streamId: string, events: NewEvent[]): Promise<AppendResult | null> {
+    const recorded = await readStream(streamId);
+    const first = recorded.findIndex((e) => e.id === events[0]!.id);
+    if (first < 0 || !events.every((e, i) => recorded[first + i]?.id === e.id)) return null;
+    const last = recorded[first + events.length - 1]!;
+    return { nextRevision: last.revision, position: last.position };
+  }
+
+  async function conflict(streamId: string, expected: ExpectedRevision): Promise<WrongExpectedRevisionError> {
+    const actual = await lastRevision(streamId);
+    return new WrongExpectedRevisionError(streamId, expected, actual < 0 ? 'no_stream' : actual);
+  }
+
+  async function append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (events.length === 0) throw new RangeError('append needs at least one event');
+    const claims = await claimEventIds(client, streamId, events.map((e) => e.id));
+    if (claims.elsewhere.length > 0) throw await conflict(streamId, expected);
+    // EventStoreDB's own idempotency holds only for the same expected revision (and is best effort with `any`).
+    if (claims.allClaimedBefore) {
+      const earlier = await earlierAppend(streamId, events);
+      if (earlier) return earlier;
     }
-    let skipFirst = after !== null;
-    // $all holds system events too; keep reading until enough user events or the end.
-    for (;;) {
-      let seen = 0;
-      let last: string | null = null;
-      for await (const resolved of client.readAll({ fromPosition: from, maxCount: maxCount + 1, direction: FORWARDS })) {
-        seen++;
-        const position = resolved.event?.position;
-        if (!position) continue;
-        const encoded = encodePosition(position.commit, position.prepare);
-        last = encoded;
-        if (skipFirst && after !== null && encoded <= after) continue;
-        const event = toRecorded(resolved);
-        if (event) out.push(event);
-        if (out.length >= maxCount) return out;
-      }
-      if (seen <= 1 || last === null || out.length > 0) return out;
-      const [commit, prepare] = decodePosition(last);
-      from = { commit, prepare };
-      skipFirst = true;
-      after = last;
+    try {
+      const result = await client.appendToStream(streamId, events.map(toPayload), { expectedRevision: toExpected(expected) });
+      const position = result.position ?? { commit: 0n, prepare: 0n };
+      return { nextRevision: Number(result.nextExpectedRevision), position: fromEsdbPosition(position) };
+    } catch (error) {
+      if (!(error instanceof WrongExpectedVersionError)) throw error;
+      throw await conflict(streamId, expected);
     }
   }
 
-  async function watch(onWake: () => void) {
-    const subscription = client.subscribeToAll({ fromPosition: END, filter: excludeSystemEvents() });
-    subscription.on('data', () => onWake());
-    subscription.on('error', () => undefined);
-    return async () => {
-      await subscription.unsubscribe();
-    };
-  }
-
-  return { kind: 'eventstoredb', append, readStream, readAll, watch, close: () => client.dispose() };
+  return {
+    kind: 'eventstoredb',
+    append,
+    readStream,
+    readAll: ({ after, maxCount }: ReadAllOptions) => readAllAfter(client, after, maxCount),
+    watch: async (onWake) => watchAll(client, onWake),
+    close: () => client.dispose(),
+  };
 }

@@ -30,6 +30,8 @@ interface EventRow {
 const COLUMNS = `e.event_id::text as event_id, e.stream_id, e.revision::text as revision, e.type, e.schema_version, e.data,
   e.metadata, e.recorded_at, e.transaction_id::text as transaction_id, e.global_position::text as global_position`;
 
+const ANCHOR = 'exists (select 1 from es_events a where a.global_position = $2::bigint and a.transaction_id = $1::text::xid8)';
+
 function toRecorded(row: EventRow): RecordedEvent {
   return {
     id: row.event_id,
@@ -57,7 +59,15 @@ async function findDuplicates(tx: SqlExecutor, streamId: string, events: NewEven
   throw new WrongExpectedRevisionError(streamId, 'any', Number(last.revision));
 }
 
+// Namespaces the stream locks among the database's advisory locks.
+const STREAM_LOCK_CLASS = 0x534c5057;
+
+/**
+ * Serialises appends to one stream, also while it does not exist yet (there is no row to lock then), so
+ * that an append sees every event an earlier one committed, its own duplicates included.
+ */
 async function lockStreamRevision(tx: SqlExecutor, streamId: string): Promise<number> {
+  await tx.query('select pg_advisory_xact_lock($1::int, hashtext($2))', [STREAM_LOCK_CLASS, streamId]);
   const { rows } = await tx.query<{ revision: string }>(
     'select revision::text from es_streams where stream_id = $1 for update',
     [streamId],
@@ -106,9 +116,9 @@ export async function createPostgresEventStore(sql: SqlClient): Promise<EventSto
     if (events.length === 0) throw new RangeError('append needs at least one event');
     try {
       return await sql.transaction(async (tx) => {
+        const current = await lockStreamRevision(tx, streamId);
         const duplicate = await findDuplicates(tx, streamId, events);
         if (duplicate) return duplicate;
-        const current = await lockStreamRevision(tx, streamId);
         assertExpectedRevision(streamId, expected, current);
         const next = current + events.length;
         await storeStreamRevision(tx, streamId, current, next);
@@ -117,8 +127,12 @@ export async function createPostgresEventStore(sql: SqlClient): Promise<EventSto
         return { nextRevision: next, position };
       });
     } catch (error) {
-      if (isUniqueViolation(error)) throw new WrongExpectedRevisionError(streamId, expected, -1);
-      throw error;
+      if (!isUniqueViolation(error)) throw error;
+      // The ids went in at the same moment through a writer that takes no stream lock (raw SQL, another
+      // tool): if they are all in this stream now, that append is this one's result.
+      const duplicate = await sql.transaction((tx) => findDuplicates(tx, streamId, events));
+      if (duplicate) return duplicate;
+      throw new WrongExpectedRevisionError(streamId, expected, -1);
     }
   }
 
@@ -137,17 +151,26 @@ export async function createPostgresEventStore(sql: SqlClient): Promise<EventSto
 
   async function readAll({ after, maxCount }: ReadAllOptions): Promise<RecordedEvent[]> {
     const [tx, gp] = after ? decodePosition(after) : [0n, 0n];
+    const params = [tx.toString(), gp.toString(), maxCount];
     // Only transactions below the snapshot horizon are known to be finished: later ones may still commit
     // with smaller global positions, and reading past them would skip those events for good.
-    const { rows } = await sql.query<EventRow>(
-      `select ${COLUMNS} from es_events e
+    // Each row also says whether `after` is an event of this store: a foreign position is an error, not "the end".
+    const { rows } = await sql.query<EventRow & { anchored: boolean }>(
+      `select ${COLUMNS}, ${after ? ANCHOR : 'true'} as anchored from es_events e
        where e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
          and (e.transaction_id, e.global_position) > ($1::text::xid8, $2::bigint)
        order by e.transaction_id, e.global_position
        limit $3`,
-      [tx.toString(), gp.toString(), maxCount],
+      params,
     );
+    const anchored = rows.length > 0 ? rows[0]!.anchored : !after || (await sql.query(`select ${ANCHOR} as anchored`, params.slice(0, 2))).rows[0]!.anchored;
+    if (!anchored) throw new RangeError(`position ${after} is not in this store`);
     return rows.map(toRecorded);
+  }
+
+  async function countAll(): Promise<number> {
+    const { rows } = await sql.query<{ n: number }>('select count(*)::int as n from es_events');
+    return rows[0]!.n;
   }
 
   return {
@@ -155,6 +178,7 @@ export async function createPostgresEventStore(sql: SqlClient): Promise<EventSto
     append,
     readStream,
     readAll,
+    countAll,
     watch: (onWake) => sql.listen(EVENTS_CHANNEL, onWake),
     close: async () => undefined,
   };

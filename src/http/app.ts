@@ -4,11 +4,15 @@ import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { Slipway } from '../slipway.js';
 import { authenticate, PrincipalCache } from './auth.js';
 import { errorHandler, HttpError } from './errors.js';
+import { idempotency } from './idempotency.js';
+import { IdempotencyStore } from './idempotency-store.js';
+import { requestId } from './request-id.js';
 import { nulPaths } from './validation.js';
 import { deploymentRoutes } from './routes/deployments.js';
 import { domainRoutes } from './routes/domains.js';
 import { envRoutes } from './routes/env.js';
 import { eventRoutes } from './routes/events.js';
+import { healthRoutes } from './routes/health.js';
 import { keyRoutes } from './routes/keys.js';
 import { projectRoutes } from './routes/projects.js';
 import { serviceRoutes } from './routes/services.js';
@@ -39,6 +43,9 @@ export function createHttpApp(app: Slipway): Koa {
   });
   const api = new Router();
   api.use(authenticate(new PrincipalCache(app.db, app.runner)));
+  const idempotencyStore = new IdempotencyStore(app.db, app.keyring);
+  idempotencyStore.prepare().catch((error: unknown) => app.log.error('could not create the idempotency table', { error: String(error) }));
+  api.use(idempotency(idempotencyStore, app.log));
   projectRoutes(api, app);
   serviceRoutes(api, app);
   envRoutes(api, app);
@@ -46,12 +53,14 @@ export function createHttpApp(app: Slipway): Koa {
   deploymentRoutes(api, app);
   keyRoutes(api, app);
   eventRoutes(api, app);
+  healthRoutes(api, app);
 
   // A client that goes away mid-stream (SSE) is normal, not an error worth a line.
   koa.on('error', (error: { code?: string }) => {
     if (error.code === 'ERR_STREAM_PREMATURE_CLOSE' || error.code === 'ECONNRESET' || error.code === 'EPIPE') return;
     app.log.error('http error', { error: String(error) });
   });
+  koa.use(requestId());
   koa.use(errorHandler(app.log));
   koa.use(async (ctx, next) => {
     requireJsonBody(ctx);

@@ -1,6 +1,7 @@
 import type { Context, Next } from 'koa';
 import { DomainError, type ErrorDetail } from '../../commands/shared/domain-error.js';
 import type { Logger } from '../logger.js';
+import { ReadModelBehindError } from '../../projections/runner.js';
 
 export class HttpError extends Error {
   constructor(
@@ -8,6 +9,7 @@ export class HttpError extends Error {
     readonly code: string,
     message: string,
     readonly details: ErrorDetail[] = [],
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -64,6 +66,7 @@ function unansweredStatus(ctx: Context): HttpError | null {
 
 function toHttpError(error: unknown): HttpError | null {
   if (error instanceof HttpError) return error;
+  if (error instanceof ReadModelBehindError) return new HttpError(503, 'unavailable', error.message, [], { 'Retry-After': '1' });
   if (error instanceof DomainError) return new HttpError(DOMAIN_STATUS[error.code], error.code, error.message, error.details);
   if (error && typeof error === 'object') return fromStatusError(error as ThrownHttp);
   return null;
@@ -80,6 +83,7 @@ export function errorHandler(log: Logger) {
       const error = toHttpError(thrown);
       if (error) {
         ctx.status = error.status;
+        ctx.set(error.headers);
         ctx.body = { error: { code: error.code, message: error.message, details: error.details } };
         return;
       }

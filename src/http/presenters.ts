@@ -1,5 +1,7 @@
 import type { ApiKeyRow } from '../../projections/api-key-queries.js';
 import type { AuditRow } from '../../projections/audit-queries.js';
+import { auditData } from '../../projections/audit-redaction.js';
+import type { ParkedRow } from '../../projections/parked.js';
 import type { ProjectRow } from '../../projections/project-queries.js';
 import type { DeploymentLogRow, DeploymentRow } from '../../projections/deployment-queries.js';
 import type { DomainRow, ServiceRow } from '../../projections/service-queries.js';
@@ -128,4 +130,20 @@ export function presentDeployment(row: DeploymentRow) {
 
 export function presentDeploymentLog(row: DeploymentLogRow) {
   return { id: row.id, deploymentId: row.deployment_id, line: row.line, stream: row.stream, createdAt: isoRequired(row.created_at) };
+}
+
+export function presentParked(row: ParkedRow) {
+  return {
+    projector: row.projector,
+    eventId: row.event_id,
+    position: row.position,
+    streamId: row.stream_id,
+    type: row.type,
+    schemaVersion: row.schema_version,
+    recordedAt: isoRequired(row.recorded_at),
+    error: row.error,
+    attempts: row.attempts,
+    parkedAt: isoRequired(row.parked_at),
+    data: auditData(row.data),
+  };
 }

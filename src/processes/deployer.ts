@@ -1,8 +1,11 @@
+import { deployment } from '../../commands/deployment/aggregate.js';
+import { parseDeploymentEvent } from '../../commands/deployment/events.js';
 import { deploymentSteps } from '../../commands/deployment/handlers.js';
+import { parseServiceEvent } from '../../commands/service/events.js';
+import { causedBy, type CommandContext } from '../../commands/shared/command-context.js';
 import { NO_RELEASE } from '../../commands/service/aggregate.js';
 import { releaseService } from '../../commands/service/handlers.js';
 import { everDeployed, listDeploymentLogs, listUnfinishedDeployments, type DeploymentRow } from '../../projections/deployment-queries.js';
-import type { ProjectionRunner } from '../../projections/runner.js';
 import { aggregateIdOf } from '../../projections/stream-id.js';
 import { findService, listReleasedServices } from '../../projections/service-queries.js';
 import type { RecordedEvent } from '../eventstore/port.js';
@@ -11,6 +14,7 @@ import { LABEL } from '../runtime/container-runtime.js';
 import { DeploymentLog } from './deployment-log.js';
 import { runDeployment, type RunDeps } from './deployment-run.js';
 import { discardInterruptedBuilds } from './interrupted-builds.js';
+import type { Reactor } from './reactor.js';
 
 export interface DeployerOptions {
   /** Deployments that may run at once across all services. */
@@ -29,56 +33,76 @@ const ACTOR = 'system:deployer';
  * The process manager that drives deployments. It takes queued deployments from the read model, one per
  * service and at most `concurrency` at once; when several are queued for one service, the newest runs and
  * the older ones end `aborted` as superseded. Abort requests and service deletions stop a run for real.
+ * It hears events from its own checkpoint (`handle`), and `reconcile` repairs from state what the log
+ * cannot: a queued deployment nobody took, a `running` one with no live run, an abort not acted on.
  */
-export class Deployer {
+export class Deployer implements Reactor {
+  readonly name = 'deployer';
   private readonly active = new Map<string, ActiveRun>();
   private readonly background = new Set<Promise<void>>();
   private pass: Promise<void> = Promise.resolve();
   private pending = false;
+  private started = false;
   private stopping = false;
-  private unsubscribe: (() => void) | null = null;
 
   constructor(
     private readonly deps: RunDeps,
-    private readonly runner: ProjectionRunner,
     private readonly options: DeployerOptions,
     private readonly logger: Logger,
   ) {}
 
+  /** Recovers what a crash left (before anything runs), then takes work. */
   async start() {
     await this.recover().catch((error: unknown) => this.logger.warn('deployment recovery incomplete', { error: String(error) }));
-    this.unsubscribe = this.runner.onApplied((batch) => this.onBatch(batch));
+    this.started = true;
     this.kick();
   }
 
   /** Stops taking work; runs in progress are stopped and end `aborted` with the reason. */
   async stop() {
     this.stopping = true;
-    this.unsubscribe?.();
     for (const run of this.active.values()) run.controller.abort('Slipway was stopped during the deployment');
     await Promise.all([...this.active.values()].map((r) => r.done));
     await Promise.all(this.background);
     await this.pass;
   }
 
-  private onBatch(batch: readonly RecordedEvent[]) {
+  async handle(batch: readonly RecordedEvent[]) {
     let schedule = false;
-    for (const event of batch) {
-      if (event.type === 'DeploymentAbortRequested') {
-        this.active.get(aggregateIdOf(event.streamId))?.controller.abort('aborted by request');
-      } else if (event.type === 'ServiceDeleted') {
-        const serviceId = aggregateIdOf(event.streamId);
+    for (const recorded of batch) {
+      const deploymentEvent = parseDeploymentEvent(recorded);
+      const serviceEvent = deploymentEvent ? null : parseServiceEvent(recorded);
+      if (deploymentEvent?.type === 'DeploymentAbortRequested') {
+        this.active.get(aggregateIdOf(recorded.streamId))?.controller.abort('aborted by request');
+      } else if (serviceEvent?.type === 'ServiceDeleted') {
+        const serviceId = aggregateIdOf(recorded.streamId);
         for (const run of this.active.values()) if (run.serviceId === serviceId) run.controller.abort('the service was deleted');
-        void this.removeEverythingOf(serviceId);
+        this.inBackground(this.removeEverythingOf(serviceId));
       }
-      if (event.type === 'DeploymentQueued' || event.type === 'DeploymentAborted') schedule = true;
+      if (deploymentEvent?.type === 'DeploymentQueued' || deploymentEvent?.type === 'DeploymentAborted') schedule = true;
     }
     if (schedule) this.kick();
   }
 
+  async reconcile() {
+    if (!this.started || this.stopping) return;
+    this.kick();
+    for (const d of await listUnfinishedDeployments(this.deps.db)) {
+      const run = this.active.get(d.id);
+      if (run && d.abort_requested) run.controller.abort('aborted by request');
+      // `running` is recorded by the run itself, which is in `active` from before that append until it has ended.
+      if (!run && d.status === 'running' && !this.stopping) {
+        await this.closeOrphan(d, {
+          failed: 'Slipway lost track of this run (its last step could not be recorded); it was ended. Deploy again.',
+          complete: 'Slipway lost track of this run after it had switched its route; it is complete',
+        });
+      }
+    }
+  }
+
   /** Scheduling passes run one after another; a request during a pass causes one more. */
   private kick() {
-    if (this.stopping || this.pending) return;
+    if (this.stopping || this.pending || !this.started) return;
     this.pending = true;
     this.pass = this.pass.then(async () => {
       this.pending = false;
@@ -95,18 +119,28 @@ export class Deployer {
       if (busy.has(serviceId) || this.stopping) continue;
       const newest = waiting[waiting.length - 1]!;
       for (const older of waiting.slice(0, -1)) {
-        await deploymentSteps.markAborted(this.deps.cmd, older.id, `superseded by the newer deployment ${newest.id}`);
+        await deploymentSteps.markAborted(await this.contextOf(older.id), older.id, `superseded by the newer deployment ${newest.id}`);
       }
       if (this.active.size >= this.options.concurrency) continue;
-      this.launch(newest);
+      await this.launch(newest);
     }
   }
 
-  private launch(row: DeploymentRow) {
+  /** What the deployer appends for a deployment is caused by its DeploymentQueued event and shares its correlation id. */
+  private async contextOf(deploymentId: string): Promise<CommandContext> {
+    const [queued] = await this.deps.cmd.store.readStream(`${deployment.category}-${deploymentId}`, { maxCount: 1 });
+    return queued ? causedBy(this.deps.cmd, queued) : { ...this.deps.cmd, correlationId: deploymentId };
+  }
+
+  private logOf(cmd: CommandContext, deploymentId: string, next = 1) {
+    return new DeploymentLog(cmd.store, deploymentId, (l) => l, { actor: ACTOR, correlationId: cmd.correlationId, causationId: cmd.causationId ?? null }, next);
+  }
+
+  private async launch(row: DeploymentRow) {
     const controller = new AbortController();
-    const log = new DeploymentLog(this.deps.cmd.store, row.id, (l) => l, ACTOR);
-    const deps = { ...this.deps, cmd: { ...this.deps.cmd, correlationId: row.id } };
-    const done = runDeployment(deps, row.id, row.service_id, log, controller.signal)
+    const cmd = await this.contextOf(row.id);
+    const log = this.logOf(cmd, row.id);
+    const done = runDeployment({ ...this.deps, cmd }, row.id, row.service_id, log, controller.signal)
       .then((retire) => {
         if (retire) this.inBackground(retire());
       })
@@ -126,7 +160,7 @@ export class Deployer {
     this.background.add(tracked);
   }
 
-  private async removeEverythingOf(serviceId: string) {
+  private async removeEverythingOf(serviceId: string): Promise<void> {
     const { runtime } = this.deps;
     try {
       for (const c of await runtime.list({ [LABEL.service]: serviceId })) await runtime.remove(c.name, this.deps.settings.timeouts.stopGraceSeconds);
@@ -142,7 +176,7 @@ export class Deployer {
    * and a current container the engine republished on another port gets its route moved.
    */
   private async recover() {
-    const { db, runtime, cmd } = this.deps;
+    const { db, runtime } = this.deps;
     // Nothing runs yet: every build directory (and git process working in one) is an interrupted run's.
     const stopped = discardInterruptedBuilds(this.deps.settings.workDir);
     if (stopped.length > 0) this.logger.warn('stopped processes an interrupted build left running', { pids: stopped });
@@ -152,28 +186,43 @@ export class Deployer {
     let engine: string | null = null;
     await runtime.ping().catch((error: unknown) => (engine = String(error)));
     for (const d of running) {
-      const service = await findService(db, d.service_id);
-      const last = (await listDeploymentLogs(db, d.id)).at(-1)?.id ?? 0;
-      const log = new DeploymentLog(cmd.store, d.id, (l) => l, ACTOR, last + 1);
-      if (service?.current_deployment_id === d.id) {
-        if (service.current_container) await runtime.keepRunning(service.current_container).catch(() => undefined);
-        log.system('Slipway restarted after this deployment had switched its route; it is complete');
-        await log.flush();
-        await deploymentSteps.succeed(cmd, d.id);
-        continue;
-      }
-      if (engine === null) {
-        for (const c of await runtime.list({ [LABEL.deployment]: d.id })) await runtime.remove(c.name, 1);
-        for (const image of await runtime.listImages({ [LABEL.deployment]: d.id })) for (const tag of image.tags) await runtime.removeImage(tag);
-      }
       const reason =
         'Slipway stopped while this deployment was running; ' +
         (engine === null ? 'its build and container were discarded. Deploy again.' : `Docker was unreachable at restart (${engine}). Deploy again.`);
-      log.system(reason);
-      await log.flush();
-      await deploymentSteps.fail(cmd, d.id, reason);
+      await this.closeOrphan(d, { failed: reason, complete: 'Slipway restarted after this deployment had switched its route; it is complete' }, engine === null);
     }
     if (engine === null) await this.sweep();
+  }
+
+  /**
+   * Ends a `running` deployment that no run in this process drives: complete if it had switched its route,
+   * otherwise failed with `reason`, removing what it created when the engine can be reached.
+   */
+  private async closeOrphan(d: DeploymentRow, why: { failed: string; complete: string }, removeLeftovers = true) {
+    const { db, runtime } = this.deps;
+    const cmd = await this.contextOf(d.id);
+    const service = await findService(db, d.service_id);
+    const last = (await listDeploymentLogs(db, d.id)).at(-1)?.id ?? 0;
+    const log = this.logOf(cmd, d.id, last + 1);
+    if (service?.current_deployment_id === d.id) {
+      if (service.current_container) await runtime.keepRunning(service.current_container).catch(() => undefined);
+      log.system(why.complete);
+      await log.flush();
+      await deploymentSteps.succeed(cmd, d.id);
+      return;
+    }
+    if (removeLeftovers) {
+      try {
+        for (const c of await runtime.list({ [LABEL.deployment]: d.id })) await runtime.remove(c.name, 1);
+        for (const image of await runtime.listImages({ [LABEL.deployment]: d.id })) for (const tag of image.tags) await runtime.removeImage(tag);
+      } catch (error) {
+        // Ending the deployment matters more; the start-up sweep removes what is left.
+        this.logger.warn('could not remove what an ended deployment left', { deployment: d.id, error: String(error) });
+      }
+    }
+    log.system(why.failed);
+    await log.flush();
+    await deploymentSteps.fail(cmd, d.id, why.failed);
   }
 
   private async sweep() {

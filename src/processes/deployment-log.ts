@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LOG_CATEGORY, type LogLine } from '../../commands/deployment/events.js';
-import type { EventStore } from '../eventstore/port.js';
+import { currentSchemaVersion } from '../../commands/upcasters.js';
+import type { EventMetadata, EventStore } from '../eventstore/port.js';
 
 const MAX_LINE = 4096;
 const MAX_LINES = 50_000;
@@ -27,7 +28,8 @@ export class DeploymentLog {
     private readonly store: EventStore,
     private readonly deploymentId: string,
     private redact: (line: string) => string,
-    private readonly actor: string,
+    /** Who writes the log, and the request and event it follows from. */
+    private readonly metadata: EventMetadata,
     /** Id of the next line: 1, or after the lines an earlier run of the deployer wrote. */
     private next = 1,
   ) {}
@@ -76,9 +78,9 @@ export class DeploymentLog {
           {
             id: randomUUID(),
             type: 'DeploymentLogAppended',
-            schemaVersion: 1,
+            schemaVersion: currentSchemaVersion('DeploymentLogAppended'),
             data: { first, lines },
-            metadata: { actor: this.actor, correlationId: this.deploymentId, causationId: null },
+            metadata: this.metadata,
           },
         ],
         'any',

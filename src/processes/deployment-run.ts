@@ -316,7 +316,7 @@ export async function runDeployment(
     // Lines go out before the event that ends the deployment, so a stream reader sees them all.
     log.system(`Deployment succeeded${web ? `: http://localhost:${row.host_port}` : ''}`);
     await log.flush();
-    const ended = await deploymentSteps.succeed(deps.cmd, id);
+    const ended = await recorded(() => deploymentSteps.succeed(deps.cmd, id));
     if (ended.events[0]?.type !== 'DeploymentSucceeded') throw new DeployFailure('aborted by request');
     released = false;
     containerName = null;
@@ -331,11 +331,25 @@ export async function runDeployment(
     if (containerName) await deps.runtime.remove(containerName, 1).catch(() => undefined);
     if (builtTag) await deps.runtime.removeImage(builtTag).catch(() => undefined);
     await log.flush();
-    if (signal.aborted) await deploymentSteps.markAborted(deps.cmd, id, reason);
-    else await deploymentSteps.fail(deps.cmd, id, reason);
+    await recorded(() => (signal.aborted ? deploymentSteps.markAborted(deps.cmd, id, reason) : deploymentSteps.fail(deps.cmd, id, reason)));
     return null;
   } finally {
     await log.flush();
+  }
+}
+
+/**
+ * The append that ends a deployment, retried with backoff: a deployment must not stay `running` because the
+ * store hiccuped once. If every try fails, the deployer's reconcile ends it later.
+ */
+async function recorded<T>(append: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await append();
+    } catch (error) {
+      if (attempt >= 4) throw error;
+      await sleep(200 * 2 ** attempt);
+    }
   }
 }
 

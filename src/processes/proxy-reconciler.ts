@@ -4,6 +4,8 @@ import { ROUTING_EVENT_TYPES, listRoutes, type RoutingRow } from '../../projecti
 import type { CaddyAdminClient } from '../proxy/caddy-admin-client.js';
 import { buildCaddyConfig, type ProxyResult, type ProxySettings } from '../proxy/caddy-config.js';
 import type { UpstreamSwitch } from '../proxy/upstream-switch.js';
+import type { RecordedEvent } from '../eventstore/port.js';
+import type { Reactor } from './reactor.js';
 
 /** One NAT rule per service that has a running container. */
 const natTargets = (rows: readonly RoutingRow[]) =>
@@ -19,7 +21,7 @@ export interface ProxyTarget {
  * Pushes the routing read model to Caddy. Reloads are serialised; a caller waiting for its change
  * shares any reload that started after the read model had that change.
  */
-export class ProxyReconciler {
+export class ProxyReconciler implements Reactor {
   private chain: Promise<unknown> = Promise.resolve();
   private latest: { position: string; result: Promise<ProxyResult> } | null = null;
   /** The configuration Caddy last accepted: the same one again is not sent (a reload resets queued connections). */
@@ -33,9 +35,21 @@ export class ProxyReconciler {
     /** When set, a deployment moves a kernel rule and Caddy's configuration stays the same. */
     private readonly upstreams: UpstreamSwitch | null = null,
   ) {
-    runner.onApplied((batch) => {
-      if (batch.some((e) => ROUTING_EVENT_TYPES.has(e.type))) void this.sync(batch[batch.length - 1]!.position);
-    });
+  }
+
+  readonly name = 'proxy';
+
+  /** A change to the routing read model reloads Caddy (or moves the NAT rules) once the read model has it. */
+  async handle(batch: readonly RecordedEvent[]): Promise<void> {
+    if (!batch.some((e) => ROUTING_EVENT_TYPES.has(e.type))) return;
+    // A failed reload is retried by reconcile; health reports it meanwhile.
+    await this.sync(batch[batch.length - 1]!.position);
+  }
+
+  /** The proxy carries what the routing read model says: a reload that failed is tried again. */
+  async reconcile(): Promise<void> {
+    const result = await this.sync(this.runner.position);
+    if (!result.ok && this.target.client && !this.target.unavailable()) await this.reloadNow();
   }
 
   /** Reload once the read model includes `position`; resolves with Caddy's real answer. */
@@ -69,6 +83,16 @@ export class ProxyReconciler {
     }, everyMs);
     timer.unref();
     return () => clearInterval(timer);
+  }
+
+  /** Whether Caddy answers its admin API; a proxy that is off on purpose is healthy. */
+  async health(): Promise<{ ok: boolean; detail: string }> {
+    const reason = this.target.unavailable();
+    if (!this.target.client) return { ok: /disabled|not started/.test(reason ?? ''), detail: reason ?? 'no proxy configured' };
+    if (reason) return { ok: false, detail: reason };
+    return (await this.target.client.ready())
+      ? { ok: true, detail: `caddy answers at ${this.target.client.adminUrl}` }
+      : { ok: false, detail: `caddy admin API unreachable at ${this.target.client.adminUrl}` };
   }
 
   /** Resolves once every reload and rule update queued so far has run (before the database closes). */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Test } from 'tap';
 import { subscribeToAll } from '../../src/eventstore/catch-up-subscription.js';
 import { WrongExpectedRevisionError, type EventStore, type NewEvent, type RecordedEvent } from '../../src/eventstore/port.js';
+import { decodePosition, encodePosition } from '../../src/eventstore/position.js';
 
 export function newEvent(type = 'Tested', data: Record<string, unknown> = {}): NewEvent {
   return {
@@ -26,11 +27,23 @@ async function readAllFrom(store: EventStore, after: string | null): Promise<Rec
   }
 }
 
-/** The behaviour every EventStore adapter must have. */
+const idsOf = (events: { id: string }[]) => events.map((e) => e.id);
+
+async function head(store: EventStore): Promise<string | null> {
+  const all = await readAllFrom(store, null);
+  return all.length ? all[all.length - 1]!.position : null;
+}
+
+/**
+ * The behaviour every EventStore adapter must have. `open` gives a store on a connection of its own: called
+ * again, it is another client of the same store (the caller closes what it opened).
+ */
 export function eventStoreContract(t: Test, open: () => Promise<EventStore>) {
   let store: EventStore;
+  let other: EventStore;
   t.before(async () => {
     store = await open();
+    other = await open();
   });
 
   t.test('no_stream creates a stream once', async (t) => {
@@ -69,13 +82,121 @@ export function eventStoreContract(t: Test, open: () => Promise<EventStore>) {
     t.equal(r.nextRevision, 1);
   });
 
-  t.test('re-appending the same event ids is idempotent', async (t) => {
+  t.test('a multi-event append is one unit', async (t) => {
+    const origin = await head(store);
+    const s = stream('m');
+    const three = [newEvent('M1'), newEvent('M2'), newEvent('M3')];
+    const r = await store.append(s, three, 'no_stream');
+    t.equal(r.nextRevision, 2, 'the revision of its last event');
+    const two = [newEvent('M4'), newEvent('M5')];
+    t.equal((await store.append(s, two, 2)).nextRevision, 4);
+    const recorded = await store.readStream(s);
+    t.same(recorded.map((e) => e.revision), [0, 1, 2, 3, 4]);
+    t.same(idsOf(recorded), idsOf([...three, ...two]), 'in append order');
+    const all = (await readAllFrom(store, origin)).filter((e) => e.streamId === s);
+    t.same(idsOf(all), idsOf([...three, ...two]), '$all keeps the order inside and across appends');
+    const positions = all.map((e) => e.position);
+    t.ok(positions.every((p, i) => i === 0 || p > positions[i - 1]!), 'positions increase within an append');
+    t.equal(all[2]!.position, r.position, 'the append returns the position of its last event');
+
+    const refused = [newEvent('X1'), newEvent('X2')];
+    await t.rejects(store.append(s, refused, 2), conflict, 'a stale revision refuses the whole append');
+    t.equal((await store.readStream(s)).length, 5, 'none of its events was written');
+    const after = await readAllFrom(store, origin);
+    t.notOk(after.some((e) => idsOf(refused).includes(e.id)), 'nor reached $all');
+    t.equal((await store.append(s, refused, 4)).nextRevision, 6, 'its ids were not used up');
+  });
+
+  t.test('re-appending the same event ids to the same stream returns the first result and writes nothing', async (t) => {
+    const origin = await head(store);
     const s = stream('c');
     const events = [newEvent('A'), newEvent('B')];
     const first = await store.append(s, events, 'no_stream');
-    const again = await store.append(s, events, 'no_stream');
-    t.equal(again.nextRevision, first.nextRevision);
-    t.equal((await store.readStream(s)).length, 2, 'no second copy');
+    t.same(await store.append(s, events, 'no_stream'), first, 'same expected revision');
+    t.same(await other.append(s, events, 'no_stream'), first, 'from another client');
+    t.same(await store.append(s, events, 'any'), first, 'any');
+    const next = [newEvent('C')];
+    const second = await store.append(s, next, 1);
+    t.same(await store.append(s, next, 1), second, 'a later append, numeric revision');
+    t.same(await store.append(s, events, 'no_stream'), first, 'an earlier append, once the stream has moved on');
+    t.same(idsOf(await store.readStream(s)), idsOf([...events, ...next]), 'no second copy in the stream');
+    const all = (await readAllFrom(store, origin)).filter((e) => e.streamId === s);
+    t.same(idsOf(all), idsOf([...events, ...next]), 'nor in $all');
+  });
+
+  t.test('the same event ids in another stream are refused', async (t) => {
+    const s = stream('c');
+    const elsewhere = stream('c');
+    const events = [newEvent('A'), newEvent('B')];
+    await store.append(s, events, 'no_stream');
+    await t.rejects(store.append(elsewhere, events, 'no_stream'), conflict);
+    await t.rejects(other.append(elsewhere, [events[1]!], 'any'), conflict, 'one of them, from another client');
+    t.same(await store.readStream(elsewhere), [], 'nothing written there');
+    t.same(idsOf(await store.readStream(s)), idsOf(events), 'the first stream unchanged');
+  });
+
+  t.test('reading $all after a position that is not in this store is an error, never the end', async (t) => {
+    const s = stream('p');
+    const { position } = await store.append(s, [newEvent('P')], 'no_stream');
+    await t.resolves(store.readAll({ after: position, maxCount: 10 }), 'a real position');
+    const [major, minor] = decodePosition(position);
+    const between = encodePosition(major, minor + 1n);
+    const beyond = encodePosition(major + 1_000_000_000n, minor + 1_000_000_000n);
+    const missing = { name: 'RangeError', message: /is not in this store/ };
+    await t.rejects(store.readAll({ after: between, maxCount: 10 }), missing, 'next to an event');
+    await t.rejects(store.readAll({ after: beyond, maxCount: 10 }), missing, 'beyond the last event');
+    await t.rejects(store.readAll({ after: 'nonsense', maxCount: 10 }), { name: 'RangeError', message: /not a position/ }, 'malformed');
+  });
+
+  t.test('watch wakes on an append from another client, and stops', async (t) => {
+    let wakes = 0;
+    const unwatch = await store.watch(() => wakes++);
+    const s = stream('w');
+    await other.append(s, [newEvent('W1')], 'no_stream');
+    await waitUntil(() => wakes > 0);
+    await unwatch();
+    const stoppedAt = wakes;
+    await other.append(s, [newEvent('W2')], 0);
+    await new Promise((r) => setTimeout(r, 300));
+    t.equal(wakes, stoppedAt, 'no wake-up once stopped');
+  });
+
+  t.test('subscribeToAll delivers every event exactly once, in order, across appends from two clients', async (t) => {
+    const origin = await head(store);
+    const seen: RecordedEvent[] = [];
+    // Small batches, so multi-event appends are split across them.
+    const sub = await subscribeToAll(store, { from: origin, pollMs: 50, batchSize: 7 }, async (batch) => {
+      seen.push(...batch);
+    });
+    const lanes = ['a', 'b', 'c'].map((l) => stream(`x${l}`));
+    const written: string[] = [];
+    await Promise.all(
+      lanes.map(async (s, lane) => {
+        const client = lane === 1 ? other : store;
+        for (let i = 0; i < 8; i++) {
+          const events = Array.from({ length: 1 + ((i + lane) % 3) }, () => newEvent('X', { lane, i }));
+          await client.append(s, events, i === 0 ? 'no_stream' : 'any');
+          written.push(...idsOf(events));
+        }
+      }),
+    );
+    const mine = () => seen.filter((e) => lanes.includes(e.streamId));
+    await waitUntil(() => mine().length >= written.length);
+    await new Promise((r) => setTimeout(r, 150));
+    await sub.stop();
+    const ids = idsOf(mine());
+    t.equal(ids.length, written.length, 'every event');
+    t.equal(new Set(ids).size, ids.length, 'none twice');
+    t.same([...ids].sort(), [...written].sort(), 'the events written');
+    const log = (await readAllFrom(store, origin)).filter((e) => lanes.includes(e.streamId));
+    t.same(ids, idsOf(log), 'in $all order');
+    const positions = seen.map((e) => e.position);
+    t.ok(positions.every((p, i) => i === 0 || p > positions[i - 1]!), 'positions strictly increase');
+    for (const s of lanes) {
+      const revisions = mine().filter((e) => e.streamId === s).map((e) => e.revision);
+      t.same(revisions, revisions.map((_, i) => i), `${s} in revision order`);
+    }
+    t.equal(sub.checkpoint, seen[seen.length - 1]!.position, 'the checkpoint is the last event handled');
   });
 
   t.test('reads a stream forwards and backwards', async (t) => {
@@ -131,7 +252,7 @@ export function eventStoreContract(t: Test, open: () => Promise<EventStore>) {
     t.equal(mine[3]!.position, r.position, 'append returns the position of its last event');
   });
 
-  t.test('a subscription resumes from its checkpoint', async (t) => {
+  t.test('a subscription resumes from its checkpoint: what was appended while it was stopped comes next', async (t) => {
     const history = await readAllFrom(store, null);
     const origin = history.length ? history[history.length - 1]!.position : null;
     const s = stream('sub');

@@ -9,7 +9,8 @@ export type ErrorCode =
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
-  | 'payload_too_large';
+  | 'payload_too_large'
+  | 'unavailable';
 
 /**
  * The exact status and code, and the one error body shape `{ error: { code, message, details } }`:

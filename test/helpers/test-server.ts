@@ -10,7 +10,7 @@ export interface TestServer extends RunningServer {
   dataDir: string;
   /** The bootstrap key: all projects, write. */
   key: string;
-  call(method: string, path: string, options?: { body?: unknown; raw?: string; key?: string | null; headers?: Record<string, string> }): Promise<{ status: number; body: any }>;
+  call(method: string, path: string, options?: { body?: unknown; raw?: string; key?: string | null; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
   stopKeepingData(): Promise<void>;
   /** Everything the server logged, when started with `SLIPWAY_LOG: 'json'` (silent otherwise). */
   logs(): string;
@@ -53,7 +53,7 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
       } catch {
         // Non-JSON bodies are returned as text.
       }
-      return { status: response.status, body: parsed };
+      return { status: response.status, body: parsed, headers: response.headers };
     },
     stopKeepingData: () => server.close(),
     logs: () => logs,

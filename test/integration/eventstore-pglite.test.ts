@@ -8,13 +8,11 @@ import { createPostgresEventStore } from '../../src/eventstore/postgres-event-st
 import { eventStoreContract } from '../helpers/event-store-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'slipway-es-'));
-let sql: SqlClient;
+let sql: Promise<SqlClient> | null = null;
 t.teardown(async () => {
-  await sql?.close();
+  await (await sql)?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-eventStoreContract(t, async () => {
-  sql = await openPglite(join(dir, 'pg'));
-  return createPostgresEventStore(sql);
-});
+// PGlite has one connection per data directory: another client is another store on that connection.
+eventStoreContract(t, async () => createPostgresEventStore(await (sql ??= openPglite(join(dir, 'pg')))));

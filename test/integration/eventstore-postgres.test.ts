@@ -18,12 +18,18 @@ if (skip || !serverUrl) {
     sql = await openPostgres(db.url);
     store = await createPostgresEventStore(sql);
   });
+  const clients: SqlClient[] = [];
   t.teardown(async () => {
     await sql.close();
+    for (const client of clients) await client.close();
     await db.drop();
   });
 
-  eventStoreContract(t, async () => createPostgresEventStore(await openPostgres(db.url, 4)));
+  eventStoreContract(t, async () => {
+    const client = await openPostgres(db.url, 4);
+    clients.push(client);
+    return createPostgresEventStore(client);
+  });
 
   async function follow(after: string | null) {
     const out: RecordedEvent[] = [];

@@ -54,7 +54,7 @@ async function rebuildEqualsLive(t: Test, env: Record<string, string>) {
   t.ok(live.rm_services!.length > 10 && live.rm_env!.length > 20 && live.rm_audit_log!.length > 200, 'a long history');
   t.equal(liveCheckpoints.length, ALL_PROJECTORS.length, 'a checkpoint per projector');
 
-  const result = (await runAdminCommand(s.app, { command: 'projections.rebuild' })) as { events: number };
+  const result = (await runAdminCommand(s.app, { command: 'projections.rebuild', projectors: [] })) as { events: number };
   t.equal(result.events, live.rm_audit_log!.length, 'every event replayed');
   t.same(await readTables(s), tables, 'the same tables');
   for (const table of tables) t.same((await dumpReadModels(s.app.db))[table], live[table], `${table}: rebuilt equals live`);

@@ -3,7 +3,8 @@ import { isFinished } from '../../../commands/deployment/aggregate.js';
 import { abortDeployment, queueDeployment } from '../../../commands/deployment/handlers.js';
 import { findDeployment, listDeploymentLogs, listDeploymentsOf } from '../../../projections/deployment-queries.js';
 import type { Slipway } from '../../slipway.js';
-import { actorOf, principalOf, visibleDeployment, visibleService, writerOf } from '../auth.js';
+import { principalOf, visibleDeployment, visibleService, writerOf } from '../auth.js';
+import { requestContext } from '../request-context.js';
 import { notFoundHttp } from '../errors.js';
 import { presentDeployment, presentDeploymentLog } from '../presenters.js';
 import { openSse } from '../sse.js';
@@ -15,7 +16,7 @@ export function deploymentRoutes(router: Router, app: Slipway) {
   router.post('/api/services/:serviceId/deployments', async (ctx) => {
     const principal = writerOf(ctx);
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
-    const { id, position } = await queueDeployment(app.commandContext(actorOf(principal)), service.id);
+    const { id, position } = await queueDeployment(requestContext(app, ctx, principal), service.id);
     await app.settle(position);
     const row = await findDeployment(app.db, id);
     if (!row) throw notFoundHttp('deployment');
@@ -31,7 +32,7 @@ export function deploymentRoutes(router: Router, app: Slipway) {
   router.post('/api/deployments/:deploymentId/abort', async (ctx) => {
     const principal = writerOf(ctx);
     const { deployment } = await visibleDeployment(app.db, principal, ctx.params.deploymentId!);
-    const { position } = await abortDeployment(app.commandContext(actorOf(principal)), deployment.id);
+    const { position } = await abortDeployment(requestContext(app, ctx, principal), deployment.id);
     await app.settle(position);
     ctx.body = { accepted: true };
   });

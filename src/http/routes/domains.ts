@@ -2,7 +2,8 @@ import type Router from '@koa/router';
 import { z } from 'zod';
 import { addDomain, changeDomain, removeDomain } from '../../../commands/service/handlers.js';
 import type { Slipway } from '../../slipway.js';
-import { actorOf, isId, visibleService, writerOf } from '../auth.js';
+import { isId, visibleService, writerOf } from '../auth.js';
+import { requestContext } from '../request-context.js';
 import { notFoundHttp } from '../errors.js';
 import { hostname, parseInput } from '../validation.js';
 
@@ -13,7 +14,7 @@ export function domainRoutes(router: Router, app: Slipway) {
     const principal = writerOf(ctx);
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
     const body = parseInput(hostnameBody, ctx.request.body);
-    const { position } = await addDomain(app.commandContext(actorOf(principal)), service.id, body.hostname);
+    const { position } = await addDomain(requestContext(app, ctx, principal), service.id, body.hostname);
     ctx.body = { ok: true, proxy: await app.proxy.sync(position) };
   });
 
@@ -22,7 +23,7 @@ export function domainRoutes(router: Router, app: Slipway) {
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
     if (!isId(ctx.params.domainId!)) throw notFoundHttp('domain');
     const body = parseInput(hostnameBody, ctx.request.body);
-    const { position } = await changeDomain(app.commandContext(actorOf(principal)), service.id, ctx.params.domainId!, body.hostname);
+    const { position } = await changeDomain(requestContext(app, ctx, principal), service.id, ctx.params.domainId!, body.hostname);
     ctx.body = { ok: true, proxy: await app.proxy.sync(position) };
   });
 
@@ -30,7 +31,7 @@ export function domainRoutes(router: Router, app: Slipway) {
     const principal = writerOf(ctx);
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
     if (!isId(ctx.params.domainId!)) throw notFoundHttp('domain');
-    const { position } = await removeDomain(app.commandContext(actorOf(principal)), service.id, ctx.params.domainId!);
+    const { position } = await removeDomain(requestContext(app, ctx, principal), service.id, ctx.params.domainId!);
     ctx.body = { ok: true, proxy: await app.proxy.sync(position) };
   });
 }

@@ -2,7 +2,8 @@ import type Router from '@koa/router';
 import { z } from 'zod';
 import { deleteEnvVar, setEnvVar } from '../../../commands/service/handlers.js';
 import type { Slipway } from '../../slipway.js';
-import { actorOf, isId, visibleService, writerOf } from '../auth.js';
+import { isId, visibleService, writerOf } from '../auth.js';
+import { requestContext } from '../request-context.js';
 import { notFoundHttp } from '../errors.js';
 import { envKey, envValue, parseInput } from '../validation.js';
 
@@ -13,7 +14,7 @@ export function envRoutes(router: Router, app: Slipway) {
     const principal = writerOf(ctx);
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
     const { key, value } = parseInput(upsertBody, ctx.request.body);
-    const { position } = await setEnvVar(app.commandContext(actorOf(principal)), service.id, key, value);
+    const { position } = await setEnvVar(requestContext(app, ctx, principal), service.id, key, value);
     await app.settle(position);
     ctx.body = { ok: true };
   });
@@ -22,7 +23,7 @@ export function envRoutes(router: Router, app: Slipway) {
     const principal = writerOf(ctx);
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
     if (!isId(ctx.params.envId!)) throw notFoundHttp('environment variable');
-    const { position } = await deleteEnvVar(app.commandContext(actorOf(principal)), service.id, ctx.params.envId!);
+    const { position } = await deleteEnvVar(requestContext(app, ctx, principal), service.id, ctx.params.envId!);
     await app.settle(position);
     ctx.body = { ok: true };
   });

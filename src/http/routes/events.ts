@@ -14,11 +14,18 @@ const pageQuery = z.object({
     .refine((a) => a === undefined || a === '' || isPosition(a), 'must be a position returned as next'),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
   stream: z.string().max(200).optional(),
+  correlationId: z.string().max(200).optional(),
 });
 
 async function page(app: Slipway, query: unknown, projectId?: string) {
-  const { after, limit, stream } = parseInput(pageQuery, query);
-  const rows = await listAuditEvents(app.db, { after: after || null, limit, ...(projectId ? { projectId } : {}), ...(stream ? { stream } : {}) });
+  const { after, limit, stream, correlationId } = parseInput(pageQuery, query);
+  const rows = await listAuditEvents(app.db, {
+    after: after || null,
+    limit,
+    ...(projectId ? { projectId } : {}),
+    ...(stream ? { stream } : {}),
+    ...(correlationId ? { correlationId } : {}),
+  });
   return { events: rows.map(presentAuditEvent), next: rows.length === limit ? rows[rows.length - 1]!.position : null };
 }
 

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { createApiKey, revokeApiKey } from '../../../commands/apikey/handlers.js';
 import { findApiKey, listApiKeys } from '../../../projections/api-key-queries.js';
 import type { Slipway } from '../../slipway.js';
-import { actorOf, isId, principalOf, requireAllProjects, requireWrite, type Principal } from '../auth.js';
+import { isId, principalOf, requireAllProjects, requireWrite, type Principal } from '../auth.js';
+import { requestContext } from '../request-context.js';
 import { notFoundHttp } from '../errors.js';
 import { presentApiKey } from '../presenters.js';
 import { name, parseInput } from '../validation.js';
@@ -30,7 +31,7 @@ export function keyRoutes(router: Router, app: Slipway) {
     requireKeyAdmin(principal);
     const body = parseInput(createKeyBody, ctx.request.body);
     const projectIds = body.projectIds ? [...new Set(body.projectIds)] : null;
-    const { id, secret, position } = await createApiKey(app.commandContext(actorOf(principal)), { ...body, projectIds });
+    const { id, secret, position } = await createApiKey(requestContext(app, ctx, principal), { ...body, projectIds });
     await app.settle(position);
     ctx.body = { key: presentApiKey((await findApiKey(app.db, id))!), secret };
   });
@@ -39,7 +40,7 @@ export function keyRoutes(router: Router, app: Slipway) {
     const principal = principalOf(ctx);
     requireKeyAdmin(principal);
     if (!isId(ctx.params.keyId!)) throw notFoundHttp('api key');
-    const { position } = await revokeApiKey(app.commandContext(actorOf(principal)), ctx.params.keyId!);
+    const { position } = await revokeApiKey(requestContext(app, ctx, principal), ctx.params.keyId!);
     await app.settle(position);
     ctx.body = { ok: true };
   });

@@ -7,11 +7,13 @@ import { findProject } from '../../../projections/project-queries.js';
 import { listServicesOf, type ServiceRow } from '../../../projections/service-queries.js';
 import type { Slipway } from '../../slipway.js';
 import { referenceTo } from '../../variables/references.js';
-import { actorOf, isId, principalOf, requireAllProjects, visibleProject, writerOf } from '../auth.js';
+import { isId, principalOf, requireAllProjects, visibleProject, writerOf } from '../auth.js';
+import { requestContext } from '../request-context.js';
 import { notFoundHttp } from '../errors.js';
 import { presentProject } from '../presenters.js';
 import { ProjectListCache } from '../project-list-cache.js';
 import { name, parseInput, text } from '../validation.js';
+import { retirementDeps } from '../../processes/retirement.js';
 
 const createBody = z.object({ name: name(100), description: text(2000).default('') });
 const updateBody = z
@@ -44,7 +46,7 @@ export function projectRoutes(router: Router, app: Slipway) {
     const principal = writerOf(ctx);
     requireAllProjects(principal, 'creating a project');
     const body = parseInput(createBody, ctx.request.body);
-    const { id, position } = await createProject(app.commandContext(actorOf(principal)), body);
+    const { id, position } = await createProject(requestContext(app, ctx, principal), body);
     await app.settle(position);
     ctx.body = { project: await projectWithServices(app, id) };
   });
@@ -63,7 +65,7 @@ export function projectRoutes(router: Router, app: Slipway) {
     const principal = writerOf(ctx);
     const project = await visibleProject(app.db, principal, { id: ctx.params.projectId! });
     const body = parseInput(updateBody, ctx.request.body);
-    const { position } = await updateProject(app.commandContext(actorOf(principal)), project.id, body);
+    const { position } = await updateProject(requestContext(app, ctx, principal), project.id, body);
     await app.settle(position);
     ctx.body = { project: await projectWithServices(app, project.id) };
   });
@@ -71,7 +73,7 @@ export function projectRoutes(router: Router, app: Slipway) {
   router.delete('/api/projects/:projectId', async (ctx) => {
     const principal = writerOf(ctx);
     const project = await visibleProject(app.db, principal, { id: ctx.params.projectId! });
-    const { position } = await deleteProject(app.commandContext(actorOf(principal)), project.id);
+    const { position } = await deleteProject(requestContext(app, ctx, principal), retirementDeps(app), project.id);
     ctx.body = { ok: true, proxy: await app.proxy.sync(position) };
   });
 

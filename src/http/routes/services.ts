@@ -5,12 +5,14 @@ import { listDeploymentsOf } from '../../../projections/deployment-queries.js';
 import { findService, listDomainsOf } from '../../../projections/service-queries.js';
 import type { Slipway } from '../../slipway.js';
 import { loadProjectVariables } from '../../variables/project-variables.js';
-import { actorOf, principalOf, visibleProject, visibleService, writerOf } from '../auth.js';
+import { principalOf, visibleProject, visibleService, writerOf } from '../auth.js';
+import { requestContext } from '../request-context.js';
 import { notFoundHttp } from '../errors.js';
 import { iso, presentDeployment, presentDomain, presentService } from '../presenters.js';
 import { parseCreateService, updateServiceBody } from '../service-bodies.js';
 import { parseInput } from '../validation.js';
 import { databaseSuggestions, projectWithServices } from './projects.js';
+import { retirementDeps } from '../../processes/retirement.js';
 
 async function presentServiceById(app: Slipway, id: string) {
   const row = await findService(app.db, id);
@@ -25,7 +27,7 @@ export function serviceRoutes(router: Router, app: Slipway) {
     const principal = writerOf(ctx);
     const project = await visibleProject(app.db, principal, { id: ctx.params.projectId! });
     const input = parseCreateService(ctx.request.body, app.config.gitBaseUrl);
-    const { id, position } = await createService(app.commandContext(actorOf(principal)), app.serviceDeps, project.id, input);
+    const { id, position } = await createService(requestContext(app, ctx, principal), app.serviceDeps, project.id, input);
     await app.settle(position);
     ctx.body = { service: await presentServiceById(app, id) };
   });
@@ -51,7 +53,7 @@ export function serviceRoutes(router: Router, app: Slipway) {
     const principal = writerOf(ctx);
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
     const changes = parseInput(updateServiceBody, ctx.request.body);
-    const { position } = await updateService(app.commandContext(actorOf(principal)), service.id, changes);
+    const { position } = await updateService(requestContext(app, ctx, principal), service.id, changes);
     await app.settle(position);
     ctx.body = { service: await presentServiceById(app, service.id) };
   });
@@ -61,7 +63,7 @@ export function serviceRoutes(router: Router, app: Slipway) {
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
     const { targetProjectId } = parseInput(transferBody, ctx.request.body);
     const target = await visibleProject(app.db, principal, { id: targetProjectId });
-    const { position } = await transferService(app.commandContext(actorOf(principal)), service.id, target.id);
+    const { position } = await transferService(requestContext(app, ctx, principal), service.id, target.id);
     const proxy = await app.proxy.sync(position);
     const moved = await presentServiceById(app, service.id);
     const project = await projectWithServices(app, target.id);
@@ -75,7 +77,7 @@ export function serviceRoutes(router: Router, app: Slipway) {
   router.delete('/api/services/:serviceId', async (ctx) => {
     const principal = writerOf(ctx);
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
-    const { position } = await deleteService(app.commandContext(actorOf(principal)), service.id);
+    const { position } = await deleteService(requestContext(app, ctx, principal), retirementDeps(app), service.id);
     ctx.body = { ok: true, proxy: await app.proxy.sync(position) };
   });
 

@@ -1,0 +1,93 @@
+import type { SqlExecutor } from '../src/db/sql-client.js';
+import type { RecordedEvent } from '../src/eventstore/port.js';
+import { BatchWriter, type Statement } from './batch-writer.js';
+import type { Parking } from './parked.js';
+import type { Projector } from './projector.js';
+import { STANDARD_STRINGS } from './sql-text.js';
+
+/** Tries per event before a projector parks it and goes on. */
+export const ATTEMPTS = 3;
+
+/** A projector's statements for some events. Pure; throws when an event does not parse. */
+function statementsOf(projector: Projector, events: readonly RecordedEvent[]): Statement[] {
+  const out = new BatchWriter();
+  projector.applyBatch(events, out);
+  return out.statements();
+}
+
+export async function runStatements(tx: SqlExecutor, statements: readonly Statement[]) {
+  for (const { text, params } of statements) {
+    if (params.length) await tx.query(text, params as string[]);
+    else await tx.exec(text);
+  }
+}
+
+/** What each projector still has to apply of a batch: the events after its checkpoint. */
+export type Work = readonly { projector: Projector; events: readonly RecordedEvent[] }[];
+
+export function workOf(projectors: readonly Projector[], batch: readonly RecordedEvent[], checkpoints: ReadonlyMap<string, string>): Work {
+  return projectors
+    .map((projector) => {
+      const checkpoint = checkpoints.get(projector.name) ?? '';
+      return { projector, events: checkpoint === '' ? batch : batch.filter((e) => e.position > checkpoint) };
+    })
+    .filter((w) => w.events.length > 0);
+}
+
+/**
+ * Every projector's statements in one list, or null when one of them cannot even build its statements
+ * (an event that does not parse): then only the isolating path can tell which event is at fault.
+ */
+export function fastStatements(work: Work): Statement[] | null {
+  const all: Statement[] = [{ text: STANDARD_STRINGS, params: [] }];
+  for (const { projector, events } of work) {
+    try {
+      all.push(...statementsOf(projector, events));
+    } catch {
+      return null;
+    }
+  }
+  return all;
+}
+
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Runs `fn` inside a savepoint; on failure the savepoint is rolled back and the error returned. */
+async function attempt(tx: SqlExecutor, fn: () => Statement[]): Promise<unknown> {
+  await tx.exec('savepoint projector_attempt');
+  try {
+    await runStatements(tx, fn());
+    await tx.exec('release savepoint projector_attempt');
+    return null;
+  } catch (error) {
+    await tx.exec('rollback to savepoint projector_attempt');
+    return error ?? new Error('unknown error');
+  }
+}
+
+/**
+ * The slow path, after the fast one failed: each projector in its own savepoint, and one that fails goes
+ * event by event, parking any event that fails `ATTEMPTS` times. The other projectors never wait for it.
+ */
+export async function applyIsolated(tx: SqlExecutor, work: Work): Promise<Parking[]> {
+  await tx.exec(STANDARD_STRINGS);
+  const parked: Parking[] = [];
+  for (const { projector, events } of work) {
+    if ((await attempt(tx, () => statementsOf(projector, events))) === null) continue;
+    for (const event of events) {
+      let error: unknown = null;
+      for (let i = 0; i < ATTEMPTS; i++) {
+        error = await attempt(tx, () => statementsOf(projector, [event]));
+        if (error === null) break;
+      }
+      if (error !== null) parked.push({ projector: projector.name, event, error: message(error), attempts: ATTEMPTS });
+    }
+  }
+  return parked;
+}
+
+/** Applies one event to one projector now (an operator's retry); throws what the projector throws. */
+export async function applyOne(tx: SqlExecutor, projector: Projector, event: RecordedEvent) {
+  await tx.exec(STANDARD_STRINGS);
+  await runStatements(tx, statementsOf(projector, [event]));
+}

@@ -1,0 +1,157 @@
+import type { SqlClient, SqlExecutor } from '../src/db/sql-client.js';
+import type { EventStore, RecordedEvent } from '../src/eventstore/port.js';
+import { applyIsolated, fastStatements, runStatements, workOf } from './apply.js';
+import { parkStatement, type Parking } from './parked.js';
+import type { Projector } from './projector.js';
+import { sql } from './sql-text.js';
+
+/** Where new tables are built; nothing that serves has it on its search path. */
+const NEXT = 'slipway_rebuild_next';
+/** Where the replaced tables wait, for the moment of the swap, to be dropped. */
+const OLD = 'slipway_rebuild_old';
+/** Small enough that a request waits at most one batch on PGlite's single connection. */
+const BATCH = 500;
+
+export interface RebuildProgress {
+  phase: 'replaying' | 'catching-up' | 'swapping' | 'done';
+  events: number;
+  /** Events in the store when the rebuild started, when the store can count them. */
+  total: number | null;
+  perSecond: number;
+  secondsLeft: number | null;
+}
+
+export interface RebuildResult {
+  projectors: string[];
+  events: number;
+  ms: number;
+  /** The longest time live applies were held for the swap. */
+  swapMs: number;
+  parked: number;
+}
+
+export interface RebuildDeps {
+  db: SqlClient;
+  store: EventStore;
+  projectors: readonly Projector[];
+  liveSchema: string;
+  /** Runs `fn` while the live runner applies nothing. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
+  onProgress(progress: RebuildProgress): void;
+  onSwapped(position: string | null): void;
+}
+
+const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
+const onPath = (tx: SqlExecutor, schema: string) => tx.query(`select set_config('search_path', $1, true)`, [ident(schema)]);
+
+/**
+ * Blue-green rebuild: replays the log into new tables in a schema of their own while the live tables keep
+ * serving and following the log, catches up to the head, then in one transaction moves the live tables out
+ * and the new ones in (with their checkpoints and parked events). Readers see the old tables or the new,
+ * never a half-built one. The old tables are dropped afterwards.
+ */
+export async function rebuildBlueGreen(deps: RebuildDeps): Promise<RebuildResult> {
+  const { db, store, projectors } = deps;
+  const started = performance.now();
+  const total = store.countAll ? await store.countAll() : null;
+  await db.exec(`drop schema if exists ${NEXT} cascade; drop schema if exists ${OLD} cascade; create schema ${NEXT}`);
+  // Postgres builds an index faster once, after loading; PGlite runs each statement on the event loop's thread,
+  // where one long index build would stall every request, so there the indexes grow with the tables.
+  const indexesFirst = db.kind === 'pglite';
+  const createIndexes = () =>
+    db.transaction(async (tx) => {
+      await onPath(tx, NEXT);
+      for (const p of projectors) if (p.indexes) await tx.exec(p.indexes);
+    });
+  await db.transaction(async (tx) => {
+    await onPath(tx, NEXT);
+    for (const p of projectors) await tx.exec(p.ddl);
+  });
+  if (indexesFirst) await createIndexes();
+
+  let position: string | null = null;
+  let events = 0;
+  const parked: Parking[] = [];
+  const report = (phase: RebuildProgress['phase']) => {
+    const seconds = (performance.now() - started) / 1000;
+    const perSecond = seconds > 0 ? Math.round(events / seconds) : 0;
+    const left = total === null ? null : Math.max(0, total - events);
+    deps.onProgress({ phase, events, total, perSecond, secondsLeft: left === null || perSecond === 0 ? null : Math.round(left / perSecond) });
+  };
+  const applyToNext = async (batch: readonly RecordedEvent[]) => {
+    await db.transaction(async (tx) => {
+      await onPath(tx, NEXT);
+      const work = workOf(projectors, batch, new Map());
+      const statements = fastStatements(work);
+      if (statements) {
+        const ok = await tx
+          .exec('savepoint rebuild_batch')
+          .then(() => runStatements(tx, statements))
+          .then(() => true, async () => {
+            await tx.exec('rollback to savepoint rebuild_batch');
+            return false;
+          });
+        if (ok) return;
+      }
+      parked.push(...(await applyIsolated(tx, work)));
+    });
+    position = batch[batch.length - 1]!.position;
+    events += batch.length;
+  };
+  /** Reads ahead while the previous batch is applied; returns when a read comes back short (near the head). */
+  const follow = async (phase: RebuildProgress['phase']) => {
+    let next = store.readAll({ after: position, maxCount: BATCH });
+    for (;;) {
+      const batch = await next;
+      if (batch.length === 0) return;
+      const full = batch.length === BATCH;
+      next = full ? store.readAll({ after: batch[batch.length - 1]!.position, maxCount: BATCH }) : Promise.resolve([]);
+      await applyToNext(batch);
+      report(phase);
+      if (!full) return;
+      // PGlite answers through microtasks only: without a turn of the event loop, requests would wait for the whole replay.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
+
+  try {
+    report('replaying');
+    await follow('replaying');
+    if (!indexesFirst) await createIndexes();
+    await follow('catching-up');
+    report('swapping');
+    let swapMs = 0;
+    await deps.exclusive(async () => {
+      const held = performance.now();
+      // Live applies wait now: what was appended since the last read goes into the new tables first.
+      for (;;) {
+        const batch = await store.readAll({ after: position, maxCount: BATCH });
+        if (batch.length === 0) break;
+        await applyToNext(batch);
+      }
+      await db.transaction(async (tx) => {
+        const names = projectors.map((p) => p.name);
+        await tx.query('select projector from proj_checkpoints where projector = any($1) for update', [names]);
+        await tx.exec(`create schema if not exists ${OLD}`);
+        for (const p of projectors) {
+          for (const table of p.tables) {
+            await tx.exec(`alter table if exists ${ident(deps.liveSchema)}.${table} set schema ${OLD}`);
+            await tx.exec(`alter table ${NEXT}.${table} set schema ${ident(deps.liveSchema)}`);
+          }
+          await tx.exec(
+            sql`insert into proj_checkpoints (projector, version, position) values (${p.name}, ${p.version}, ${position ?? ''})
+                on conflict (projector) do update set version = excluded.version, position = excluded.position`,
+          );
+        }
+        await tx.query('delete from proj_parked where projector = any($1)', [names]);
+        await runStatements(tx, parked.map(parkStatement));
+      });
+      deps.onSwapped(position);
+      swapMs = performance.now() - held;
+    });
+    report('done');
+    return { projectors: projectors.map((p) => p.name), events, ms: Math.round(performance.now() - started), swapMs: Math.round(swapMs), parked: parked.length };
+  } finally {
+    await db.exec(`drop schema if exists ${OLD} cascade; drop schema if exists ${NEXT} cascade`);
+  }
+}

@@ -1,0 +1,157 @@
+import type { ProjectionRunner } from '../../projections/runner.js';
+import type { SqlClient } from '../db/sql-client.js';
+import type { EventStore, RecordedEvent } from '../eventstore/port.js';
+import type { Logger } from '../logger.js';
+import type { Reactor } from './reactor.js';
+
+const DDL = `
+create table if not exists pm_checkpoints (
+  name text primary key,
+  position text collate "C" not null default ''
+);`;
+
+const BATCH = 500;
+/** A batch a reactor keeps failing on is retried with growing pauses up to this. */
+const MAX_BACKOFF_MS = 30_000;
+
+interface Follower {
+  reactor: Reactor;
+  position: string | null;
+  failures: number;
+  retryAt: number;
+}
+
+export interface ProcessManagerOptions {
+  /** How often each reactor's reconcile runs (and the log is looked at even without a wake-up). */
+  reconcileEveryMs: number;
+}
+
+/**
+ * Feeds each process manager the log from its own checkpoint in `pm_checkpoints`, one batch at a time and
+ * only as far as the read models have got (handlers read them). The runner's in-memory notice only wakes
+ * this loop; what a reactor sees is always read from the log, so an event applied any other way (a
+ * rebuild, another process) reaches it too. A reactor that fails a batch gets it again later; the others go on.
+ */
+export class ProcessManagers {
+  private followers: Follower[] = [];
+  private pumping: Promise<void> = Promise.resolve();
+  private pending = false;
+  private stopped = false;
+  private timer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private reconciling: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly db: SqlClient,
+    private readonly store: EventStore,
+    private readonly runner: ProjectionRunner,
+    private readonly reactors: readonly Reactor[],
+    private readonly options: ProcessManagerOptions,
+    private readonly log: Logger,
+  ) {}
+
+  /** Loads the checkpoints; a reactor seen for the first time starts at the head (its reconcile covers the past). */
+  async start(): Promise<void> {
+    await this.db.exec(DDL);
+    const { rows } = await this.db.query<{ name: string; position: string }>('select name, position from pm_checkpoints');
+    const stored = new Map(rows.map((r) => [r.name, r.position]));
+    const head = this.runner.position;
+    for (const reactor of this.reactors) {
+      if (!stored.has(reactor.name)) await this.save(reactor.name, head);
+      const position = stored.has(reactor.name) ? stored.get(reactor.name) || null : head;
+      this.followers.push({ reactor, position, failures: 0, retryAt: 0 });
+    }
+    this.unsubscribe = this.runner.onApplied(() => this.wake());
+    this.reconcileAll();
+    this.wake();
+    this.timer = setInterval(() => {
+      this.reconcileAll();
+      this.wake();
+    }, this.options.reconcileEveryMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    if (this.timer) clearInterval(this.timer);
+    await this.pumping;
+    await this.reconciling;
+  }
+
+  /** Every process manager's checkpoint, for health. */
+  async checkpoints(): Promise<{ name: string; position: string | null }[]> {
+    return this.followers.map((f) => ({ name: f.reactor.name, position: f.position }));
+  }
+
+  /** Resolves once every reactor has handled the log up to `position` (tests, and callers that must know). */
+  async reached(position: string, timeoutMs = 30_000): Promise<boolean> {
+    const end = Date.now() + timeoutMs;
+    while (Date.now() < end) {
+      if (this.followers.every((f) => f.position !== null && f.position >= position)) return true;
+      this.wake();
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return false;
+  }
+
+  private reconcileAll() {
+    if (this.stopped) return;
+    this.reconciling = this.reconciling.then(async () => {
+      for (const { reactor } of this.followers) {
+        if (this.stopped) return;
+        await reactor.reconcile?.().catch((error: unknown) => this.log.warn('process manager reconcile failed', { name: reactor.name, error: String(error) }));
+      }
+    });
+  }
+
+  private wake() {
+    if (this.stopped || this.pending) return;
+    this.pending = true;
+    this.pumping = this.pumping.then(async () => {
+      this.pending = false;
+      await this.pump().catch((error: unknown) => this.log.warn('process managers could not read the log', { error: String(error) }));
+    });
+  }
+
+  private async pump() {
+    for (;;) {
+      if (this.stopped) return;
+      const horizon = this.runner.position;
+      const ready = this.followers.filter((f) => Date.now() >= f.retryAt && (horizon === null ? false : f.position === null || f.position < horizon));
+      if (ready.length === 0) return;
+      const from = ready.reduce<string | null>((low, f) => (low === null || f.position === null || f.position < low ? f.position : low), ready[0]!.position);
+      const read = await this.store.readAll({ after: from, maxCount: BATCH });
+      const batch = read.filter((e) => e.position <= horizon!);
+      if (batch.length === 0) return;
+      // Each at its own pace: a slow proxy reload does not hold back an abort.
+      await Promise.all(ready.map((follower) => this.deliver(follower, batch)));
+    }
+  }
+
+  private async deliver(follower: Follower, batch: readonly RecordedEvent[]) {
+    const events = follower.position === null ? batch : batch.filter((e) => e.position > follower.position!);
+    if (events.length === 0) return;
+    const last = events[events.length - 1]!.position;
+    try {
+      await follower.reactor.handle(events);
+      follower.failures = 0;
+      follower.retryAt = 0;
+    } catch (error) {
+      follower.failures++;
+      follower.retryAt = Date.now() + Math.min(MAX_BACKOFF_MS, 250 * 2 ** follower.failures);
+      this.log.warn('process manager failed a batch; it is retried', { name: follower.reactor.name, failures: follower.failures, error: String(error) });
+      setTimeout(() => this.wake(), follower.retryAt - Date.now()).unref();
+      return;
+    }
+    follower.position = last;
+    await this.save(follower.reactor.name, last);
+  }
+
+  private async save(name: string, position: string | null) {
+    await this.db.query(
+      `insert into pm_checkpoints (name, position) values ($1, $2) on conflict (name) do update set position = greatest(pm_checkpoints.position, excluded.position)`,
+      [name, position ?? ''],
+    );
+  }
+}

@@ -1,0 +1,69 @@
+import t from 'tap';
+import { decideCreate, apiKey } from '../../commands/apikey/aggregate.js';
+import { apiKeyEvents, parseApiKeyEvent } from '../../commands/apikey/events.js';
+import { currentSchemaVersion, upcast, upcasting } from '../../commands/upcasters.js';
+
+// ApiKeyCreated exactly as schema version 1 wrote it (before `scope`).
+const v1 = (projectIds: string[] | null) => ({ name: 'ci', access: 'read', projectIds, secretHash: 'h', prefix: 'slw_abcdef' });
+
+t.test('ApiKeyCreated v1 is upcast to v2 and parses under the v2 schema', async (t) => {
+  const all = upcast({ type: 'ApiKeyCreated', schemaVersion: 1, data: v1(null) });
+  t.same(all, { name: 'ci', access: 'read', scope: { kind: 'all' }, secretHash: 'h', prefix: 'slw_abcdef' }, 'null was every project');
+  t.same(apiKeyEvents.ApiKeyCreated.parse(all).scope, { kind: 'all' });
+
+  const some = upcast({ type: 'ApiKeyCreated', schemaVersion: 1, data: v1(['p1', 'p2', 'p1']) });
+  t.same(some.scope, { kind: 'projects', projectIds: ['p1', 'p2'] }, 'listed projects, each once');
+  t.notOk('projectIds' in some, 'the v1 field is gone');
+
+  t.same(parseApiKeyEvent({ type: 'ApiKeyCreated', schemaVersion: 1, data: v1(['p1']) }), {
+    type: 'ApiKeyCreated',
+    data: { name: 'ci', access: 'read', scope: { kind: 'projects', projectIds: ['p1'] }, secretHash: 'h', prefix: 'slw_abcdef' },
+  }, 'the parser that projectors and aggregates use upcasts first');
+  t.equal(apiKey.evolve(apiKey.initial, parseApiKeyEvent({ type: 'ApiKeyCreated', schemaVersion: 1, data: v1(null) })!).status, 'active');
+});
+
+t.test('v2 is strict about the scope; v2 data is not upcast again', async (t) => {
+  t.throws(() => parseApiKeyEvent({ type: 'ApiKeyCreated', schemaVersion: 2, data: v1(null) }), /scope/, 'v1 data labelled v2 is refused');
+  t.throws(() => parseApiKeyEvent({ type: 'ApiKeyCreated', schemaVersion: 2, data: { ...v1(null), scope: { kind: 'some' } } }));
+  const v2 = { name: 'ci', access: 'write', scope: { kind: 'all' }, secretHash: 'h', prefix: 'p' };
+  t.equal(upcast({ type: 'ApiKeyCreated', schemaVersion: 2, data: v2 }), v2, 'current data passes through untouched');
+  t.throws(() => upcast({ type: 'ApiKeyCreated', schemaVersion: 1, data: { name: 'x' } }), 'v1 data without projectIds is not guessed at');
+});
+
+t.test('the chain runs one version at a time, from the event\'s own version', async (t) => {
+  const calls: string[] = [];
+  const { upcast: up, currentSchemaVersion: current } = upcasting({
+    'Renamed@1': (d) => (calls.push('1→2'), { ...d, b: d.a, a: undefined }),
+    'Renamed@2': (d) => (calls.push('2→3'), { b: d.b, c: `${String(d.b)}!` }),
+  });
+  t.same(up({ type: 'Renamed', schemaVersion: 1, data: { a: 'x' } }), { b: 'x', c: 'x!' });
+  t.same(calls, ['1→2', '2→3'], 'in order, each once');
+  calls.length = 0;
+  t.same(up({ type: 'Renamed', schemaVersion: 2, data: { b: 'y' } }), { b: 'y', c: 'y!' });
+  t.same(calls, ['2→3'], 'a v2 event skips the first step');
+  calls.length = 0;
+  const v3 = { b: 'z', c: 'z!' };
+  t.equal(up({ type: 'Renamed', schemaVersion: 3, data: v3 }), v3);
+  t.same(calls, [], 'the current version is not touched');
+  t.equal(current('Renamed'), 3, 'one past the highest upcaster');
+});
+
+t.test('unknown types and versions pass through; current versions', async (t) => {
+  const data = { anything: 1 };
+  t.equal(upcast({ type: 'NoSuchEvent', schemaVersion: 1, data }), data, 'an unknown type');
+  t.equal(upcast({ type: 'ApiKeyCreated', schemaVersion: 9, data }), data, 'a version from the future');
+  t.equal(upcast({ type: 'ProjectCreated', schemaVersion: 1, data }), data, 'a type with no upcaster');
+  t.equal(currentSchemaVersion('ApiKeyCreated'), 2);
+  t.equal(currentSchemaVersion('ApiKeyRevoked'), 1);
+  t.equal(currentSchemaVersion('NoSuchEvent'), 1);
+});
+
+t.test('new ApiKeyCreated events are written in the v2 shape', async (t) => {
+  const base = { name: 'ci', access: 'read' as const, secretHash: 'h', prefix: 'p' };
+  t.same(decideCreate(apiKey.initial, { ...base, projectIds: null }), [{ type: 'ApiKeyCreated', data: { ...base, scope: { kind: 'all' } } }]);
+  t.same(decideCreate(apiKey.initial, { ...base, projectIds: ['a', 'b', 'a'] })[0]!.data, { ...base, scope: { kind: 'projects', projectIds: ['a', 'b'] } });
+  t.throws(() => decideCreate(apiKey.initial, { ...base, projectIds: [] }), { code: 'validation_failed' }, 'a key that sees no project is refused');
+  for (const event of decideCreate(apiKey.initial, { ...base, projectIds: ['a'] })) {
+    t.ok(apiKeyEvents[event.type].safeParse(event.data).success, 'what decide writes parses under the current schema');
+  }
+});
