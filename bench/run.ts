@@ -14,6 +14,7 @@ import { createPostgresEventStore } from '../src/eventstore/postgres-event-store
 import { freshDatabase } from '../test/helpers/postgres-server.js';
 import { seedEvents } from '../test/helpers/seed-events.js';
 import { deployBenchmarks } from './deploy.js';
+import { liveRebuildBenchmarks } from './live-rebuild.js';
 
 const line = (label: string, value: string) => console.log(`${label.padEnd(58)} ${value}`);
 const rate = (n: number, ms: number) => `${Math.round((n / ms) * 1000).toLocaleString('en')}/s`;
@@ -160,4 +161,5 @@ console.log(`Slipway benchmarks, ${new Date().toISOString()}, node ${process.ver
 if (!only || only === 'appends') for (const kind of ['pglite', 'postgres'] as const) await appends(kind);
 if (!only || only === 'rebuild') for (const kind of ['pglite', 'postgres'] as const) await rebuild(kind);
 if (!only || only === 'http') await http();
+if (!only || only === 'live-rebuild') await liveRebuildBenchmarks(startServer);
 if (!only || only === 'deploy') await deployBenchmarks();

@@ -1,11 +1,12 @@
 import type { SqlClient, SqlExecutor } from '../src/db/sql-client.js';
 import { subscribeToAll, type Subscription } from '../src/eventstore/catch-up-subscription.js';
 import type { EventStore, RecordedEvent } from '../src/eventstore/port.js';
-import { applyIsolated, applyOne, fastStatements, runStatements, workOf, type Work } from './apply.js';
+import { applyIsolated, applyOne, fastStatements, runStatements, workOf } from './apply.js';
+import type { Statement } from './batch-writer.js';
 import { findParked, PARKED_DDL, parkStatement, recordedOf, type Parking } from './parked.js';
 import { CHECKPOINTS_DDL, type Projector } from './projector.js';
 import { rebuildBlueGreen, type RebuildProgress, type RebuildResult } from './rebuild.js';
-import { sql } from './sql-text.js';
+import { literal, sql } from './sql-text.js';
 
 async function lockCheckpoints(tx: SqlExecutor): Promise<Map<string, string>> {
   const { rows } = await tx.query<{ projector: string; position: string }>('select projector, position from proj_checkpoints for update');
@@ -17,20 +18,39 @@ function checkpointUpdate(names: readonly string[], position: string): string {
   return sql`update proj_checkpoints set position = greatest(position, ${position}) where projector in (` + names.map((n) => sql`${n}`).join(', ') + ')';
 }
 
+/** A statement with its one JSON parameter written into the text, for a multi-statement round trip. */
+const inline = ({ text, params }: Statement) => (params.length === 0 ? text : text.replace('$1', literal(String(params[0]))));
+
+/**
+ * The common case in one round trip: every live projector's checkpoint is where the previous batch ended.
+ * The statements run as one implicit transaction that first checks exactly that (dividing by zero
+ * otherwise, which undoes everything), so any surprise (a rebuild's swap, another process, an event that
+ * does not parse or apply) falls back to the careful path. Returns false when it did not apply.
+ */
+async function applyInOneTrip(db: SqlClient, projectors: readonly Projector[], batch: readonly RecordedEvent[], after: string | null) {
+  if (after === null || projectors.length === 0) return false;
+  const work = projectors.map((projector) => ({ projector, events: batch }));
+  const statements = fastStatements(work);
+  if (!statements) return false;
+  const names = projectors.map((p) => sql`${p.name}`).join(', ');
+  const guard = sql`select 1 / (count(*) = ${projectors.length})::int from (select 1 from proj_checkpoints where projector in (` + names + sql`) and position = ${after} for update) c`;
+  const text = ['set standard_conforming_strings = on', guard, ...statements.slice(1).map(inline), checkpointUpdate(projectors.map((p) => p.name), batch[batch.length - 1]!.position)].join(';\n');
+  return db.exec(text).then(
+    () => true,
+    () => false,
+  );
+}
+
 /** Applies a batch to the projectors still behind it, parks what cannot be applied, moves the checkpoints. */
-async function applyLive(db: SqlClient, projectors: readonly Projector[], batch: readonly RecordedEvent[]): Promise<Parking[]> {
+async function applyLive(db: SqlClient, projectors: readonly Projector[], batch: readonly RecordedEvent[], after: string | null): Promise<Parking[]> {
+  if (await applyInOneTrip(db, projectors, batch, after)) return [];
   const last = batch[batch.length - 1]!.position;
   const names = projectors.map((p) => p.name);
-  const fast = async (tx: SqlExecutor, work: Work) => {
-    const statements = fastStatements(work);
-    if (!statements) return false;
-    await runStatements(tx, statements);
-    return true;
-  };
   const attemptFast = await db
     .transaction(async (tx) => {
-      const work = workOf(projectors, batch, await lockCheckpoints(tx));
-      if (!(await fast(tx, work))) return false;
+      const statements = fastStatements(workOf(projectors, batch, await lockCheckpoints(tx)));
+      if (!statements) return false;
+      await runStatements(tx, statements);
       await tx.exec(checkpointUpdate(names, last));
       return true;
     })
@@ -46,12 +66,17 @@ async function applyLive(db: SqlClient, projectors: readonly Projector[], batch:
 
 export type ProjectorState = 'live' | 'rebuilding' | 'stale';
 
+/** Hears of each batch the live runner applied, and the position it follows (null: the start of the log). */
+export type AppliedListener = (batch: readonly RecordedEvent[], after: string | null) => void;
+
 /** Keeps the read models following `$all`, rebuilds them beside the live ones, and lets writers wait until their events are visible. */
 export class ProjectionRunner {
   private subscription: Subscription | null = null;
   private reached: string | null = null;
   private waiters: { position: string; resolve: () => void }[] = [];
-  private listeners: ((batch: readonly RecordedEvent[]) => void)[] = [];
+  private listeners: AppliedListener[] = [];
+  /** Where the live subscription's next batch starts (exclusive). */
+  private followed: string | null = null;
   /** Live applies and swaps take turns. */
   private turn: Promise<unknown> = Promise.resolve();
   /** Projectors whose version changed: their old tables serve, frozen, until the rebuild swaps new ones in. */
@@ -98,13 +123,16 @@ export class ProjectionRunner {
       }
       return lowest === '' ? null : lowest;
     });
+    this.followed = this.reached;
     this.subscription = await subscribeToAll(this.store, { from: this.reached, batchSize: 1000, onError: this.onError }, (batch) =>
       this.exclusive(async () => {
-        const parked = await applyLive(this.db, this.liveProjectors(), batch);
+        const after = this.followed;
+        const parked = await applyLive(this.db, this.liveProjectors(), batch, after);
         for (const p of parked) this.onParked(p);
+        this.followed = batch[batch.length - 1]!.position;
         // Listeners (caches, process managers) hear of a batch before any writer waiting for it resumes.
-        for (const listener of this.listeners) listener(batch);
-        this.advance(batch[batch.length - 1]!.position);
+        for (const listener of this.listeners) listener(batch, after);
+        this.advance(this.followed);
       }),
     );
     if (this.stale.size > 0) {
@@ -203,7 +231,7 @@ export class ProjectionRunner {
   }
 
   /** Caches and process managers hear of each applied batch (a wake-up: what they must not miss they read from the log). */
-  onApplied(listener: (batch: readonly RecordedEvent[]) => void): () => void {
+  onApplied(listener: AppliedListener): () => void {
     this.listeners.push(listener);
     return () => {
       this.listeners = this.listeners.filter((l) => l !== listener);
@@ -230,6 +258,8 @@ export class ProjectionRunner {
   }
 
   private advance(position: string) {
+    // A batch the live subscription applies after a swap may end before what the swap reached.
+    if (this.reached !== null && position <= this.reached) return;
     this.reached = position;
     const ready = this.waiters.filter((w) => w.position <= position);
     this.waiters = this.waiters.filter((w) => w.position > position);

@@ -1,5 +1,4 @@
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
-import { assertExpectedRevision } from './expected-revision.js';
 import {
   WrongExpectedRevisionError,
   type AppendResult,
@@ -11,7 +10,7 @@ import {
   type RecordedEvent,
 } from './port.js';
 import { decodePosition, encodePosition } from './position.js';
-import { EVENTS_CHANNEL, EVENT_STORE_DDL } from './postgres-schema.js';
+import { APPEND_FUNCTION_DDL, EVENTS_CHANNEL, EVENT_STORE_DDL } from './postgres-schema.js';
 
 interface EventRow {
   event_id: string;
@@ -59,73 +58,25 @@ async function findDuplicates(tx: SqlExecutor, streamId: string, events: NewEven
   throw new WrongExpectedRevisionError(streamId, 'any', Number(last.revision));
 }
 
-// Namespaces the stream locks among the database's advisory locks.
-const STREAM_LOCK_CLASS = 0x534c5057;
-
-/**
- * Serialises appends to one stream, also while it does not exist yet (there is no row to lock then), so
- * that an append sees every event an earlier one committed, its own duplicates included.
- */
-async function lockStreamRevision(tx: SqlExecutor, streamId: string): Promise<number> {
-  await tx.query('select pg_advisory_xact_lock($1::int, hashtext($2))', [STREAM_LOCK_CLASS, streamId]);
-  const { rows } = await tx.query<{ revision: string }>(
-    'select revision::text from es_streams where stream_id = $1 for update',
-    [streamId],
-  );
-  return rows[0] ? Number(rows[0].revision) : -1;
-}
-
-async function storeStreamRevision(tx: SqlExecutor, streamId: string, current: number, next: number): Promise<void> {
-  if (current < 0) {
-    // A concurrent creator of the same stream wins; this append then has the wrong expectation.
-    const inserted = await tx.query(
-      'insert into es_streams (stream_id, revision) values ($1, $2) on conflict (stream_id) do nothing',
-      [streamId, next],
-    );
-    if (inserted.rowCount !== 1) throw new WrongExpectedRevisionError(streamId, 'no_stream', 0);
-  } else {
-    await tx.query('update es_streams set revision = $2 where stream_id = $1', [streamId, next]);
-  }
-}
-
-async function insertEvents(tx: SqlExecutor, streamId: string, events: NewEvent[], first: number) {
-  const params: unknown[] = [];
-  const tuples = events.map((event, i) => {
-    const base = params.length;
-    params.push(event.id, streamId, first + i, event.type, event.schemaVersion, JSON.stringify(event.data), JSON.stringify(event.metadata));
-    return `($${base + 1}::uuid, $${base + 2}, $${base + 3}, $${base + 4}, $${base + 5}, $${base + 6}::jsonb, $${base + 7}::jsonb)`;
-  });
-  const { rows } = await tx.query<{ transaction_id: string; global_position: string }>(
-    `insert into es_events (event_id, stream_id, revision, type, schema_version, data, metadata)
-     values ${tuples.join(', ')}
-     returning transaction_id::text, global_position::text`,
-    params as never[],
-  );
-  const last = rows.reduce((a, b) => (BigInt(a.global_position) > BigInt(b.global_position) ? a : b));
-  return encodePosition(last.transaction_id, last.global_position);
-}
-
 function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: string }).code === '23505';
 }
 
 export async function createPostgresEventStore(sql: SqlClient): Promise<EventStore> {
-  await sql.exec(EVENT_STORE_DDL);
+  await sql.exec(EVENT_STORE_DDL + APPEND_FUNCTION_DDL);
 
   async function append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new RangeError('append needs at least one event');
     try {
-      return await sql.transaction(async (tx) => {
-        const current = await lockStreamRevision(tx, streamId);
-        const duplicate = await findDuplicates(tx, streamId, events);
-        if (duplicate) return duplicate;
-        assertExpectedRevision(streamId, expected, current);
-        const next = current + events.length;
-        await storeStreamRevision(tx, streamId, current, next);
-        const position = await insertEvents(tx, streamId, events, current + 1);
-        await tx.query(`select pg_notify('${EVENTS_CHANNEL}', '')`);
-        return { nextRevision: next, position };
-      });
+      const { rows } = await sql.query<{ outcome: 'appended' | 'duplicate' | 'reused' | 'wrong'; next_revision: string; tx: string | null; gp: string | null }>(
+        'select outcome, next_revision::text as next_revision, tx, gp from es_append($1, $2, $3::jsonb)',
+        [streamId, String(expected), JSON.stringify(events.map(({ id, type, schemaVersion, data, metadata }) => ({ id, type, schemaVersion, data, metadata })))],
+      );
+      const row = rows[0]!;
+      const revision = Number(row.next_revision);
+      if (row.outcome === 'wrong') throw new WrongExpectedRevisionError(streamId, expected, revision < 0 ? 'no_stream' : revision);
+      if (row.outcome === 'reused') throw new WrongExpectedRevisionError(streamId, 'any', revision);
+      return { nextRevision: revision, position: encodePosition(row.tx!, row.gp!) };
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       // The ids went in at the same moment through a writer that takes no stream lock (raw SQL, another

@@ -1,3 +1,6 @@
+export const EVENTS_CHANNEL = 'slipway_events';
+/** Namespaces the stream locks among the database's advisory locks. */
+export const STREAM_LOCK_CLASS = 0x534c5057;
 export const EVENT_STORE_DDL = `
 create table if not exists es_streams (
   stream_id text primary key,
@@ -19,4 +22,56 @@ create table if not exists es_events (
 create index if not exists es_events_order on es_events (transaction_id, global_position);
 `;
 
-export const EVENTS_CHANNEL = 'slipway_events';
+/**
+ * One append in one round trip: lock the stream (also one that does not exist yet), look for the same event
+ * ids (the same append done before: its result; ids used elsewhere: refused), check the expected revision,
+ * insert, wake subscribers. Outcome 'appended' | 'duplicate' | 'reused' | 'wrong' (with the actual revision).
+ */
+export const APPEND_FUNCTION_DDL = `
+create or replace function es_append(p_stream text, p_expected text, p_events jsonb)
+returns table (outcome text, next_revision bigint, tx text, gp text)
+language plpgsql as $fn$
+declare
+  cur bigint;
+  n int := jsonb_array_length(p_events);
+  known int;
+  known_here int;
+  last_tx xid8;
+  last_gp bigint;
+  last_rev bigint;
+begin
+  perform pg_advisory_xact_lock(${STREAM_LOCK_CLASS}, hashtext(p_stream));
+  select s.revision into cur from es_streams s where s.stream_id = p_stream for update;
+  if not found then cur := -1; end if;
+  select count(*), count(*) filter (where e.stream_id = p_stream) into known, known_here
+    from es_events e where e.event_id in (select (x->>'id')::uuid from jsonb_array_elements(p_events) x);
+  if known > 0 then
+    if known = n and known_here = n then
+      select e.revision, e.transaction_id, e.global_position into last_rev, last_tx, last_gp from es_events e
+        where e.event_id in (select (x->>'id')::uuid from jsonb_array_elements(p_events) x) order by e.revision desc limit 1;
+      return query select 'duplicate'::text, last_rev, last_tx::text, last_gp::text;
+      return;
+    end if;
+    return query select 'reused'::text, cur, null::text, null::text;
+    return;
+  end if;
+  if not (p_expected = 'any' or (p_expected = 'no_stream' and cur < 0) or (p_expected = 'stream_exists' and cur >= 0)
+          or (p_expected ~ '^[0-9]+$' and p_expected::bigint = cur)) then
+    return query select 'wrong'::text, cur, null::text, null::text;
+    return;
+  end if;
+  if cur < 0 then
+    insert into es_streams (stream_id, revision) values (p_stream, cur + n);
+  else
+    update es_streams set revision = cur + n where stream_id = p_stream;
+  end if;
+  insert into es_events (event_id, stream_id, revision, type, schema_version, data, metadata)
+    select (x.value->>'id')::uuid, p_stream, cur + x.ordinality, x.value->>'type', (x.value->>'schemaVersion')::int, x.value->'data', x.value->'metadata'
+    from jsonb_array_elements(p_events) with ordinality x;
+  select e.transaction_id, e.global_position into last_tx, last_gp from es_events e where e.stream_id = p_stream and e.revision = cur + n;
+  perform pg_notify('${EVENTS_CHANNEL}', '');
+  return query select 'appended'::text, cur + n, last_tx::text, last_gp::text;
+end
+$fn$;`;
+
+

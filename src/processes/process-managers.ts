@@ -11,6 +11,10 @@ create table if not exists pm_checkpoints (
 );`;
 
 const BATCH = 500;
+/** Checkpoints are written at most this often (and at stop): after a crash, handlers see at most this much again. */
+const SAVE_EVERY_MS = 500;
+/** Batches the runner just applied, kept to spare a read of the log when a process manager is right behind. */
+const RECENT_BATCHES = 16;
 /** A batch a reactor keeps failing on is retried with growing pauses up to this. */
 const MAX_BACKOFF_MS = 30_000;
 
@@ -40,6 +44,10 @@ export class ProcessManagers {
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   private reconciling: Promise<void> = Promise.resolve();
+  private recent: { after: string | null; batch: readonly RecordedEvent[] }[] = [];
+  private unsaved = new Set<Follower>();
+  private saving: Promise<void> = Promise.resolve();
+  private saveTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly db: SqlClient,
@@ -57,11 +65,17 @@ export class ProcessManagers {
     const stored = new Map(rows.map((r) => [r.name, r.position]));
     const head = this.runner.position;
     for (const reactor of this.reactors) {
-      if (!stored.has(reactor.name)) await this.save(reactor.name, head);
       const position = stored.has(reactor.name) ? stored.get(reactor.name) || null : head;
-      this.followers.push({ reactor, position, failures: 0, retryAt: 0 });
+      const follower = { reactor, position, failures: 0, retryAt: 0 };
+      this.followers.push(follower);
+      if (!stored.has(reactor.name)) this.unsaved.add(follower);
     }
-    this.unsubscribe = this.runner.onApplied(() => this.wake());
+    await this.save();
+    this.unsubscribe = this.runner.onApplied((batch, after) => {
+      this.recent.push({ after, batch });
+      if (this.recent.length > RECENT_BATCHES) this.recent.shift();
+      this.wake();
+    });
     this.reconcileAll();
     this.wake();
     this.timer = setInterval(() => {
@@ -77,6 +91,8 @@ export class ProcessManagers {
     if (this.timer) clearInterval(this.timer);
     await this.pumping;
     await this.reconciling;
+    if (this.saveTimer) clearTimeout(this.saveTimer);
+    await this.save();
   }
 
   /** Every process manager's checkpoint, for health. */
@@ -121,7 +137,8 @@ export class ProcessManagers {
       const ready = this.followers.filter((f) => Date.now() >= f.retryAt && (horizon === null ? false : f.position === null || f.position < horizon));
       if (ready.length === 0) return;
       const from = ready.reduce<string | null>((low, f) => (low === null || f.position === null || f.position < low ? f.position : low), ready[0]!.position);
-      const read = await this.store.readAll({ after: from, maxCount: BATCH });
+      // The log is the source; a batch the runner has just applied, starting exactly there, is the same events.
+      const read = this.recent.find((r) => r.after === from)?.batch ?? (await this.store.readAll({ after: from, maxCount: BATCH }));
       const batch = read.filter((e) => e.position <= horizon!);
       if (batch.length === 0) return;
       // Each at its own pace: a slow proxy reload does not hold back an abort.
@@ -145,13 +162,25 @@ export class ProcessManagers {
       return;
     }
     follower.position = last;
-    await this.save(follower.reactor.name, last);
+    this.unsaved.add(follower);
+    this.saveTimer ??= setTimeout(() => {
+      this.saveTimer = null;
+      void this.save().catch((error: unknown) => this.log.warn('could not store process manager checkpoints', { error: String(error) }));
+    }, SAVE_EVERY_MS);
   }
 
-  private async save(name: string, position: string | null) {
-    await this.db.query(
-      `insert into pm_checkpoints (name, position) values ($1, $2) on conflict (name) do update set position = greatest(pm_checkpoints.position, excluded.position)`,
-      [name, position ?? ''],
-    );
+  /** Writes every checkpoint that moved, in one statement. */
+  private save(): Promise<void> {
+    this.saving = this.saving.catch(() => undefined).then(async () => {
+      const rows = [...this.unsaved].map((f) => ({ name: f.reactor.name, position: f.position ?? '' }));
+      this.unsaved.clear();
+      if (rows.length === 0) return;
+      await this.db.query(
+        `insert into pm_checkpoints (name, position) select name, position from json_populate_recordset(null::pm_checkpoints, $1::json)
+         on conflict (name) do update set position = greatest(pm_checkpoints.position, excluded.position)`,
+        [JSON.stringify(rows)],
+      );
+    });
+    return this.saving;
   }
 }
