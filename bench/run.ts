@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,9 +8,10 @@ import { ProjectionRunner } from '../projections/runner.js';
 import { openPostgres } from '../src/db/pg-client.js';
 import { openPglite } from '../src/db/pglite-client.js';
 import type { SqlClient } from '../src/db/sql-client.js';
-import type { EventStore, NewEvent } from '../src/eventstore/port.js';
+import type { EventStore } from '../src/eventstore/port.js';
 import { createPostgresEventStore } from '../src/eventstore/postgres-event-store.js';
 import { freshDatabase } from '../test/helpers/postgres-server.js';
+import { newEvent } from '../test/helpers/new-event.js';
 import { seedEvents } from '../test/helpers/seed-events.js';
 import { deployBenchmarks } from './deploy.js';
 import { liveRebuildBenchmarks } from './live-rebuild.js';
@@ -19,9 +19,7 @@ import { liveRebuildBenchmarks } from './live-rebuild.js';
 const line = (label: string, value: string) => console.log(`${label.padEnd(58)} ${value}`);
 const rate = (n: number, ms: number) => `${Math.round((n / ms) * 1000).toLocaleString('en')}/s`;
 
-function event(type: string, data: Record<string, unknown>): NewEvent {
-  return { id: randomUUID(), type, schemaVersion: 1, data, metadata: { actor: 'bench', correlationId: randomUUID(), causationId: null } };
-}
+const event = (type: string, data: Record<string, unknown>) => newEvent(type, data, 'bench');
 
 async function withDatabase<T>(kind: 'pglite' | 'postgres', fn: (sql: SqlClient, store: EventStore) => Promise<T>): Promise<T> {
   if (kind === 'pglite') {

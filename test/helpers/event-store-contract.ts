@@ -1,18 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Test } from 'tap';
 import { subscribeToAll } from '../../src/eventstore/catch-up-subscription.js';
-import { WrongExpectedRevisionError, type EventStore, type NewEvent, type RecordedEvent } from '../../src/eventstore/port.js';
+import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from '../../src/eventstore/port.js';
 import { decodePosition, encodePosition } from '../../src/eventstore/position.js';
+import { newEvent } from './new-event.js';
 
-export function newEvent(type = 'Tested', data: Record<string, unknown> = {}): NewEvent {
-  return {
-    id: randomUUID(),
-    type,
-    schemaVersion: 1,
-    data,
-    metadata: { actor: 'test', correlationId: randomUUID(), causationId: null },
-  };
-}
+export { newEvent };
 
 const conflict = { name: 'WrongExpectedRevisionError' };
 const stream = (prefix: string) => `${prefix}-${randomUUID()}`;

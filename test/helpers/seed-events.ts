@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { EventStore, NewEvent } from '../../src/eventstore/port.js';
+import type { EventStore } from '../../src/eventstore/port.js';
+import { newEvent } from './new-event.js';
 
-function event(type: string, data: Record<string, unknown>): NewEvent {
-  return { id: randomUUID(), type, schemaVersion: 1, data, metadata: { actor: 'seed', correlationId: randomUUID(), causationId: null } };
-}
+const event = (type: string, data: Record<string, unknown>) => newEvent(type, data, 'seed');
 
 /** Straight into the store, shaped like real use: per project 10 services, each with 8 variables and a domain (111 events). */
 export async function seedEvents(store: EventStore, projects: number, portBase = 20000): Promise<{ events: number; slugs: string[] }> {

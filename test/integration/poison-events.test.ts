@@ -1,22 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
-import type { NewEvent } from '../../src/eventstore/port.js';
 import { createProject } from '../helpers/api-suite.js';
 import { assertError } from '../helpers/http-errors.js';
+import { newEvent } from '../helpers/new-event.js';
 import { startTestServer } from '../helpers/test-server.js';
 
-const raw = (type: string, data: Record<string, unknown>, schemaVersion = 1): NewEvent => ({
-  id: randomUUID(),
-  type,
-  schemaVersion,
-  data,
-  metadata: { actor: 'test', correlationId: randomUUID(), causationId: null },
-});
+const raw = (type: string, data: Record<string, unknown>) => newEvent(type, data);
 
 t.test('an event a read model cannot apply is parked; the other read models, and later events, go on', async (t) => {
   const s = await startTestServer();
   t.teardown(() => s.close());
-  const before = await createProject(s, 'Before');
+  await createProject(s, 'Before');
 
   // Written under an older, looser schema: a project without a slug.
   const poisonId = randomUUID();
@@ -59,7 +53,6 @@ t.test('an event a read model cannot apply is parked; the other read models, and
   }
   t.same((await s.call('GET', '/api/health/parked')).body.parked, []);
   t.equal((await s.call('GET', '/api/health')).body.parked, 0);
-  t.ok(before.id);
 });
 
 t.test('a parked event applies on retry once it can be read', async (t) => {

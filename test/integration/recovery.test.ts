@@ -1,17 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
-import type { NewEvent } from '../../src/eventstore/port.js';
 import { createProject, createService } from '../helpers/api-suite.js';
 import { waitFor } from '../helpers/net.js';
+import { newEvent } from '../helpers/new-event.js';
 import { startTestServer } from '../helpers/test-server.js';
 
-const event = (type: string, data: Record<string, unknown>): NewEvent => ({
-  id: randomUUID(),
-  type,
-  schemaVersion: 1,
-  data,
-  metadata: { actor: 'test', correlationId: randomUUID(), causationId: null },
-});
+const event = (type: string, data: Record<string, unknown>) => newEvent(type, data);
 
 t.test('commands cut short by a crash are completed without being run again', async (t) => {
   const s = await startTestServer();
