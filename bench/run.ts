@@ -64,7 +64,7 @@ async function rebuild(kind: 'pglite' | 'postgres') {
     const { events } = await runner.rebuild();
     const ms = performance.now() - start;
     await runner.stop();
-    line(`projection rebuild, ${seeded.toLocaleString('en')} events, 6 read models (${kind})`, `${rate(events, ms)} (${(ms / 1000).toFixed(1)} s)`);
+    line(`projection rebuild, ${seeded.toLocaleString('en')} events, ${ALL_PROJECTORS.length} read models (${kind})`, `${rate(events, ms)} (${(ms / 1000).toFixed(1)} s)`);
   });
 }
 

@@ -9,8 +9,11 @@ import { sql } from './sql-text.js';
 const NEXT = 'slipway_rebuild_next';
 /** Where the replaced tables wait, for the moment of the swap, to be dropped. */
 const OLD = 'slipway_rebuild_old';
-/** Small enough that a request waits at most one batch on PGlite's single connection. */
-const BATCH = 500;
+/**
+ * Events per transaction. On PGlite every request waits for the batch being applied (one connection, on
+ * the event loop's thread), so batches are small there; a Postgres server serves on other connections.
+ */
+const batchSizeOf = (db: SqlClient) => (db.kind === 'pglite' ? 500 : 5000);
 
 export interface RebuildProgress {
   phase: 'replaying' | 'catching-up' | 'swapping' | 'done';
@@ -52,6 +55,7 @@ const onPath = (tx: SqlExecutor, schema: string) => tx.query(`select set_config(
  */
 export async function rebuildBlueGreen(deps: RebuildDeps): Promise<RebuildResult> {
   const { db, store, projectors } = deps;
+  const batchSize = batchSizeOf(db);
   const started = performance.now();
   const total = store.countAll ? await store.countAll() : null;
   await db.exec(`drop schema if exists ${NEXT} cascade; drop schema if exists ${OLD} cascade; create schema ${NEXT}`);
@@ -100,12 +104,12 @@ export async function rebuildBlueGreen(deps: RebuildDeps): Promise<RebuildResult
   };
   /** Reads ahead while the previous batch is applied; returns when a read comes back short (near the head). */
   const follow = async (phase: RebuildProgress['phase']) => {
-    let next = store.readAll({ after: position, maxCount: BATCH });
+    let next = store.readAll({ after: position, maxCount: batchSize });
     for (;;) {
       const batch = await next;
       if (batch.length === 0) return;
-      const full = batch.length === BATCH;
-      next = full ? store.readAll({ after: batch[batch.length - 1]!.position, maxCount: BATCH }) : Promise.resolve([]);
+      const full = batch.length === batchSize;
+      next = full ? store.readAll({ after: batch[batch.length - 1]!.position, maxCount: batchSize }) : Promise.resolve([]);
       await applyToNext(batch);
       report(phase);
       if (!full) return;
@@ -125,7 +129,7 @@ export async function rebuildBlueGreen(deps: RebuildDeps): Promise<RebuildResult
       const held = performance.now();
       // Live applies wait now: what was appended since the last read goes into the new tables first.
       for (;;) {
-        const batch = await store.readAll({ after: position, maxCount: BATCH });
+        const batch = await store.readAll({ after: position, maxCount: batchSize });
         if (batch.length === 0) break;
         await applyToNext(batch);
       }
