@@ -206,7 +206,8 @@ export class ProjectionRunner {
     return this.exclusive(() =>
       this.db.transaction(async (tx) => {
         const row = await findParked(tx, projectorName, eventId);
-        if (!row || !projector) return 'not_parked' as const;
+        if (!row) return 'not_parked' as const;
+        if (!projector) throw new Error(`${projectorName} is not a read model: its reconcile repairs from state what the event would have done; skip it`);
         await applyOne(tx, projector, recordedOf(row));
         await tx.query('delete from proj_parked where projector = $1 and event_id = $2', [projectorName, eventId]);
         this.epoch++;

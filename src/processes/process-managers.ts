@@ -1,5 +1,6 @@
 import type { ProjectionRunner } from '../../projections/runner.js';
-import type { SqlClient } from '../db/sql-client.js';
+import { parkStatement } from '../../projections/parked.js';
+import type { SqlClient, SqlValue } from '../db/sql-client.js';
 import type { EventStore, RecordedEvent } from '../eventstore/port.js';
 import type { Logger } from '../logger.js';
 import type { Reactor } from './reactor.js';
@@ -17,6 +18,12 @@ const SAVE_EVERY_MS = 500;
 const RECENT_BATCHES = 16;
 /** A batch a reactor keeps failing on is retried with growing pauses up to this. */
 const MAX_BACKOFF_MS = 30_000;
+/**
+ * After this many failed tries of a batch, it goes event by event and an event that still fails is parked
+ * (in `proj_parked`, as `process-manager:<name>`), so one poison event cannot stop a process manager for
+ * good. Safe because each one's reconcile repairs from state whatever a skipped event would have done.
+ */
+const PARK_AFTER = 5;
 
 interface Follower {
   reactor: Reactor;
@@ -150,6 +157,10 @@ export class ProcessManagers {
     const events = follower.position === null ? batch : batch.filter((e) => e.position > follower.position!);
     if (events.length === 0) return;
     const last = events[events.length - 1]!.position;
+    if (follower.failures >= PARK_AFTER) {
+      await this.oneByOne(follower, events);
+      return;
+    }
     try {
       await follower.reactor.handle(events);
       follower.failures = 0;
@@ -161,7 +172,27 @@ export class ProcessManagers {
       setTimeout(() => this.wake(), follower.retryAt - Date.now()).unref();
       return;
     }
-    follower.position = last;
+    this.moved(follower, last);
+  }
+
+  private async oneByOne(follower: Follower, events: readonly RecordedEvent[]) {
+    for (const event of events) {
+      try {
+        await follower.reactor.handle([event]);
+      } catch (error) {
+        const projector = `process-manager:${follower.reactor.name}`;
+        const park = parkStatement({ projector, event, error: String(error), attempts: follower.failures });
+        await this.db.query(park.text, park.params as SqlValue[]);
+        this.log.error('a process manager parked an event it cannot handle', { name: follower.reactor.name, event: event.id, type: event.type, error: String(error) });
+      }
+      this.moved(follower, event.position);
+    }
+    follower.failures = 0;
+    follower.retryAt = 0;
+  }
+
+  private moved(follower: Follower, position: string) {
+    follower.position = position;
     this.unsaved.add(follower);
     this.saveTimer ??= setTimeout(() => {
       this.saveTimer = null;

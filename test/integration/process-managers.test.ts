@@ -119,6 +119,28 @@ t.test('a process manager that fails a batch gets it again later; the others are
   t.equal(flaky.failures(), 2);
 });
 
+t.test('an event a process manager keeps failing on is parked after bounded tries; the events around it are handled', async (t) => {
+  const { db, store, runner } = await setup(t);
+  const events = [event(1), event(2), event(3)];
+  const poison = events[1]!.id;
+  const seen: string[] = [];
+  const picky: Reactor = {
+    name: 'picky',
+    async handle(batch) {
+      if (batch.some((e) => e.id === poison)) throw new Error('cannot handle this one');
+      seen.push(...batch.map((e) => e.id));
+    },
+  };
+  const pms = managers(db, store, runner, [picky]);
+  await pms.start();
+  t.teardown(() => pms.stop());
+  const last = await appendAll(store, events);
+  t.ok(await pms.reached(last, 60_000), 'it got past the poison event');
+  t.same(seen, [events[0]!.id, events[2]!.id], 'the events before and after it were handled');
+  const { rows } = await db.query<{ projector: string; event_id: string; error: string }>('select projector, event_id, error from proj_parked');
+  t.same(rows, [{ projector: 'process-manager:picky', event_id: poison, error: 'Error: cannot handle this one' }], 'parked, visibly');
+});
+
 t.test('the deployer ends a deployment left running with no live run (a lost final append)', async (t) => {
   const s = await startTestServer({ SLIPWAY_RECONCILE_INTERVAL: '0.2' });
   t.teardown(() => s.close());
