@@ -25,9 +25,18 @@ export interface Health {
 
 const LAG_CAP = 1000;
 
-async function behind(app: Slipway, position: string | null): Promise<{ behind: number; behindAtLeast: boolean }> {
-  const events = await app.store.readAll({ after: position || null, maxCount: LAG_CAP });
-  return { behind: events.length, behindAtLeast: events.length === LAG_CAP };
+/**
+ * How far each position is behind the head, from one read of the log after the lowest of them (not one
+ * read per follower). A count from a read that hit the cap is a lower bound.
+ */
+async function lagsOf(app: Slipway, positions: readonly (string | null)[]) {
+  const lowest = positions.reduce<string | null>((low, p) => (p === null || (low !== null && p < low) ? p : low), positions[0] ?? null);
+  const events = await app.store.readAll({ after: lowest || null, maxCount: LAG_CAP });
+  const capped = events.length === LAG_CAP;
+  return (position: string | null) => {
+    const after = position ? events.filter((e) => e.position > position).length : events.length;
+    return { behind: after, behindAtLeast: capped };
+  };
 }
 
 async function oldestTransactionSeconds(app: Slipway): Promise<number | null> {
@@ -47,22 +56,20 @@ export async function health(app: Slipway): Promise<Health> {
   const { rows } = await app.db.query<{ projector: string; version: number; position: string }>('select projector, version, position from proj_checkpoints');
   const checkpoints = new Map(rows.map((r) => [r.projector, r]));
   const parked = await countParked(app.db);
-  const projectors = await Promise.all(
-    app.runner.projectors.map(async (p) => {
-      const row = checkpoints.get(p.name);
-      return {
-        name: p.name,
-        version: p.version,
-        state: app.runner.rebuildState(p.name),
-        position: row?.position || null,
-        ...(await behind(app, row?.position ?? null)),
-        parked: parked.get(p.name) ?? 0,
-      };
-    }),
-  );
-  const processManagers = await Promise.all(
-    (await app.processManagers.checkpoints()).map(async ({ name, position }) => ({ name, position, ...(await behind(app, position)) })),
-  );
+  const managers = await app.processManagers.checkpoints();
+  const lag = await lagsOf(app, [...app.runner.projectors.map((p) => checkpoints.get(p.name)?.position || null), ...managers.map((m) => m.position)]);
+  const projectors = app.runner.projectors.map((p) => {
+    const row = checkpoints.get(p.name);
+    return {
+      name: p.name,
+      version: p.version,
+      state: app.runner.rebuildState(p.name),
+      position: row?.position || null,
+      ...lag(row?.position || null),
+      parked: parked.get(p.name) ?? 0,
+    };
+  });
+  const processManagers = managers.map(({ name, position }) => ({ name, position, ...lag(position) }));
   const docker = await app.runtime.ping().then(
     () => ({ ok: true, detail: 'the Docker engine answers' }),
     (error: unknown) => ({ ok: false, detail: String(error instanceof Error ? error.message : error) }),
