@@ -15,6 +15,7 @@ import { newEvent } from '../test/helpers/new-event.js';
 import { seedEvents } from '../test/helpers/seed-events.js';
 import { deployBenchmarks } from './deploy.js';
 import { liveRebuildBenchmarks } from './live-rebuild.js';
+import { writeBenchmarks } from './writes.js';
 
 const line = (label: string, value: string) => console.log(`${label.padEnd(58)} ${value}`);
 const rate = (n: number, ms: number) => `${Math.round((n / ms) * 1000).toLocaleString('en')}/s`;
@@ -73,12 +74,12 @@ function rssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
 }
 
-async function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
   // The bin itself, so the server runs with the flags its shebang gives (or SLIPWAY_BENCH_NODE_FLAGS instead).
   const flags = process.env.SLIPWAY_BENCH_NODE_FLAGS;
   const [command, args] = flags === undefined ? ['dist/src/cli/main.js', ['serve']] : [process.execPath, [...flags.split(' ').filter(Boolean), 'dist/src/cli/main.js', 'serve']];
   const child = spawn(command, args, {
-    env: { ...process.env, SLIPWAY_DATA_DIR: dataDir, SLIPWAY_PORT: '0', SLIPWAY_HOST: '127.0.0.1', SLIPWAY_PROXY: 'off' },
+    env: { ...process.env, SLIPWAY_DATA_DIR: dataDir, SLIPWAY_PORT: '0', SLIPWAY_HOST: '127.0.0.1', SLIPWAY_PROXY: 'off', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let logs = '';
@@ -113,13 +114,11 @@ async function http() {
       return (await r.json()) as any;
     };
     const seedStart = performance.now();
-    let serviceId = '';
     for (let p = 0; p < 100; p++) {
       const { project } = await post('/api/projects', { name: `Project ${p}`, description: 'bench' });
       await Promise.all(
         Array.from({ length: 10 }, async (_, s) => {
-          const { service } = await post(`/api/projects/${project.id}/services`, { name: `svc${s}`, repoFullName: 'acme/app', branch: 'main' });
-          serviceId = service.id;
+          await post(`/api/projects/${project.id}/services`, { name: `svc${s}`, repoFullName: 'acme/app', branch: 'main' });
         }),
       );
     }
@@ -137,14 +136,6 @@ async function http() {
     }
     const listMax = await load({ url: `${url}/api/projects`, headers, connections: 10 });
     line('GET /api/projects, as fast as it answers', `${listMax.rps} req/s (p99 ${listMax.p99} ms)`);
-    const env = await load({
-      url: `${url}/api/services/${serviceId}/env`,
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ key: 'BENCH_KEY', value: 'some value' }),
-      connections: 4,
-    });
-    line('POST env upsert (event + projection + response)', `${env.rps} req/s, p50 ${env.p50} ms / p99 ${env.p99} ms (${env.errors} errors)`);
     await new Promise((r) => setTimeout(r, 20_000));
     line('RSS after the load, idle 20 s (PGlite)', `${rssMb(child.pid!).toFixed(0)} MB`);
   } finally {
@@ -159,5 +150,6 @@ console.log(`Slipway benchmarks, ${new Date().toISOString()}, node ${process.ver
 if (!only || only === 'appends') for (const kind of ['pglite', 'postgres'] as const) await appends(kind);
 if (!only || only === 'rebuild') for (const kind of ['pglite', 'postgres'] as const) await rebuild(kind);
 if (!only || only === 'http') await http();
+if (!only || only === 'writes') await writeBenchmarks(startServer);
 if (!only || only === 'live-rebuild') await liveRebuildBenchmarks(startServer);
 if (!only || only === 'deploy') await deployBenchmarks();

@@ -7,6 +7,11 @@ import { aggregateIdOf } from './stream-id.js';
 // Streams whose project is learnt from their own events (and kept in rm_audit_streams).
 const OWNED_STREAM = /^(service|deployment|deploymentlog)-/;
 
+const AUDIT_COLUMNS = [
+  'position', 'event_id', 'stream_id', 'revision', 'type', 'schema_version', 'recorded_at', 'actor',
+  'correlation_id', 'causation_id', 'project_id', 'previous_project_id', 'data',
+] as const;
+
 const str = (value: unknown) => (typeof value === 'string' ? value : null);
 
 /** The history auditors page through: every event, with its actor, and no secret. */
@@ -44,7 +49,6 @@ create index if not exists rm_audit_log_previous_project on rm_audit_log (previo
     // The project owning each service stream as of each event: tracked in memory for streams this batch
     // creates or moves; for the others, rm_audit_streams as it stood before the batch (written last).
     const owners = new Map<string, string>();
-    const unknownOwner: string[] = [];
     const ownerOf = (event: RecordedEvent): string | null => {
       if (event.streamId.startsWith('project-')) return aggregateIdOf(event.streamId);
       if (!OWNED_STREAM.test(event.streamId)) return null;
@@ -55,40 +59,34 @@ create index if not exists rm_audit_log_previous_project on rm_audit_log (previo
         if (event.streamId.startsWith('deployment-')) owners.set(`deploymentlog-${aggregateIdOf(event.streamId)}`, owner);
         return owner;
       }
-      const known = owners.get(event.streamId);
-      if (!known) unknownOwner.push(event.position);
-      return known ?? null;
+      return owners.get(event.streamId) ?? null;
     };
-    for (const event of events) {
+    const rows = events.map((event) => {
       const m = event.metadata;
-      out.upsert({
-        table: 'rm_audit_log',
-        row: {
-          position: event.position,
-          event_id: event.id,
-          stream_id: event.streamId,
-          revision: event.revision,
-          type: event.type,
-          schema_version: event.schemaVersion,
-          recorded_at: event.recordedAt,
-          actor: m.actor,
-          correlation_id: m.correlationId,
-          causation_id: m.causationId,
-          project_id: ownerOf(event),
-          previous_project_id: str(event.data.fromProjectId),
-          data: auditData(event.data),
-        },
-        key: ['position'],
-        update: [],
-      });
-    }
-    if (unknownOwner.length) {
-      // Streams created in an earlier batch: their owner as rm_audit_streams has it before this batch.
-      out.sql(
-        `update rm_audit_log a set project_id = s.project_id from rm_audit_streams s
-         where s.stream_id = a.stream_id and a.position in (${unknownOwner.map((p) => literal(p)).join(', ')})`,
-      );
-    }
+      return {
+        position: event.position,
+        event_id: event.id,
+        stream_id: event.streamId,
+        revision: event.revision,
+        type: event.type,
+        schema_version: event.schemaVersion,
+        recorded_at: event.recordedAt,
+        actor: m.actor,
+        correlation_id: m.correlationId,
+        causation_id: m.causationId,
+        project_id: ownerOf(event),
+        previous_project_id: str(event.data.fromProjectId),
+        data: auditData(event.data),
+      };
+    });
+    // One insert; rows of streams created in an earlier batch take their owner from rm_audit_streams.
+    out.sql(
+      `insert into rm_audit_log (${AUDIT_COLUMNS.join(', ')})
+       select ${AUDIT_COLUMNS.map((c) => (c === 'project_id' ? 'coalesce(r.project_id, s.project_id)' : `r.${c}`)).join(', ')}
+       from json_populate_recordset(null::rm_audit_log, ${literal(JSON.stringify(rows))}::json) r
+       left join rm_audit_streams s on r.project_id is null and s.stream_id = r.stream_id
+       on conflict (position) do nothing`,
+    );
     for (const [stream_id, project_id] of owners) {
       out.upsert({ table: 'rm_audit_streams', row: { stream_id, project_id }, key: ['stream_id'], update: ['project_id'] });
     }

@@ -33,8 +33,13 @@ async function applyInOneTrip(db: SqlClient, projectors: readonly Projector[], b
   const statements = fastStatements(work);
   if (!statements) return false;
   const names = projectors.map((p) => sql`${p.name}`).join(', ');
-  const guard = sql`select 1 / (count(*) = ${projectors.length})::int from (select 1 from proj_checkpoints where projector in (` + names + sql`) and position = ${after} for update) c`;
-  const text = ['set standard_conforming_strings = on', guard, ...statements.slice(1).map(inline), checkpointUpdate(projectors.map((p) => p.name), batch[batch.length - 1]!.position)].join(';\n');
+  const last = batch[batch.length - 1]!.position;
+  // Moves every checkpoint and checks they all were at `after`, in one statement that locks them first.
+  const guard =
+    sql`with moved as (update proj_checkpoints set position = ${last} where projector in (` +
+    names +
+    sql`) and position = ${after} returning 1) select 1 / (count(*) = ${projectors.length})::int from moved`;
+  const text = ['set standard_conforming_strings = on', guard, ...statements.slice(1).map(inline)].join(';\n');
   return db.exec(text).then(
     () => true,
     () => false,

@@ -53,6 +53,11 @@ export async function findService(db: SqlExecutor, id: string): Promise<ServiceR
   return rows[0] ?? null;
 }
 
+export async function findServiceProjectId(db: SqlExecutor, id: string): Promise<string | null> {
+  const { rows } = await db.query<{ project_id: string }>('select project_id from rm_services where id = $1', [id]);
+  return rows[0]?.project_id ?? null;
+}
+
 /** Services whose route leads to a container. */
 export async function listReleasedServices(db: SqlExecutor): Promise<ServiceRow[]> {
   const { rows } = await db.query<ServiceRow>(`${SELECT} where s.current_container is not null order by s.id`);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createApiKey } from '../commands/apikey/handlers.js';
 import type { CommandContext } from '../commands/shared/command-context.js';
 import type { ServiceDeps } from '../commands/service/handlers.js';
+import { StreamLocks } from '../commands/shared/stream-locks.js';
 import { AggregateStateCache } from '../commands/shared/state-cache.js';
 import { ALL_PROJECTORS } from '../projections/all.js';
 import { countApiKeys } from '../projections/api-key-queries.js';
@@ -113,6 +114,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
   await runner.start();
 
   const states = new AggregateStateCache();
+  const locks = new StreamLocks();
   const useProxy = options.proxy !== false;
   let reconciler: ProxyReconciler | null = null;
   const { target, supervisor } = useProxy
@@ -147,6 +149,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     idempotencyKey: options.idempotencyKey ?? null,
     counters: new Map<string, number>(),
     states,
+    locks,
   });
   const deployer = useProxy
     ? new Deployer(

@@ -1,6 +1,7 @@
 import type { EventStore, RecordedEvent } from '../../src/eventstore/port.js';
 import type { Keyring } from '../../src/secrets/keyring.js';
 import type { AggregateStateCache } from './state-cache.js';
+import type { StreamLocks } from './stream-locks.js';
 
 /** What a command handler needs from the outside world. */
 export interface CommandContext {
@@ -17,6 +18,7 @@ export interface CommandContext {
   /** Per-context counters behind the ids derived from `idempotencyKey` (commands/shared/ids.ts). */
   counters?: Map<string, number>;
   states?: AggregateStateCache;
+  locks?: StreamLocks;
 }
 
 /** The context for what a process manager does in reaction to `event`: same correlation, caused by it. */

@@ -69,26 +69,51 @@ export async function execute<S, E extends DomainEvent>(
     const earlier = await earlierAppend(ctx, aggregate, streamId, derivedId);
     if (earlier) return earlier;
   }
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const { state, revision } = await loadAggregate(ctx, aggregate, id);
-    const events = decide(state);
-    if (events.length === 0) return { events, position: null };
-    const payload: NewEvent[] = events.map((e, i) => ({
-      id: derivedId ? derivedId(i) : randomUUID(),
-      type: e.type,
-      schemaVersion: currentSchemaVersion(e.type),
-      data: e.data as Record<string, unknown>,
-      metadata: { actor: ctx.actor, correlationId: ctx.correlationId, causationId: ctx.causationId ?? null },
-    }));
-    try {
-      const result = await ctx.store.append(streamId, payload, revision < 0 ? 'no_stream' : revision);
-      return { events, position: result.position };
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+  const attempts = async (): Promise<Executed<E>> => {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      // A cached state is tried as it is: if the stream moved on, the expected revision refuses the
+      // append. Only a refusal or a no-op decided on it could be stale, so those are decided again on the log.
+      const cached = attempt === 0 ? ctx.states?.get<S>(streamId) : undefined;
+      const fromCache = cached && decidedOn(cached.state, decide);
+      const { state, revision } = fromCache ? cached : await loadAggregate(ctx, aggregate, id);
+      const events = fromCache || decide(state);
+      if (events.length === 0) return { events, position: null };
+      const payload: NewEvent[] = events.map((e, i) => ({
+        id: derivedId ? derivedId(i) : randomUUID(),
+        type: e.type,
+        schemaVersion: currentSchemaVersion(e.type),
+        data: e.data as Record<string, unknown>,
+        metadata: { actor: ctx.actor, correlationId: ctx.correlationId, causationId: ctx.causationId ?? null },
+      }));
+      try {
+        const result = await ctx.store.append(streamId, payload, revision < 0 ? 'no_stream' : revision);
+        ctx.states?.set(streamId, payload.reduce(evolveWith(aggregate), state), result.nextRevision);
+        return { events, position: result.position };
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      }
     }
-  }
-  throw conflict('the resource changed concurrently too many times; try again');
+    throw conflict('the resource changed concurrently too many times; try again');
+  };
+  return ctx.locks ? ctx.locks.run(streamId, attempts) : attempts();
 }
+
+function decidedOn<S, E>(state: S, decide: (state: S) => E[]): E[] | null {
+  try {
+    const events = decide(state);
+    return events.length > 0 ? events : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Folds an appended event into the state the way a load would: stored as JSON, then parsed. */
+const evolveWith =
+  <S, E extends DomainEvent>(aggregate: Aggregate<S, E>) =>
+  (state: S, event: NewEvent): S => {
+    const parsed = aggregate.parse({ type: event.type, schemaVersion: event.schemaVersion, data: JSON.parse(JSON.stringify(event.data)) as Record<string, unknown> });
+    return parsed ? aggregate.evolve(state, parsed) : state;
+  };
 
 /** The highest of several positions (they compare as text). */
 export function latest(...positions: (string | null)[]): string | null {

@@ -3,6 +3,7 @@ import { fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PreparedStatements } from './pglite-statements.js';
 import type { QueryResult, SqlClient, SqlExecutor, SqlValue } from './sql-client.js';
 
 function executor(target: PGlite | Transaction): SqlExecutor {
@@ -42,9 +43,11 @@ export async function openPglite(dataDir: string | undefined): Promise<SqlClient
   if (dataDir && !existsSync(join(dataDir, 'PG_VERSION'))) await initialise(dataDir);
   const db = await PGlite.create(dataDir, { postgresqlconf: PGLITE_CONFIG });
   const base = executor(db);
+  const statements = new PreparedStatements(db);
   return {
     kind: 'pglite',
     ...base,
+    query: (text, params = []) => statements.query(text, params),
     transaction: (fn) => db.transaction((tx) => fn(executor(tx))),
     async listen(channel, onNotify) {
       const unlisten = await db.listen(channel, () => onNotify());
