@@ -62,15 +62,19 @@ export async function rebuildBlueGreen(deps: RebuildDeps): Promise<RebuildResult
   // Postgres builds an index faster once, after loading; PGlite runs each statement on the event loop's thread,
   // where one long index build would stall every request, so there the indexes grow with the tables.
   const indexesFirst = db.kind === 'pglite';
-  const createIndexes = () =>
-    db.transaction(async (tx) => {
-      await onPath(tx, NEXT);
-      for (const p of projectors) if (p.indexes) await tx.exec(p.indexes);
-    });
-  await db.transaction(async (tx) => {
-    await onPath(tx, NEXT);
-    for (const p of projectors) await tx.exec(p.ddl);
-  });
+  // One short transaction per projector, so requests on PGlite's one connection go between them.
+  const perProjector = async (ddl: (p: Projector) => string | undefined) => {
+    for (const p of projectors) {
+      const text = ddl(p);
+      if (text)
+        await db.transaction(async (tx) => {
+          await onPath(tx, NEXT);
+          await tx.exec(text);
+        });
+    }
+  };
+  const createIndexes = () => perProjector((p) => p.indexes);
+  await perProjector((p) => p.ddl);
   if (indexesFirst) await createIndexes();
 
   let position: string | null = null;
@@ -156,6 +160,11 @@ export async function rebuildBlueGreen(deps: RebuildDeps): Promise<RebuildResult
     report('done');
     return { projectors: projectors.map((p) => p.name), events, ms: Math.round(performance.now() - started), swapMs: Math.round(swapMs), parked: parked.length };
   } finally {
-    await db.exec(`drop schema if exists ${OLD} cascade; drop schema if exists ${NEXT} cascade`);
+    // Table by table, for the same reason as the DDL above.
+    for (const schema of [OLD, NEXT]) {
+      const { rows } = await db.query<{ t: string }>('select tablename as t from pg_tables where schemaname = $1', [schema]);
+      for (const { t } of rows) await db.exec(`drop table if exists ${schema}.${ident(t)} cascade`);
+      await db.exec(`drop schema if exists ${schema} cascade`);
+    }
   }
 }

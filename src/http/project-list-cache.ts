@@ -1,6 +1,6 @@
-import { findProject, listProjects } from '../../projections/project-queries.js';
+import { listProjects } from '../../projections/project-queries.js';
 import type { ProjectionRunner } from '../../projections/runner.js';
-import { listServicesOf } from '../../projections/service-queries.js';
+import { listServicesOf, type ServiceRow } from '../../projections/service-queries.js';
 import type { SqlExecutor } from '../db/sql-client.js';
 import type { RecordedEvent } from '../eventstore/port.js';
 import { presentProject } from './presenters.js';
@@ -20,6 +20,7 @@ export class ProjectListCache {
   private everything: Buffer | null = null;
   /** Bumped by every invalidation: a fill that started before one must not be stored. */
   private generation = 0;
+  private filling: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly db: SqlExecutor,
@@ -44,17 +45,51 @@ export class ProjectListCache {
     }
   }
 
-  private async projectJson(id: string): Promise<string | null> {
-    const cached = this.json.get(id);
-    if (cached !== undefined) return cached;
+  /**
+   * The JSON of each project in `ids` that exists, reading those not cached in two queries in all. One fill
+   * runs at a time, so concurrent answers after a change (or a rebuild's swap) share it.
+   */
+  private async projectJsons(ids: readonly string[]): Promise<Map<string, string>> {
+    const found = new Map<string, string>();
+    const missing: string[] = [];
+    for (const id of ids) {
+      const cached = this.json.get(id);
+      if (cached === undefined) missing.push(id);
+      else found.set(id, cached);
+    }
+    if (missing.length === 0) return found;
+    const fill = this.filling.then(() => this.fill(missing));
+    this.filling = fill.catch(() => undefined);
+    for (const [id, json] of await fill) found.set(id, json);
+    return found;
+  }
+
+  private async fill(ids: readonly string[]): Promise<Map<string, string>> {
+    const filled = new Map<string, string>();
+    const missing = ids.filter((id) => {
+      const cached = this.json.get(id);
+      if (cached !== undefined) filled.set(id, cached);
+      return cached === undefined;
+    });
+    if (missing.length === 0) return filled;
     const generation = this.generation;
-    const row = await findProject(this.db, { id });
-    if (!row) return null;
-    const services = await listServicesOf(this.db, [id]);
-    for (const s of services) this.serviceOwner.set(s.id, id);
-    const json = JSON.stringify(presentProject(row, services));
-    if (generation === this.generation) this.json.set(id, json);
-    return json;
+    const [rows, services] = [await listProjects(this.db, missing), await listServicesOf(this.db, missing)];
+    const byProject = new Map<string, ServiceRow[]>();
+    for (const s of services) {
+      const own = byProject.get(s.project_id);
+      if (own) own.push(s);
+      else byProject.set(s.project_id, [s]);
+    }
+    for (const row of rows) {
+      const own = byProject.get(row.id) ?? [];
+      for (const s of own) this.serviceOwner.set(s.id, row.id);
+      const json = JSON.stringify(presentProject(row, own));
+      filled.set(row.id, json);
+      // A fill that an invalidation overtook still answers its own request (it read after that request's
+      // writes settled), but is not kept.
+      if (generation === this.generation) this.json.set(row.id, json);
+    }
+    return filled;
   }
 
   /** `{ "projects": [...] }` for the visible projects (`null`: all), in creation order. */
@@ -74,11 +109,8 @@ export class ProjectListCache {
       if (generation === this.generation) this.order = order;
     }
     const ids = visible === null ? order : order.filter((id) => visible.includes(id));
-    const parts: string[] = [];
-    for (const id of ids) {
-      const json = await this.projectJson(id);
-      if (json !== null) parts.push(json);
-    }
+    const jsons = await this.projectJsons(ids);
+    const parts = ids.flatMap((id) => jsons.get(id) ?? []);
     const body = Buffer.from(`{"projects":[${parts.join(',')}]}`);
     if (visible === null && generation === this.generation) this.everything = body;
     return body;
