@@ -78,7 +78,7 @@ const quote = (s: string) => `'${s.replaceAll("'", "''")}'`;
 /** A parameter as the SQL literal the prepared statement's parameter type reads, as PGlite's serializers would send it. */
 export function literal(value: SqlValue | undefined, type: string): string {
   if (value === null || value === undefined) return 'null';
-  if (type === 'json' || type === 'jsonb') return quote(typeof value === 'string' ? value : JSON.stringify(value));
+  if (type === 'json' || type === 'jsonb') return quote(typeof value === 'string' ? value : JSON.stringify(value, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
   return quote(text(value));
 }
 
