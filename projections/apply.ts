@@ -3,7 +3,7 @@ import type { RecordedEvent } from '../src/eventstore/port.js';
 import { BatchWriter, type Statement } from './batch-writer.js';
 import type { Parking } from './parked.js';
 import type { Projector } from './projector.js';
-import { STANDARD_STRINGS } from './sql-text.js';
+import { READ_MODEL_TRANSACTION } from './sql-text.js';
 
 /** Tries per event before a projector parks it and goes on. */
 export const ATTEMPTS = 3;
@@ -39,7 +39,7 @@ export function workOf(projectors: readonly Projector[], batch: readonly Recorde
  * (an event that does not parse): then only the isolating path can tell which event is at fault.
  */
 export function fastStatements(work: Work): Statement[] | null {
-  const all: Statement[] = [{ text: STANDARD_STRINGS, params: [] }];
+  const all: Statement[] = [{ text: READ_MODEL_TRANSACTION, params: [] }];
   for (const { projector, events } of work) {
     try {
       all.push(...statementsOf(projector, events));
@@ -70,7 +70,7 @@ async function attempt(tx: SqlExecutor, fn: () => Statement[]): Promise<unknown>
  * event by event, parking any event that fails `ATTEMPTS` times. The other projectors never wait for it.
  */
 export async function applyIsolated(tx: SqlExecutor, work: Work): Promise<Parking[]> {
-  await tx.exec(STANDARD_STRINGS);
+  await tx.exec(READ_MODEL_TRANSACTION);
   const parked: Parking[] = [];
   for (const { projector, events } of work) {
     if ((await attempt(tx, () => statementsOf(projector, events))) === null) continue;
@@ -88,6 +88,6 @@ export async function applyIsolated(tx: SqlExecutor, work: Work): Promise<Parkin
 
 /** Applies one event to one projector now (an operator's retry); throws what the projector throws. */
 export async function applyOne(tx: SqlExecutor, projector: Projector, event: RecordedEvent) {
-  await tx.exec(STANDARD_STRINGS);
+  await tx.exec(READ_MODEL_TRANSACTION);
   await runStatements(tx, statementsOf(projector, [event]));
 }

@@ -1,7 +1,6 @@
 import type { RecordedEvent } from '../src/eventstore/port.js';
 import { auditData } from './audit-redaction.js';
 import type { Projector } from './projector.js';
-import { literal } from './sql-text.js';
 import { aggregateIdOf } from './stream-id.js';
 
 // Streams whose project is learnt from their own events (and kept in rm_audit_streams).
@@ -83,9 +82,10 @@ create index if not exists rm_audit_log_previous_project on rm_audit_log (previo
     out.sql(
       `insert into rm_audit_log (${AUDIT_COLUMNS.join(', ')})
        select ${AUDIT_COLUMNS.map((c) => (c === 'project_id' ? 'coalesce(r.project_id, s.project_id)' : `r.${c}`)).join(', ')}
-       from json_populate_recordset(null::rm_audit_log, ${literal(JSON.stringify(rows))}::json) r
+       from json_populate_recordset(null::rm_audit_log, $1::json) r
        left join rm_audit_streams s on r.project_id is null and s.stream_id = r.stream_id
        on conflict (position) do nothing`,
+      [JSON.stringify(rows)],
     );
     for (const [stream_id, project_id] of owners) {
       out.upsert({ table: 'rm_audit_streams', row: { stream_id, project_id }, key: ['stream_id'], update: ['project_id'] });

@@ -15,7 +15,7 @@ export interface Statement {
   params: unknown[];
 }
 
-type Op = ({ kind: 'upsert' } & Upsert) | { kind: 'sql'; text: string };
+type Op = ({ kind: 'upsert' } & Upsert) | { kind: 'sql'; text: string; params: unknown[] };
 
 /**
  * Collects a batch's writes in order. Consecutive upserts of the same shape become one INSERT over a
@@ -29,8 +29,9 @@ export class BatchWriter {
     this.ops.push({ kind: 'upsert', ...upsert });
   }
 
-  sql(text: string): void {
-    this.ops.push({ kind: 'sql', text });
+  /** Any statement; with parameters it runs on its own (a JSON text as `$1`, so it can stay prepared). */
+  sql(text: string, params: unknown[] = []): void {
+    this.ops.push({ kind: 'sql', text, params });
   }
 
   statements(): Statement[] {
@@ -51,7 +52,11 @@ export class BatchWriter {
     for (const op of this.ops) {
       if (op.kind === 'sql') {
         flushGroup();
-        barrier.push(op.text);
+        if (op.params.length === 0) barrier.push(op.text);
+        else {
+          flushBarrier();
+          out.push({ text: op.text, params: op.params });
+        }
         continue;
       }
       flushBarrier();

@@ -1,4 +1,4 @@
-import type { SqlClient, SqlExecutor } from '../src/db/sql-client.js';
+import type { SqlClient, SqlExecutor, SqlValue } from '../src/db/sql-client.js';
 import { subscribeToAll, type Subscription } from '../src/eventstore/catch-up-subscription.js';
 import type { EventStore, RecordedEvent } from '../src/eventstore/port.js';
 import { applyIsolated, applyOne, fastStatements, runStatements, workOf } from './apply.js';
@@ -6,7 +6,7 @@ import type { Statement } from './batch-writer.js';
 import { findParked, PARKED_DDL, parkStatement, recordedOf, type Parking } from './parked.js';
 import { CHECKPOINTS_DDL, type Projector } from './projector.js';
 import { rebuildBlueGreen, type RebuildProgress, type RebuildResult } from './rebuild.js';
-import { literal, sql } from './sql-text.js';
+import { ASYNC_COMMIT, literal, sql } from './sql-text.js';
 
 async function lockCheckpoints(tx: SqlExecutor): Promise<Map<string, string>> {
   const { rows } = await tx.query<{ projector: string; position: string }>('select projector, position from proj_checkpoints for update');
@@ -21,6 +21,19 @@ function checkpointUpdate(names: readonly string[], position: string): string {
 /** A statement with its one JSON parameter written into the text, for a multi-statement round trip. */
 const inline = ({ text, params }: Statement) => (params.length === 0 ? text : text.replace('$1', literal(String(params[0]))));
 
+/** The statement as one of a multi-statement text: prepared where the database keeps plans (PGlite), else inlined. */
+const bound = (db: SqlClient, statement: Statement) =>
+  statement.params.length > 0 && db.bound ? db.bound(statement.text, statement.params as SqlValue[]).catch(() => inline(statement)) : inline(statement);
+
+/** Moves every checkpoint to `to` and checks they all were at `from`, in one statement that locks them first. */
+function moveCheckpoints(db: SqlClient, names: string[], from: string, to: string): Promise<string> | string {
+  const text = (n: string, f: string, t: string) =>
+    `with moved as (update proj_checkpoints set position = ${t} where projector = any(${n}::text[]) and position = ${f} returning 1)
+     select 1 / (count(*) = cardinality(${n}::text[]))::int from moved`;
+  const inlined = text(literal(`{${names.map((n) => `"${n}"`).join(',')}}`), literal(from), literal(to));
+  return db.bound ? db.bound(text('$1', '$2', '$3'), [names, from, to]).catch(() => inlined) : inlined;
+}
+
 /**
  * The common case in one round trip: every live projector's checkpoint is where the previous batch ended.
  * The statements run as one implicit transaction that first checks exactly that (dividing by zero
@@ -32,15 +45,9 @@ async function applyInOneTrip(db: SqlClient, projectors: readonly Projector[], b
   const work = projectors.map((projector) => ({ projector, events: batch }));
   const statements = fastStatements(work);
   if (!statements) return false;
-  const names = projectors.map((p) => sql`${p.name}`).join(', ');
-  const last = batch[batch.length - 1]!.position;
-  // Moves every checkpoint and checks they all were at `after`, in one statement that locks them first.
-  const guard =
-    sql`with moved as (update proj_checkpoints set position = ${last} where projector in (` +
-    names +
-    sql`) and position = ${after} returning 1) select 1 / (count(*) = ${projectors.length})::int from moved`;
-  const text = ['set standard_conforming_strings = on', guard, ...statements.slice(1).map(inline)].join(';\n');
-  return db.exec(text).then(
+  const move = moveCheckpoints(db, projectors.map((p) => p.name), after, batch[batch.length - 1]!.position);
+  const texts = await Promise.all([move, ...statements.slice(1).map((s) => bound(db, s))]);
+  return db.exec(['set standard_conforming_strings = on', ASYNC_COMMIT, ...texts].join(';\n')).then(
     () => true,
     () => false,
   );

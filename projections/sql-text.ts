@@ -6,6 +6,14 @@ export type Literal = string | number | boolean | null | undefined | readonly un
  */
 export const STANDARD_STRINGS = 'set local standard_conforming_strings = on';
 
+/**
+ * What every read-model transaction starts with. Its commit does not wait for the WAL to reach the disk:
+ * a crash can lose only the last applies, and their checkpoints with them, so they are applied again from
+ * the log, whose appends commit durably.
+ */
+export const ASYNC_COMMIT = `select set_config('synchronous_commit', 'off', true)`;
+export const READ_MODEL_TRANSACTION = `${STANDARD_STRINGS}; ${ASYNC_COMMIT}`;
+
 const quote = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 /** Renders a value as a SQL literal; projectors inline values so a whole batch runs in one round trip. */

@@ -48,6 +48,7 @@ export async function openPglite(dataDir: string | undefined): Promise<SqlClient
     kind: 'pglite',
     ...base,
     query: (text, params = []) => statements.query(text, params),
+    bound: (text, params) => statements.bound(text, params),
     transaction: (fn) => db.transaction((tx) => fn(executor(tx))),
     async listen(channel, onNotify) {
       const unlisten = await db.listen(channel, () => onNotify());

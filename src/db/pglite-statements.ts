@@ -1,6 +1,11 @@
 import type { PGlite, Results } from '@electric-sql/pglite';
 import type { QueryResult, SqlValue } from './sql-client.js';
 
+interface Prepared {
+  name: string;
+  types: string[];
+}
+
 /**
  * PGlite's `query` makes six trips into WASM (parse, describe, bind, describe, execute, sync) and plans the
  * statement every time. A statement prepared once and run as `execute name('literal', …)` through the
@@ -9,7 +14,7 @@ import type { QueryResult, SqlValue } from './sql-client.js';
  * preparing again without aborting anything.
  */
 export class PreparedStatements {
-  private readonly prepared = new Map<string, { name: string; types: string[] }>();
+  private readonly prepared = new Map<string, Prepared>();
   /** Texts being prepared, or that cannot be (not a plain SELECT/INSERT/UPDATE/DELETE). */
   private readonly passed = new Set<string>();
   private counter = 0;
@@ -20,18 +25,36 @@ export class PreparedStatements {
   ) {}
 
   async query<R>(text: string, params: readonly SqlValue[]): Promise<QueryResult<R>> {
-    let statement = this.prepared.get(text);
+    const statement = this.recent(text);
     if (!statement) return this.firstRun<R>(text, params);
-    this.prepared.delete(text);
-    this.prepared.set(text, statement);
     try {
-      return toResult<R>((await this.db.exec(`execute ${statement.name}(${params.map((p, i) => literal(p, statement!.types[i]!)).join(', ')})`))[0]!);
+      return toResult<R>((await this.db.exec(execute(statement, params)))[0]!);
     } catch (error) {
       if (!isStalePlan(error)) throw error;
       // A table under it changed shape (a rebuilt read model): prepare it again.
       await this.forget(text);
       return this.firstRun<R>(text, params);
     }
+  }
+
+  /** `execute` of the statement with these parameters, for a multi-statement text; prepares it first if need be. */
+  async bound(text: string, params: readonly SqlValue[]): Promise<string> {
+    let statement = this.recent(text);
+    if (!statement) {
+      await this.prepare(text);
+      statement = this.recent(text);
+      if (!statement) throw new Error(`cannot prepare: ${text}`);
+    }
+    return execute(statement, params);
+  }
+
+  private recent(text: string) {
+    const statement = this.prepared.get(text);
+    if (statement) {
+      this.prepared.delete(text);
+      this.prepared.set(text, statement);
+    }
+    return statement;
   }
 
   /** Runs the statement the ordinary way, then keeps it prepared for the next time. */
@@ -60,9 +83,13 @@ export class PreparedStatements {
     const statement = this.prepared.get(text);
     if (!statement) return;
     this.prepared.delete(text);
-    await this.db.exec(`deallocate ${statement.name}`);
+    // Already gone when the server lost it (the reason this is called for a 26000).
+    await this.db.exec(`deallocate ${statement.name}`).catch(() => undefined);
   }
 }
+
+const execute = (statement: Prepared, params: readonly SqlValue[]) =>
+  `execute ${statement.name}(${params.map((p, i) => literal(p, statement.types[i]!)).join(', ')})`;
 
 function toResult<R>(result: Results<unknown>): QueryResult<R> {
   return { rows: result.rows as R[], rowCount: result.affectedRows ?? result.rows.length };

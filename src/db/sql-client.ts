@@ -17,5 +17,10 @@ export interface SqlClient extends SqlExecutor {
   /** Every statement of the transaction must go through `tx`: PGlite has a single connection. */
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  /**
+   * `text` with `params` bound, to run as one statement of a multi-statement `exec`. PGlite: the `execute`
+   * of the statement prepared (its plan kept); elsewhere absent, and the caller writes the values in.
+   */
+  bound?(text: string, params: readonly SqlValue[]): Promise<string>;
   close(): Promise<void>;
 }
