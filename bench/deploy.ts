@@ -8,8 +8,8 @@ import { dockerUnavailable, removeProjectLeftovers, TEST_IMAGES } from '../test/
 import { startGitServer } from '../test/helpers/git-server.js';
 import { readSse } from '../test/helpers/sse.js';
 import { startTestServer } from '../test/helpers/test-server.js';
+import { line } from './print.js';
 
-const line = (label: string, value: string) => console.log(`${label.padEnd(58)} ${value}`);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
 

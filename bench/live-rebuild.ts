@@ -6,8 +6,8 @@ import autocannon from 'autocannon';
 import { openPglite } from '../src/db/pglite-client.js';
 import { createPostgresEventStore } from '../src/eventstore/postgres-event-store.js';
 import { seedEvents } from '../test/helpers/seed-events.js';
+import { line } from './print.js';
 
-const line = (label: string, value: string) => console.log(`${label.padEnd(58)} ${value}`);
 
 interface Rebuilt {
   events: number;

@@ -16,8 +16,8 @@ import { seedEvents } from '../test/helpers/seed-events.js';
 import { deployBenchmarks } from './deploy.js';
 import { liveRebuildBenchmarks } from './live-rebuild.js';
 import { writeBenchmarks } from './writes.js';
+import { line } from './print.js';
 
-const line = (label: string, value: string) => console.log(`${label.padEnd(58)} ${value}`);
 const rate = (n: number, ms: number) => `${Math.round((n / ms) * 1000).toLocaleString('en')}/s`;
 
 const event = (type: string, data: Record<string, unknown>) => newEvent(type, data, 'bench');

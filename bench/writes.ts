@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { freshDatabase } from '../test/helpers/postgres-server.js';
+import { line } from './print.js';
 
-const line = (label: string, value: string) => console.log(`${label.padEnd(58)} ${value}`);
 
 type StartServer = (dataDir: string, env?: Record<string, string>) => Promise<{ child: ChildProcess; url: string }>;
 

@@ -2,6 +2,7 @@ import type { ProjectorState } from '../projections/runner.js';
 import { countParked } from '../projections/parked.js';
 import type { RebuildProgress } from '../projections/rebuild.js';
 import type { Slipway } from './slipway.js';
+import { earliest } from './eventstore/position.js';
 
 export interface FollowerStatus {
   name: string;
@@ -30,8 +31,7 @@ const LAG_CAP = 1000;
  * read per follower). A count from a read that hit the cap is a lower bound.
  */
 async function lagsOf(app: Slipway, positions: readonly (string | null)[]) {
-  const lowest = positions.reduce<string | null>((low, p) => (p === null || (low !== null && p < low) ? p : low), positions[0] ?? null);
-  const events = await app.store.readAll({ after: lowest || null, maxCount: LAG_CAP });
+  const events = await app.store.readAll({ after: earliest(positions) || null, maxCount: LAG_CAP });
   const capped = events.length === LAG_CAP;
   return (position: string | null) => {
     const after = position ? events.filter((e) => e.position > position).length : events.length;

@@ -14,3 +14,8 @@ export function decodePosition(position: string): [bigint, bigint] {
 export function isPosition(value: string): boolean {
   return /^\d{20}-\d{20}$/.test(value);
 }
+
+/** The earliest of several checkpoints; null (the start of the log) comes before any position. */
+export function earliest(positions: readonly (string | null)[]): string | null {
+  return positions.reduce<string | null>((low, p) => (p === null || (low !== null && p < low) ? p : low), positions[0] ?? null);
+}

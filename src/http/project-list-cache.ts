@@ -50,20 +50,13 @@ export class ProjectListCache {
    * runs at a time, so concurrent answers after a change (or a rebuild's swap) share it.
    */
   private async projectJsons(ids: readonly string[]): Promise<Map<string, string>> {
-    const found = new Map<string, string>();
-    const missing: string[] = [];
-    for (const id of ids) {
-      const cached = this.json.get(id);
-      if (cached === undefined) missing.push(id);
-      else found.set(id, cached);
-    }
-    if (missing.length === 0) return found;
-    const fill = this.filling.then(() => this.fill(missing));
+    if (ids.every((id) => this.json.has(id))) return new Map(ids.map((id) => [id, this.json.get(id)!]));
+    const fill = this.filling.then(() => this.fill(ids));
     this.filling = fill.catch(() => undefined);
-    for (const [id, json] of await fill) found.set(id, json);
-    return found;
+    return fill;
   }
 
+  /** The cached JSON of `ids`, and the rest read (once a fill queued earlier has run, what it kept is reused). */
   private async fill(ids: readonly string[]): Promise<Map<string, string>> {
     const filled = new Map<string, string>();
     const missing = ids.filter((id) => {

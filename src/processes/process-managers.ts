@@ -2,6 +2,7 @@ import type { ProjectionRunner } from '../../projections/runner.js';
 import { parkStatement } from '../../projections/parked.js';
 import type { SqlClient, SqlValue } from '../db/sql-client.js';
 import type { EventStore, RecordedEvent } from '../eventstore/port.js';
+import { earliest } from '../eventstore/position.js';
 import type { Logger } from '../logger.js';
 import type { Reactor } from './reactor.js';
 
@@ -143,7 +144,7 @@ export class ProcessManagers {
       const horizon = this.runner.position;
       const ready = this.followers.filter((f) => Date.now() >= f.retryAt && (horizon === null ? false : f.position === null || f.position < horizon));
       if (ready.length === 0) return;
-      const from = ready.reduce<string | null>((low, f) => (low === null || f.position === null || f.position < low ? f.position : low), ready[0]!.position);
+      const from = earliest(ready.map((f) => f.position));
       // The log is the source; a batch the runner has just applied, starting exactly there, is the same events.
       const read = this.recent.find((r) => r.after === from)?.batch ?? (await this.store.readAll({ after: from, maxCount: BATCH }));
       const batch = read.filter((e) => e.position <= horizon!);
