@@ -13,6 +13,7 @@ import { createPostgresEventStore } from '../src/eventstore/postgres-event-store
 import { freshDatabase } from '../test/helpers/postgres-server.js';
 import { newEvent } from '../test/helpers/new-event.js';
 import { seedEvents } from '../test/helpers/seed-events.js';
+import { databaseBenchmarks } from './databases.js';
 import { deployBenchmarks } from './deploy.js';
 import { liveRebuildBenchmarks } from './live-rebuild.js';
 import { writeBenchmarks } from './writes.js';
@@ -153,3 +154,4 @@ if (!only || only === 'http') await http();
 if (!only || only === 'writes') await writeBenchmarks(startServer);
 if (!only || only === 'live-rebuild') await liveRebuildBenchmarks(startServer);
 if (!only || only === 'deploy') await deployBenchmarks();
+if (!only || only === 'databases') await databaseBenchmarks(startServer);

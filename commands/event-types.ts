@@ -1,4 +1,6 @@
 import { apiKeyEvents } from './apikey/events.js';
+import { certificateEvents } from './certificate/events.js';
+import { databaseEvents } from './database/events.js';
 import { deploymentEvents, deploymentLogEvents } from './deployment/events.js';
 import { projectEvents } from './project/events.js';
 import { reservationEvents } from './reservation/events.js';
@@ -7,6 +9,8 @@ import { serviceEvents } from './service/events.js';
 /** Every event type the write side can record, with its schema: what an auditor may meet in the log. */
 export const ALL_EVENT_SCHEMAS = {
   ...apiKeyEvents,
+  ...certificateEvents,
+  ...databaseEvents,
   ...deploymentEvents,
   ...deploymentLogEvents,
   ...projectEvents,

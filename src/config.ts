@@ -55,6 +55,16 @@ const schema = z.object({
   SLIPWAY_PACK_GO_IMAGE: z.string().default('golang:1.22-bookworm'),
   SLIPWAY_PACK_RUN_IMAGE: z.string().default('debian:bookworm-slim'),
   SLIPWAY_PACK_STATIC_IMAGE: z.string().default('busybox:stable'),
+  // The official images, each pinned to a major version; pulled when absent.
+  SLIPWAY_DB_IMAGE_POSTGRES: z.string().min(1).default('postgres:16'),
+  SLIPWAY_DB_IMAGE_TIMESERIES: z.string().min(1).default('timescale/timescaledb:latest-pg16'),
+  SLIPWAY_DB_IMAGE_MYSQL: z.string().min(1).default('mysql:8.4'),
+  SLIPWAY_DB_IMAGE_REDIS: z.string().min(1).default('redis:7'),
+  SLIPWAY_DB_IMAGE_MONGODB: z.string().min(1).default('mongo:7'),
+  SLIPWAY_DB_IMAGE_COLUMNAR: z.string().min(1).default('clickhouse/clickhouse-server:24.8'),
+  SLIPWAY_DB_QUERY_TIMEOUT: seconds(30),
+  SLIPWAY_DB_QUERY_MAX_ROWS: z.coerce.number().int().min(1).max(100_000).default(1000),
+  SLIPWAY_DB_START_TIMEOUT: seconds(120),
   SLIPWAY_LOG: z.enum(['json', 'silent']).default('json'),
   SLIPWAY_RECONCILE_INTERVAL: seconds(10),
   SLIPWAY_SETTLE_TIMEOUT: seconds(10),
@@ -116,6 +126,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         run: c.SLIPWAY_PACK_RUN_IMAGE,
         static: c.SLIPWAY_PACK_STATIC_IMAGE,
       },
+    },
+    databases: {
+      images: {
+        postgres: c.SLIPWAY_DB_IMAGE_POSTGRES,
+        timeseries: c.SLIPWAY_DB_IMAGE_TIMESERIES,
+        mysql: c.SLIPWAY_DB_IMAGE_MYSQL,
+        redis: c.SLIPWAY_DB_IMAGE_REDIS,
+        mongodb: c.SLIPWAY_DB_IMAGE_MONGODB,
+        columnar: c.SLIPWAY_DB_IMAGE_COLUMNAR,
+      },
+      /** Limits of SQL run through the API. */
+      query: { timeoutMs: c.SLIPWAY_DB_QUERY_TIMEOUT, maxRows: c.SLIPWAY_DB_QUERY_MAX_ROWS },
+      /** From container start until the engine answers a real query (first start includes initialising). */
+      startMs: c.SLIPWAY_DB_START_TIMEOUT,
     },
     silent: c.SLIPWAY_LOG === 'silent',
   };

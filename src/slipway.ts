@@ -29,6 +29,8 @@ import { CaddySupervisor } from './proxy/caddy-supervisor.js';
 import { createIptablesSwitch, type UpstreamSwitch } from './proxy/upstream-switch.js';
 import type { ContainerRuntime } from './runtime/container-runtime.js';
 import { lazyRuntime } from './runtime/lazy-runtime.js';
+import { BrowserPool } from './engines/browser-pool.js';
+import { Certificates } from './engines/certificates.js';
 import { createKeyring, type Keyring } from './secrets/keyring.js';
 import { loadMasterKey } from './secrets/master-key.js';
 
@@ -49,6 +51,10 @@ export interface Slipway {
   processManagers: ProcessManagers;
   serviceDeps: ServiceDeps;
   publicIp: string;
+  /** Connections to database services for the browser, SQL and row edits. */
+  databases: BrowserPool;
+  /** The installation's CA and the server certificates of Postgres-compatible services. */
+  certificates: Certificates;
   /**
    * A context for commands: `correlationId` is the HTTP request id (random for the CLI), `idempotencyKey`
    * makes a retry derive the same event and aggregate ids as its first attempt.
@@ -151,6 +157,9 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     states,
     locks,
   });
+  const publicIp = config.publicIp ?? detectPublicIp();
+  const certificates = new Certificates(commandContext('system:certificates'), publicIp);
+  const databases = new BrowserPool();
   const deployer = useProxy
     ? new Deployer(
         {
@@ -159,11 +168,13 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
           keyring,
           runtime,
           proxy: reconciler,
+          databaseTls: (row) => certificates.serverTls(row),
           settings: {
             workDir: join(config.dataDir, 'builds'),
             timeouts: config.deploy.timeouts,
             packImages: config.deploy.packImages,
             proxyEnabled: config.proxy.mode !== 'off',
+            databases: { images: config.databases.images, startMs: config.databases.startMs },
           },
         },
         { concurrency: config.deploy.concurrency },
@@ -190,7 +201,9 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     runtime,
     deployer,
     processManagers,
-    publicIp: config.publicIp ?? detectPublicIp(),
+    publicIp,
+    databases,
+    certificates,
     serviceDeps: {
       hostPortRange: config.hostPortRange,
       takenHostPorts: () => takenHostPorts(db),
@@ -205,6 +218,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
       stopWatchingUpstreams();
       await processManagers.stop();
       await deployer?.stop();
+      await databases.closeAll();
       await supervisor?.stop();
       await runner.stop();
       await reconciler!.idle();

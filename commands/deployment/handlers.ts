@@ -1,6 +1,5 @@
 import { live, service } from '../service/aggregate.js';
 import type { CommandContext } from '../shared/command-context.js';
-import { invalid } from '../shared/domain-error.js';
 import { execute, loadAggregate } from '../shared/execute.js';
 import { newId } from '../shared/ids.js';
 import {
@@ -18,9 +17,6 @@ import type { DeploymentEvent } from './events.js';
 export async function queueDeployment(ctx: CommandContext, serviceId: string) {
   const { state } = await loadAggregate(ctx, service, serviceId);
   const current = live(state);
-  if (current.kind === 'database') {
-    throw invalid('serviceId', 'database services run from their engine image and are not deployed from source');
-  }
   const id = newId(ctx, 'deployment');
   const { position } = await execute(ctx, deployment, id, (s) => decideQueue(s, serviceId, current.projectId));
   return { id, position };

@@ -16,13 +16,26 @@ ensure_docker_engine() {
   fi
 }
 
+# The Debian mirror this machine's apt uses (one-line and deb822 sources), so an installation behind its own
+# mirror builds from it; deb.debian.org otherwise. Security and update suites are not the base archive.
+debian_mirror() {
+  local uri
+  uri=$(
+    {
+      grep -hsE '^[[:space:]]*deb[[:space:]]' /etc/apt/sources.list /etc/apt/sources.list.d/*.list | awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break } }'
+      grep -hsE '^[[:space:]]*URIs:' /etc/apt/sources.list.d/*.sources | awk '{ for (i = 2; i <= NF; i++) print $i }'
+    } | grep -v -e security -e '^$' | head -n 1
+  )
+  echo "${uri:-http://deb.debian.org/debian}"
+}
+
 ensure_base_image() {
   docker image inspect "$BASE_IMAGE" >/dev/null 2>&1 && return 0
   ensure_packages debootstrap
   log "building $BASE_IMAGE with debootstrap"
   local rootfs
   rootfs=$(mktemp -d /tmp/slipway-rootfs.XXXXXX)
-  debootstrap --variant=minbase bookworm "$rootfs" http://deb.debian.org/debian >/dev/null
+  debootstrap --variant=minbase bookworm "$rootfs" "$(debian_mirror)" >/dev/null
   # The package caches would double the image for nothing.
   tar -C "$rootfs" --exclude='./var/cache/apt/archives/*.deb' --exclude='./var/lib/apt/lists/*' -c . |
     docker import --change 'CMD ["/bin/bash"]' - "$BASE_IMAGE" >/dev/null
@@ -46,6 +59,11 @@ ensure_test_images() {
   ensure_image runtime-python runtime-python & pids+=($!)
   ensure_image runtime-go runtime-go & pids+=($!)
   ensure_image runtime-static runtime-static & pids+=($!)
+  # Stand-ins for the official database images, from Debian packages.
+  ensure_image db-postgres db-postgres & pids+=($!)
+  ensure_image db-mysql db-mysql & pids+=($!)
+  ensure_image db-redis db-redis & pids+=($!)
+  ensure_image db-clickhouse db-clickhouse & pids+=($!)
   for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
   # test-web is built FROM runtime-python.
   ensure_image test-web test-web || failed=1

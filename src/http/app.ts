@@ -8,6 +8,7 @@ import { idempotency } from './idempotency.js';
 import { IdempotencyStore } from './idempotency-store.js';
 import { requestId } from './request-id.js';
 import { nulPaths } from './validation.js';
+import { databaseRoutes } from './routes/database.js';
 import { deploymentRoutes } from './routes/deployments.js';
 import { domainRoutes } from './routes/domains.js';
 import { envRoutes } from './routes/env.js';
@@ -51,6 +52,7 @@ export function createHttpApp(app: Slipway): Koa {
   envRoutes(api, app);
   domainRoutes(api, app);
   deploymentRoutes(api, app);
+  databaseRoutes(api, app);
   keyRoutes(api, app);
   eventRoutes(api, app);
   healthRoutes(api, app);

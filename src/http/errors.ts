@@ -2,6 +2,7 @@ import type { Context, Next } from 'koa';
 import { DomainError, type ErrorDetail } from '../../commands/shared/domain-error.js';
 import type { Logger } from '../logger.js';
 import { ReadModelBehindError } from '../../projections/runner.js';
+import { BrowserError, type BrowserErrorKind } from '../engines/browser.js';
 
 export class HttpError extends Error {
   constructor(
@@ -64,8 +65,21 @@ function unansweredStatus(ctx: Context): HttpError | null {
   return null;
 }
 
+/** What a database engine said, as the client's error: the engine's own message, never a 500. */
+const BROWSER_STATUS: Record<BrowserErrorKind, [number, string]> = {
+  not_found: [404, 'not_found'],
+  invalid: [400, 'validation_failed'],
+  engine: [422, 'engine_error'],
+  timeout: [422, 'query_timeout'],
+  unavailable: [503, 'unavailable'],
+};
+
 function toHttpError(error: unknown): HttpError | null {
   if (error instanceof HttpError) return error;
+  if (error instanceof BrowserError) {
+    const [status, code] = BROWSER_STATUS[error.kind];
+    return new HttpError(status, code, error.message, [], status === 503 ? { 'Retry-After': '2' } : {});
+  }
   if (error instanceof ReadModelBehindError) return new HttpError(503, 'unavailable', error.message, [], { 'Retry-After': '1' });
   if (error instanceof DomainError) return new HttpError(DOMAIN_STATUS[error.code], error.code, error.message, error.details);
   if (error && typeof error === 'object') return fromStatusError(error as ThrownHttp);

@@ -165,6 +165,9 @@ export class Deployer implements Reactor {
     try {
       for (const c of await runtime.list({ [LABEL.service]: serviceId })) await runtime.remove(c.name, this.deps.settings.timeouts.stopGraceSeconds);
       for (const image of await runtime.listImages({ [LABEL.service]: serviceId })) for (const tag of image.tags) await runtime.removeImage(tag);
+      // A deleted database's data goes with it (README: "Deleting a database service").
+      const volumes = await runtime.removeVolumes({ [LABEL.service]: serviceId });
+      if (volumes.length > 0) this.logger.info('removed the data volumes of a deleted service', { service: serviceId, volumes });
     } catch (error) {
       this.logger.warn('could not remove the containers of a deleted service', { service: serviceId, error: String(error) });
     }
@@ -252,6 +255,10 @@ export class Deployer implements Reactor {
       if (!state) {
         this.logger.warn('the current container of a service is gone', { service: service.id, container: service.current_container });
         await releaseService(cmd, service.id, NO_RELEASE);
+      } else if (!state.running && state.exitCode !== null && state.restarts === 0) {
+        // Stopped by a database redeploy that was cut short: it is still the release, so it runs again.
+        this.logger.info('starting the stopped current container of a service', { service: service.id, container: service.current_container });
+        await runtime.start(service.current_container!);
       } else if (state.hostPort !== service.upstream_port) {
         await releaseService(cmd, service.id, {
           deploymentId: service.current_deployment_id,

@@ -20,6 +20,8 @@ import { createRedactor, secretValues } from '../secrets/redactor.js';
 import { loadProjectVariables } from '../variables/project-variables.js';
 import { unresolvedReferences } from '../variables/references.js';
 import type { DeploymentLog } from './deployment-log.js';
+import type { Engine } from '../../commands/service/fields.js';
+import { deployDatabase, type DatabaseTls } from './database-run.js';
 import { answersHttp } from './http-probe.js';
 
 export interface DeployTimeouts {
@@ -40,6 +42,7 @@ export interface DeploySettings {
   packImages: PackImages;
   /** False when Slipway runs without a proxy: releases are recorded but nothing routes them. */
   proxyEnabled: boolean;
+  databases: { images: Record<Engine, string>; startMs: number };
 }
 
 export interface RunDeps {
@@ -49,17 +52,19 @@ export interface RunDeps {
   runtime: ContainerRuntime;
   proxy: { sync(position: string | null): Promise<ProxyResult> };
   settings: DeploySettings;
+  /** The server certificate of a Postgres-compatible service; null runs it without TLS. */
+  databaseTls?: DatabaseTls;
 }
 
 /** A failure whose message is the whole story for the user; anything else is prefixed with its step. */
-class DeployFailure extends Error {}
+export class DeployFailure extends Error {}
 
 const GENERATED_DOCKERFILE = '.slipway.Dockerfile';
-const networkOf = (projectId: string) => `slipway-${projectId}`;
-const containerNameOf = (slug: string, deploymentId: string) => `slipway-${slug}-${deploymentId}`;
+export const networkOf = (projectId: string) => `slipway-${projectId}`;
+export const containerNameOf = (slug: string, deploymentId: string) => `slipway-${slug}-${deploymentId}`;
 const imageTagOf = (row: ServiceRow, deploymentId: string) => `slipway/${row.slug}-${row.id.slice(0, 8)}:${deploymentId}`;
 
-const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+export const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 function abortedPromise(signal: AbortSignal): Promise<never> {
   return new Promise((_, reject) => {
@@ -89,7 +94,7 @@ function deadline(parent: AbortSignal, ms: number) {
 }
 
 /** One step with its own deadline inside the deployment's abort signal. */
-async function step<T>(name: string, ms: number, parent: AbortSignal, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function step<T>(name: string, ms: number, parent: AbortSignal, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const { signal, clear } = deadline(parent, ms);
   const work = fn(signal);
   try {
@@ -106,7 +111,7 @@ async function step<T>(name: string, ms: number, parent: AbortSignal, fn: (signa
   }
 }
 
-interface Prepared {
+export interface Prepared {
   row: ServiceRow;
   env: Record<string, string>;
   gitToken: string | null;
@@ -208,7 +213,7 @@ async function buildFromSource(deps: RunDeps, id: string, p: Prepared, log: Depl
   }
 }
 
-async function ensureImage(deps: RunDeps, reference: string, log: DeploymentLog, signal: AbortSignal) {
+export async function ensureImage(deps: RunDeps, reference: string, log: DeploymentLog, signal: AbortSignal) {
   if (await deps.runtime.imageExists(reference)) {
     log.system(`Image ${reference} is present`);
     return;
@@ -244,7 +249,7 @@ async function waitUntilReady(deps: RunDeps, row: ServiceRow, name: string, upst
 }
 
 /** Copies the container's output into the deployment log until stopped. */
-function followStartup(deps: RunDeps, name: string, log: DeploymentLog) {
+export function followStartup(deps: RunDeps, name: string, log: DeploymentLog) {
   const controller = new AbortController();
   const done = (async () => {
     for await (const l of deps.runtime.logs(name, { follow: true, signal: controller.signal })) log.write(l.line, l.stream);
@@ -283,6 +288,10 @@ export async function runDeployment(
       throw new DeployFailure(`Docker engine unreachable: ${message(error)}`);
     });
 
+    if (row.kind === 'database') {
+      await deployDatabase(deps, id, p, log, signal);
+      return null;
+    }
     let image: string;
     let buildMethod: 'dockerfile' | 'packbuilder' | null = null;
     if (row.kind === 'image') {
@@ -364,7 +373,7 @@ export async function runDeployment(
  * The append that ends a deployment, retried with backoff: a deployment must not stay `running` because the
  * store hiccuped once. If every try fails, the deployer's reconcile ends it later.
  */
-async function recorded<T>(append: () => Promise<T>): Promise<T> {
+export async function recorded<T>(append: () => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await append();

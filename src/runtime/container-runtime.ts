@@ -9,9 +9,23 @@ export interface ContainerSpec {
   /** Names other containers on the network reach this one by. */
   aliases: string[];
   internalPort: number | null;
-  /** Published on an ephemeral loopback port when set. */
+  /** Published on an ephemeral loopback port when set (unless `binding` names the port). */
   publish: boolean;
+  /** A fixed host binding of the internal port, e.g. a database's `hostPort` on all interfaces. */
+  binding?: { ip: string; port: number };
   command?: string[];
+  /** Named volumes, created (with these labels) when missing. */
+  volumes?: { name: string; target: string; labels: Record<string, string> }[];
+  /** Files written into the container before it starts (certificates). */
+  files?: ContainerFile[];
+}
+
+export interface ContainerFile {
+  path: string;
+  content: string;
+  mode: number;
+  uid: number;
+  gid: number;
 }
 
 export interface RunningContainer {
@@ -84,8 +98,14 @@ export interface ContainerRuntime {
   inspect(name: string, internalPort: number | null): Promise<ContainerState | null>;
   /** Stops (SIGTERM, then SIGKILL after `graceSeconds`) and removes; a missing container is fine. */
   remove(name: string, graceSeconds: number): Promise<void>;
+  /** Stops without removing (SIGTERM, then SIGKILL after `graceSeconds`); a stopped or missing one is fine. */
+  stop(name: string, graceSeconds: number): Promise<void>;
+  /** Starts a stopped container again. */
+  start(name: string): Promise<void>;
   /** Containers carrying every given label. */
   list(labels: Record<string, string>): Promise<OwnedContainer[]>;
+  /** Removes the volumes carrying every given label (their containers must be gone). */
+  removeVolumes(labels: Record<string, string>): Promise<string[]>;
   /** Output of a container, line by line; with `follow`, until it stops or the signal fires. */
   logs(name: string, options: LogOptions): AsyncIterable<OutputLine>;
 }

@@ -3,10 +3,12 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { pack } from 'tar-fs';
+import { pack as tarPack } from 'tar-stream';
 import type { Readable } from 'node:stream';
 import {
   LABEL,
   type ContainerRuntime,
+  type ContainerFile,
   type ContainerSpec,
   type OwnedContainer,
   type OwnedImage,
@@ -30,6 +32,18 @@ function freeLoopbackPort(): Promise<number> {
 }
 
 const statusOf = (error: unknown) => (error as { statusCode?: number }).statusCode;
+
+/** A tar archive of the files, with their owners and modes, for the engine's archive upload. */
+async function archiveOf(files: ContainerFile[]): Promise<Buffer> {
+  const archive = tarPack();
+  for (const f of files) {
+    archive.entry({ name: f.path.replace(/^\/+/, ''), mode: f.mode, uid: f.uid, gid: f.gid }, f.content);
+  }
+  archive.finalize();
+  const chunks: Buffer[] = [];
+  for await (const chunk of archive) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
 
 const labelFilter = (labels: Record<string, string>) => Object.entries(labels).map(([k, v]) => `${k}=${v}`);
 
@@ -76,6 +90,15 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
     }
   };
 
+  async function ensureVolume(name: string, labels: Record<string, string>) {
+    try {
+      await call('inspectVolume', () => docker.getVolume(name).inspect());
+    } catch (error) {
+      if (statusOf(error) !== 404) throw error;
+      await call('createVolume', () => docker.createVolume({ Name: name, Labels: { ...labels, ...owned } }));
+    }
+  }
+
   const creatingNetworks = new Map<string, Promise<void>>();
   async function ensureOneNetwork(name: string, labels: Record<string, string>) {
     const existing = (await call('listNetworks', () => docker.listNetworks({ filters: { name: [name] } }))).filter((n) => n.Name === name);
@@ -117,7 +140,8 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
           tar.finalize();
         },
       });
-      const stream = (await docker.buildImage(context, {
+      // tar-fs's pack is a Readable; its types name tar-stream's newer Pack, which dockerode's do not know.
+      const stream = (await docker.buildImage(context as unknown as NodeJS.ReadableStream, {
         t: spec.tag,
         dockerfile: LABELLED_DOCKERFILE,
         rm: true,
@@ -170,10 +194,11 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
         return { id: existing.Id, name: spec.name, hostPort: await publishedPort(fresh, spec.internalPort) };
       }
       const port = spec.internalPort === null ? null : `${spec.internalPort}/tcp`;
+      for (const v of spec.volumes ?? []) await ensureVolume(v.name, v.labels);
       // An explicit host port: with an empty one the engine picks a new port at every restart of the
       // container, and a crashed app restarted by the engine would fall off its route.
       for (let attempt = 1; ; attempt++) {
-        const hostPort = port && spec.publish ? await freeLoopbackPort() : null;
+        const binding = port && spec.binding ? spec.binding : port && spec.publish ? { ip: '127.0.0.1', port: await freeLoopbackPort() } : null;
         const container = await call('create', () =>
           docker.createContainer({
             name: spec.name,
@@ -186,20 +211,28 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
               NetworkMode: spec.network,
               RestartPolicy: { Name: 'no' },
               LogConfig: { Type: 'json-file', Config: { 'max-size': '10m', 'max-file': '3' } },
-              ...(port && hostPort ? { PortBindings: { [port]: [{ HostIp: '127.0.0.1', HostPort: String(hostPort) }] } } : {}),
+              ...(port && binding ? { PortBindings: { [port]: [{ HostIp: binding.ip, HostPort: String(binding.port) }] } } : {}),
+              ...(spec.volumes?.length ? { Mounts: spec.volumes.map((v) => ({ Type: 'volume' as const, Source: v.name, Target: v.target })) } : {}),
             },
             NetworkingConfig: { EndpointsConfig: { [spec.network]: { Aliases: spec.aliases } } },
           }),
         );
+        if (spec.files?.length) {
+          const archive = await archiveOf(spec.files);
+          await call('putArchive', () => container.putArchive(archive, { path: '/' }));
+        }
         try {
           await call('start', () => container.start());
         } catch (error) {
-          // Someone took the port between our check and the engine's bind: try another one.
-          if (attempt >= 5 || !/already allocated|address already in use/i.test(String(error))) throw error;
+          // Someone took the port between our check and the engine's bind: try another one (a fixed port cannot move).
+          if (spec.binding || attempt >= 5 || !/already allocated|address already in use/i.test(String(error))) {
+            await call('remove', () => container.remove({ force: true })).catch(() => undefined);
+            throw error;
+          }
           await call('remove', () => container.remove({ force: true }));
           continue;
         }
-        return { id: container.id, name: spec.name, hostPort };
+        return { id: container.id, name: spec.name, hostPort: binding?.port ?? null };
       }
     },
 
@@ -228,6 +261,37 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
         // 409: a removal is already in progress.
         if (statusOf(error) !== 404 && statusOf(error) !== 409) throw error;
       }
+    },
+
+    async stop(name, graceSeconds) {
+      try {
+        await within(options.callTimeoutMs + graceSeconds * 1000, 'stop', () => docker.getContainer(name).stop({ t: graceSeconds }));
+      } catch (error) {
+        if (statusOf(error) !== 304 && statusOf(error) !== 404) throw error;
+      }
+    },
+
+    async start(name) {
+      try {
+        await call('start', () => docker.getContainer(name).start());
+      } catch (error) {
+        // 304: already running.
+        if (statusOf(error) !== 304) throw error;
+      }
+    },
+
+    async removeVolumes(labels) {
+      const { Volumes } = await call('listVolumes', () => docker.listVolumes({ filters: ownedFilter(labels) }));
+      const removed: string[] = [];
+      for (const v of Volumes ?? []) {
+        try {
+          await call('removeVolume', () => docker.getVolume(v.Name).remove());
+          removed.push(v.Name);
+        } catch (error) {
+          if (statusOf(error) !== 404) throw error;
+        }
+      }
+      return removed;
     },
 
     async list(labels): Promise<OwnedContainer[]> {

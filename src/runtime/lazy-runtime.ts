@@ -19,7 +19,10 @@ export function lazyRuntime(load: () => Promise<ContainerRuntime>): ContainerRun
     keepRunning: async (name) => (await get()).keepRunning(name),
     inspect: async (name, internalPort) => (await get()).inspect(name, internalPort),
     remove: async (name, graceSeconds) => (await get()).remove(name, graceSeconds),
+    stop: async (name, graceSeconds) => (await get()).stop(name, graceSeconds),
+    start: async (name) => (await get()).start(name),
     list: async (labels) => (await get()).list(labels),
+    removeVolumes: async (labels) => (await get()).removeVolumes(labels),
     async *logs(name, options) {
       yield* (await get()).logs(name, options);
     },

@@ -27,3 +27,9 @@ export async function loadProjectVariables(db: SqlExecutor, keyring: Keyring, pr
     resolve: (value: string) => resolveReferences(value, lookup),
   };
 }
+
+/** A service's own variables with references resolved (an unresolvable reference stays as written). */
+export async function resolvedVariablesOf(db: SqlExecutor, keyring: Keyring, service: { id: string; project_id: string }): Promise<Record<string, string>> {
+  const variables = await loadProjectVariables(db, keyring, service.project_id);
+  return Object.fromEntries(variables.variablesOf(service.id).map(({ row, value }) => [row.key, variables.resolve(value)]));
+}

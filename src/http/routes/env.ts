@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import { z } from 'zod';
 import { deleteEnvVar, setEnvVar } from '../../../commands/service/handlers.js';
+import { checkCredentialChange } from '../../engines/credential-change.js';
 import type { Slipway } from '../../slipway.js';
 import { isId, visibleServiceId, writerOf } from '../auth.js';
 import { requestContext } from '../request-context.js';
@@ -14,6 +15,7 @@ export function envRoutes(router: Router, app: Slipway) {
     const principal = writerOf(ctx);
     const serviceId = await visibleServiceId(app.db, principal, ctx.params.serviceId!);
     const { key, value } = parseInput(upsertBody, ctx.request.body);
+    await checkCredentialChange(app, serviceId, key, value);
     const { position } = await setEnvVar(requestContext(app, ctx, principal), serviceId, key, value);
     await app.settle(position);
     ctx.body = { ok: true };

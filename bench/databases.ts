@@ -1,0 +1,107 @@
+import type { ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { Client } from 'pg';
+import { docker, removeProjectLeftovers } from '../test/helpers/docker.js';
+import { DB_IMAGE_ENV, DB_TEST_IMAGES, dbImagesUnavailable } from '../test/helpers/engine-containers.js';
+import { line } from './print.js';
+
+type StartServer = (dataDir: string, env?: Record<string, string>) => Promise<{ child: ChildProcess; url: string }>;
+
+const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Postgres started with `docker run` and asked its first query by hand: what a deployment is compared with. */
+async function byHand(): Promise<number> {
+  const name = `slipway-bench-pg-${process.pid}`;
+  const started = performance.now();
+  execFileSync('docker', ['run', '-d', '--name', name, '-e', 'POSTGRES_PASSWORD=bench', '-p', '127.0.0.1::5432', DB_TEST_IMAGES.postgres], { stdio: 'ignore' });
+  try {
+    const port = Number(execFileSync('docker', ['port', name, '5432/tcp'], { encoding: 'utf8' }).split('\n')[0]!.split(':').pop());
+    for (;;) {
+      const client = new Client({ host: '127.0.0.1', port, user: 'postgres', password: 'bench', database: 'postgres', connectionTimeoutMillis: 1000 });
+      client.on('error', () => undefined);
+      try {
+        await client.connect();
+        await client.query('select 1');
+        await client.end();
+        return performance.now() - started;
+      } catch {
+        await client.end().catch(() => undefined);
+        await sleep(50);
+      }
+    }
+  } finally {
+    execFileSync('docker', ['rm', '-f', '-v', name], { stdio: 'ignore' });
+  }
+}
+
+/** Database services through the API: browsing a big table, time to a first query, memory with five of them. */
+export async function databaseBenchmarks(startServer: StartServer) {
+  const skip = await dbImagesUnavailable();
+  if (skip) return line('database services', `skipped: ${skip}`);
+  const dataDir = mkdtempSync(join(tmpdir(), 'slipway-bench-db-'));
+  const low = 20_000 + Math.floor(Math.random() * 99) * 100;
+  const { child, url } = await startServer(dataDir, { ...DB_IMAGE_ENV, SLIPWAY_HOST_PORT_RANGE: `${low}-${low + 99}` });
+  let projectId: string | null = null;
+  try {
+    const key = readFileSync(join(dataDir, 'bootstrap-key'), 'utf8').trim();
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const call = async (method: string, path: string, body?: unknown) => {
+      const r = await fetch(url + path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      return { status: r.status, body: (await r.json()) as Record<string, any> };
+    };
+    const project = (await call('POST', '/api/projects', { name: 'Databases', description: 'bench' })).body.project;
+    projectId = project.id as string;
+    const database = async (name: string, engine: string) =>
+      (await call('POST', `/api/projects/${projectId}/services`, { name, repoFullName: `database:${engine}`, repoUrl: 'database', branch: 'main', internalPort: 1, databasePublicEnabled: false, env: [] })).body.service.id as string;
+    const untilQuery = async (serviceId: string, sql: string) => {
+      for (;;) {
+        if ((await call('POST', `/api/services/${serviceId}/database/query`, { sql })).status === 200) return;
+        await sleep(50);
+      }
+    };
+
+    const pg = await database('pg', 'postgres');
+    const started = performance.now();
+    await call('POST', `/api/services/${pg}/deployments`);
+    await untilQuery(pg, 'select 1');
+    const deployed = performance.now() - started;
+    const hand = await byHand();
+    line('POST deployments → first query (Postgres)', `${(deployed / 1000).toFixed(1)} s; docker run + first query by hand ${(hand / 1000).toFixed(1)} s (${(deployed / hand).toFixed(2)}×)`);
+
+    const seeded = performance.now();
+    await call('POST', `/api/services/${pg}/database/query`, {
+      sql: "create table big (id bigserial primary key, name text not null, n integer not null); insert into big (name, n) select 'row ' || g, g from generate_series(1, 1000000) g; analyze big",
+    });
+    line('seeding 1,000,000 rows through the SQL endpoint', `${((performance.now() - seeded) / 1000).toFixed(1)} s`);
+    let page = 0;
+    const rows = await autocannon({
+      url,
+      connections: 4,
+      overallRate: 100,
+      duration: 10,
+      headers,
+      requests: [{ method: 'GET', setupRequest: (r) => ({ ...r, path: `/api/services/${pg}/database/rows?table=public.big&limit=100&offset=${(page++ % 10) * 100}` }) }],
+    });
+    line('GET rows, 1,000,000-row table, 100 req/s: p50 / p99', `${rows.latency.p50} ms / ${rows.latency.p99} ms (${rows.errors + rows.non2xx} errors)`);
+
+    const others = await Promise.all([database('ts', 'timeseries'), database('my', 'mysql'), database('cache', 'redis'), database('olap', 'columnar')]);
+    for (const id of others) await call('POST', `/api/services/${id}/deployments`);
+    await Promise.all([untilQuery(others[0]!, 'select 1'), untilQuery(others[1]!, 'select 1'), untilQuery(others[2]!, 'PING'), untilQuery(others[3]!, 'SELECT 1')]);
+    // The browsers' connections close after a minute without use; idle means after that.
+    await sleep(70_000);
+    line('idle RSS with five database services deployed (PGlite)', `${rssMb(child.pid!).toFixed(0)} MB`);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    if (projectId) {
+      await removeProjectLeftovers(projectId);
+      for (const v of (await docker.listVolumes({ filters: { label: [`slipway.project=${projectId}`] } })).Volumes ?? []) await docker.getVolume(v.Name).remove().catch(() => undefined);
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}

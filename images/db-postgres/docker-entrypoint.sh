@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Follows the official postgres image's docker-entrypoint.sh: POSTGRES_PASSWORD (required unless
+# POSTGRES_HOST_AUTH_METHOD=trust), POSTGRES_USER, POSTGRES_DB, POSTGRES_INITDB_ARGS, initialisation only
+# of an empty PGDATA, /docker-entrypoint-initdb.d, `-x` arguments go to postgres, other commands run as given.
+set -Eeo pipefail
+
+if [ "${1:0:1}" = '-' ]; then set -- postgres "$@"; fi
+
+if [ "$1" = 'postgres' ] && [ "$(id -u)" = '0' ]; then
+  mkdir -p "$PGDATA"
+  chown -R postgres:postgres "$PGDATA"
+  chmod 700 "$PGDATA"
+  exec gosu postgres "$BASH_SOURCE" "$@"
+fi
+
+if [ "$1" = 'postgres' ] && [ ! -s "$PGDATA/PG_VERSION" ]; then
+  if [ -z "$POSTGRES_PASSWORD" ] && [ "$POSTGRES_HOST_AUTH_METHOD" != 'trust' ]; then
+    cat >&2 <<'MSG'
+Error: Database is uninitialized and superuser password is not specified.
+       You must specify POSTGRES_PASSWORD to a non-empty value for the
+       superuser. For example, "-e POSTGRES_PASSWORD=password" on "docker run".
+MSG
+    exit 1
+  fi
+  user="${POSTGRES_USER:-postgres}"
+  db="${POSTGRES_DB:-$user}"
+  pwfile="$(mktemp)"
+  printf '%s' "${POSTGRES_PASSWORD}" > "$pwfile"
+  # shellcheck disable=SC2086
+  initdb --username="$user" --pwfile="$pwfile" $POSTGRES_INITDB_ARGS -D "$PGDATA"
+  rm -f "$pwfile"
+  echo "listen_addresses = '*'" >> "$PGDATA/postgresql.conf"
+  printf '\nhost all all all %s\n' "${POSTGRES_HOST_AUTH_METHOD:-scram-sha-256}" >> "$PGDATA/pg_hba.conf"
+  # A private server on the socket only, as the official image does, for the database and init scripts.
+  pg_ctl -D "$PGDATA" -o "-c listen_addresses='' -p 5432" -w start >/dev/null
+  if [ "$db" != 'postgres' ]; then
+    psql -v ON_ERROR_STOP=1 --username "$user" --no-password --dbname postgres --set db="$db" <<<'CREATE DATABASE :"db";' >/dev/null
+  fi
+  for f in /docker-entrypoint-initdb.d/*; do
+    case "$f" in
+      *.sh) . "$f" ;;
+      *.sql) psql -v ON_ERROR_STOP=1 --username "$user" --no-password --dbname "$db" -f "$f" ;;
+    esac
+  done
+  pg_ctl -D "$PGDATA" -m fast -w stop >/dev/null
+  echo 'PostgreSQL init process complete; ready for start up.'
+fi
+
+exec "$@"

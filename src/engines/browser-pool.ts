@@ -1,0 +1,79 @@
+import type { Engine } from '../../commands/service/fields.js';
+import type { DatabaseBrowser, EngineEndpoint } from './browser.js';
+import { createBrowser } from './browsers.js';
+
+interface Entry {
+  /** The release and credentials it was opened for: a redeploy or a changed password opens a new one. */
+  key: string;
+  browser: Promise<DatabaseBrowser>;
+  timer: NodeJS.Timeout;
+  users: number;
+}
+
+export interface BrowserTarget {
+  serviceId: string;
+  engine: Engine;
+  deploymentId: string;
+  endpoint: EngineEndpoint;
+}
+
+/**
+ * One browser (each a small connection pool) per database service, closed after `idleMs` without use and
+ * replaced when the service is redeployed or its credentials change. `drop` closes one at once (deletion).
+ */
+export class BrowserPool {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(
+    private readonly idleMs = 60_000,
+    private readonly open: (engine: Engine, endpoint: EngineEndpoint) => Promise<DatabaseBrowser> = createBrowser,
+  ) {}
+
+  async use<T>(target: BrowserTarget, work: (browser: DatabaseBrowser) => Promise<T>): Promise<T> {
+    const key = `${target.deploymentId}|${JSON.stringify(target.endpoint)}`;
+    let entry = this.entries.get(target.serviceId);
+    if (entry && entry.key !== key) {
+      this.drop(target.serviceId);
+      entry = undefined;
+    }
+    if (!entry) {
+      const browser = this.open(target.engine, target.endpoint);
+      entry = { key, browser, timer: this.idleTimer(target.serviceId), users: 0 };
+      this.entries.set(target.serviceId, entry);
+      browser.catch(() => this.entries.get(target.serviceId) === entry && this.entries.delete(target.serviceId));
+    }
+    entry.users++;
+    try {
+      return await work(await entry.browser);
+    } finally {
+      entry.users--;
+      entry.timer.refresh();
+    }
+  }
+
+  drop(serviceId: string) {
+    const entry = this.entries.get(serviceId);
+    if (!entry) return;
+    this.entries.delete(serviceId);
+    clearTimeout(entry.timer);
+    void entry.browser.then((b) => b.close()).catch(() => undefined);
+  }
+
+  async closeAll() {
+    const all = [...this.entries.values()];
+    this.entries.clear();
+    for (const e of all) clearTimeout(e.timer);
+    await Promise.all(all.map((e) => e.browser.then((b) => b.close()).catch(() => undefined)));
+  }
+
+  private idleTimer(serviceId: string) {
+    const timer = setTimeout(() => {
+      const entry = this.entries.get(serviceId);
+      if (entry?.timer !== timer) return;
+      if (entry.users > 0) return timer.refresh();
+      this.drop(serviceId);
+    }, this.idleMs);
+    timer.unref();
+    return timer;
+  }
+}

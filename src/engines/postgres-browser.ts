@@ -1,0 +1,251 @@
+import pg from 'pg';
+import Cursor from 'pg-cursor';
+import {
+  BrowserError,
+  parseTableId,
+  type ColumnInfo,
+  type DatabaseBrowser,
+  type EngineEndpoint,
+  type QueryResult,
+  type TableEntry,
+} from './browser.js';
+
+/** Above this many rows (by the catalogue's estimate) a table's count is the estimate: counting would scan it. */
+export const EXACT_COUNT_LIMIT = 100_000;
+
+// Dates, times and bytea reach the client as Postgres prints them (ISO text, `\x…` hex): no time-zone shifts,
+// nothing JSON cannot carry. int8 and numeric stay text (they do not fit a JavaScript number).
+const RAW_TEXT_TYPES = [17, 1082, 1083, 1114, 1184, 1266];
+const rawText = (value: string) => value;
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    RAW_TEXT_TYPES.includes(oid) ? rawText : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/** Connection failures and a server still starting are `unavailable`; anything else the engine says is `engine`. */
+function toBrowserError(error: unknown, timeoutMs?: number): BrowserError {
+  if (error instanceof BrowserError) return error;
+  const e = error as { code?: string; message?: string };
+  const message = e.message ?? String(error);
+  if (e.code === '57014' && timeoutMs !== undefined) return new BrowserError('timeout', `the statement ran longer than ${timeoutMs / 1000} s and was cancelled`);
+  if (e.code && /^(08|28|57P0|53)/.test(e.code)) return new BrowserError('unavailable', `the database cannot be reached: ${message}`);
+  if (e.code && /^[0-9A-Z]{5}$/.test(e.code)) return new BrowserError('engine', message);
+  return new BrowserError('unavailable', `the database cannot be reached: ${message}`);
+}
+
+interface TableMeta {
+  schema: string;
+  name: string;
+  kind: string;
+  estimate: number;
+  columns: ColumnInfo[];
+  /** Primary key columns in key order. */
+  key: string[];
+}
+
+export function createPostgresBrowser(endpoint: EngineEndpoint, engine: 'postgres' | 'timeseries'): DatabaseBrowser {
+  const pool = new pg.Pool({
+    host: endpoint.host,
+    port: endpoint.port,
+    user: endpoint.user ?? 'postgres',
+    password: endpoint.password ?? undefined,
+    database: endpoint.database ?? undefined,
+    ssl: endpoint.tls ? { ca: endpoint.tls.ca, servername: endpoint.tls.servername, rejectUnauthorized: true } : false,
+    max: 3,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 5_000,
+    allowExitOnIdle: true,
+    types,
+  });
+  // An idle connection the server closed (a restart) is dropped by the pool; nothing to report.
+  pool.on('error', () => undefined);
+  let typeNames: Map<number, string> | null = null;
+
+  const run = async <R extends pg.QueryResultRow>(text: string, params: unknown[] = []) => {
+    try {
+      return await pool.query<R>(text, params);
+    } catch (error) {
+      throw toBrowserError(error);
+    }
+  };
+
+  async function meta(tableId: string): Promise<TableMeta> {
+    const { schema, name } = parseTableId(tableId);
+    const { rows } = await run<{ kind: string; estimate: number; column: string | null; type: string | null; key_position: number | null }>(
+      `select c.relkind as kind, c.reltuples::float8 as estimate, a.attname as column, format_type(a.atttypid, a.atttypmod) as type,
+              array_position(i.indkey::int2[], a.attnum) as key_position
+         from pg_class c
+         join pg_namespace n on n.oid = c.relnamespace
+         left join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+         left join pg_index i on i.indrelid = c.oid and i.indisprimary
+        where n.nspname = $1 and c.relname = $2 and c.relkind in ('r', 'p', 'v', 'm', 'f')
+        order by a.attnum`,
+      [schema, name],
+    );
+    if (rows.length === 0) throw new BrowserError('not_found', `table ${tableId} not found`);
+    const columns = rows.filter((r) => r.column !== null).map((r) => ({ name: r.column!, type: r.type!, primary: r.key_position !== null }));
+    const key = rows
+      .filter((r) => r.key_position !== null)
+      .sort((a, b) => a.key_position! - b.key_position!)
+      .map((r) => r.column!);
+    return { schema, name, kind: rows[0]!.kind, estimate: rows[0]!.estimate, columns, key };
+  }
+
+  const target = (t: TableMeta) => `${quote(t.schema)}.${quote(t.name)}`;
+
+  async function total(t: TableMeta): Promise<number> {
+    if (t.estimate >= EXACT_COUNT_LIMIT) return Math.round(t.estimate);
+    const { rows } = await run<{ n: string }>(`select count(*) as n from ${target(t)}`);
+    return Number(rows[0]!.n);
+  }
+
+  function checkColumns(t: TableMeta, names: string[]) {
+    for (const n of names) {
+      if (!t.columns.some((c) => c.name === n)) throw new BrowserError('invalid', `table ${t.schema}.${t.name} has no column ${JSON.stringify(n)}`);
+    }
+  }
+
+  /** `where` for exactly the table's primary key, with parameters from `$from` on. */
+  function keyCondition(t: TableMeta, primaryKey: Record<string, unknown>, from: number) {
+    if (t.key.length === 0) throw new BrowserError('invalid', `table ${t.schema}.${t.name} has no primary key: its rows cannot be addressed`);
+    const given = Object.keys(primaryKey).sort();
+    if (given.join('\u0000') !== [...t.key].sort().join('\u0000')) {
+      throw new BrowserError('invalid', `primaryKey must name exactly the primary key of ${t.schema}.${t.name}: ${t.key.join(', ')}`);
+    }
+    return { sql: t.key.map((k, i) => `${quote(k)} = $${from + i}`).join(' and '), params: t.key.map((k) => primaryKey[k]) };
+  }
+
+  async function typeName(oid: number): Promise<string> {
+    if (!typeNames?.has(oid)) {
+      const { rows } = await run<{ oid: number; typname: string }>('select oid::int as oid, typname from pg_type');
+      typeNames = new Map(rows.map((r) => [r.oid, r.typname]));
+    }
+    return typeNames.get(oid) ?? String(oid);
+  }
+
+  return {
+    engine,
+
+    async ping() {
+      await run('select 1');
+    },
+
+    async tables(): Promise<TableEntry[]> {
+      const { rows } = await run<{ schema: string; name: string; estimate: number }>(
+        `select n.nspname as schema, c.relname as name, c.reltuples::float8 as estimate
+           from pg_class c join pg_namespace n on n.oid = c.relnamespace
+          where c.relkind in ('r', 'p') and not c.relispartition
+            and n.nspname not in ('pg_catalog', 'information_schema') and n.nspname not like 'pg\\_toast%' and n.nspname not like 'pg\\_temp%'
+            and n.nspname not like '\\_timescaledb%' and n.nspname not like 'timescaledb\\_%'
+          order by 1, 2`,
+      );
+      const out: TableEntry[] = [];
+      for (const r of rows) {
+        const rowCount = await total({ schema: r.schema, name: r.name, kind: 'r', estimate: r.estimate, columns: [], key: [] });
+        out.push({ id: `${r.schema}.${r.name}`, schema: r.schema, name: r.name, rowCount });
+      }
+      return out;
+    },
+
+    async rows(tableId, { limit, offset }) {
+      const t = await meta(tableId);
+      const order = t.key.length > 0 ? ` order by ${t.key.map(quote).join(', ')}` : t.kind === 'r' ? ' order by ctid' : '';
+      const { rows } = await run(`select * from ${target(t)}${order} limit $1 offset $2`, [limit, offset]);
+      return { columns: t.columns, rows, total: await total(t) };
+    },
+
+    async query(text, { timeoutMs, maxRows }): Promise<QueryResult> {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        throw toBrowserError(error);
+      }
+      try {
+        await client.query(`set statement_timeout = ${Math.max(1, Math.round(timeoutMs))}`);
+        let result: { rows: Record<string, unknown>[]; fields: pg.FieldDef[]; rowCount: number | null; command: string };
+        try {
+          result = await readCursor(client, text, maxRows + 1);
+        } catch (error) {
+          // Several statements in one text cannot be a cursor: they run as one simple query, all rows kept.
+          if ((error as { code?: string }).code !== '42601' || !/multiple commands/.test(String((error as Error).message))) throw error;
+          const all = (await client.query(text)) as unknown as pg.QueryResult | pg.QueryResult[];
+          const last = Array.isArray(all) ? all[all.length - 1]! : all;
+          result = { rows: last.rows, fields: last.fields ?? [], rowCount: last.rowCount, command: last.command };
+        }
+        const returnsRows = result.fields.length > 0;
+        const truncated = returnsRows && result.rows.length > maxRows;
+        const rows = truncated ? result.rows.slice(0, maxRows) : result.rows;
+        const columns = [];
+        for (const f of result.fields) columns.push({ name: f.name, type: await typeName(f.dataTypeID) });
+        return { columns, rows, rowCount: returnsRows ? rows.length : (result.rowCount ?? 0), truncated };
+      } catch (error) {
+        throw toBrowserError(error, timeoutMs);
+      } finally {
+        // Each request starts from a clean session: an open transaction is rolled back, settings reset.
+        await client
+          .query('rollback')
+          .then(() => client.query('discard all'))
+          .then(
+            () => client.release(),
+            (error: Error) => client.release(error),
+          );
+      }
+    },
+
+    async insertRow(tableId, values) {
+      const t = await meta(tableId);
+      const names = Object.keys(values);
+      checkColumns(t, names);
+      const returning = t.key.length > 0 ? ` returning ${t.key.map(quote).join(', ')}` : '';
+      const sql =
+        names.length === 0
+          ? `insert into ${target(t)} default values${returning}`
+          : `insert into ${target(t)} (${names.map(quote).join(', ')}) values (${names.map((_, i) => `$${i + 1}`).join(', ')})${returning}`;
+      const { rows } = await run<Record<string, unknown>>(sql, names.map((n) => values[n]));
+      const key = rows[0];
+      if (!key || t.key.length === 0) return { id: null };
+      return { id: t.key.length === 1 ? key[t.key[0]!] : key };
+    },
+
+    async updateRow(tableId, primaryKey, values) {
+      const t = await meta(tableId);
+      const names = Object.keys(values);
+      if (names.length === 0) throw new BrowserError('invalid', 'values must set at least one column');
+      checkColumns(t, names);
+      const where = keyCondition(t, primaryKey, names.length + 1);
+      const { rowCount } = await run(
+        `update ${target(t)} set ${names.map((n, i) => `${quote(n)} = $${i + 1}`).join(', ')} where ${where.sql}`,
+        [...names.map((n) => values[n]), ...where.params],
+      );
+      if (!rowCount) throw new BrowserError('not_found', `no row of ${tableId} has that primary key`);
+    },
+
+    async deleteRow(tableId, primaryKey) {
+      const t = await meta(tableId);
+      const where = keyCondition(t, primaryKey, 1);
+      const { rowCount } = await run(`delete from ${target(t)} where ${where.sql}`, where.params);
+      if (!rowCount) throw new BrowserError('not_found', `no row of ${tableId} has that primary key`);
+    },
+
+    async close() {
+      await pool.end();
+    },
+  };
+}
+
+/** Runs one statement through a cursor and reads at most `limit` rows, so a huge result is never held. */
+function readCursor(client: pg.PoolClient, text: string, limit: number) {
+  const cursor = client.query(new Cursor(text));
+  return new Promise<{ rows: Record<string, unknown>[]; fields: pg.FieldDef[]; rowCount: number | null; command: string }>((resolve, reject) => {
+    cursor.read(limit, (error, rows, result) => {
+      if (error) {
+        cursor.close(() => reject(error));
+        return;
+      }
+      cursor.close(() => resolve({ rows: rows as Record<string, unknown>[], fields: result?.fields ?? [], rowCount: result?.rowCount ?? null, command: result?.command ?? '' }));
+    });
+  });
+}

@@ -1,0 +1,152 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { recordDatabaseOperation } from '../../../commands/database/handlers.js';
+import type { DatabaseEvent } from '../../../commands/database/events.js';
+import type { Engine } from '../../../commands/service/fields.js';
+import { conflict, invalid } from '../../../commands/shared/domain-error.js';
+import type { ServiceRow } from '../../../projections/service-queries.js';
+import type { DatabaseBrowser } from '../../engines/browser.js';
+import type { BrowserTarget } from '../../engines/browser-pool.js';
+import { endpointOf } from '../../engines/engine-plans.js';
+import type { Slipway } from '../../slipway.js';
+import { resolvedVariablesOf } from '../../variables/project-variables.js';
+import { principalOf, visibleService, writerOf, type Principal } from '../auth.js';
+import { requestContext } from '../request-context.js';
+import { parseInput } from '../validation.js';
+
+const tableId = z.string().min(3).max(512);
+const count = (min: number, max: number, fallback: number) =>
+  z
+    .string()
+    .regex(/^\d{1,9}$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().min(min).max(max))
+    .optional()
+    .transform((n) => n ?? fallback);
+
+const tablesQuery = z.object({ database: z.string().regex(/^\d{1,2}$/, 'must be a logical database number 0-15').transform(Number).pipe(z.number().max(15)).optional() });
+const rowsQuery = z.object({ table: tableId, limit: count(1, 1000, 100), offset: count(0, 1_000_000_000, 0) });
+const values = z.record(z.string(), z.unknown());
+const queryBody = z.object({ sql: z.string().trim().min(1, 'must not be empty').max(1_000_000) });
+const insertBody = z.object({ table: tableId, values: values.default({}) });
+const keyed = { table: tableId, primaryKey: values.refine((k) => Object.keys(k).length > 0, 'must name the primary key columns') };
+const updateBody = z.object({ ...keyed, values: values.refine((v) => Object.keys(v).length > 0, 'must set at least one column') });
+const deleteBody = z.object(keyed);
+
+const POSTGRES_LIKE: readonly string[] = ['postgres', 'timeseries'];
+
+function databaseOf(row: ServiceRow): Engine {
+  if (row.kind !== 'database' || !row.database_engine) throw invalid('serviceId', 'this service is not a database service');
+  return row.database_engine as Engine;
+}
+
+/** Where Slipway connects to a running database service, as whom, and over which TLS. */
+async function targetOf(app: Slipway, row: ServiceRow): Promise<BrowserTarget> {
+  const engine = databaseOf(row);
+  if (!row.current_container || !row.current_deployment_id) throw conflict('the database is not running: deploy it first');
+  const env = await resolvedVariablesOf(app.db, app.keyring, row);
+  const ca = POSTGRES_LIKE.includes(engine) ? await app.certificates.trustedAuthority(row) : null;
+  return { serviceId: row.id, engine, deploymentId: row.current_deployment_id, endpoint: endpointOf(engine, env, row.host_port, ca) };
+}
+
+export function databaseRoutes(router: Router, app: Slipway) {
+  const base = '/api/services/:serviceId/database';
+
+  /** Runs `work` on the service's browser, after recording `audit` (if any) for auditors. */
+  async function withBrowser<T>(
+    ctx: Context,
+    principal: Principal,
+    audit: ((row: ServiceRow, engine: Engine) => DatabaseEvent) | null,
+    work: (browser: DatabaseBrowser, row: ServiceRow) => Promise<T>,
+  ): Promise<T> {
+    const row = await visibleService(app.db, principal, ctx.params.serviceId!);
+    const target = await targetOf(app, row);
+    if (audit) await recordDatabaseOperation(requestContext(app, ctx, principal), audit(row, target.engine));
+    return app.databases.use(target, (browser) => work(browser, row));
+  }
+
+  const about = (row: ServiceRow, engine: Engine) => ({ serviceId: row.id, projectId: row.project_id, engine });
+
+  router.get(`${base}/tables`, async (ctx) => {
+    const { database } = parseInput(tablesQuery, ctx.query);
+    ctx.body = await withBrowser(ctx, principalOf(ctx), null, async (browser) => ({
+      engine: browser.engine,
+      tables: await browser.tables(database === undefined ? {} : { database }),
+    }));
+  });
+
+  router.get(`${base}/rows`, async (ctx) => {
+    const { table, limit, offset } = parseInput(rowsQuery, ctx.query);
+    ctx.body = await withBrowser(ctx, principalOf(ctx), null, async (browser) => {
+      const page = await browser.rows(table, { limit, offset });
+      return { engine: browser.engine, table, columns: page.columns, rows: page.rows, limit, offset, total: page.total };
+    });
+  });
+
+  router.post(`${base}/query`, async (ctx) => {
+    const principal = writerOf(ctx);
+    const { sql } = parseInput(queryBody, ctx.request.body);
+    const result = await withBrowser(
+      ctx,
+      principal,
+      (row, engine) => ({ type: 'DatabaseQueryRun', data: { ...about(row, engine), statement: sql } }),
+      (browser) => browser.query(sql, app.config.databases.query),
+    );
+    ctx.body = { columns: result.columns, rows: result.rows, rowCount: result.rowCount, truncated: result.truncated };
+  });
+
+  router.post(`${base}/rows`, async (ctx) => {
+    const principal = writerOf(ctx);
+    const body = parseInput(insertBody, ctx.request.body);
+    const { id } = await withBrowser(
+      ctx,
+      principal,
+      (row, engine) => ({ type: 'DatabaseRowInserted', data: { ...about(row, engine), table: body.table, primaryKey: null, columns: Object.keys(body.values) } }),
+      (browser) => browser.insertRow(body.table, body.values),
+    );
+    ctx.body = { ok: true, table: body.table, id };
+  });
+
+  router.patch(`${base}/rows`, async (ctx) => {
+    const principal = writerOf(ctx);
+    const body = parseInput(updateBody, ctx.request.body);
+    await withBrowser(
+      ctx,
+      principal,
+      (row, engine) => ({ type: 'DatabaseRowUpdated', data: { ...about(row, engine), table: body.table, primaryKey: body.primaryKey, columns: Object.keys(body.values) } }),
+      (browser) => browser.updateRow(body.table, body.primaryKey, body.values),
+    );
+    ctx.body = { ok: true };
+  });
+
+  router.delete(`${base}/rows`, async (ctx) => {
+    const principal = writerOf(ctx);
+    const body = parseInput(deleteBody, ctx.request.body);
+    await withBrowser(
+      ctx,
+      principal,
+      (row, engine) => ({ type: 'DatabaseRowDeleted', data: { ...about(row, engine), table: body.table, primaryKey: body.primaryKey, columns: [] } }),
+      (browser) => browser.deleteRow(body.table, body.primaryKey),
+    );
+    ctx.body = { ok: true };
+  });
+
+  router.get(`${base}/tls`, async (ctx) => {
+    const row = await visibleService(app.db, principalOf(ctx), ctx.params.serviceId!);
+    const engine = databaseOf(row);
+    if (!POSTGRES_LIKE.includes(engine)) throw invalid('serviceId', `TLS is offered for postgres and timeseries services; this one is ${engine}`);
+    ctx.body = { tls: await app.certificates.tlsInfo(row) };
+  });
+
+  router.get(`${base}/tls/ca`, async (ctx) => {
+    const row = await visibleService(app.db, principalOf(ctx), ctx.params.serviceId!);
+    const engine = databaseOf(row);
+    if (!POSTGRES_LIKE.includes(engine)) throw invalid('serviceId', `TLS is offered for postgres and timeseries services; this one is ${engine}`);
+    const pem = await app.certificates.authorityPem();
+    if (!pem) throw conflict('no certificate authority exists yet: it is created at the first deployment of a Postgres service');
+    ctx.type = 'application/x-pem-file';
+    ctx.attachment('slipway-ca.pem');
+    ctx.body = pem;
+  });
+}

@@ -1,0 +1,133 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { deploymentSteps } from '../../commands/deployment/handlers.js';
+import type { Engine } from '../../commands/service/fields.js';
+import { releaseService } from '../../commands/service/handlers.js';
+import type { ServiceRow } from '../../projections/service-queries.js';
+import { BrowserError } from '../engines/browser.js';
+import { createBrowser } from '../engines/browsers.js';
+import { endpointOf, enginePlan, type ServerTls } from '../engines/engine-plans.js';
+import { LABEL } from '../runtime/container-runtime.js';
+import type { DeploymentLog } from './deployment-log.js';
+import {
+  containerNameOf,
+  DeployFailure,
+  ensureImage,
+  followStartup,
+  message,
+  networkOf,
+  recorded,
+  step,
+  type Prepared,
+  type RunDeps,
+} from './deployment-run.js';
+
+/** The named volume that holds a database service's data across deployments. */
+export const volumeOf = (serviceId: string) => `slipway-data-${serviceId}`;
+
+/**
+ * Waits until the engine answers a real query through Slipway's own connection, not just until its port
+ * opens (the proxy in front of a published port accepts before the engine listens, and the official images
+ * start a private server to initialise before the real one). A container that exits ends the wait at once.
+ */
+async function waitUntilAnswering(deps: RunDeps, engine: Engine, name: string, endpoint: ReturnType<typeof endpointOf>, log: DeploymentLog, signal: AbortSignal) {
+  const browser = await createBrowser(engine, endpoint);
+  let last = '';
+  try {
+    for (;;) {
+      signal.throwIfAborted();
+      const state = await deps.runtime.inspect(name, null);
+      if (!state) throw new DeployFailure('the container disappeared while starting');
+      if (!state.running || state.restarts > 0) {
+        throw new DeployFailure(`the database exited with code ${state.exitCode ?? 'unknown'} before it answered; see the log above`);
+      }
+      try {
+        await browser.ping();
+        return;
+      } catch (error) {
+        const now = error instanceof BrowserError ? error.message : message(error);
+        if (now !== last && !(error instanceof BrowserError && error.kind === 'unavailable')) log.system(`Not answering yet: ${now}`);
+        last = now;
+      }
+      await sleep(250, undefined, { signal }).catch(() => undefined);
+    }
+  } finally {
+    await browser.close().catch(() => undefined);
+  }
+}
+
+/**
+ * A database deployment: the engine's official image on the service's named volume. Two containers cannot
+ * share a data directory, so the previous one is stopped first (a short outage, unlike app deployments);
+ * if the new one does not answer, it is removed and the previous one starts again on the same data.
+ */
+export async function deployDatabase(deps: RunDeps, id: string, p: Prepared, log: DeploymentLog, signal: AbortSignal): Promise<void> {
+  const { row } = p;
+  const engine = row.database_engine as Engine;
+  const settings = deps.settings.databases;
+  const image = settings.images[engine];
+  await ensureImage(deps, image, log, signal);
+  await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentImageBuilt', data: { imageTag: image, buildMethod: 'image' } });
+
+  const tls: ServerTls | null = deps.databaseTls && (engine === 'postgres' || engine === 'timeseries') ? await deps.databaseTls(row) : null;
+  if (tls) log.system('TLS on: server certificate signed by this installation\'s CA (GET …/database/tls/ca)');
+  const plan = enginePlan(engine, image, p.env, { logicalReplication: row.postgres_logical_replication_enabled, tls });
+  const labels = { [LABEL.project]: row.project_id, [LABEL.service]: row.id };
+  const previous = row.current_container;
+  if (previous) {
+    log.system(`Stopping ${previous}: a database runs one container on its data`);
+    await step('stopping the previous container', deps.settings.timeouts.stopGraceSeconds * 1000 + 30_000, signal, () =>
+      deps.runtime.stop(previous, deps.settings.timeouts.stopGraceSeconds),
+    );
+  }
+  const name = containerNameOf(row.slug, id);
+  let created = false;
+  try {
+    await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentContainerStarted', data: { containerName: name } });
+    await step('creating the container', deps.settings.timeouts.startMs, signal, async () => {
+      await deps.runtime.ensureNetwork(networkOf(row.project_id), { [LABEL.project]: row.project_id });
+      created = true;
+      return deps.runtime.run({
+        name,
+        image,
+        env: plan.env,
+        labels: { ...labels, [LABEL.deployment]: id },
+        network: networkOf(row.project_id),
+        aliases: [row.slug],
+        internalPort: plan.port,
+        publish: true,
+        // Published on all interfaces only when public; Slipway itself always connects through loopback.
+        binding: { ip: row.database_public_enabled ? '0.0.0.0' : '127.0.0.1', port: row.host_port },
+        command: plan.command,
+        volumes: [{ name: volumeOf(row.id), target: plan.dataDir, labels }],
+        files: plan.files,
+      });
+    });
+    log.system(`Started ${name} from ${image} on port ${row.host_port}${row.database_public_enabled ? ' (public)' : ' (this host only)'}; waiting for it to answer a query`);
+    const stopFollowing = followStartup(deps, name, log);
+    try {
+      const endpoint = endpointOf(engine, p.env, row.host_port, tls?.caPem ?? null);
+      await step('starting the database', settings.startMs, signal, (s) => waitUntilAnswering(deps, engine, name, endpoint, log, s));
+    } finally {
+      await stopFollowing();
+    }
+    await step('setting the restart policy', 10_000, signal, () => deps.runtime.keepRunning(name));
+    signal.throwIfAborted();
+    await releaseService(deps.cmd, row.id, { deploymentId: id, containerName: name, upstreamPort: row.host_port, buildMethod: null });
+  } catch (error) {
+    if (created) await deps.runtime.remove(name, 1).catch(() => undefined);
+    if (previous) {
+      await deps.runtime
+        .start(previous)
+        .then(() => log.system(`Started ${previous} again on the same data`))
+        .catch((e: unknown) => log.system(`Could not start ${previous} again: ${message(e)}`));
+    }
+    throw error;
+  }
+  log.system(`Deployment succeeded: ${engine} answers on port ${row.host_port}`);
+  await log.flush();
+  // An abort that arrives after the release ends the deployment `aborted`, but the database it started stays.
+  await recorded(() => deploymentSteps.succeed(deps.cmd, id));
+  if (previous) await deps.runtime.remove(previous, 1).catch(() => undefined);
+}
+
+export type DatabaseTls = (row: ServiceRow) => Promise<ServerTls | null>;
