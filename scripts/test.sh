@@ -13,6 +13,8 @@ npx tsc -p tsconfig.json --noEmit
 log "tests"
 [[ -n "${EVENTSTORE_URL:-}" ]] ||
   echo "EventStoreDB contract suite: skipped (EVENTSTORE_URL not set; no EventStoreDB server can be installed here)"
+[[ -n "${MONGODB_TEST_URL:-}" ]] ||
+  echo "MongoDB browser tests: skipped (MONGODB_TEST_URL not set; no MongoDB server can be installed here)"
 # Every requirement is fatal here: a missing engine, image or server fails the run instead of skipping.
 export SLIPWAY_TEST_STRICT=1
 rm -rf .tap/test-results

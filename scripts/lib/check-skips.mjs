@@ -5,6 +5,7 @@ import { join } from 'node:path';
 
 const allowed = [];
 if (!process.env.EVENTSTORE_URL) allowed.push(/EVENTSTORE_URL is not set/);
+if (!process.env.MONGODB_TEST_URL) allowed.push(/MONGODB_TEST_URL is not set/);
 
 const files = (dir) =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));

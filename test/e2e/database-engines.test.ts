@@ -1,0 +1,92 @@
+import t from 'tap';
+import { LABEL } from '../../src/runtime/container-runtime.js';
+import { createProject, createService } from '../helpers/api-suite.js';
+import { deploy, deployEnv, logLines, outcome } from '../helpers/deploy.js';
+import { docker, removeProjectLeftovers, requireDocker } from '../helpers/docker.js';
+import { DB_IMAGE_ENV, requireDbImages } from '../helpers/engine-containers.js';
+import { startTestServer } from '../helpers/test-server.js';
+
+const database = (name: string, engine: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  repoFullName: `database:${engine}`,
+  repoUrl: 'database',
+  branch: 'main',
+  internalPort: 1,
+  databasePublicEnabled: false,
+  env: [],
+  ...extra,
+});
+
+t.test('mysql, redis, columnar and timeseries services deploy and are browsed through the API', { skip: (await requireDocker()) || (await requireDbImages()) }, async (t) => {
+  const { env } = await deployEnv({ ...DB_IMAGE_ENV, SLIPWAY_DEPLOY_CONCURRENCY: '4', SLIPWAY_DB_IMAGE_MONGODB: 'slipway/no-such-mongo:7' });
+  const s = await startTestServer(env);
+  t.teardown(() => s.close());
+  const project = await createProject(s, 'Engines');
+  t.teardown(async () => {
+    await removeProjectLeftovers(project.id);
+    for (const v of (await docker.listVolumes({ filters: { label: [`${LABEL.project}=${project.id}`] } })).Volumes ?? []) await docker.getVolume(v.Name).remove().catch(() => undefined);
+  });
+  const my = await createService(s, project.id, database('shop-db', 'mysql', { databasePublicEnabled: true }));
+  const cache = await createService(s, project.id, database('cache', 'redis'));
+  const olap = await createService(s, project.id, database('olap', 'columnar'));
+  const ts = await createService(s, project.id, database('metrics', 'timeseries'));
+  const mongo = await createService(s, project.id, database('docs', 'mongodb'));
+  const runs = await Promise.all([my, cache, olap, ts, mongo].map((svc) => deploy(s, svc.id)));
+  for (const [i, r] of runs.slice(0, 4).entries()) t.equal(outcome(r.done), 'succeeded', `${['mysql', 'redis', 'columnar', 'timeseries'][i]} deploys`);
+
+  t.test('an image that cannot be had fails the deployment at once, naming it', async (t) => {
+    const failed = runs[4]!.done;
+    t.equal(failed.status, 'failed');
+    t.match(failed.reason, /slipway\/no-such-mongo:7/);
+    t.ok(Date.parse(failed.finishedAt) - Date.parse(failed.startedAt) < 10_000, 'within seconds');
+  });
+
+  t.test('mysql: public on all interfaces, SQL, rows, audit without values', async (t) => {
+    const [container] = await docker.listContainers({ filters: { label: [`${LABEL.service}=${my.id}`] } });
+    const bound = (await docker.getContainer(container!.Id).inspect()).HostConfig.PortBindings?.['3306/tcp']?.[0];
+    t.same(bound, { HostIp: '0.0.0.0', HostPort: String(my.hostPort) }, 'databasePublicEnabled publishes hostPort on all interfaces');
+    const q = await s.call('POST', `/api/services/${my.id}/database/query`, { body: { sql: 'create table orders (id int auto_increment primary key, customer varchar(100) not null)' } });
+    t.equal(q.status, 200, JSON.stringify(q.body));
+    const inserted = await s.call('POST', `/api/services/${my.id}/database/rows`, { body: { table: 'shop_db.orders', values: { customer: 'Ada Lovelace' } } });
+    t.same(inserted.body, { ok: true, table: 'shop_db.orders', id: 1 });
+    const tables = await s.call('GET', `/api/services/${my.id}/database/tables`);
+    t.same(tables.body, { engine: 'mysql', tables: [{ id: 'shop_db.orders', name: 'orders', schema: 'shop_db', rowCount: 1 }] });
+    const history = await s.call('GET', `/api/projects/${project.id}/events?limit=1000`);
+    const ops = (history.body.events as { type: string; data: Record<string, unknown>; actor: string }[]).filter((e) => e.type.startsWith('Database'));
+    t.same(
+      ops.map((e) => [e.type, e.data.table ?? e.data.statement]),
+      [
+        ['DatabaseQueryRun', 'create table orders (id int auto_increment primary key, customer varchar(100) not null)'],
+        ['DatabaseRowInserted', 'shop_db.orders'],
+      ],
+    );
+    t.notMatch(JSON.stringify(ops), /Ada Lovelace/, 'row values are never recorded');
+    t.match(ops[0]!.actor, /^key:/);
+  });
+
+  t.test('redis: logical databases, a command line, key rows', async (t) => {
+    t.equal((await s.call('POST', `/api/services/${cache.id}/database/query`, { body: { sql: 'SET "user:1" "Grace Hopper"' } })).status, 200);
+    const tables = await s.call('GET', `/api/services/${cache.id}/database/tables?database=0`);
+    t.same(tables.body.tables, [{ id: 'db0.user', name: 'user', schema: 'db0', rowCount: 1 }]);
+    t.equal((await s.call('GET', `/api/services/${cache.id}/database/tables?database=16`)).status, 400, 'database 16 does not exist');
+    const rows = await s.call('GET', `/api/services/${cache.id}/database/rows?table=db0.user`);
+    t.same(rows.body.rows, [{ key: 'user:1', type: 'string', ttl: -1, value: 'Grace Hopper' }]);
+    t.equal((await s.call('GET', `/api/services/${cache.id}/database/tls`)).status, 400, 'TLS is a Postgres matter');
+  });
+
+  t.test('columnar: SQL and rows on ClickHouse', async (t) => {
+    const created = await s.call('POST', `/api/services/${olap.id}/database/query`, { body: { sql: 'CREATE TABLE hits (id UInt64, url String) ENGINE = MergeTree ORDER BY id' } });
+    t.equal(created.status, 200, JSON.stringify(created.body));
+    t.equal((await s.call('POST', `/api/services/${olap.id}/database/rows`, { body: { table: 'olap.hits', values: { id: 7, url: "https://x.test/?q=' OR 1=1 --" } } })).status, 200);
+    const rows = await s.call('GET', `/api/services/${olap.id}/database/rows?table=olap.hits`);
+    t.same(rows.body.rows, [{ id: '7', url: "https://x.test/?q=' OR 1=1 --" }]);
+    t.same(rows.body.columns.map((c: { name: string; primary: boolean }) => [c.name, c.primary]), [['id', true], ['url', false]]);
+  });
+
+  t.test('timeseries: a Postgres-compatible engine with TLS', async (t) => {
+    const q = await s.call('POST', `/api/services/${ts.id}/database/query`, { body: { sql: 'select ssl from pg_stat_ssl where pid = pg_backend_pid()' } });
+    t.same(q.body.rows, [{ ssl: true }], 'Slipway itself connects over verified TLS');
+    t.equal((await s.call('GET', `/api/services/${ts.id}/database/tls`)).body.tls.active, true);
+    t.ok((await logLines(s, runs[3]!.queued.id)).some((l) => /TLS on/.test(l)));
+  });
+});
