@@ -19,6 +19,7 @@ import type { EventStore } from './eventstore/port.js';
 import { createPostgresEventStore } from './eventstore/postgres-event-store.js';
 import type { Logger } from './logger.js';
 import { detectPublicIp, isPortFree } from './network.js';
+import { databaseConnections } from './processes/database-connections.js';
 import { Deployer } from './processes/deployer.js';
 import { ProcessManagers } from './processes/process-managers.js';
 import type { Reactor } from './processes/reactor.js';
@@ -186,7 +187,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
   const retirement = useProxy
     ? createRetirement({ cmd: commandContext(RETIREMENT_ACTOR), db, settle: (position) => slipway.settle(position), graceMs: config.reservationGraceMs, log })
     : null;
-  const reactors: Reactor[] = [reconciler, ...(deployer ? [deployer] : []), ...(retirement ? [retirement] : [])];
+  const reactors: Reactor[] = [reconciler, ...(deployer ? [deployer] : []), ...(retirement ? [retirement] : []), databaseConnections(databases)];
   const processManagers = new ProcessManagers(db, store, runner, reactors, { reconcileEveryMs: config.reconcileEveryMs }, log);
 
   const slipway: Slipway = {
