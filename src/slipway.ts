@@ -9,7 +9,7 @@ import { AggregateStateCache } from '../commands/shared/state-cache.js';
 import { ALL_PROJECTORS } from '../projections/all.js';
 import { countApiKeys } from '../projections/api-key-queries.js';
 import { ProjectionRunner, ReadModelBehindError } from '../projections/runner.js';
-import { takenHostPorts } from '../projections/service-queries.js';
+import { takenHostPorts, type ServiceRow } from '../projections/service-queries.js';
 import type { Config } from './config.js';
 import { lockDataDir } from './db/data-dir-lock.js';
 import { loadInstanceId } from './db/instance-id.js';
@@ -53,7 +53,7 @@ export interface Slipway {
   serviceDeps: ServiceDeps;
   publicIp: string;
   /** Connections to database services for the browser, SQL and row edits. */
-  databases: BrowserPool;
+  databases: BrowserPool<ServiceRow>;
   /** The installation's CA and the server certificates of Postgres-compatible services. */
   certificates: Certificates;
   /**
@@ -160,7 +160,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
   });
   const publicIp = config.publicIp ?? detectPublicIp();
   const certificates = new Certificates(commandContext('system:certificates'), publicIp);
-  const databases = new BrowserPool();
+  const databases = new BrowserPool<ServiceRow>();
   const deployer = useProxy
     ? new Deployer(
         {

@@ -1,6 +1,6 @@
 import type { Engine } from '../../commands/service/fields.js';
 import type { DatabaseBrowser, EngineEndpoint } from './browser.js';
-import { createBrowser } from './browsers.js';
+import { createRemoteBrowser } from './remote-browser.js';
 
 interface Entry {
   /** The release and credentials it was opened for: a redeploy or a changed password opens a new one. */
@@ -8,6 +8,12 @@ interface Entry {
   browser: Promise<DatabaseBrowser>;
   timer: NodeJS.Timeout;
   users: number;
+}
+
+/** A service as the database routes need it, with where to connect: resolved once, kept until it changes. */
+export interface ResolvedService<R> {
+  row: R;
+  target: BrowserTarget;
 }
 
 export interface BrowserTarget {
@@ -21,12 +27,13 @@ export interface BrowserTarget {
  * One browser (each a small connection pool) per database service, closed after `idleMs` without use and
  * replaced when the service is redeployed or its credentials change. `drop` closes one at once (deletion).
  */
-export class BrowserPool {
+export class BrowserPool<R = unknown> {
   private readonly entries = new Map<string, Entry>();
+  private readonly resolved = new Map<string, ResolvedService<R>>();
 
   constructor(
     private readonly idleMs = 60_000,
-    private readonly open: (engine: Engine, endpoint: EngineEndpoint) => Promise<DatabaseBrowser> = createBrowser,
+    private readonly open: (engine: Engine, endpoint: EngineEndpoint) => Promise<DatabaseBrowser> = createRemoteBrowser,
   ) {}
 
   async use<T>(target: BrowserTarget, work: (browser: DatabaseBrowser) => Promise<T>): Promise<T> {
@@ -51,7 +58,26 @@ export class BrowserPool {
     }
   }
 
+  /**
+   * The service and its target, resolved by `resolve` (variables decrypted, references followed, CA read)
+   * only when not known yet: browsing a table must not cost that at every request.
+   */
+  async resolve(serviceId: string, resolve: () => Promise<ResolvedService<R>>): Promise<ResolvedService<R>> {
+    const known = this.resolved.get(serviceId);
+    if (known) return known;
+    const fresh = await resolve();
+    this.resolved.set(serviceId, fresh);
+    return fresh;
+  }
+
+  /** Forgets what was resolved for one service, or for all (a variable others may refer to changed). */
+  forget(serviceId?: string) {
+    if (serviceId === undefined) this.resolved.clear();
+    else this.resolved.delete(serviceId);
+  }
+
   drop(serviceId: string) {
+    this.resolved.delete(serviceId);
     const entry = this.entries.get(serviceId);
     if (!entry) return;
     this.entries.delete(serviceId);

@@ -10,7 +10,10 @@ import { currentSchemaVersion } from '../../commands/upcasters.js';
 import type { ServiceRow } from '../../projections/service-queries.js';
 import { WrongExpectedRevisionError } from '../eventstore/port.js';
 import type { ServerTls } from './engine-plans.js';
-import { certificateExpiresAt, createAuthority, issueServerCertificate, type PemKeyPair } from './tls-authority.js';
+import type { PemKeyPair } from './tls-authority.js';
+
+// The X.509 library weighs ≈ 15 MB once loaded: only deployments that issue a certificate load it.
+const authorityTools = () => import('./tls-authority.js');
 
 /** A server certificate is renewed at the deployment that finds it this close to its end. */
 const RENEW_BEFORE_MS = 30 * 24 * 3600 * 1000;
@@ -65,6 +68,7 @@ export class Certificates {
     let issued = await this.latestIssued(row.id);
     const key = issued ? await this.cmd.keyring.decrypt(issued.key) : null;
     if (!issued || !key || !sameNames(issued, names) || Date.parse(issued.expiresAt) - Date.now() < RENEW_BEFORE_MS) {
+      const { issueServerCertificate, certificateExpiresAt } = await authorityTools();
       const pair = await issueServerCertificate(authority, names);
       issued = {
         serviceId: row.id,
@@ -107,7 +111,7 @@ export class Certificates {
   private async ensureAuthority(): Promise<PemKeyPair> {
     const existing = await this.loadAuthority();
     if (existing) return existing;
-    const pair = await createAuthority('Slipway database CA');
+    const pair = await (await authorityTools()).createAuthority('Slipway database CA');
     try {
       const key = await this.cmd.keyring.encrypt(AUTHORITY_ID, pair.keyPem);
       await this.append(AUTHORITY_ID, { type: 'CertificateAuthorityCreated', data: { certPem: pair.certPem, key } }, 'no_stream');

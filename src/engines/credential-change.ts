@@ -4,7 +4,7 @@ import { findService } from '../../projections/service-queries.js';
 import type { Slipway } from '../slipway.js';
 import { resolvedVariablesOf } from '../variables/project-variables.js';
 import { BrowserError } from './browser.js';
-import { createBrowser } from './browsers.js';
+import { createRemoteBrowser } from './remote-browser.js';
 import { endpointOf, INIT_ONLY_CREDENTIALS } from './engine-plans.js';
 
 const INIT_ONLY_KEYS = new Set(Object.values(INIT_ONLY_CREDENTIALS).flat());
@@ -26,7 +26,7 @@ export async function checkCredentialChange(app: Slipway, serviceId: string, key
   const how = `${key} was used when the database was initialised and the engine keeps what it was created with: change it inside the engine first (for example ALTER USER through POST /api/services/${serviceId}/database/query), then set the variable`;
   if (!row.current_container) throw conflict(`the database is not running, so the new ${key} cannot be checked. ${how}`);
   const ca = engine === 'postgres' || engine === 'timeseries' ? await app.certificates.trustedAuthority(row) : null;
-  const browser = await createBrowser(engine, endpointOf(engine, { ...env, [key]: value }, row.host_port, ca));
+  const browser = await createRemoteBrowser(engine, endpointOf(engine, { ...env, [key]: value }, row.host_port, ca));
   try {
     await browser.ping();
   } catch (error) {

@@ -78,7 +78,7 @@ export function requireAllProjects(principal: Principal, what: string): void {
   if (principal.projectIds !== null) throw forbidden(`${what} needs an all-project API key`);
 }
 
-function canSee(principal: Principal, projectId: string): boolean {
+export function canSee(principal: Principal, projectId: string): boolean {
   return principal.projectIds === null || principal.projectIds.includes(projectId);
 }
 

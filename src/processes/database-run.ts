@@ -4,7 +4,7 @@ import type { Engine } from '../../commands/service/fields.js';
 import { releaseService } from '../../commands/service/handlers.js';
 import type { ServiceRow } from '../../projections/service-queries.js';
 import { BrowserError } from '../engines/browser.js';
-import { createBrowser } from '../engines/browsers.js';
+import { createRemoteBrowser } from '../engines/remote-browser.js';
 import { endpointOf, enginePlan, type ServerTls } from '../engines/engine-plans.js';
 import { LABEL } from '../runtime/container-runtime.js';
 import type { DeploymentLog } from './deployment-log.js';
@@ -30,7 +30,7 @@ export const volumeOf = (serviceId: string) => `slipway-data-${serviceId}`;
  * start a private server to initialise before the real one). A container that exits ends the wait at once.
  */
 async function waitUntilAnswering(deps: RunDeps, engine: Engine, name: string, endpoint: ReturnType<typeof endpointOf>, log: DeploymentLog, signal: AbortSignal) {
-  const browser = await createBrowser(engine, endpoint);
+  const browser = await createRemoteBrowser(engine, endpoint);
   let last = '';
   try {
     for (;;) {

@@ -11,7 +11,8 @@ import type { BrowserTarget } from '../../engines/browser-pool.js';
 import { endpointOf } from '../../engines/engine-plans.js';
 import type { Slipway } from '../../slipway.js';
 import { resolvedVariablesOf } from '../../variables/project-variables.js';
-import { principalOf, visibleService, writerOf, type Principal } from '../auth.js';
+import { canSee, isId, principalOf, visibleService, writerOf, type Principal } from '../auth.js';
+import { notFoundHttp } from '../errors.js';
 import { requestContext } from '../request-context.js';
 import { parseInput } from '../validation.js';
 
@@ -50,6 +51,11 @@ async function targetOf(app: Slipway, row: ServiceRow): Promise<BrowserTarget> {
   return { serviceId: row.id, engine, deploymentId: row.current_deployment_id, endpoint: endpointOf(engine, env, row.host_port, ca) };
 }
 
+async function resolveService(app: Slipway, principal: Principal, serviceId: string) {
+  const row = await visibleService(app.db, principal, serviceId);
+  return { row, target: await targetOf(app, row) };
+}
+
 export function databaseRoutes(router: Router, app: Slipway) {
   const base = '/api/services/:serviceId/database';
 
@@ -60,8 +66,10 @@ export function databaseRoutes(router: Router, app: Slipway) {
     audit: ((row: ServiceRow, engine: Engine) => DatabaseEvent) | null,
     work: (browser: DatabaseBrowser, row: ServiceRow) => Promise<T>,
   ): Promise<T> {
-    const row = await visibleService(app.db, principal, ctx.params.serviceId!);
-    const target = await targetOf(app, row);
+    const serviceId = ctx.params.serviceId!;
+    const resolved = isId(serviceId) ? await app.databases.resolve(serviceId, () => resolveService(app, principal, serviceId)) : null;
+    if (!resolved || !canSee(principal, resolved.row.project_id)) throw notFoundHttp('service');
+    const { row, target } = resolved;
     if (audit) await recordDatabaseOperation(requestContext(app, ctx, principal), audit(row, target.engine));
     return app.databases.use(target, (browser) => work(browser, row));
   }
