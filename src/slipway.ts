@@ -30,6 +30,7 @@ import { CaddySupervisor } from './proxy/caddy-supervisor.js';
 import { createIptablesSwitch, type UpstreamSwitch } from './proxy/upstream-switch.js';
 import type { ContainerRuntime } from './runtime/container-runtime.js';
 import { lazyRuntime } from './runtime/lazy-runtime.js';
+import { withDeferredRequires } from './runtime/deferred-requires.js';
 import { BrowserPool } from './engines/browser-pool.js';
 import { Certificates } from './engines/certificates.js';
 import { createKeyring, type Keyring } from './secrets/keyring.js';
@@ -146,7 +147,9 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
   );
 
   const stopWatchingUpstreams = reconciler.watchUpstreams(config.proxy.upstreamCheckMs);
-  const runtime = lazyRuntime(async () => (await import('./runtime/docker-runtime.js')).createDockerRuntime({ ...config.docker, instance }));
+  const runtime = lazyRuntime(async () =>
+    (await withDeferredRequires(() => import('./runtime/docker-runtime.js'))).createDockerRuntime({ ...config.docker, instance }),
+  );
   const commandContext = (actor: string, options: { correlationId?: string; idempotencyKey?: string | null } = {}): CommandContext => ({
     store,
     keyring,

@@ -12,6 +12,7 @@ import {
 
 /** Above this many rows (by the catalogue's estimate) a table's count is the estimate: counting would scan it. */
 export const EXACT_COUNT_LIMIT = 100_000;
+const META_TTL_MS = 2_000;
 
 // Dates, times and bytea reach the client as Postgres prints them (ISO text, `\x…` hex): no time-zone shifts,
 // nothing JSON cannot carry. int8 and numeric stay text (they do not fit a JavaScript number).
@@ -62,6 +63,9 @@ export function createPostgresBrowser(endpoint: EngineEndpoint, engine: 'postgre
   // An idle connection the server closed (a restart) is dropped by the pool; nothing to report.
   pool.on('error', () => undefined);
   let typeNames: Map<number, string> | null = null;
+  // Paging through a table asks for its columns at every page: they are kept briefly, and forgotten
+  // whenever SQL runs (it may have changed them).
+  const described = new Map<string, { at: number; meta: Promise<TableMeta> }>();
 
   const run = async <R extends pg.QueryResultRow>(text: string, params: unknown[] = []) => {
     try {
@@ -71,7 +75,16 @@ export function createPostgresBrowser(endpoint: EngineEndpoint, engine: 'postgre
     }
   };
 
-  async function meta(tableId: string): Promise<TableMeta> {
+  function meta(tableId: string): Promise<TableMeta> {
+    const known = described.get(tableId);
+    if (known && Date.now() - known.at < META_TTL_MS) return known.meta;
+    const fresh = describe(tableId);
+    described.set(tableId, { at: Date.now(), meta: fresh });
+    fresh.catch(() => described.get(tableId)?.meta === fresh && described.delete(tableId));
+    return fresh;
+  }
+
+  async function describe(tableId: string): Promise<TableMeta> {
     const { schema, name } = parseTableId(tableId);
     const { rows } = await run<{ kind: string; estimate: number; column: string | null; type: string | null; key_position: number | null }>(
       `select c.relkind as kind, c.reltuples::float8 as estimate, a.attname as column, format_type(a.atttypid, a.atttypmod) as type,
@@ -157,6 +170,7 @@ export function createPostgresBrowser(endpoint: EngineEndpoint, engine: 'postgre
     },
 
     async query(text, { timeoutMs, maxRows }): Promise<QueryResult> {
+      described.clear();
       let client: pg.PoolClient;
       try {
         client = await pool.connect();

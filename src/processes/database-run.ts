@@ -48,7 +48,7 @@ async function waitUntilAnswering(deps: RunDeps, engine: Engine, name: string, e
         if (now !== last && !(error instanceof BrowserError && error.kind === 'unavailable')) log.system(`Not answering yet: ${now}`);
         last = now;
       }
-      await sleep(250, undefined, { signal }).catch(() => undefined);
+      await sleep(100, undefined, { signal }).catch(() => undefined);
     }
   } finally {
     await browser.close().catch(() => undefined);
