@@ -4,7 +4,7 @@ import { createBrowser } from './browsers.js';
 
 /**
  * The child process the database drivers live in (see remote-browser.ts). It opens one browser per key,
- * runs the calls the parent sends, and exits once it has had nothing open for `SLIPWAY_BROWSER_IDLE_MS`,
+ * runs the calls the parent sends, and exits once it has had nothing open for a minute,
  * so their memory goes back to the system.
  */
 export type HostRequest =
@@ -17,12 +17,12 @@ export type BrowserMethod = 'ping' | 'tables' | 'rows' | 'query' | 'insertRow' |
 export type HostReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; kind: BrowserError['kind'] | null; message: string };
 
 const browsers = new Map<string, Promise<DatabaseBrowser>>();
-const idleMs = Number(process.env.SLIPWAY_BROWSER_IDLE_MS ?? 60_000);
+const IDLE_MS = 60_000;
 let idle: NodeJS.Timeout | null = null;
 
 function watchIdle() {
   if (idle) clearTimeout(idle);
-  idle = browsers.size === 0 ? setTimeout(() => process.exit(0), idleMs) : null;
+  idle = browsers.size === 0 ? setTimeout(() => process.exit(0), IDLE_MS) : null;
 }
 
 async function handle(request: HostRequest): Promise<unknown> {

@@ -399,8 +399,11 @@ export function apiSuite(t: Test, start: () => Promise<TestServer>) {
       t.equal(logs.status, 200);
       t.match(logs.body.logs.at(-1)?.line, /^Deployment failed: git clone failed/);
       assertError(t, await s.call('POST', `/api/deployments/${id}/abort`, { key: writeAB.secret }), 409, 'conflict', 'aborting a finished deployment');
-      const db = await createService(s, a.id, { name: 'dbx', repoFullName: 'database:redis', repoUrl: 'database', branch: 'main', internalPort: 6379, databasePublicEnabled: false, env: [] });
-      assertError(t, await s.call('POST', `/api/services/${db.id}/deployments`), 400, 'validation_failed', 'database services are not deployed');
+      const db = await createService(s, b.id, { name: 'dbx', repoFullName: 'database:redis', repoUrl: 'database', branch: 'main', internalPort: 6379, databasePublicEnabled: false, env: [] });
+      assertError(t, await s.call('GET', `/api/services/${db.id}/database/tables`, { key: writeAB.secret }), 409, 'conflict', 'browsing a database that has not run');
+      assertError(t, await s.call('GET', `/api/services/${db.id}/database/tables`, { key: writeA.secret }), 404, 'not_found', 'browsing a database of an invisible project');
+      assertError(t, await s.call('GET', `/api/services/${svcB.id}/database/tables`, { key: writeAB.secret }), 400, 'validation_failed', 'browsing a service that is no database');
+      assertError(t, await s.call('GET', `/api/services/${db.id}/database/rows?table=x.y&limit=0`, { key: writeAB.secret }), 400, 'validation_failed', 'a limit out of range');
     });
 
     t.same((await s.call('DELETE', `/api/keys/${readAll.key.id}`)).body, { ok: true });

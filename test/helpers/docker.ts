@@ -56,4 +56,7 @@ export async function removeProjectLeftovers(projectId: string) {
   for (const c of await containersOf({ [LABEL.project]: projectId })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
   for (const i of await imagesOf({ [LABEL.project]: projectId })) await docker.getImage(i.Id).remove({ force: true }).catch(() => undefined);
   await docker.getNetwork(`slipway-${projectId}`).remove().catch(() => undefined);
+  for (const v of (await docker.listVolumes({ filters: managed({ [LABEL.project]: projectId }) })).Volumes ?? []) {
+    await docker.getVolume(v.Name).remove().catch(() => undefined);
+  }
 }

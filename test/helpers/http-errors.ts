@@ -10,7 +10,9 @@ export type ErrorCode =
   | 'method_not_allowed'
   | 'conflict'
   | 'payload_too_large'
-  | 'unavailable';
+  | 'unavailable'
+  | 'engine_error'
+  | 'query_timeout';
 
 /**
  * The exact status and code, and the one error body shape `{ error: { code, message, details } }`:

@@ -86,6 +86,18 @@ export async function runDeploymentHistory(s: TestServer, git: GitServer) {
   const statuses = outcomes.map((d) => `${d.status}${/^superseded/.test(d.reason ?? '') ? ' (superseded)' : ''}`);
   if (statuses.join() !== 'aborted,aborted (superseded),aborted (superseded),succeeded') throw new Error(`unexpected outcomes: ${statuses.join()}`);
 
+  // A Postgres service (its CA and certificate), run through SQL and row edits (their audit events).
+  const db = await createService(s, p.id, { name: 'pg', repoFullName: 'database:postgres', repoUrl: 'database', branch: 'main', internalPort: 5432, databasePublicEnabled: false, env: [] });
+  await expect(db.id, 'succeeded');
+  const database = (method: string, path: string, body: unknown) =>
+    s.call(method, `/api/services/${db.id}/database/${path}`, { body }).then((r) => {
+      if (r.status !== 200) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(r.body)}`);
+    });
+  await database('POST', 'query', { sql: 'create table notes (id serial primary key, body text)' });
+  await database('POST', 'rows', { table: 'public.notes', values: { body: 'one' } });
+  await database('PATCH', 'rows', { table: 'public.notes', primaryKey: { id: 1 }, values: { body: 'uno' } });
+  await database('DELETE', 'rows', { table: 'public.notes', primaryKey: { id: 1 } });
+
   git.push('acme/app', versionedApp('v2'));
   await expect(app.id, 'succeeded');
   const deleted = await s.call('DELETE', `/api/services/${app.id}`);

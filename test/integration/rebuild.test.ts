@@ -3,6 +3,7 @@ import { ALL_EVENT_TYPES } from '../../commands/event-types.js';
 import { ALL_PROJECTORS } from '../../projections/all.js';
 import { runAdminCommand } from '../../src/cli/admin-commands.js';
 import { deployEnv } from '../helpers/deploy.js';
+import { DB_IMAGE_ENV, requireDbImages } from '../helpers/engine-containers.js';
 import { removeProjectLeftovers, requireDocker } from '../helpers/docker.js';
 import { startGitServer } from '../helpers/git-server.js';
 import { runDeploymentHistory, runMixedScenario } from '../helpers/mixed-scenario.js';
@@ -34,7 +35,7 @@ async function rebuildEqualsLive(t: Test, env: Record<string, string>) {
   const git = await startGitServer();
   t.teardown(() => git.close());
   // The real engine, one deployment at a time (so that queued ones are superseded); no proxy is needed.
-  const { env: engine } = await deployEnv({ SLIPWAY_PROXY: 'off', SLIPWAY_GIT_BASE_URL: git.baseUrl, SLIPWAY_DEPLOY_CONCURRENCY: '1', ...env });
+  const { env: engine } = await deployEnv({ SLIPWAY_PROXY: 'off', SLIPWAY_GIT_BASE_URL: git.baseUrl, SLIPWAY_DEPLOY_CONCURRENCY: '1', ...DB_IMAGE_ENV, ...env });
   const s = await startTestServer(engine);
   t.teardown(() => s.close());
   await runMixedScenario(s);
@@ -63,9 +64,9 @@ async function rebuildEqualsLive(t: Test, env: Record<string, string>) {
   t.same(after.body, listBefore, 'and the API answers the same from them');
 }
 
-t.test('PGlite', { skip: await requireDocker() }, (t) => rebuildEqualsLive(t, {}));
+t.test('PGlite', { skip: (await requireDocker()) || (await requireDbImages()) }, (t) => rebuildEqualsLive(t, {}));
 
-t.test('Postgres server', { skip: requirePostgresServer() || (await requireDocker()) }, async (t) => {
+t.test('Postgres server', { skip: requirePostgresServer() || (await requireDocker()) || (await requireDbImages()) }, async (t) => {
   const db = await freshDatabase(serverUrl!);
   t.teardown(() => db.drop());
   await rebuildEqualsLive(t, { DATABASE_URL: db.url });
