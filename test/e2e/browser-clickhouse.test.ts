@@ -1,34 +1,9 @@
-import { createServer } from 'node:net';
-import t, { type Test } from 'tap';
-import { BrowserError, type BrowserErrorKind } from '../../src/engines/browser.js';
+import t from 'tap';
+import { rejectsWith } from '../helpers/browser-errors.js';
+import { freePort as closedPort } from '../helpers/net.js';
 import { createClickhouseBrowser } from '../../src/engines/clickhouse-browser.js';
 import { docker } from '../helpers/docker.js';
 import { requireDbImages, startEngineContainer } from '../helpers/engine-containers.js';
-
-async function failure(promise: Promise<unknown>): Promise<BrowserError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof BrowserError) return error;
-    throw error;
-  }
-  throw new Error('expected a BrowserError, but it succeeded');
-}
-
-async function rejectsWith(t: Test, promise: Promise<unknown>, kind: BrowserErrorKind, message?: RegExp, why?: string) {
-  const error = await failure(promise);
-  t.equal(error.kind, kind, why ?? `${kind}: ${error.message}`);
-  if (message) t.match(error.message, message, `message of: ${why ?? kind}`);
-  return error;
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const HOSTILE = [
   "'",

@@ -1,12 +1,12 @@
 import t from 'tap';
-import { BrowserError, type DatabaseBrowser } from '../../src/engines/browser.js';
+import type { DatabaseBrowser } from '../../src/engines/browser.js';
+import { kindOf } from '../helpers/browser-errors.js';
 import { createMysqlBrowser } from '../../src/engines/mysql-browser.js';
 import { requireDocker } from '../helpers/docker.js';
 import { requireDbImages, startEngineContainer } from '../helpers/engine-containers.js';
 import { freePort } from '../helpers/net.js';
 
 const limits = { timeoutMs: 5_000, maxRows: 1_000 };
-const kindOf = async (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e instanceof BrowserError ? e.kind : `not a BrowserError: ${String(e)}`));
 
 t.test('the MySQL browser on a real server (MariaDB under the official mysql contract)', { skip: (await requireDocker()) || (await requireDbImages()) }, async (t) => {
   const server = await startEngineContainer('mysql', async (endpoint) => {

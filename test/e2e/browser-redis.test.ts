@@ -1,35 +1,10 @@
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
-import t, { type Test } from 'tap';
-import { BrowserError, type BrowserErrorKind, type EngineEndpoint } from '../../src/engines/browser.js';
+import t from 'tap';
+import { rejectsWith } from '../helpers/browser-errors.js';
+import { freePort as closedPort } from '../helpers/net.js';
+import type { EngineEndpoint } from '../../src/engines/browser.js';
 import { createRedisBrowser } from '../../src/engines/redis-browser.js';
 import { requireDbImages, startEngineContainer } from '../helpers/engine-containers.js';
-
-async function failure(promise: Promise<unknown>): Promise<BrowserError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof BrowserError) return error;
-    throw error;
-  }
-  throw new Error('expected a BrowserError, but it succeeded');
-}
-
-async function rejectsWith(t: Test, promise: Promise<unknown>, kind: BrowserErrorKind, message?: RegExp, why?: string) {
-  const error = await failure(promise);
-  t.equal(error.kind, kind, why ?? `${kind}: ${error.message}`);
-  if (message) t.match(error.message, message, `message of: ${why ?? kind}`);
-  return error;
-}
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 function raw(endpoint: EngineEndpoint, db: number): Redis {
   const client = new Redis({ host: endpoint.host, port: endpoint.port, password: endpoint.password ?? undefined, db, protocol: 2, lazyConnect: true, disableClientInfo: true });

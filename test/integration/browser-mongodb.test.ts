@@ -1,36 +1,12 @@
-import { createServer } from 'node:net';
 import { MongoClient, ObjectId } from 'mongodb';
-import t, { type Test } from 'tap';
-import { BrowserError, type BrowserErrorKind, type EngineEndpoint } from '../../src/engines/browser.js';
+import t from 'tap';
+import { failure, rejectsWith } from '../helpers/browser-errors.js';
+import { freePort as closedPort } from '../helpers/net.js';
+import type { EngineEndpoint } from '../../src/engines/browser.js';
 import { bsonTypeName, columnsOf, createMongoBrowser, idFrom, parseCommand } from '../../src/engines/mongodb-browser.js';
 
 const URL_VARIABLE = process.env.MONGODB_TEST_URL;
 const SKIP = URL_VARIABLE ? false : 'MONGODB_TEST_URL is not set: no MongoDB server can be installed here';
-
-async function failure(promise: Promise<unknown>): Promise<BrowserError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof BrowserError) return error;
-    throw error;
-  }
-  throw new Error('expected a BrowserError, but it succeeded');
-}
-
-async function rejectsWith(t: Test, promise: Promise<unknown>, kind: BrowserErrorKind, message?: RegExp, why?: string) {
-  const error = await failure(promise);
-  t.equal(error.kind, kind, why ?? `${kind}: ${error.message}`);
-  if (message) t.match(error.message, message, `message of: ${why ?? kind}`);
-  return error;
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** The endpoint a `mongodb://user:password@host:port/` URL names, on a database of this run's own. */
 function endpointOf(url: string, database: string): EngineEndpoint {
