@@ -13,12 +13,18 @@ import { BrowserError } from './browser.js';
  * Arguments are bytes (`\xHH` can make any byte sequence), so they are answered as Buffers; plain text is
  * its UTF-8 encoding.
  */
+const isSpace = (b: number | undefined) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
+
+/** What follows a closing quote must end the argument, as in redis-cli. */
+function endOfQuote(after: number | undefined) {
+  if (after !== undefined && !isSpace(after)) throw new BrowserError('invalid', 'a closing quote must be followed by a space or the end of the line');
+}
+
 export function splitCommandLine(line: string): Buffer[] {
   const args: Buffer[] = [];
   const input = Buffer.from(line, 'utf8');
   let i = 0;
   const n = input.length;
-  const isSpace = (b: number | undefined) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
   for (;;) {
     while (i < n && isSpace(input[i])) i++;
     if (i >= n) return args;
@@ -42,8 +48,7 @@ export function splitCommandLine(line: string): Buffer[] {
             i += 2;
           } else if (c === 0x22) {
             i++;
-            const after = input[i];
-            if (after !== undefined && !isSpace(after)) throw new BrowserError('invalid', 'a closing quote must be followed by a space or the end of the line');
+            endOfQuote(input[i]);
             done = true;
             break;
           } else {
@@ -61,8 +66,7 @@ export function splitCommandLine(line: string): Buffer[] {
             i += 2;
           } else if (c === 0x27) {
             i++;
-            const after = input[i];
-            if (after !== undefined && !isSpace(after)) throw new BrowserError('invalid', 'a closing quote must be followed by a space or the end of the line');
+            endOfQuote(input[i]);
             done = true;
             break;
           } else {
