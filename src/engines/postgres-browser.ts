@@ -13,6 +13,8 @@ import {
 /** Above this many rows (by the catalogue's estimate) a table's count is the estimate: counting would scan it. */
 export const EXACT_COUNT_LIMIT = 100_000;
 const META_TTL_MS = 2_000;
+/** How long past its limit a statement that lifted its own timeout may run before it is cancelled. */
+const BACKSTOP_GRACE_MS = 1_000;
 
 // Dates, times and bytea reach the client as Postgres prints them (ISO text, `\x…` hex): no time-zone shifts,
 // nothing JSON cannot carry. int8 and numeric stay text (they do not fit a JavaScript number).
@@ -30,7 +32,8 @@ function toBrowserError(error: unknown, timeoutMs?: number): BrowserError {
   if (error instanceof BrowserError) return error;
   const e = error as { code?: string; message?: string };
   const message = e.message ?? String(error);
-  if (e.code === '57014' && timeoutMs !== undefined) return new BrowserError('timeout', `the statement ran longer than ${timeoutMs / 1000} s and was cancelled`);
+  // 57014 is also a failed COPY FROM STDIN: only the timeout's own cancellations are timeouts.
+  if (e.code === '57014' && timeoutMs !== undefined && /statement timeout|user request/.test(message)) return new BrowserError('timeout', `the statement ran longer than ${timeoutMs / 1000} s and was cancelled`);
   if (e.code && /^(08|28|57P0|53)/.test(e.code)) return new BrowserError('unavailable', `the database cannot be reached: ${message}`);
   if (e.code && /^[0-9A-Z]{5}$/.test(e.code)) return new BrowserError('engine', message);
   return new BrowserError('unavailable', `the database cannot be reached: ${message}`);
@@ -47,18 +50,21 @@ interface TableMeta {
 }
 
 export function createPostgresBrowser(endpoint: EngineEndpoint, engine: 'postgres' | 'timeseries'): DatabaseBrowser {
-  const pool = new pg.Pool({
+  const connection: pg.ClientConfig = {
     host: endpoint.host,
     port: endpoint.port,
     user: endpoint.user ?? 'postgres',
     password: endpoint.password ?? undefined,
     database: endpoint.database ?? undefined,
     ssl: endpoint.tls ? { ca: endpoint.tls.ca, servername: endpoint.tls.servername, rejectUnauthorized: true } : false,
+    connectionTimeoutMillis: 5_000,
+    types,
+  };
+  const pool = new pg.Pool({
+    ...connection,
     max: 3,
     idleTimeoutMillis: 30_000,
-    connectionTimeoutMillis: 5_000,
     allowExitOnIdle: true,
-    types,
   });
   // An idle connection the server closed (a restart) is dropped by the pool; nothing to report.
   pool.on('error', () => undefined);
@@ -130,6 +136,31 @@ export function createPostgresBrowser(endpoint: EngineEndpoint, engine: 'postgre
     return { sql: t.key.map((k, i) => `${quote(k)} = $${from + i}`).join(' and '), params: t.key.map((k) => primaryKey[k]) };
   }
 
+  /**
+   * The statement's own text can lift `statement_timeout` (`set statement_timeout = 0; …`): a second connection
+   * cancels it a moment after the limit, and ends its session if even that does not stop it.
+   */
+  function backstop(pid: number, timeoutMs: number) {
+    const signal = async (fn: 'pg_cancel_backend' | 'pg_terminate_backend') => {
+      const killer = new pg.Client(connection);
+      killer.on('error', () => undefined);
+      try {
+        await killer.connect();
+        await killer.query(`select ${fn}($1)`, [pid]);
+      } catch {
+        // The statement may have ended meanwhile; nothing to stop.
+      } finally {
+        await killer.end().catch(() => undefined);
+      }
+    };
+    const cancel = setTimeout(() => void signal('pg_cancel_backend'), timeoutMs + BACKSTOP_GRACE_MS);
+    const terminate = setTimeout(() => void signal('pg_terminate_backend'), timeoutMs + 5 * BACKSTOP_GRACE_MS);
+    return () => {
+      clearTimeout(cancel);
+      clearTimeout(terminate);
+    };
+  }
+
   async function typeName(oid: number): Promise<string> {
     if (!typeNames?.has(oid)) {
       const { rows } = await run<{ oid: number; typname: string }>('select oid::int as oid, typname from pg_type');
@@ -177,8 +208,10 @@ export function createPostgresBrowser(endpoint: EngineEndpoint, engine: 'postgre
       } catch (error) {
         throw toBrowserError(error);
       }
+      let stopBackstop = () => {};
       try {
         await client.query(`set statement_timeout = ${Math.max(1, Math.round(timeoutMs))}`);
+        stopBackstop = backstop((client as pg.PoolClient & { processID: number }).processID, timeoutMs);
         let result: { rows: Record<string, unknown>[]; fields: pg.FieldDef[]; rowCount: number | null; command: string };
         try {
           result = await readCursor(client, text, maxRows + 1);
@@ -198,6 +231,7 @@ export function createPostgresBrowser(endpoint: EngineEndpoint, engine: 'postgre
       } catch (error) {
         throw toBrowserError(error, timeoutMs);
       } finally {
+        stopBackstop();
         // Each request starts from a clean session: an open transaction is rolled back, settings reset.
         await client
           .query('rollback')
@@ -250,9 +284,21 @@ export function createPostgresBrowser(endpoint: EngineEndpoint, engine: 'postgre
   };
 }
 
+/**
+ * pg-cursor has no handlers for the COPY sub-protocol: `COPY … FROM STDIN` or `TO STDOUT` through it would throw
+ * inside the connection's event handlers. The console has no stream to give: it refuses the one and drops the other's data.
+ */
+class ConsoleCursor extends Cursor {
+  handleCopyInResponse(connection: { sendCopyFail(message: string): void }) {
+    connection.sendCopyFail('COPY FROM STDIN cannot read from the SQL console; insert rows with INSERT or POST rows instead');
+  }
+
+  handleCopyData() {}
+}
+
 /** Runs one statement through a cursor and reads at most `limit` rows, so a huge result is never held. */
 function readCursor(client: pg.PoolClient, text: string, limit: number) {
-  const cursor = client.query(new Cursor(text));
+  const cursor = client.query(new ConsoleCursor(text));
   return new Promise<{ rows: Record<string, unknown>[]; fields: pg.FieldDef[]; rowCount: number | null; command: string }>((resolve, reject) => {
     cursor.read(limit, (error, rows, result) => {
       if (error) {

@@ -81,6 +81,20 @@ t.test('the Postgres browser on a real server', { skip: (await requireDocker()) 
     }
   });
 
+  t.test('query: a statement that lifts its own timeout is still cancelled', async (t) => {
+    const started = Date.now();
+    t.equal(await kindOf(b.query('set statement_timeout = 0; select pg_sleep(30)', { timeoutMs: 500, maxRows: 10 })), 'timeout');
+    t.ok(Date.now() - started < 5_000, `cancelled by the second connection (${Date.now() - started} ms)`);
+    t.same((await b.query('select 1 as one', limits)).rows, [{ one: 1 }], 'the browser still answers');
+  });
+
+  t.test('query: COPY through the console neither hangs nor crashes', async (t) => {
+    t.same(await b.query('copy sales.orders to stdout', limits), { columns: [], rows: [], rowCount: 250, truncated: false }, 'TO STDOUT counts its rows');
+    t.equal(await kindOf(b.query('copy public.loose from stdin', limits)), 'engine', 'FROM STDIN is refused');
+    t.equal(await kindOf(b.query('select 1; copy public.loose from stdin', limits)), 'engine', 'also among several statements');
+    t.same((await b.query('select count(*)::int as n from public.loose', limits)).rows, [{ n: 0 }], 'nothing was copied in, and the browser still answers');
+  });
+
   t.test('row edits bind values and check names', async (t) => {
     const hostile = "Robert'); drop table sales.orders; --";
     const { id } = await b.insertRow('sales.orders', { customer: hostile, total: '1.00' });
