@@ -28,6 +28,13 @@ function plain(row: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
+/** JSON objects and arrays are bound as their JSON text; everything else as it is. */
+function bindable(value: unknown): string | number | boolean | Buffer | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || Buffer.isBuffer(value)) return value;
+  return JSON.stringify(value);
+}
+
 // Interrupted by KILL QUERY, or by the server's own statement time limits (MariaDB, MySQL).
 const INTERRUPTED = new Set([1317, 1969, 3024]);
 
@@ -72,9 +79,11 @@ export function createMysqlBrowser(endpoint: EngineEndpoint): DatabaseBrowser {
     multipleStatements: true,
   });
 
+  // Values travel as prepared-statement parameters, never spliced into the text: the client-side escaping of
+  // `query` assumes backslash escapes, which a server in NO_BACKSLASH_ESCAPES mode does not honour.
   const run = async <R extends RowDataPacket[] | ResultSetHeader>(sql: string, params: unknown[] = []): Promise<R> => {
     try {
-      const [result] = await pool.query<R>(sql, params);
+      const [result] = await pool.execute<R>(sql, params.map(bindable));
       return result;
     } catch (error) {
       throw toBrowserError(error);
@@ -83,16 +92,22 @@ export function createMysqlBrowser(endpoint: EngineEndpoint): DatabaseBrowser {
 
   async function meta(tableId: string): Promise<TableMeta> {
     const { schema, name } = parseTableId(tableId);
-    const tables = await run<RowDataPacket[]>('select table_rows from information_schema.tables where table_schema = ? and table_name = ?', [schema, name]);
+    // The catalogue compares names without regard to case; a table is found only under its exact name.
+    const tables = (
+      await run<RowDataPacket[]>('select table_schema as `schema`, table_name as name, table_rows from information_schema.tables where table_schema = ? and table_name = ?', [schema, name])
+    ).filter((t) => t.schema === schema && t.name === name);
     if (tables.length === 0) throw new BrowserError('not_found', `table ${tableId} not found`);
-    const columns = await run<RowDataPacket[]>(
-      `select c.column_name as name, c.column_type as type, k.ordinal_position as key_position
-         from information_schema.columns c
-         left join information_schema.key_column_usage k
-           on k.table_schema = c.table_schema and k.table_name = c.table_name and k.column_name = c.column_name and k.constraint_name = 'PRIMARY'
-        where c.table_schema = ? and c.table_name = ? order by c.ordinal_position`,
-      [schema, name],
-    );
+    const columns = (
+      await run<RowDataPacket[]>(
+        `select c.table_schema as \`schema\`, c.table_name as tableName, c.column_name as name, c.column_type as type,
+                k.ordinal_position as key_position
+           from information_schema.columns c
+           left join information_schema.key_column_usage k
+             on k.table_schema = c.table_schema and k.table_name = c.table_name and k.column_name = c.column_name and k.constraint_name = 'PRIMARY'
+          where c.table_schema = ? and c.table_name = ? order by c.ordinal_position`,
+        [schema, name],
+      )
+    ).filter((c) => c.schema === schema && c.tableName === name);
     return {
       schema,
       name,
@@ -153,8 +168,10 @@ export function createMysqlBrowser(endpoint: EngineEndpoint): DatabaseBrowser {
 
     async rows(tableId, { limit, offset }) {
       const t = await meta(tableId);
-      const order = t.key.length > 0 ? ` order by ${t.key.map(quote).join(', ')}` : '';
-      const rows = await run<RowDataPacket[]>(`select * from ${target(t)}${order} limit ? offset ?`, [limit, offset]);
+      // Without a key, all columns order the rows, so that pages neither repeat nor skip a row.
+      const order = ` order by ${(t.key.length > 0 ? t.key : t.columns.map((c) => c.name)).map(quote).join(', ')}`;
+      // Integers checked at the edge; MySQL's prepared statements refuse numbers bound to LIMIT.
+      const rows = await run<RowDataPacket[]>(`select * from ${target(t)}${order} limit ${Math.trunc(limit)} offset ${Math.trunc(offset)}`);
       return { columns: t.columns, rows: rows.map((r) => plain(r)), total: await total(t) };
     },
 

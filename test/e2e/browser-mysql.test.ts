@@ -74,6 +74,35 @@ t.test('the MySQL browser on a real server (MariaDB under the official mysql con
     t.equal(await kindOf(b.insertRow('appdb.orders', { id: 'abc', customer: 'x' })), 'engine');
   });
 
+  t.test('values are bound by the server, even with NO_BACKSLASH_ESCAPES', async (t) => {
+    const root = createMysqlBrowser({ ...server.endpoint, user: 'root', password: `${server.endpoint.password}-root` });
+    await root.query("set global sql_mode = concat(@@global.sql_mode, ',NO_BACKSLASH_ESCAPES')", limits);
+    t.teardown(async () => {
+      await root.query("set global sql_mode = replace(@@global.sql_mode, 'NO_BACKSLASH_ESCAPES', '')", limits);
+      await root.close();
+    });
+    const fresh = createMysqlBrowser(server.endpoint);
+    t.teardown(() => fresh.close());
+    t.match((await fresh.query('select @@session.sql_mode as m', limits)).rows[0], { m: /NO_BACKSLASH_ESCAPES/ }, 'the new session runs in that mode');
+    const hostile = "a\\', customer = 'pwned', total = (select 99) -- \\";
+    const { id } = await fresh.insertRow('appdb.orders', { customer: hostile, total: '1.00' });
+    t.same((await fresh.query(`select customer, total from orders where id = ${Number(id)}`, limits)).rows, [{ customer: hostile, total: '1.00' }], 'stored exactly as sent');
+    await fresh.updateRow('appdb.orders', { id: Number(id) }, { customer: `${hostile}'` });
+    t.same((await fresh.query(`select customer from orders where id = ${Number(id)}`, limits)).rows, [{ customer: `${hostile}'` }]);
+    await fresh.deleteRow('appdb.orders', { id: Number(id) });
+  });
+
+  t.test('a table is found only under its exact name; a table without a key pages in a stable order', async (t) => {
+    await b.query('create table Mixed (id int primary key); insert into Mixed values (1); create table unkeyed (n int, s text); insert into unkeyed values (3, "c"), (1, "a"), (2, "b"), (1, "z")', limits);
+    t.teardown(() => b.query('drop table Mixed, unkeyed', limits));
+    t.equal(await kindOf(b.rows('appdb.mixed', { limit: 1, offset: 0 })), 'not_found', 'another case is another name');
+    t.same((await b.rows('appdb.Mixed', { limit: 5, offset: 0 })).rows, [{ id: 1 }]);
+    const pages = [];
+    for (let offset = 0; offset < 4; offset++) pages.push(...(await b.rows('appdb.unkeyed', { limit: 1, offset })).rows);
+    t.equal(new Set(pages.map((r) => JSON.stringify(r))).size, 4, 'every row once, none repeated');
+    t.same(pages.map((r) => r.n), [1, 1, 2, 3], 'sorted by its columns');
+  });
+
   t.test('an endpoint nobody answers, or wrong credentials, is unavailable', async (t) => {
     const nobody = createMysqlBrowser({ ...server.endpoint, port: await freePort() });
     t.equal(await kindOf(nobody.ping()), 'unavailable');
