@@ -5,6 +5,9 @@
 set -Eeo pipefail
 CONFIG=/etc/clickhouse-server/config.xml
 
+# No command, or only `--setting` arguments: they go to the server, as in the official image.
+if [ $# -lt 1 ] || [ "${1:0:2}" = '--' ]; then set -- clickhouse-server "$@"; fi
+
 if [ "$1" = 'clickhouse-server' ] && [ "$(id -u)" = '0' ]; then
   chown -R clickhouse:clickhouse /var/lib/clickhouse /var/log/clickhouse-server /etc/clickhouse-server/users.d
   exec gosu clickhouse "$BASH_SOURCE" "$@"

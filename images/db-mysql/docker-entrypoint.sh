@@ -1,8 +1,19 @@
 #!/usr/bin/env bash
 # Follows the official mysql image's entrypoint: MYSQL_ROOT_PASSWORD (or MYSQL_ALLOW_EMPTY_PASSWORD /
-# MYSQL_RANDOM_ROOT_PASSWORD), MYSQL_DATABASE, MYSQL_USER + MYSQL_PASSWORD, root reachable from any host,
-# initialisation only of an empty data directory, `-x` arguments go to the server.
+# MYSQL_RANDOM_ROOT_PASSWORD), MYSQL_DATABASE, MYSQL_USER + MYSQL_PASSWORD, root from MYSQL_ROOT_HOST (default any),
+# initialisation only of an empty data directory, `-x` arguments go to the server, and each variable may
+# come from a file named by `<VAR>_FILE`.
 set -Eeo pipefail
+
+# `VAR_FILE` names a file that holds VAR's value (Docker secrets), as in the official entrypoints.
+file_env() {
+  local var="$1" file="${1}_FILE" def="${2:-}"
+  if [ -n "${!var:-}" ] && [ -n "${!file:-}" ]; then echo >&2 "error: both $var and $file are set (but are exclusive)"; exit 1; fi
+  local val="$def"
+  if [ -n "${!var:-}" ]; then val="${!var}"; elif [ -n "${!file:-}" ]; then val="$(< "${!file}")"; fi
+  export "$var"="$val"
+  unset "$file"
+}
 
 if [ "${1:0:1}" = '-' ]; then set -- mysqld "$@"; fi
 if [ "$1" = 'mysqld' ]; then shift; set -- mariadbd "$@"; fi
@@ -17,6 +28,8 @@ sql_string() { printf "'%s'" "$(printf '%s' "$1" | sed -e "s/\\\\/\\\\\\\\/g" -e
 sql_name() { printf '`%s`' "$(printf '%s' "$1" | sed -e 's/`/``/g')"; }
 
 if [ "$1" = 'mariadbd' ] && [ ! -d /var/lib/mysql/mysql ]; then
+  for v in MYSQL_ROOT_PASSWORD MYSQL_DATABASE MYSQL_USER MYSQL_PASSWORD; do file_env "$v"; done
+  file_env MYSQL_ROOT_HOST '%'
   if [ -z "$MYSQL_ROOT_PASSWORD" ] && [ -z "$MYSQL_ALLOW_EMPTY_PASSWORD" ] && [ -z "$MYSQL_RANDOM_ROOT_PASSWORD" ]; then
     echo >&2 'error: database is uninitialized and password option is not specified'
     echo >&2 '  You need to specify one of the following as an environment variable:'
@@ -37,7 +50,9 @@ if [ "$1" = 'mariadbd' ] && [ ! -d /var/lib/mysql/mysql ]; then
   {
     echo "DELETE FROM mysql.user WHERE user NOT IN ('mysql.sys', 'mariadb.sys', 'root') OR host NOT IN ('localhost');"
     echo "ALTER USER 'root'@'localhost' IDENTIFIED BY $root;"
-    echo "CREATE USER 'root'@'%' IDENTIFIED BY $root; GRANT ALL ON *.* TO 'root'@'%' WITH GRANT OPTION;"
+    if [ "$MYSQL_ROOT_HOST" != 'localhost' ]; then
+      echo "CREATE USER 'root'@$(sql_string "$MYSQL_ROOT_HOST") IDENTIFIED BY $root; GRANT ALL ON *.* TO 'root'@$(sql_string "$MYSQL_ROOT_HOST") WITH GRANT OPTION;"
+    fi
     if [ -n "$MYSQL_DATABASE" ]; then echo "CREATE DATABASE IF NOT EXISTS $(sql_name "$MYSQL_DATABASE");"; fi
     if [ -n "$MYSQL_USER" ] && [ -n "$MYSQL_PASSWORD" ]; then
       echo "CREATE USER $(sql_string "$MYSQL_USER")@'%' IDENTIFIED BY $(sql_string "$MYSQL_PASSWORD");"
@@ -48,10 +63,10 @@ if [ "$1" = 'mariadbd' ] && [ ! -d /var/lib/mysql/mysql ]; then
   for f in /docker-entrypoint-initdb.d/*; do
     case "$f" in
       *.sh) . "$f" ;;
-      *.sql) mariadb --socket=/run/mysqld/mysqld.sock -uroot -p"$MYSQL_ROOT_PASSWORD" ${MYSQL_DATABASE:+"$MYSQL_DATABASE"} < "$f" ;;
+      *.sql) mariadb --socket=/run/mysqld/mysqld.sock -uroot --password="$MYSQL_ROOT_PASSWORD" ${MYSQL_DATABASE:+"$MYSQL_DATABASE"} < "$f" ;;
     esac
   done
-  mariadb-admin --socket=/run/mysqld/mysqld.sock -uroot -p"$MYSQL_ROOT_PASSWORD" shutdown
+  mariadb-admin --socket=/run/mysqld/mysqld.sock -uroot --password="$MYSQL_ROOT_PASSWORD" shutdown
   wait "$pid" || true
   echo 'MySQL init process done. Ready for start up.'
 fi

@@ -1,8 +1,19 @@
 #!/usr/bin/env bash
 # Follows the official postgres image's docker-entrypoint.sh: POSTGRES_PASSWORD (required unless
 # POSTGRES_HOST_AUTH_METHOD=trust), POSTGRES_USER, POSTGRES_DB, POSTGRES_INITDB_ARGS, initialisation only
-# of an empty PGDATA, /docker-entrypoint-initdb.d, `-x` arguments go to postgres, other commands run as given.
+# of an empty PGDATA, /docker-entrypoint-initdb.d, `-x` arguments go to postgres, other commands run as given,
+# and each variable may come from a file named by `<VAR>_FILE`.
 set -Eeo pipefail
+
+# `VAR_FILE` names a file that holds VAR's value (Docker secrets), as in the official entrypoints.
+file_env() {
+  local var="$1" file="${1}_FILE" def="${2:-}"
+  if [ -n "${!var:-}" ] && [ -n "${!file:-}" ]; then echo >&2 "error: both $var and $file are set (but are exclusive)"; exit 1; fi
+  local val="$def"
+  if [ -n "${!var:-}" ]; then val="${!var}"; elif [ -n "${!file:-}" ]; then val="$(< "${!file}")"; fi
+  export "$var"="$val"
+  unset "$file"
+}
 
 if [ "${1:0:1}" = '-' ]; then set -- postgres "$@"; fi
 
@@ -14,6 +25,7 @@ if [ "$1" = 'postgres' ] && [ "$(id -u)" = '0' ]; then
 fi
 
 if [ "$1" = 'postgres' ] && [ ! -s "$PGDATA/PG_VERSION" ]; then
+  for v in POSTGRES_PASSWORD POSTGRES_USER POSTGRES_DB POSTGRES_INITDB_ARGS; do file_env "$v"; done
   if [ -z "$POSTGRES_PASSWORD" ] && [ "$POSTGRES_HOST_AUTH_METHOD" != 'trust' ]; then
     cat >&2 <<'MSG'
 Error: Database is uninitialized and superuser password is not specified.
@@ -24,11 +36,16 @@ MSG
   fi
   user="${POSTGRES_USER:-postgres}"
   db="${POSTGRES_DB:-$user}"
-  pwfile="$(mktemp)"
-  printf '%s' "${POSTGRES_PASSWORD}" > "$pwfile"
+  # Without a password (trust), the superuser gets none: initdb refuses an empty password file.
+  pwargs=()
+  if [ -n "$POSTGRES_PASSWORD" ]; then
+    pwfile="$(mktemp)"
+    printf '%s' "$POSTGRES_PASSWORD" > "$pwfile"
+    pwargs=(--pwfile="$pwfile")
+  fi
   # shellcheck disable=SC2086
-  initdb --username="$user" --pwfile="$pwfile" $POSTGRES_INITDB_ARGS -D "$PGDATA"
-  rm -f "$pwfile"
+  initdb --username="$user" "${pwargs[@]}" $POSTGRES_INITDB_ARGS -D "$PGDATA"
+  [ -z "${pwfile:-}" ] || rm -f "$pwfile"
   echo "listen_addresses = '*'" >> "$PGDATA/postgresql.conf"
   printf '\nhost all all all %s\n' "${POSTGRES_HOST_AUTH_METHOD:-scram-sha-256}" >> "$PGDATA/pg_hba.conf"
   # A private server on the socket only, as the official image does, for the database and init scripts.

@@ -42,12 +42,14 @@ ensure_base_image() {
   rm -rf "$rootfs"
 }
 
-# ensure_image NAME DIR: builds images/DIR as slipway/NAME:bookworm unless it exists.
+# ensure_image NAME DIR: builds images/DIR as slipway/NAME:bookworm unless an image of the same sources exists.
 ensure_image() {
-  local tag="slipway/$1:bookworm"
-  docker image inspect "$tag" >/dev/null 2>&1 && return 0
+  local tag="slipway/$1:bookworm" source
+  # A digest of the directory's files (not their times), so an edited Dockerfile or entrypoint is rebuilt.
+  source=$(cd "images/$2" && find . -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
+  [[ $(docker image inspect -f '{{ index .Config.Labels "slipway.source" }}' "$tag" 2>/dev/null) == "$source" ]] && return 0
   log "building $tag"
-  docker build -q -t "$tag" "images/$2" >/dev/null
+  docker build -q --label "slipway.source=$source" -t "$tag" "images/$2" >/dev/null
 }
 
 ensure_test_images() {

@@ -78,10 +78,10 @@ export interface EngineContainer {
 export async function startEngineContainer(
   engine: Exclude<Engine, 'mongodb'>,
   probe: (endpoint: EngineEndpoint) => Promise<void>,
-  options: { password?: string; timeoutMs?: number } = {},
+  options: { password?: string; timeoutMs?: number; contract?: Partial<ReturnType<typeof contract>>; binds?: string[] } = {},
 ): Promise<EngineContainer> {
   const password = options.password ?? 'pw-' + Math.random().toString(36).slice(2);
-  const c = contract(engine, password);
+  const c = { ...contract(engine, password), ...options.contract };
   const port = `${PORTS[engine]}/tcp`;
   const name = `slipway-test-${engine}-${process.pid}-${Date.now().toString(36)}`;
   const container = await docker.createContainer({
@@ -91,7 +91,7 @@ export async function startEngineContainer(
     ...(c.args.length > 0 ? { Cmd: c.args } : {}),
     ExposedPorts: { [port]: {} },
     Labels: { 'slipway.test': 'engine' },
-    HostConfig: { PortBindings: { [port]: [{ HostIp: '127.0.0.1', HostPort: '' }] } },
+    HostConfig: { PortBindings: { [port]: [{ HostIp: '127.0.0.1', HostPort: '' }] }, Binds: options.binds },
   });
   const stop = () => container.remove({ force: true, v: true }).then(() => undefined, () => undefined);
   try {
