@@ -73,15 +73,17 @@ export async function deployDatabase(deps: RunDeps, id: string, p: Prepared, log
   const plan = enginePlan(engine, image, p.env, { logicalReplication: row.postgres_logical_replication_enabled, tls });
   const labels = { [LABEL.project]: row.project_id, [LABEL.service]: row.id };
   const previous = row.current_container;
-  if (previous) {
-    log.system(`Stopping ${previous}: a database runs one container on its data`);
-    await step('stopping the previous container', deps.settings.timeouts.stopGraceSeconds * 1000 + 30_000, signal, () =>
-      deps.runtime.stop(previous, deps.settings.timeouts.stopGraceSeconds),
-    );
-  }
   const name = containerNameOf(row.slug, id);
+  const endpoint = endpointOf(engine, p.env, row.host_port, tls?.caPem ?? null);
   let created = false;
+  // An abort does not stop the engine's own stop: the previous container is started again only once it is down.
+  let stopping: Promise<void> | null = null;
   try {
+    if (previous) {
+      log.system(`Stopping ${previous}: a database runs one container on its data`);
+      stopping = deps.runtime.stop(previous, deps.settings.timeouts.stopGraceSeconds);
+      await step('stopping the previous container', deps.settings.timeouts.stopGraceSeconds * 1000 + 30_000, signal, () => stopping!);
+    }
     await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentContainerStarted', data: { containerName: name } });
     await step('creating the container', deps.settings.timeouts.startMs, signal, async () => {
       await deps.runtime.ensureNetwork(networkOf(row.project_id), { [LABEL.project]: row.project_id });
@@ -105,7 +107,6 @@ export async function deployDatabase(deps: RunDeps, id: string, p: Prepared, log
     log.system(`Started ${name} from ${image} on port ${row.host_port}${row.database_public_enabled ? ' (public)' : ' (this host only)'}; waiting for it to answer a query`);
     const stopFollowing = followStartup(deps, name, log);
     try {
-      const endpoint = endpointOf(engine, p.env, row.host_port, tls?.caPem ?? null);
       await step('starting the database', settings.startMs, signal, (s) => waitUntilAnswering(deps, engine, name, endpoint, log, s));
     } finally {
       await stopFollowing();
@@ -116,10 +117,17 @@ export async function deployDatabase(deps: RunDeps, id: string, p: Prepared, log
   } catch (error) {
     if (created) await deps.runtime.remove(name, 1).catch(() => undefined);
     if (previous) {
-      await deps.runtime
-        .start(previous)
-        .then(() => log.system(`Started ${previous} again on the same data`))
-        .catch((e: unknown) => log.system(`Could not start ${previous} again: ${message(e)}`));
+      await stopping?.catch(() => undefined);
+      try {
+        await deps.runtime.start(previous);
+        // Bounded by its own deadline: the deployment's signal may be the abort that brought us here.
+        await step('starting the previous container again', settings.startMs, new AbortController().signal, (s) =>
+          waitUntilAnswering(deps, engine, previous, endpoint, log, s),
+        );
+        log.system(`Started ${previous} again on the same data; it answers`);
+      } catch (e) {
+        log.system(`Could not start ${previous} again: ${message(e)}`);
+      }
     }
     throw error;
   }

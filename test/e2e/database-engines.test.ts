@@ -1,7 +1,7 @@
 import t from 'tap';
 import { LABEL } from '../../src/runtime/container-runtime.js';
 import { createProject, createService } from '../helpers/api-suite.js';
-import { deploy, deployEnv, logLines, outcome } from '../helpers/deploy.js';
+import { deploy, deployEnv, logLines, outcome, queueDeployment, waitForDeployment } from '../helpers/deploy.js';
 import { docker, removeProjectLeftovers, requireDocker } from '../helpers/docker.js';
 import { DB_IMAGE_ENV, requireDbImages } from '../helpers/engine-containers.js';
 import { startTestServer } from '../helpers/test-server.js';
@@ -88,5 +88,30 @@ t.test('mysql, redis, columnar and timeseries services deploy and are browsed th
     t.same(q.body.rows, [{ ssl: true }], 'Slipway itself connects over verified TLS');
     t.equal((await s.call('GET', `/api/services/${ts.id}/database/tls`)).body.tls.active, true);
     t.ok((await logLines(s, runs[3]!.queued.id)).some((l) => /TLS on/.test(l)));
+  });
+
+  t.test('a redeploy keeps the data of mysql, redis and columnar', async (t) => {
+    const again = await Promise.all([my, cache, olap].map((svc) => deploy(s, svc.id)));
+    for (const r of again) t.equal(outcome(r.done), 'succeeded');
+    t.same((await s.call('GET', `/api/services/${my.id}/database/rows?table=shop_db.orders`)).body.rows, [{ id: 1, customer: 'Ada Lovelace' }]);
+    t.same((await s.call('GET', `/api/services/${cache.id}/database/rows?table=db0.user`)).body.rows, [{ key: 'user:1', type: 'string', ttl: -1, value: 'Grace Hopper' }]);
+    t.same((await s.call('GET', `/api/services/${olap.id}/database/rows?table=olap.hits`)).body.rows, [{ id: '7', url: "https://x.test/?q=' OR 1=1 --" }]);
+  });
+
+  t.test('an abort while the new container starts brings the previous one back on the same data', async (t) => {
+    const [before] = await docker.listContainers({ filters: { label: [`${LABEL.service}=${my.id}`] } });
+    const queued = await queueDeployment(s, my.id);
+    // Abort once the previous container is being stopped: MariaDB takes seconds to stop and start again.
+    for (let i = 0; !(await logLines(s, queued.id)).some((l) => /^Stopping /.test(l)); i++) {
+      if (i > 600) throw new Error('the deployment never began stopping the previous container');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    t.equal((await s.call('POST', `/api/deployments/${queued.id}/abort`)).status, 200);
+    const done = await waitForDeployment(s, my.id, queued.id);
+    t.equal(done.status, 'aborted');
+    const running = await docker.listContainers({ filters: { label: [`${LABEL.service}=${my.id}`] } });
+    t.same(running.map((c) => c.Id), [before!.Id], 'only the previous container runs, and it runs');
+    t.ok((await logLines(s, queued.id)).some((l) => /again on the same data; it answers/.test(l)), 'the log says it was started again and answers');
+    t.same((await s.call('GET', `/api/services/${my.id}/database/rows?table=shop_db.orders`)).body.rows, [{ id: 1, customer: 'Ada Lovelace' }], 'its data answers');
   });
 });

@@ -44,8 +44,15 @@ export const requireDbImages = async () => required(await dbImagesUnavailable())
 
 const PORTS: Record<Exclude<Engine, 'mongodb'>, number> = { postgres: 5432, timeseries: 5432, mysql: 3306, redis: 6379, columnar: 8123 };
 
+interface Contract {
+  env: Record<string, string>;
+  args: string[];
+  user: string;
+  database: string | null;
+}
+
 /** The official images' variables for a user, a password and a database, and the endpoint they give. */
-function contract(engine: Exclude<Engine, 'mongodb'>, password: string) {
+function contract(engine: Exclude<Engine, 'mongodb'>, password: string): Contract {
   switch (engine) {
     case 'postgres':
     case 'timeseries':
@@ -78,7 +85,7 @@ export interface EngineContainer {
 export async function startEngineContainer(
   engine: Exclude<Engine, 'mongodb'>,
   probe: (endpoint: EngineEndpoint) => Promise<void>,
-  options: { password?: string; timeoutMs?: number; contract?: Partial<ReturnType<typeof contract>>; binds?: string[] } = {},
+  options: { password?: string; timeoutMs?: number; contract?: Partial<Contract>; binds?: string[] } = {},
 ): Promise<EngineContainer> {
   const password = options.password ?? 'pw-' + Math.random().toString(36).slice(2);
   const c = { ...contract(engine, password), ...options.contract };
