@@ -1,3 +1,5 @@
+import type { Readable, Writable } from 'node:stream';
+
 /** What the deployer needs from a container engine; Docker through dockerode is the one implementation. */
 export interface ContainerSpec {
   /** Carries the deployment id, so a retried start finds its own container (idempotency). */
@@ -80,6 +82,23 @@ export interface LogOptions {
   signal?: AbortSignal;
 }
 
+export interface ExecSpec {
+  cmd: string[];
+  env?: Record<string, string>;
+  /** `uid[:gid]` or a user name; the image's user when absent. */
+  user?: string;
+  /** Piped to the command's stdin, which is closed at its end. */
+  stdin?: Readable;
+  /** Receives the command's stdout, with backpressure; discarded when absent. */
+  stdout?: Writable;
+}
+
+export interface ExecResult {
+  exitCode: number;
+  /** The end of what the command wrote to stderr. */
+  stderr: string;
+}
+
 export interface ContainerRuntime {
   ping(): Promise<void>;
   ensureNetwork(name: string, labels: Record<string, string>): Promise<void>;
@@ -106,6 +125,10 @@ export interface ContainerRuntime {
   list(labels: Record<string, string>): Promise<OwnedContainer[]>;
   /** Removes the volumes carrying every given label (their containers must be gone). */
   removeVolumes(labels: Record<string, string>): Promise<string[]>;
+  /** Runs a command inside a running container; resolves when it ends, with its exit code. */
+  exec(name: string, spec: ExecSpec, signal: AbortSignal): Promise<ExecResult>;
+  /** Writes one file into a container (running or stopped) from a stream of exactly `size` bytes. */
+  putFile(name: string, file: { path: string; size: number; mode: number; uid: number; gid: number }, content: Readable): Promise<void>;
   /** Output of a container, line by line; with `follow`, until it stops or the signal fires. */
   logs(name: string, options: LogOptions): AsyncIterable<OutputLine>;
 }

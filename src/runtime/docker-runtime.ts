@@ -5,6 +5,7 @@ import Docker from 'dockerode';
 import { pack } from 'tar-fs';
 import { pack as tarPack } from 'tar-stream';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import {
   LABEL,
   type ContainerRuntime,
@@ -15,6 +16,7 @@ import {
   type OutputLine,
   type RunningContainer,
 } from './container-runtime.js';
+import { execIn } from './docker-exec.js';
 import { followProgress, LogDemuxer } from './docker-streams.js';
 
 const LABELLED_DOCKERFILE = '.slipway-build.Dockerfile';
@@ -278,6 +280,19 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
         // 304: already running.
         if (statusOf(error) !== 304) throw error;
       }
+    },
+
+    exec(name, spec, signal) {
+      return execIn(docker, name, spec, signal);
+    },
+
+    async putFile(name, file, content) {
+      const archive = tarPack();
+      const entry = archive.entry({ name: file.path.replace(/^\/+/, ''), size: file.size, mode: file.mode, uid: file.uid, gid: file.gid });
+      const written = pipeline(content, entry);
+      written.then(() => archive.finalize(), (error: Error) => archive.destroy(error));
+      // The upload streams the archive: a large file is never held whole.
+      await Promise.all([written, docker.getContainer(name).putArchive(archive as unknown as NodeJS.ReadableStream, { path: '/' })]);
     },
 
     async removeVolumes(labels) {

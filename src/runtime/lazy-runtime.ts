@@ -23,6 +23,8 @@ export function lazyRuntime(load: () => Promise<ContainerRuntime>): ContainerRun
     start: async (name) => (await get()).start(name),
     list: async (labels) => (await get()).list(labels),
     removeVolumes: async (labels) => (await get()).removeVolumes(labels),
+    exec: async (name, spec, signal) => (await get()).exec(name, spec, signal),
+    putFile: async (name, file, content) => (await get()).putFile(name, file, content),
     async *logs(name, options) {
       yield* (await get()).logs(name, options);
     },
