@@ -1,14 +1,19 @@
 import { apiKeyEvents } from './apikey/events.js';
+import { backupEvents } from './backup/events.js';
+import { backupSettingsEvents } from './backup-settings/events.js';
 import { certificateEvents } from './certificate/events.js';
 import { databaseEvents } from './database/events.js';
 import { deploymentEvents, deploymentLogEvents } from './deployment/events.js';
 import { projectEvents } from './project/events.js';
 import { reservationEvents } from './reservation/events.js';
 import { serviceEvents } from './service/events.js';
+import { settingsEvents } from './settings/events.js';
 
 /** Every event type the write side can record, with its schema: what an auditor may meet in the log. */
 export const ALL_EVENT_SCHEMAS = {
   ...apiKeyEvents,
+  ...backupEvents,
+  ...backupSettingsEvents,
   ...certificateEvents,
   ...databaseEvents,
   ...deploymentEvents,
@@ -16,6 +21,7 @@ export const ALL_EVENT_SCHEMAS = {
   ...projectEvents,
   ...reservationEvents,
   ...serviceEvents,
+  ...settingsEvents,
 };
 
 export const ALL_EVENT_TYPES = Object.keys(ALL_EVENT_SCHEMAS).sort();

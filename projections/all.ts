@@ -1,5 +1,6 @@
 import { apiKeysProjector } from './api-keys.js';
 import { auditProjector } from './audit.js';
+import { backupsProjector } from './backups.js';
 import { deploymentsProjector } from './deployments.js';
 import { domainsProjector } from './domains.js';
 import { envProjector } from './env.js';
@@ -8,6 +9,7 @@ import type { Projector } from './projector.js';
 import { reservationsProjector } from './reservations.js';
 import { retirementsProjector } from './retirements.js';
 import { servicesProjector } from './services.js';
+import { settingsProjector } from './settings.js';
 
 export const ALL_PROJECTORS: readonly Projector[] = [
   projectsProjector,
@@ -19,4 +21,6 @@ export const ALL_PROJECTORS: readonly Projector[] = [
   auditProjector,
   reservationsProjector,
   retirementsProjector,
+  backupsProjector,
+  settingsProjector,
 ];

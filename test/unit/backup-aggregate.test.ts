@@ -1,0 +1,45 @@
+import t from 'tap';
+import { backup, decideDelete, decideFail, decideRequest, decideRestored, decideStart, decideSucceed, type BackupState } from '../../commands/backup/aggregate.js';
+import type { BackupEvent } from '../../commands/backup/events.js';
+import { DomainError } from '../../commands/shared/domain-error.js';
+
+const requested: Extract<BackupEvent, { type: 'BackupRequested' }>['data'] = {
+  serviceId: 's', projectId: 'p', serviceSlug: 'db', engine: 'postgres', format: 'custom', storage: 'disk', trigger: 'manual',
+  scheduledFor: null, localPath: 'backups/s/b.dump', remoteKey: null,
+};
+const given = (...events: BackupEvent[]): BackupState => events.reduce(backup.evolve, backup.initial);
+const code = (fn: () => unknown) => {
+  try {
+    fn();
+    return null;
+  } catch (error) {
+    return error instanceof DomainError ? error.code : 'other';
+  }
+};
+const succeeded: BackupEvent[] = [{ type: 'BackupRequested', data: requested }, { type: 'BackupStarted', data: {} }, { type: 'BackupSucceeded', data: { sizeBytes: 10, checksum: 'sha256:ab' } }];
+
+t.test('a backup runs once: requested, started, then one outcome', async (t) => {
+  t.same(decideRequest(given(), requested), [{ type: 'BackupRequested', data: requested }]);
+  t.equal(code(() => decideRequest(given({ type: 'BackupRequested', data: requested }), requested)), 'conflict');
+  t.same(decideStart(given({ type: 'BackupRequested', data: requested })), [{ type: 'BackupStarted', data: {} }]);
+  t.same(decideStart(given({ type: 'BackupRequested', data: requested }, { type: 'BackupStarted', data: {} })), [], 'started once');
+  t.same(decideSucceed(given(...succeeded), { sizeBytes: 1, checksum: 'x' }), [], 'a late outcome is dropped');
+  t.same(decideFail(given(...succeeded), 'late'), [], 'a succeeded backup does not fail afterwards');
+  t.same(decideFail(given({ type: 'BackupRequested', data: requested }), 'no'), [{ type: 'BackupFailed', data: { error: 'no' } }], 'a requested one can fail before it starts');
+});
+
+t.test('restore: only a succeeded backup, only into the same engine', async (t) => {
+  const into = { serviceId: 's2', projectId: 'p', engine: 'postgres' };
+  t.same(decideRestored(given(...succeeded), into), [{ type: 'BackupRestored', data: { serviceId: 's2', projectId: 'p' } }]);
+  t.equal(code(() => decideRestored(given(...succeeded), { ...into, engine: 'mysql' })), 'conflict');
+  t.equal(code(() => decideRestored(given({ type: 'BackupRequested', data: requested }), into)), 'conflict');
+  t.equal(code(() => decideRestored(given(), into)), 'not_found');
+});
+
+t.test('delete: not while running, and a second delete is not found', async (t) => {
+  t.equal(code(() => decideDelete(given({ type: 'BackupRequested', data: requested }), 'request')), 'conflict');
+  const deleted = given(...succeeded, { type: 'BackupDeleted', data: { reason: 'request' } });
+  t.same(decideDelete(given(...succeeded), 'request'), [{ type: 'BackupDeleted', data: { reason: 'request' } }]);
+  t.equal(code(() => decideDelete(deleted, 'request')), 'not_found');
+  t.equal(code(() => decideRestored(deleted, { serviceId: 's', projectId: 'p', engine: 'postgres' })), 'not_found');
+});
