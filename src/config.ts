@@ -65,6 +65,8 @@ const schema = z.object({
   SLIPWAY_DB_QUERY_TIMEOUT: seconds(30),
   SLIPWAY_DB_QUERY_MAX_ROWS: z.coerce.number().int().min(1).max(100_000).default(1000),
   SLIPWAY_DB_START_TIMEOUT: seconds(120),
+  SLIPWAY_BACKUP_TIMEOUT: seconds(21_600),
+  SLIPWAY_BACKUP_HOUR: z.coerce.number().int().min(0).max(23).default(3),
   SLIPWAY_LOG: z.enum(['json', 'silent']).default('json'),
   SLIPWAY_RECONCILE_INTERVAL: seconds(10),
   SLIPWAY_SETTLE_TIMEOUT: seconds(10),
@@ -140,6 +142,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       query: { timeoutMs: c.SLIPWAY_DB_QUERY_TIMEOUT, maxRows: c.SLIPWAY_DB_QUERY_MAX_ROWS },
       /** From container start until the engine answers a real query (first start includes initialising). */
       startMs: c.SLIPWAY_DB_START_TIMEOUT,
+    },
+    backups: {
+      /** A dump, upload or restore that runs longer is stopped and fails. */
+      timeoutMs: c.SLIPWAY_BACKUP_TIMEOUT,
+      /** The UTC hour scheduled backups run at. */
+      hourUtc: c.SLIPWAY_BACKUP_HOUR,
     },
     silent: c.SLIPWAY_LOG === 'silent',
   };

@@ -24,8 +24,10 @@ export class FrameSplitter {
   }
 }
 
+/** Waits for the sink to take more; a sink destroyed meanwhile (a failed backup's) ends the wait with an error. */
 async function write(sink: Writable, data: Buffer) {
-  if (!sink.write(data)) await once(sink, 'drain');
+  if (!sink.write(data)) await Promise.race([once(sink, 'drain'), once(sink, 'close')]);
+  if (sink.destroyed) throw new Error('the output was closed before the command ended');
 }
 
 /**

@@ -1,0 +1,184 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { DEFAULT_BACKUP_SETTINGS } from '../../../commands/backup-settings/aggregate.js';
+import { backupSettingsFields } from '../../../commands/backup-settings/events.js';
+import { changeBackupSettings } from '../../../commands/backup-settings/handlers.js';
+import { BACKUP_STORAGE } from '../../../commands/backup/events.js';
+import { deleteBackup, requestBackup } from '../../../commands/backup/handlers.js';
+import type { Engine } from '../../../commands/service/fields.js';
+import { conflict, invalid } from '../../../commands/shared/domain-error.js';
+import { findBackup, findBackupSettings, listBackupsOf, type BackupRow } from '../../../projections/backup-queries.js';
+import type { ServiceRow } from '../../../projections/service-queries.js';
+import { findRemoteStorage } from '../../../projections/settings-queries.js';
+import { BACKUP_FORMATS } from '../../engines/backup-tools.js';
+import { backupPathOf } from '../../processes/backup-files.js';
+import { restoreBackup, RestoreFailure } from '../../processes/backup-restore.js';
+import { removeBackupCopies } from '../../processes/backup-runner.js';
+import type { Slipway } from '../../slipway.js';
+import { isId, principalOf, visibleService, writerOf, type Principal } from '../auth.js';
+import { HttpError, notFoundHttp } from '../errors.js';
+import { requestContext } from '../request-context.js';
+import { parseInput } from '../validation.js';
+
+const createBody = z.object({ storage: z.enum(BACKUP_STORAGE) });
+const settingsBody = z
+  .object(backupSettingsFields)
+  .partial()
+  .strict()
+  .refine((s) => Object.keys(s).length > 0, 'must set at least one of storage, automaticEnabled, dailyEnabled, weeklyEnabled, monthlyEnabled');
+
+const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
+
+function presentBackup(app: Slipway, b: BackupRow) {
+  return {
+    id: b.id,
+    serviceId: b.service_id,
+    engine: b.engine,
+    status: b.status,
+    trigger: b.trigger,
+    storage: b.storage,
+    format: b.format,
+    ...(b.local_path ? { localPath: join(app.config.dataDir, b.local_path) } : {}),
+    remoteKey: b.remote_key,
+    sizeBytes: b.size_bytes === null ? null : Number(b.size_bytes),
+    checksum: b.checksum,
+    error: b.error,
+    createdAt: iso(b.created_at),
+    startedAt: iso(b.started_at),
+    finishedAt: iso(b.finished_at),
+  };
+}
+
+async function databaseService(app: Slipway, principal: Principal, serviceId: string): Promise<ServiceRow & { database_engine: Engine }> {
+  const row = await visibleService(app.db, principal, serviceId);
+  if (row.kind !== 'database' || !row.database_engine) throw invalid('serviceId', 'this service is not a database service');
+  return row as ServiceRow & { database_engine: Engine };
+}
+
+/** A backup of this service (a backup of another service is addressed through that one). */
+async function backupOf(app: Slipway, row: ServiceRow, backupId: string) {
+  const found = isId(backupId) ? await findBackup(app.db, backupId) : null;
+  if (!found || found.service_id !== row.id) throw notFoundHttp('backup');
+  return found;
+}
+
+/** `<slug>-<UTC timestamp>.<ext>`, e.g. `main-db-20261123T210000Z.dump`. */
+const fileNameOf = (b: BackupRow) =>
+  `${b.service_slug}-${new Date(b.created_at).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}.${BACKUP_FORMATS[b.engine as Engine].extension}`;
+
+export function backupRoutes(router: Router, app: Slipway) {
+  const base = '/api/services/:serviceId/database/backups';
+
+  async function settingsOf(row: ServiceRow) {
+    const saved = await findBackupSettings(app.db, row.id);
+    const settings = saved
+      ? { storage: saved.storage, automaticEnabled: saved.automatic_enabled, dailyEnabled: saved.daily_enabled, weeklyEnabled: saved.weekly_enabled, monthlyEnabled: saved.monthly_enabled }
+      : DEFAULT_BACKUP_SETTINGS;
+    // Never saved: the defaults, dated from the service.
+    return { serviceId: row.id, ...settings, createdAt: iso(saved?.created_at ?? row.created_at), updatedAt: iso(saved?.updated_at ?? row.created_at) };
+  }
+
+  router.get(base, async (ctx) => {
+    const row = await databaseService(app, principalOf(ctx), ctx.params.serviceId!);
+    ctx.body = {
+      backups: (await listBackupsOf(app.db, row.id)).map((b) => presentBackup(app, b)),
+      settings: await settingsOf(row),
+      remote: { connected: (await findRemoteStorage(app.db)) !== null },
+    };
+  });
+
+  router.post(base, async (ctx) => {
+    const principal = writerOf(ctx);
+    const row = await databaseService(app, principal, ctx.params.serviceId!);
+    const { storage } = parseInput(createBody, ctx.request.body ?? {});
+    const { extension, format } = BACKUP_FORMATS[row.database_engine];
+    const { id, position } = await requestBackup(requestContext(app, ctx, principal), (backupId) => ({
+      serviceId: row.id,
+      projectId: row.project_id,
+      serviceSlug: row.slug,
+      engine: row.database_engine,
+      format,
+      storage,
+      trigger: 'manual',
+      scheduledFor: null,
+      localPath: storage === 'remote' ? null : backupPathOf(row.id, backupId, extension),
+      remoteKey: storage === 'disk' ? null : `${row.id}/${backupId}.${extension}`,
+    }));
+    await app.settle(position);
+    ctx.body = { backup: presentBackup(app, (await findBackup(app.db, id))!) };
+  });
+
+  router.put(`${base}/settings`, async (ctx) => {
+    const principal = writerOf(ctx);
+    const row = await databaseService(app, principal, ctx.params.serviceId!);
+    const changes = parseInput(settingsBody, ctx.request.body ?? {});
+    const current = await settingsOf(row);
+    const next = { ...DEFAULT_BACKUP_SETTINGS, ...pick(current), ...changes };
+    const { position } = await changeBackupSettings(requestContext(app, ctx, principal), { serviceId: row.id, projectId: row.project_id }, next);
+    await app.settle(position);
+    ctx.body = { settings: await settingsOf(row) };
+  });
+
+  router.post(`${base}/:backupId/restore`, async (ctx) => {
+    const principal = writerOf(ctx);
+    const row = await databaseService(app, principal, ctx.params.serviceId!);
+    const found = await backupOf(app, row, ctx.params.backupId!);
+    try {
+      const { position } = await restoreBackup(app.backups, requestContext(app, ctx, principal), found.id, { serviceId: row.id, projectId: row.project_id, engine: row.database_engine });
+      // The restore may have restarted the engine (redis) or replaced what open sessions saw.
+      app.databases.drop(row.id);
+      await app.settle(position);
+    } catch (error) {
+      if (error instanceof RestoreFailure) throw new HttpError(422, 'restore_failed', `the restore failed: ${error.message}`);
+      throw error;
+    }
+    ctx.body = { ok: true, restoredAt: new Date().toISOString(), backup: { id: found.id, status: found.status } };
+  });
+
+  router.get(`${base}/:backupId/download`, async (ctx: Context) => {
+    const row = await databaseService(app, principalOf(ctx), ctx.params.serviceId!);
+    const found = await backupOf(app, row, ctx.params.backupId!);
+    if (found.status !== 'succeeded') throw conflict(`the backup has not succeeded (it is ${found.status}): there is nothing to download`);
+    const local = found.local_path ? join(app.config.dataDir, found.local_path) : null;
+    const size = local ? await stat(local).then((s) => s.size, () => null) : null;
+    if (local && size !== null) {
+      ctx.body = createReadStream(local);
+      ctx.length = size;
+    } else {
+      if (!found.remote_key) throw conflict('the backup file is missing from the disk');
+      const storage = await app.backups.remoteStorage();
+      if (!storage) throw conflict('the backup is stored remotely and remote storage is not connected');
+      const object = await storage.download(found.remote_key).catch((error: unknown) => {
+        storage.close();
+        throw (error as { kind?: string }).kind === 'not_found' ? conflict('the backup object is missing from the remote storage') : error;
+      });
+      object.body.once('close', () => storage.close());
+      ctx.body = object.body;
+      ctx.length = object.size;
+    }
+    ctx.type = 'application/octet-stream';
+    ctx.set('Content-Disposition', `attachment; filename="${fileNameOf(found)}"`);
+  });
+
+  router.delete(`${base}/:backupId`, async (ctx) => {
+    const principal = writerOf(ctx);
+    const row = await databaseService(app, principal, ctx.params.serviceId!);
+    const found = await backupOf(app, row, ctx.params.backupId!);
+    const { position } = await deleteBackup(requestContext(app, ctx, principal), found.id);
+    await removeBackupCopies(app.backups, found);
+    await app.settle(position);
+    ctx.body = { ok: true };
+  });
+}
+
+const pick = (s: { storage: (typeof BACKUP_STORAGE)[number]; automaticEnabled: boolean; dailyEnabled: boolean; weeklyEnabled: boolean; monthlyEnabled: boolean }) => ({
+  storage: s.storage,
+  automaticEnabled: s.automaticEnabled,
+  dailyEnabled: s.dailyEnabled,
+  weeklyEnabled: s.weeklyEnabled,
+  monthlyEnabled: s.monthlyEnabled,
+});

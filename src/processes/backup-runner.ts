@@ -1,0 +1,188 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { PassThrough, type Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { parseBackupEvent } from '../../commands/backup/events.js';
+import { backupSteps, loadBackup } from '../../commands/backup/handlers.js';
+import type { Engine } from '../../commands/service/fields.js';
+import { parseServiceEvent } from '../../commands/service/events.js';
+import type { CommandContext } from '../../commands/shared/command-context.js';
+import { listRunningBackups, type BackupRow } from '../../projections/backup-queries.js';
+import { findService } from '../../projections/service-queries.js';
+import { aggregateIdOf } from '../../projections/stream-id.js';
+import type { SqlExecutor } from '../db/sql-client.js';
+import { dumpDatabase, type BackupTarget } from '../engines/backup-tools.js';
+import type { RecordedEvent } from '../eventstore/port.js';
+import type { RemoteStorage } from '../integrations/remote-storage.js';
+import type { Logger } from '../logger.js';
+import type { ContainerRuntime } from '../runtime/container-runtime.js';
+import type { Keyring } from '../secrets/keyring.js';
+import { resolvedVariablesOf } from '../variables/project-variables.js';
+import { HashingTee, partialPathOf } from './backup-files.js';
+import type { Reactor } from './reactor.js';
+
+export interface BackupDeps {
+  cmd: CommandContext;
+  db: SqlExecutor;
+  keyring: Keyring;
+  runtime: ContainerRuntime;
+  dataDir: string;
+  /** The connected remote storage, or null when none is. */
+  remoteStorage(): Promise<RemoteStorage | null>;
+  timeoutMs: number;
+}
+
+/** A refusal with a reason a user can act on (as opposed to a fault in Slipway). */
+export class BackupFailure extends Error {}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** The running container of a database service and its variables, as the dump and restore tools need them. */
+export async function backupTargetOf(deps: Pick<BackupDeps, 'db' | 'keyring'>, serviceId: string): Promise<BackupTarget> {
+  const row = await findService(deps.db, serviceId);
+  if (!row || row.kind !== 'database' || !row.database_engine) throw new BackupFailure('the service is gone or is not a database service');
+  if (!row.current_container) throw new BackupFailure('the database is not running: deploy it first');
+  return { container: row.current_container, engine: row.database_engine as Engine, env: await resolvedVariablesOf(deps.db, deps.keyring, row) };
+}
+
+/** Removes a backup's file and object; what is already gone is fine. */
+export async function removeBackupCopies(deps: Pick<BackupDeps, 'dataDir' | 'remoteStorage'>, backup: { local_path: string | null; remote_key: string | null }) {
+  if (backup.local_path) await rm(join(deps.dataDir, backup.local_path), { force: true });
+  if (backup.remote_key) {
+    const storage = await deps.remoteStorage();
+    try {
+      await storage?.remove(backup.remote_key);
+    } finally {
+      storage?.close();
+    }
+  }
+}
+
+/**
+ * One backup: the dump streamed once, through a hash, to the file (as `.partial` until complete) and to the
+ * remote storage (multipart). Any failure stops the others, removes what was written, and ends it `failed`.
+ */
+async function runBackup(deps: BackupDeps, id: string, signal: AbortSignal): Promise<void> {
+  if ((await backupSteps.start(deps.cmd, id)).events.length === 0) return;
+  const r = (await loadBackup(deps.cmd, id)).requested!;
+  const stop = new AbortController();
+  const cut = AbortSignal.any([signal, stop.signal, AbortSignal.timeout(deps.timeoutMs)]);
+  let partial: string | null = null;
+  let storage: RemoteStorage | null = null;
+  try {
+    const target = await backupTargetOf(deps, r.serviceId);
+    if (r.remoteKey) {
+      storage = await deps.remoteStorage();
+      if (!storage) throw new BackupFailure('remote storage is not connected: connect it with PUT /api/settings/remote-storage');
+    }
+    const sinks: Writable[] = [];
+    const work: Promise<unknown>[] = [];
+    if (r.localPath) {
+      const path = join(deps.dataDir, r.localPath);
+      await mkdir(dirname(path), { recursive: true });
+      partial = partialPathOf(path);
+      const file = createWriteStream(partial);
+      sinks.push(file);
+      work.push(finished(file));
+    }
+    if (storage && r.remoteKey) {
+      const upload = new PassThrough({ highWaterMark: 1 << 20 });
+      sinks.push(upload);
+      work.push(storage.upload(r.remoteKey, upload, cut));
+    }
+    const tee = new HashingTee(sinks);
+    // Its failures reach us through the promises below; an 'error' event with no listener would crash the process.
+    tee.on('error', () => undefined);
+    work.push(dumpDatabase(deps.runtime, target, tee, cut).then(() => new Promise<void>((done, fail) => tee.end((e?: Error | null) => (e ? fail(e) : done())))));
+    // The first failure stops the rest: the dump's output and every sink are closed, so nothing waits on them.
+    const outcomes = await Promise.allSettled(
+      work.map((w) =>
+        w.catch((error: unknown) => {
+          stop.abort(error);
+          tee.destroy(error as Error);
+          for (const s of sinks) s.destroy(error as Error);
+          throw error;
+        }),
+      ),
+    );
+    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (failed) throw failed.reason;
+    if (partial) await rename(partial, partial.slice(0, -'.partial'.length));
+    partial = null;
+    await backupSteps.succeed(deps.cmd, id, { sizeBytes: tee.size, checksum: tee.checksum });
+  } catch (error) {
+    if (partial) await unlink(partial).catch(() => undefined);
+    if (storage && r.remoteKey) await storage.remove(r.remoteKey).catch(() => undefined);
+    const reason = signal.aborted ? String(signal.reason) : cut.aborted && !stop.signal.aborted ? `the backup ran longer than ${deps.timeoutMs / 1000} s` : messageOf(error);
+    await backupSteps.fail(deps.cmd, id, reason);
+  } finally {
+    storage?.close();
+  }
+}
+
+/**
+ * The process manager that runs backups. A requested backup is taken from the log (or, if that was missed,
+ * from the read model by `reconcile`). One that was started but has no run in this process was interrupted
+ * (Slipway stopped or crashed): it ends `failed` and what it wrote is removed.
+ */
+export class BackupRunner implements Reactor {
+  readonly name = 'backup-runner';
+  private readonly active = new Map<string, { serviceId: string; controller: AbortController; done: Promise<void> }>();
+  private stopping = false;
+
+  constructor(
+    private readonly deps: BackupDeps,
+    private readonly log: Logger,
+  ) {}
+
+  async handle(batch: readonly RecordedEvent[]) {
+    for (const recorded of batch) {
+      const event = parseBackupEvent(recorded);
+      if (event?.type === 'BackupRequested') this.launch(aggregateIdOf(recorded.streamId), event.data.serviceId);
+      const serviceEvent = event ? null : parseServiceEvent(recorded);
+      if (serviceEvent?.type === 'ServiceDeleted') {
+        const serviceId = aggregateIdOf(recorded.streamId);
+        for (const run of this.active.values()) if (run.serviceId === serviceId) run.controller.abort('the service was deleted');
+        await rm(join(this.deps.dataDir, 'backups', serviceId), { recursive: true, force: true });
+      }
+    }
+  }
+
+  async reconcile() {
+    if (this.stopping) return;
+    for (const row of await listRunningBackups(this.deps.db)) {
+      if (this.active.has(row.id)) continue;
+      if (row.run_started) await this.interrupted(row);
+      else this.launch(row.id, row.service_id);
+    }
+  }
+
+  /** Stops taking work; runs in progress end `failed` with the reason. */
+  async stop() {
+    this.stopping = true;
+    for (const run of this.active.values()) run.controller.abort('Slipway was stopped during the backup');
+    await Promise.all([...this.active.values()].map((r) => r.done));
+  }
+
+  private launch(id: string, serviceId: string) {
+    if (this.stopping || this.active.has(id)) return;
+    const controller = new AbortController();
+    const done = runBackup(this.deps, id, controller.signal)
+      .catch((error: unknown) => this.log.error('backup run failed', { backup: id, error: messageOf(error) }))
+      .finally(() => this.active.delete(id));
+    this.active.set(id, { serviceId, controller, done });
+  }
+
+  /** Cleans up only if this call ended it: a backup that finished meanwhile keeps its file and object. */
+  private async interrupted(row: BackupRow) {
+    const ended = await backupSteps.fail(this.deps.cmd, row.id, 'Slipway stopped while the backup ran; nothing of it was kept');
+    if (ended.events.length === 0) return;
+    if (row.local_path) await unlink(partialPathOf(join(this.deps.dataDir, row.local_path))).catch(() => undefined);
+    if (row.remote_key) {
+      const storage = await this.deps.remoteStorage().catch(() => null);
+      await storage?.remove(row.remote_key).catch(() => undefined);
+      storage?.close();
+    }
+  }
+}
