@@ -4,6 +4,7 @@ import { backupSettingsEvents } from './backup-settings/events.js';
 import { certificateEvents } from './certificate/events.js';
 import { databaseEvents } from './database/events.js';
 import { deploymentEvents, deploymentLogEvents } from './deployment/events.js';
+import { importEvents } from './import/events.js';
 import { projectEvents } from './project/events.js';
 import { reservationEvents } from './reservation/events.js';
 import { serviceEvents } from './service/events.js';
@@ -18,6 +19,7 @@ export const ALL_EVENT_SCHEMAS = {
   ...databaseEvents,
   ...deploymentEvents,
   ...deploymentLogEvents,
+  ...importEvents,
   ...projectEvents,
   ...reservationEvents,
   ...serviceEvents,

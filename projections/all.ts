@@ -4,6 +4,7 @@ import { backupsProjector } from './backups.js';
 import { deploymentsProjector } from './deployments.js';
 import { domainsProjector } from './domains.js';
 import { envProjector } from './env.js';
+import { importsProjector } from './imports.js';
 import { projectsProjector } from './projects.js';
 import type { Projector } from './projector.js';
 import { reservationsProjector } from './reservations.js';
@@ -23,4 +24,5 @@ export const ALL_PROJECTORS: readonly Projector[] = [
   retirementsProjector,
   backupsProjector,
   settingsProjector,
+  importsProjector,
 ];

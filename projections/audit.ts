@@ -4,7 +4,7 @@ import type { Projector } from './projector.js';
 import { aggregateIdOf } from './stream-id.js';
 
 // Streams whose project is learnt from their own events (and kept in rm_audit_streams).
-const OWNED_STREAM = /^(service|deployment|deploymentlog|database|certificate|backup|backupsettings)-/;
+const OWNED_STREAM = /^(service|deployment|deploymentlog|database|certificate|backup|backupsettings|import)-/;
 
 const AUDIT_COLUMNS = [
   'position', 'event_id', 'stream_id', 'revision', 'type', 'schema_version', 'recorded_at', 'actor',

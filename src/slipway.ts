@@ -33,6 +33,10 @@ import { lazyRuntime } from './runtime/lazy-runtime.js';
 import { withDeferredRequires } from './runtime/deferred-requires.js';
 import { BrowserPool } from './engines/browser-pool.js';
 import { Certificates } from './engines/certificates.js';
+import { BackupRunner, type BackupDeps } from './processes/backup-runner.js';
+import { BackupScheduler } from './processes/backup-scheduler.js';
+import { ImportRunner } from './processes/import-runner.js';
+import { remoteStorageSettings } from '../commands/settings/handlers.js';
 import { createKeyring, type Keyring } from './secrets/keyring.js';
 import { loadMasterKey } from './secrets/master-key.js';
 
@@ -57,6 +61,8 @@ export interface Slipway {
   databases: BrowserPool<ServiceRow>;
   /** The installation's CA and the server certificates of Postgres-compatible services. */
   certificates: Certificates;
+  /** What backups, restores and downloads need: the runtime, the data directory, the remote storage. */
+  backups: BackupDeps;
   /**
    * A context for commands: `correlationId` is the HTTP request id (random for the CLI), `idempotencyKey`
    * makes a retry derive the same event and aggregate ids as its first attempt.
@@ -190,7 +196,28 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
   const retirement = useProxy
     ? createRetirement({ cmd: commandContext(RETIREMENT_ACTOR), db, settle: (position) => slipway.settle(position), graceMs: config.reservationGraceMs, log })
     : null;
-  const reactors: Reactor[] = [reconciler, ...(deployer ? [deployer] : []), ...(retirement ? [retirement] : []), databaseConnections(databases)];
+  const backups: BackupDeps = {
+    cmd: commandContext('system:backups'),
+    db,
+    keyring,
+    runtime,
+    dataDir: config.dataDir,
+    timeoutMs: config.backups.timeoutMs,
+    async remoteStorage() {
+      const connected = await remoteStorageSettings(backups.cmd);
+      return connected ? (await import('./integrations/remote-storage.js')).openRemoteStorage(connected) : null;
+    },
+  };
+  const backupRunner = useProxy ? new BackupRunner(backups, log) : null;
+  const importRunner = useProxy ? new ImportRunner({ ...backups, cmd: commandContext('system:imports'), images: config.databases.images }, log) : null;
+  const backupScheduler = useProxy ? new BackupScheduler(backups, { hourUtc: config.backups.hourUtc, now: () => new Date() }, log) : null;
+  const reactors: Reactor[] = [
+    reconciler,
+    ...(deployer ? [deployer] : []),
+    ...(retirement ? [retirement] : []),
+    databaseConnections(databases),
+    ...(backupRunner && backupScheduler && importRunner ? [backupRunner, backupScheduler, importRunner] : []),
+  ];
   const processManagers = new ProcessManagers(db, store, runner, reactors, { reconcileEveryMs: config.reconcileEveryMs }, log);
 
   const slipway: Slipway = {
@@ -208,6 +235,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     publicIp,
     databases,
     certificates,
+    backups,
     serviceDeps: {
       hostPortRange: config.hostPortRange,
       takenHostPorts: () => takenHostPorts(db),
@@ -222,6 +250,8 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
       stopWatchingUpstreams();
       await processManagers.stop();
       await deployer?.stop();
+      await backupRunner?.stop();
+      await importRunner?.stop();
       await databases.closeAll();
       await supervisor?.stop();
       await runner.stop();

@@ -97,6 +97,20 @@ export async function runDeploymentHistory(s: TestServer, git: GitServer) {
   await database('POST', 'rows', { table: 'public.notes', values: { body: 'one' } });
   await database('PATCH', 'rows', { table: 'public.notes', primaryKey: { id: 1 }, values: { body: 'uno' } });
   await database('DELETE', 'rows', { table: 'public.notes', primaryKey: { id: 1 } });
+  // Its backups (one restored, one deleted), backup settings, and an import that fails.
+  const ended = async (list: 'backups' | 'imports', id: string) => {
+    await waitFor(`${list} ${id} to end`, () => s.call('GET', `/api/services/${db.id}/database/${list}`), (r) => (r.body[list] as { id: string; status: string }[]).some((x) => x.id === id && x.status !== 'running'), 60_000);
+  };
+  const backupOf = async () => {
+    const id = (await s.call('POST', `/api/services/${db.id}/database/backups`, { body: { storage: 'disk' } })).body.backup.id as string;
+    await ended('backups', id);
+    return id;
+  };
+  const kept = await backupOf();
+  await database('POST', `backups/${kept}/restore`, undefined);
+  await database('DELETE', `backups/${await backupOf()}`, undefined);
+  await database('PUT', 'backups/settings', { weeklyEnabled: false });
+  await ended('imports', (await s.call('POST', `/api/services/${db.id}/database/import/postgres-url`, { body: { sourceUrl: 'postgresql://u:secret@nowhere.invalid/x' } })).body.result.id);
 
   git.push('acme/app', versionedApp('v2'));
   await expect(app.id, 'succeeded');

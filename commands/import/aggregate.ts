@@ -1,0 +1,41 @@
+import type { Aggregate } from '../shared/aggregate.js';
+import { conflict } from '../shared/domain-error.js';
+import { parseImportEvent, type ImportEvent } from './events.js';
+
+export type ImportStatus = 'none' | 'requested' | 'running' | 'succeeded' | 'failed';
+type Requested = Extract<ImportEvent, { type: 'ImportRequested' }>['data'];
+
+export interface ImportState {
+  status: ImportStatus;
+  requested: Requested | null;
+}
+
+export const dataImport: Aggregate<ImportState, ImportEvent> = {
+  category: 'import',
+  initial: { status: 'none', requested: null },
+  evolve(state, event) {
+    switch (event.type) {
+      case 'ImportRequested':
+        return { status: 'requested', requested: event.data };
+      case 'ImportStarted':
+        return { ...state, status: 'running' };
+      case 'ImportSucceeded':
+        return { ...state, status: 'succeeded' };
+      case 'ImportFailed':
+        return { ...state, status: 'failed' };
+      default:
+        return state;
+    }
+  },
+  parse: parseImportEvent,
+};
+
+const unfinished = (s: ImportState) => s.status === 'requested' || s.status === 'running';
+
+export function decideRequest(state: ImportState, request: Requested): ImportEvent[] {
+  if (state.status !== 'none') throw conflict('import already exists');
+  return [{ type: 'ImportRequested', data: request }];
+}
+export const decideStart = (s: ImportState): ImportEvent[] => (s.status === 'requested' ? [{ type: 'ImportStarted', data: {} }] : []);
+export const decideSucceed = (s: ImportState): ImportEvent[] => (s.status === 'running' ? [{ type: 'ImportSucceeded', data: {} }] : []);
+export const decideFail = (s: ImportState, error: string): ImportEvent[] => (unfinished(s) ? [{ type: 'ImportFailed', data: { error } }] : []);

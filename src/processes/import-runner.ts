@@ -1,0 +1,119 @@
+import { parseImportEvent } from '../../commands/import/events.js';
+import { importSteps, loadImport } from '../../commands/import/handlers.js';
+import type { Engine } from '../../commands/service/fields.js';
+import { listRunningImports } from '../../projections/import-queries.js';
+import { findService, type ServiceRow } from '../../projections/service-queries.js';
+import { aggregateIdOf } from '../../projections/stream-id.js';
+import { endpointOf } from '../engines/engine-plans.js';
+import { redactSource } from '../engines/import-sources.js';
+import { importPostgres } from '../engines/postgres-import.js';
+import { copyRedis } from '../engines/redis-import.js';
+import type { RecordedEvent } from '../eventstore/port.js';
+import type { Logger } from '../logger.js';
+import { LABEL } from '../runtime/container-runtime.js';
+import { resolvedVariablesOf } from '../variables/project-variables.js';
+import { backupTargetOf, type BackupDeps } from './backup-runner.js';
+import { networkOf } from './deployment-run.js';
+import type { Reactor } from './reactor.js';
+
+export interface ImportDeps extends BackupDeps {
+  images: Record<Engine, string>;
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** A Redis source that names another service of the project is reached on that service's published port. */
+async function reachable(deps: ImportDeps, target: ServiceRow, sourceUrl: string): Promise<string> {
+  const url = new URL(sourceUrl);
+  const { rows } = await deps.db.query<{ host_port: number }>(
+    "select host_port from rm_services where project_id = $1 and slug = $2 and kind = 'database' and current_container is not null",
+    [target.project_id, url.hostname],
+  );
+  if (!rows[0]) return sourceUrl;
+  url.hostname = '127.0.0.1';
+  url.port = String(rows[0].host_port);
+  return url.toString();
+}
+
+async function runImport(deps: ImportDeps, id: string, signal: AbortSignal): Promise<void> {
+  if ((await importSteps.start(deps.cmd, id)).events.length === 0) return;
+  const request = await loadImport(deps.cmd, id);
+  if (!request?.sourceUrl) return void (await importSteps.fail(deps.cmd, id, 'the source URL can no longer be read'));
+  const cut = AbortSignal.any([signal, AbortSignal.timeout(deps.timeoutMs)]);
+  try {
+    const row = await findService(deps.db, request.serviceId);
+    await backupTargetOf(deps, request.serviceId);
+    const engine = row!.database_engine as Engine;
+    const env = await resolvedVariablesOf(deps.db, deps.keyring, row!);
+    if (request.source === 'postgres-url') {
+      const user = env.POSTGRES_USER || 'postgres';
+      const target = new URL('postgresql://placeholder');
+      target.hostname = row!.slug;
+      target.port = '5432';
+      target.username = user;
+      target.password = env.POSTGRES_PASSWORD ?? '';
+      target.pathname = `/${env.POSTGRES_DB || user}`;
+      await importPostgres(
+        deps.runtime,
+        {
+          name: `slipway-import-${id}`,
+          image: deps.images[engine],
+          network: networkOf(row!.project_id),
+          labels: { [LABEL.project]: row!.project_id, [LABEL.service]: row!.id },
+          sourceUrl: request.sourceUrl,
+          targetUrl: target.toString(),
+        },
+        cut,
+      );
+    } else {
+      const endpoint = endpointOf(engine, env, row!.host_port, null);
+      await copyRedis(await reachable(deps, row!, request.sourceUrl), { host: endpoint.host, port: endpoint.port, password: endpoint.password }, cut);
+    }
+    await importSteps.succeed(deps.cmd, id);
+  } catch (error) {
+    const reason = signal.aborted ? String(signal.reason) : cut.aborted ? `the import ran longer than ${deps.timeoutMs / 1000} s` : messageOf(error);
+    await importSteps.fail(deps.cmd, id, redactSource(reason, request.sourceUrl));
+  }
+}
+
+/** The process manager that runs imports, with the same discipline as backups (see BackupRunner). */
+export class ImportRunner implements Reactor {
+  readonly name = 'import-runner';
+  private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private stopping = false;
+
+  constructor(
+    private readonly deps: ImportDeps,
+    private readonly log: Logger,
+  ) {}
+
+  async handle(batch: readonly RecordedEvent[]) {
+    for (const recorded of batch) if (parseImportEvent(recorded)?.type === 'ImportRequested') this.launch(aggregateIdOf(recorded.streamId));
+  }
+
+  async reconcile() {
+    if (this.stopping) return;
+    for (const row of await listRunningImports(this.deps.db)) {
+      if (this.active.has(row.id)) continue;
+      if (row.run_started) {
+        await importSteps.fail(this.deps.cmd, row.id, 'Slipway stopped while the import ran; run it again');
+        await this.deps.runtime.remove(`slipway-import-${row.id}`, 0).catch(() => undefined);
+      } else this.launch(row.id);
+    }
+  }
+
+  async stop() {
+    this.stopping = true;
+    for (const run of this.active.values()) run.controller.abort('Slipway was stopped during the import');
+    await Promise.all([...this.active.values()].map((r) => r.done));
+  }
+
+  private launch(id: string) {
+    if (this.stopping || this.active.has(id)) return;
+    const controller = new AbortController();
+    const done = runImport(this.deps, id, controller.signal)
+      .catch((error: unknown) => this.log.error('import run failed', { import: id, error: messageOf(error) }))
+      .finally(() => this.active.delete(id));
+    this.active.set(id, { controller, done });
+  }
+}
