@@ -1,55 +1,75 @@
 import type { Readable, Writable } from 'node:stream';
 import type { ContainerRuntime } from '../runtime/container-runtime.js';
-import { runTool, type BackupTarget } from './backup-tools.js';
+import { consumingAllInput, runTool, type BackupTarget } from './backup-tool-run.js';
+import { endpointOf } from './engine-plans.js';
 
 /**
- * clickhouse-client with the credentials in a client config file it writes itself (XML-escaped), so the
- * password is on no command line; `q` queries the service's database.
+ * clickhouse-client reads the credentials from a config file the script writes itself (XML-escaped) into a
+ * private temporary directory, removed at exit: the password is on no command line. `q` queries the
+ * service's database; `quoted` makes a table name an identifier.
  */
-const CLIENT = `set -e
+const CLIENT = String.raw`set -e
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-esc() { printf '%s' "$1" | sed -e 's/&/\\&amp;/g' -e 's/</\\&lt;/g' -e 's/>/\\&gt;/g'; }
-printf '<config><user>%s</user><password>%s</password></config>' "$(esc "$CH_USER")" "$(esc "$CH_PASSWORD")" > "$work/client.xml"
+fail() { echo "$*" >&2; exit 3; }
+xml() { printf '%s' "$1" | sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g'; }
+printf '<config><user>%s</user><password>%s</password></config>\n' "$(xml "$CH_USER")" "$(xml "$CH_PASSWORD")" > "$work/client.xml"
 q() { clickhouse-client --config-file "$work/client.xml" --database "$CH_DB" "$@"; }
-quoted() { printf '\`%s\`' "$(printf '%s' "$1" | sed 's/[\\\\\`]/\\\\&/g')"; }
+quoted() { printf '"%s"' "$(printf '%s' "$1" | sed 's/[\\"]/\\&/g')"; }
 `;
 
-/** One archive: for every table, numbered files for its name, its CREATE statement and its data in Native format. */
-const DUMP = `${CLIENT}
-mkdir "$work/archive"
-q --query "SELECT engine, name FROM system.tables WHERE database = currentDatabase() AND name NOT LIKE '.inner.%' ORDER BY name" --format TSVRaw > "$work/tables"
-i=0
-while IFS= read -r line; do
-  i=$((i + 1))
-  engine=\${line%%$'\\t'*}
-  t=\${line#*$'\\t'}
-  printf '%s' "$t" > "$work/archive/$i.name"
-  q --query "SHOW CREATE TABLE $(quoted "$t")" --format TSVRaw > "$work/archive/$i.sql"
-  case "$engine" in *View) ;; *) q --query "SELECT * FROM $(quoted "$t") FORMAT Native" > "$work/archive/$i.native" ;; esac
-done < "$work/tables"
-tar -C "$work/archive" -cf - .`;
+/**
+ * The archive: `tables/<n>.name`, `<n>.sql` (SHOW CREATE TABLE) and, for tables that hold their own data,
+ * `<n>.native` (SELECT * … FORMAT Native), numbered tables first and views last, so a view is created after
+ * what it reads; then `complete`, the number of tables, as the last entry, so a cut archive is told apart.
+ * ClickHouse has no snapshot: each table is read as it is when its turn comes.
+ */
+const DUMP = String.raw`${CLIENT}
+mkdir -p "$work/archive/tables"
+tab=$(printf '\t')
+q --format TSVRaw --query "SELECT name, engine FROM system.tables WHERE database = currentDatabase() AND name NOT LIKE '.inner.%' ORDER BY endsWith(engine, 'View'), name" < /dev/null > "$work/list"
+count=0
+while IFS="$tab" read -r table engine; do
+  count=$((count + 1))
+  printf '%s' "$table" > "$work/archive/tables/$count.name"
+  q --format TSVRaw --query "SHOW CREATE TABLE $(quoted "$table")" < /dev/null > "$work/archive/tables/$count.sql"
+  case "$engine" in
+    *MergeTree|*Log|Memory) q --query "SELECT * FROM $(quoted "$table") FORMAT Native" < /dev/null > "$work/archive/tables/$count.native" ;;
+  esac
+done < "$work/list"
+echo "$count" > "$work/archive/complete"
+tar -C "$work/archive" -cf - tables complete`;
 
-/** The archive is unpacked completely before anything is dropped: a damaged one changes nothing. */
-const RESTORE = `${CLIENT}
+/** The archive is unpacked and checked whole before any table is dropped: a damaged one changes nothing. */
+const RESTORE = String.raw`${CLIENT}
 mkdir "$work/archive"
-tar -C "$work/archive" -xf - || { echo "the archive is damaged" >&2; exit 3; }
-for f in "$work"/archive/*.name; do [ -e "$f" ] || { echo "the archive holds no tables" >&2; exit 3; }; [ -s "\${f%.name}.sql" ] || { echo "the archive is incomplete" >&2; exit 3; }; done
-for f in $(ls "$work"/archive/*.name | sort -t/ -k2 -n); do
-  base=\${f%.name}
-  t=$(cat "$f")
-  q --query "DROP TABLE IF EXISTS $(quoted "$t")"
-  q --query "$(cat "$base.sql")"
-  if [ -e "$base.native" ]; then q --query "INSERT INTO $(quoted "$t") FORMAT Native" < "$base.native"; fi
+tar -C "$work/archive" -xf - || fail "the archive is damaged: tar could not read it"
+[ -f "$work/archive/complete" ] || fail "the archive is incomplete: it has no closing entry"
+count=$(cat "$work/archive/complete")
+case "$count" in ''|*[!0-9]*) fail "the archive is damaged: its closing entry is not a table count" ;; esac
+tables="$work/archive/tables"
+i=1
+while [ "$i" -le "$count" ]; do
+  [ -f "$tables/$i.name" ] && [ -s "$tables/$i.sql" ] || fail "the archive is incomplete: table $i of $count is missing"
+  i=$((i + 1))
+done
+i=1
+while [ "$i" -le "$count" ]; do
+  table=$(cat "$tables/$i.name")
+  q --query "DROP TABLE IF EXISTS $(quoted "$table")" < /dev/null
+  q < "$tables/$i.sql"
+  if [ -f "$tables/$i.native" ]; then q --query "INSERT INTO $(quoted "$table") FORMAT Native" < "$tables/$i.native"; fi
+  i=$((i + 1))
 done`;
 
-const clientEnv = (env: Record<string, string>) => ({
-  CH_USER: env.CLICKHOUSE_USER || 'default',
-  CH_PASSWORD: env.CLICKHOUSE_PASSWORD ?? '',
-  CH_DB: env.CLICKHOUSE_DB || 'default',
-});
+function clientEnv(target: BackupTarget) {
+  const { user, password, database } = endpointOf('columnar', target.env, 0, null);
+  return { CH_USER: user ?? 'default', CH_PASSWORD: password ?? '', CH_DB: database ?? 'default' };
+}
 
-export const clickhouseDump = (runtime: ContainerRuntime, target: BackupTarget, out: Writable, signal: AbortSignal) =>
-  runTool(runtime, target, 'the ClickHouse dump', { cmd: ['bash', '-c', DUMP], env: clientEnv(target.env), stdout: out }, signal);
+export async function dumpClickhouse(runtime: ContainerRuntime, target: BackupTarget, out: Writable, signal: AbortSignal) {
+  await runTool(runtime, target, 'the ClickHouse dump', { cmd: ['sh', '-c', DUMP], env: clientEnv(target), stdout: out }, signal);
+}
 
-export const clickhouseRestore = (runtime: ContainerRuntime, target: BackupTarget, dump: Readable, signal: AbortSignal) =>
-  runTool(runtime, target, 'the ClickHouse restore', { cmd: ['bash', '-c', RESTORE], env: clientEnv(target.env), stdin: dump }, signal);
+export async function restoreClickhouse(runtime: ContainerRuntime, target: BackupTarget, dump: Readable, signal: AbortSignal) {
+  await runTool(runtime, target, 'the ClickHouse restore', { cmd: consumingAllInput(RESTORE), env: clientEnv(target), stdin: dump }, signal);
+}

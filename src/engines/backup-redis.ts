@@ -1,62 +1,217 @@
+import { once } from 'node:events';
+import { Writable, type Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PassThrough, type Readable } from 'node:stream';
+import { writeWithBackpressure } from '../runtime/backpressure.js';
 import type { ContainerRuntime } from '../runtime/container-runtime.js';
-import { BackupToolError, runTool, type BackupTarget } from './backup-tools.js';
+import { BackupToolError, consumingAllInput, runTool, runToolForText, type BackupTarget } from './backup-tool-run.js';
+import { endpointOf } from './engine-plans.js';
 
-const INCOMING = '/data/.slipway-restore.rdb';
+/** What redis-cli may write after the snapshot when the server sends it diskless (the transfer's end mark). */
+const END_MARK_SIZE = 40;
+/** How long the server may stay silent after it was stopped, before the restore is declared stuck. */
+const ANSWER_WITHIN_MS = 60_000;
 
-/**
- * With `--appendonly yes` (how Slipway runs redis) the server loads its AOF at start and ignores dump.rdb, and
- * Redis 7's AOF may start from an RDB base file. So the snapshot becomes the base of a fresh AOF directory
- * (and dump.rdb too, for a server without AOF), swapped in while the server runs, and the server is stopped
- * without saving and started again: it loads exactly the snapshot. A snapshot redis-check-rdb refuses
- * changes nothing.
- */
-const PREPARE = `set -e
-cd "$(redis-cli --no-auth-warning config get dir | sed -n 2p || echo /data)"
-name=$(redis-cli --no-auth-warning config get appendfilename | sed -n 2p); name=\${name:-appendonly.aof}
-dir=$(redis-cli --no-auth-warning config get appenddirname | sed -n 2p); dir=\${dir:-appendonlydir}
-dump=$(redis-cli --no-auth-warning config get dbfilename | sed -n 2p); dump=\${dump:-dump.rdb}
-owner=$(stat -c %u:%g .)
-redis-check-rdb ${INCOMING} >/dev/null 2>&1 || { echo "the snapshot is not a valid RDB file" >&2; rm -f ${INCOMING}; exit 3; }
-while [ "$(redis-cli --no-auth-warning info persistence | tr -d '\\r' | sed -n 's/^aof_rewrite_in_progress://p')" = 1 ]; do sleep 0.2; done
-rm -rf "$dir.slipway-new" "$dir.slipway-old"
-mkdir "$dir.slipway-new"
-cp ${INCOMING} "$dir.slipway-new/$name.1.base.rdb"
-: > "$dir.slipway-new/$name.1.incr.aof"
-printf 'file %s seq 1 type b\\nfile %s seq 1 type i\\n' "$name.1.base.rdb" "$name.1.incr.aof" > "$dir.slipway-new/$name.manifest"
-mv ${INCOMING} "$dump"
-chown -R "$owner" "$dir.slipway-new" "$dump"
-if [ -d "$dir" ]; then mv "$dir" "$dir.slipway-old"; fi
-mv "$dir.slipway-new" "$dir"`;
+/** Passes everything on but the last `size` bytes, held until the end tells how many of them belong. */
+class TailHolder extends Writable {
+  private tail = Buffer.alloc(0);
+  passed = 0;
 
-/** The id of the server's current run once it has loaded its data, or null while it is down or loading. */
-async function serverRun(runtime: ContainerRuntime, target: BackupTarget, env: Record<string, string>, signal: AbortSignal): Promise<string | null> {
-  const out = new PassThrough();
-  let text = '';
-  out.on('data', (c: Buffer) => (text += c.toString()));
-  const result = await runtime
-    .exec(target.container, { cmd: ['sh', '-c', 'redis-cli --no-auth-warning info | tr -d "\\r"'], env, stdout: out }, signal)
-    .catch(() => null);
-  if (result?.exitCode !== 0 || !/^loading:0$/m.test(text)) return null;
-  return /^run_id:(\w+)$/m.exec(text)?.[1] ?? null;
+  constructor(
+    private readonly sink: Writable,
+    private readonly size: number,
+  ) {
+    super();
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void) {
+    const all = Buffer.concat([this.tail, chunk]);
+    const cut = Math.max(0, all.length - this.size);
+    this.tail = Buffer.from(all.subarray(cut));
+    if (cut === 0) return done();
+    this.passed += cut;
+    writeWithBackpressure(this.sink, all.subarray(0, cut)).then(() => done(), done);
+  }
+
+  /** Until everything written to it has been passed on or held. */
+  async settle() {
+    this.end();
+    await once(this, 'finish');
+  }
+
+  async release(keep: number) {
+    if (keep > 0) await writeWithBackpressure(this.sink, this.tail.subarray(0, keep));
+  }
+
+  get held() {
+    return this.tail.length;
+  }
 }
 
-export async function redisRestore(runtime: ContainerRuntime, target: BackupTarget, dump: Readable, signal: AbortSignal): Promise<void> {
-  const env = { REDISCLI_AUTH: target.env.REDIS_PASSWORD ?? '' };
-  await runTool(runtime, target, 'receiving the snapshot', { cmd: ['sh', '-c', `cat > ${INCOMING}`], stdin: dump }, signal);
-  await runTool(runtime, target, 'preparing the snapshot', { cmd: ['sh', '-c', PREPARE], env }, signal);
-  const before = await serverRun(runtime, target, env, signal);
-  // The server exits here (the connection drops, so the exit code says nothing), and its container with it;
-  // the restart policy starts it again, or we do. It is back when another run of the server has loaded.
-  await runtime.exec(target.container, { cmd: ['redis-cli', '--no-auth-warning', 'shutdown', 'nosave'], env }, signal).catch(() => undefined);
-  for (let attempt = 0; ; attempt++) {
+const cliEnv = (target: BackupTarget): Record<string, string> => {
+  const { password } = endpointOf('redis', target.env, 0, null);
+  return password ? { REDISCLI_AUTH: password } : {};
+};
+
+/**
+ * A consistent snapshot, taken by the server as it would for a replica. With diskless replication (Redis 7's
+ * default) redis-cli cannot truncate stdout and leaves the transfer's end mark after the snapshot: the bytes
+ * past the size it reports are not passed on.
+ */
+export async function dumpRedis(runtime: ContainerRuntime, target: BackupTarget, out: Writable, signal: AbortSignal) {
+  const body = new TailHolder(out, END_MARK_SIZE);
+  // Its failures (the output closed under it) reach us through the exec; unheard, the event would crash.
+  body.on('error', () => undefined);
+  const stderr = await runTool(runtime, target, 'redis-cli --rdb', { cmd: ['redis-cli', '--no-auth-warning', '--rdb', '-'], env: cliEnv(target), stdout: body }, signal);
+  await body.settle();
+  const reported = /Transfer finished with success after (\d+) bytes/.exec(stderr);
+  const size = reported ? Number(reported[1]) : body.passed + body.held;
+  const keep = size - body.passed;
+  if (keep < 0 || keep > body.held) throw new BackupToolError(`redis-cli --rdb wrote ${body.passed + body.held} bytes for a snapshot of ${size} bytes`);
+  await body.release(keep);
+}
+
+/** redis-cli's answer to one command; a refused login or an error reply is a BackupToolError. */
+async function ask(runtime: ContainerRuntime, target: BackupTarget, args: string[], signal: AbortSignal): Promise<string> {
+  const what = `redis-cli ${args.join(' ')}`;
+  const { stdout, stderr } = await runToolForText(runtime, target, what, { cmd: ['redis-cli', '--no-auth-warning', ...args], env: cliEnv(target) }, signal);
+  const answer = stdout.replace(/\r/g, '');
+  // Without a terminal redis-cli prints an error reply as it is (`NOAUTH …`, `ERR …`), and still exits 0.
+  if (/^[A-Z]+ /.test(answer)) throw new BackupToolError(`${what} was refused: ${[answer.split('\n')[0], stderr].filter(Boolean).join(' ')}`);
+  return answer;
+}
+
+interface Persistence {
+  dir: string;
+  appendonly: boolean;
+  aofDir: string;
+  aofName: string;
+  rdbName: string;
+}
+
+async function persistenceOf(runtime: ContainerRuntime, target: BackupTarget, signal: AbortSignal): Promise<Persistence> {
+  const lines = (await ask(runtime, target, ['config', 'get', 'dir', 'appendonly', 'appenddirname', 'appendfilename', 'dbfilename'], signal)).split('\n');
+  const settings = new Map<string, string>();
+  for (let i = 0; i + 1 < lines.length; i += 2) settings.set(lines[i]!, lines[i + 1]!);
+  const dir = settings.get('dir');
+  if (!dir) throw new BackupToolError(`redis did not tell where it keeps its data: ${lines.join(' ').trim()}`);
+  const appendonly = settings.get('appendonly') === 'yes';
+  const aofDir = settings.get('appenddirname');
+  // Before Redis 7 the AOF is one file, not a directory with a manifest: the swap below would go unseen.
+  if (appendonly && !aofDir) throw new BackupToolError('restoring a snapshot under append-only persistence needs Redis 7 or later');
+  return {
+    dir,
+    appendonly,
+    aofDir: aofDir || 'appendonlydir',
+    aofName: settings.get('appendfilename') || 'appendonly.aof',
+    rdbName: settings.get('dbfilename') || 'dump.rdb',
+  };
+}
+
+interface ServerRun {
+  id: string;
+  loading: boolean;
+  aofEnabled: boolean;
+}
+
+async function serverRunOf(runtime: ContainerRuntime, target: BackupTarget, signal: AbortSignal): Promise<ServerRun> {
+  const info = await ask(runtime, target, ['info'], signal);
+  const field = (name: string) => new RegExp(`^${name}:(.*)$`, 'm').exec(info)?.[1];
+  return { id: field('run_id') ?? '', loading: field('loading') === '1', aofEnabled: field('aof_enabled') === '1' };
+}
+
+const RECEIVE = `umask 077
+cat > "$1" || { rm -f "$1"; exit 1; }`;
+
+/**
+ * Checks the snapshot and builds what replaces the data beside it, changing nothing the server uses. With
+ * append-only persistence (how Slipway runs redis) the server loads only its AOF and ignores dump.rdb — and
+ * with no AOF at all it starts empty — so the snapshot becomes the base of a fresh AOF directory, in Redis 7's
+ * manifest layout; dump.rdb gets it too (hard links: no copy of the data is made).
+ */
+const STAGE = String.raw`set -e
+incoming=$1 appendonly=$2 aofdir=$3 aofname=$4 rdb=$5
+trap 'rm -f "$incoming" "$incoming.check"' EXIT
+cd "$(dirname "$incoming")"
+if ! redis-check-rdb "$incoming" > "$incoming.check" 2>&1; then
+  echo "the dump is not a valid RDB snapshot: $(sed -n '/RDB ERROR DETECTED/{n;p;q}' "$incoming.check")" >&2
+  exit 3
+fi
+owner=$(stat -c %u:%g .)
+chown "$owner" "$incoming"
+rm -rf "$aofdir.slipway-new" "$aofdir.slipway-old" "$rdb.slipway-new"
+ln "$incoming" "$rdb.slipway-new" 2>/dev/null || cp -p "$incoming" "$rdb.slipway-new"
+if [ "$appendonly" = yes ]; then
+  new="$aofdir.slipway-new"
+  mkdir "$new"
+  ln "$incoming" "$new/$aofname.1.base.rdb" 2>/dev/null || cp -p "$incoming" "$new/$aofname.1.base.rdb"
+  : > "$new/$aofname.1.incr.aof"
+  printf 'file %s seq 1 type b\nfile %s seq 1 type i\n' "$aofname.1.base.rdb" "$aofname.1.incr.aof" > "$new/$aofname.manifest"
+  chown -R "$owner" "$new"
+fi`;
+
+/**
+ * Renames only, so it is quick: the staged files take the place of the data, the previous AOF directory is
+ * kept until the server has started on the new one. A background save or rewrite that ended after it would
+ * write its files over the snapshot's, so none may be running.
+ */
+const SWAP = String.raw`set -e
+dir=$1 aofdir=$2 rdb=$3
+cd "$dir"
+if redis-cli --no-auth-warning info persistence | tr -d '
+' | grep -Eq '^(aof_rewrite_in_progress|rdb_bgsave_in_progress):1'; then
+  echo "a background save started meanwhile: nothing was replaced" >&2
+  exit 75
+fi
+mv "$rdb.slipway-new" "$rdb"
+if [ -d "$aofdir.slipway-new" ]; then
+  if [ -e "$aofdir" ]; then mv "$aofdir" "$aofdir.slipway-old"; fi
+  mv "$aofdir.slipway-new" "$aofdir"
+fi`;
+
+/** Until no background save or AOF rewrite runs. */
+async function untilIdle(runtime: ContainerRuntime, target: BackupTarget, signal: AbortSignal) {
+  while (/^(aof_rewrite_in_progress|rdb_bgsave_in_progress):1$/m.test(await ask(runtime, target, ['info', 'persistence'], signal))) await sleep(200, undefined, { signal });
+}
+
+/**
+ * Until a new run of the server has loaded its data. The container ends with the server: the engine's restart
+ * policy starts it again, or this does; a start that finds it already running is fine.
+ */
+async function awaitNewRun(runtime: ContainerRuntime, target: BackupTarget, previous: string, signal: AbortSignal): Promise<ServerRun> {
+  let silentSince = Date.now();
+  for (;;) {
     signal.throwIfAborted();
-    const now = await serverRun(runtime, target, env, signal);
-    if (now && now !== before) break;
-    if (attempt > 600) throw new BackupToolError('redis did not answer within 60 s after the restore');
-    if (attempt % 20 === 10) await runtime.start(target.container).catch(() => undefined);
-    await sleep(100);
+    const run = await serverRunOf(runtime, target, signal).catch(() => null);
+    if (run && !run.loading && run.id !== previous) return run;
+    // A large snapshot takes a while to load: a server that says it is loading is not stuck.
+    if (run?.loading) silentSince = Date.now();
+    else await startIfStopped(runtime, target.container);
+    if (Date.now() - silentSince > ANSWER_WITHIN_MS) throw new BackupToolError(`redis did not answer within ${ANSWER_WITHIN_MS / 1000} s of being restarted on the restored snapshot`);
+    await sleep(200, undefined, { signal });
   }
-  await runtime.exec(target.container, { cmd: ['sh', '-c', 'rm -rf /data/*.slipway-old'] }, signal).catch(() => undefined);
+}
+
+async function startIfStopped(runtime: ContainerRuntime, container: string) {
+  const state = await runtime.inspect(container, null).catch(() => null);
+  if (state && !state.running) await runtime.start(container).catch(() => undefined);
+}
+
+/** Stop, replace the data, start: the server then holds exactly the snapshot, and its AOF starts from it. */
+export async function restoreRedis(runtime: ContainerRuntime, target: BackupTarget, dump: Readable, signal: AbortSignal) {
+  const { dir, appendonly, aofDir, aofName, rdbName } = await persistenceOf(runtime, target, signal);
+  const previous = await serverRunOf(runtime, target, signal);
+  const incoming = `${dir}/.slipway-restore.rdb`;
+  await runTool(runtime, target, 'receiving the snapshot', { cmd: consumingAllInput(RECEIVE, [incoming]), stdin: dump }, signal);
+  await runTool(runtime, target, 'checking the snapshot', { cmd: ['sh', '-c', STAGE, 'sh', incoming, appendonly ? 'yes' : 'no', aofDir, aofName, rdbName] }, signal);
+  await untilIdle(runtime, target, signal);
+  await runTool(runtime, target, 'putting the snapshot in place', { cmd: ['sh', '-c', SWAP, 'sh', dir, aofDir, rdbName], env: cliEnv(target) }, signal);
+  // From here on the snapshot is what the server loads at its next start: it is restarted now even if the
+  // restore is being cancelled. NOSAVE: a plain stop would save the memory over the snapshot. The server
+  // drops the connection as it exits, so this exec's outcome says nothing; a new run of the server does.
+  await runtime.exec(target.container, { cmd: ['redis-cli', '--no-auth-warning', 'shutdown', 'nosave'], env: cliEnv(target) }, AbortSignal.timeout(30_000)).catch(() => undefined);
+  const run = await awaitNewRun(runtime, target, previous.id, signal).catch((error: unknown) => {
+    throw error instanceof BackupToolError ? new BackupToolError(`${error.message}; the previous data is kept in ${dir}/${aofDir}.slipway-old`) : error;
+  });
+  if (appendonly && !run.aofEnabled) throw new BackupToolError('redis started on the restored snapshot without its append-only file');
+  await runTool(runtime, target, 'removing the previous data', { cmd: ['rm', '-rf', `${dir}/${aofDir}.slipway-old`] }, signal);
 }
