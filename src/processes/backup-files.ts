@@ -1,16 +1,12 @@
 import { createHash, type Hash } from 'node:crypto';
-import { once } from 'node:events';
 import { Writable } from 'node:stream';
+import { writeWithBackpressure } from '../runtime/backpressure.js';
 
 /** Where a backup's file lives, relative to the data directory: it carries the backup id (idempotency). */
 export const backupPathOf = (serviceId: string, backupId: string, extension: string) => `backups/${serviceId}/${backupId}.${extension}`;
 
 /** A file being written is named so until it is complete; a crash leaves only these behind. */
 export const partialPathOf = (path: string) => `${path}.partial`;
-
-async function writeTo(sink: Writable, chunk: Buffer) {
-  if (!sink.write(chunk)) await Promise.race([once(sink, 'drain'), once(sink, 'close')]);
-}
 
 /**
  * Hashes and counts what goes through it while it writes each chunk to every sink, taking the next chunk only
@@ -27,7 +23,7 @@ export class HashingTee extends Writable {
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void) {
     this.hash.update(chunk);
     this.size += chunk.length;
-    Promise.all(this.sinks.map((s) => writeTo(s, chunk))).then(() => done(), done);
+    Promise.all(this.sinks.map((s) => writeWithBackpressure(s, chunk, 'a backup output was closed'))).then(() => done(), done);
   }
 
   override _final(done: (error?: Error | null) => void) {

@@ -1,6 +1,6 @@
-import { once } from 'node:events';
-import type { Duplex, Readable, Writable } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 import type Docker from 'dockerode';
+import { writeWithBackpressure } from './backpressure.js';
 import type { ExecResult, ExecSpec } from './container-runtime.js';
 
 /** How much of a command's stderr is kept for its error message. */
@@ -24,11 +24,6 @@ export class FrameSplitter {
   }
 }
 
-/** Waits for the sink to take more; a sink destroyed meanwhile (a failed backup's) ends the wait with an error. */
-async function write(sink: Writable, data: Buffer) {
-  if (!sink.write(data)) await Promise.race([once(sink, 'drain'), once(sink, 'close')]);
-  if (sink.destroyed) throw new Error('the output was closed before the command ended');
-}
 
 /**
  * Runs a command in a running container. Its stdout goes to `spec.stdout` with backpressure (the engine's
@@ -57,7 +52,7 @@ export async function execIn(docker: Docker, name: string, spec: ExecSpec, signa
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       for (const { stream: kind, payload } of frames.push(chunk)) {
         if (kind === 2) stderr = (stderr + payload.toString('utf8')).slice(-STDERR_KEPT);
-        else if (spec.stdout) await write(spec.stdout, payload);
+        else if (spec.stdout) await writeWithBackpressure(spec.stdout, payload);
       }
     }
     await feeding;
@@ -73,7 +68,7 @@ export async function execIn(docker: Docker, name: string, spec: ExecSpec, signa
 /** Pipes `source` into the exec's stdin and half-closes it at the end, so the command sees end of input. */
 async function feed(source: Readable, target: Duplex): Promise<void> {
   try {
-    for await (const chunk of source as AsyncIterable<Buffer>) await write(target, chunk);
+    for await (const chunk of source as AsyncIterable<Buffer>) await writeWithBackpressure(target, chunk);
     target.end();
   } catch (error) {
     target.destroy(error as Error);
