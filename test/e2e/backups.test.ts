@@ -5,6 +5,7 @@ import { createKey, createProject, createService } from '../helpers/api-suite.js
 import { deploy, deployEnv, outcome } from '../helpers/deploy.js';
 import { removeProjectLeftovers, requireDocker } from '../helpers/docker.js';
 import { DB_IMAGE_ENV, requireDbImages } from '../helpers/engine-containers.js';
+import { waitFor } from '../helpers/net.js';
 import { startS3Server } from '../helpers/s3-server.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -43,7 +44,7 @@ const sql = async (s: TestServer, serviceId: string, text: string) => {
 t.test('backups: disk, remote and both; download, restore, delete, corruption, access', { skip: (await requireDocker()) || (await requireDbImages()) }, async (t) => {
   const s3 = await startS3Server();
   t.teardown(() => s3.stop());
-  const { env } = await deployEnv({ ...DB_IMAGE_ENV, SLIPWAY_DEPLOY_CONCURRENCY: '4' });
+  const { env } = await deployEnv({ ...DB_IMAGE_ENV, SLIPWAY_DEPLOY_CONCURRENCY: '4', SLIPWAY_RECONCILE_INTERVAL: '1' });
   const s = await startTestServer(env);
   t.teardown(() => s.close());
   const project = await createProject(s, 'Backups');
@@ -196,6 +197,12 @@ t.test('backups: disk, remote and both; download, restore, delete, corruption, a
     t.equal((await s.call('PUT', `/api/services/${pg.id}/database/backups/settings`, { body: {} })).status, 400);
     t.equal((await s.call('PUT', `/api/services/${pg.id}/database/backups/settings`, { body: { hourly: true } })).status, 400);
     t.match((await s.call('GET', `/api/services/${pg.id}/database/backups`)).body.settings, { automaticEnabled: true, weeklyEnabled: false });
+    // The scheduler requests the day's backup (the hour has come, or yesterday's is due) exactly once.
+    const scheduled = async () => ((await s.call('GET', `/api/services/${pg.id}/database/backups`)).body.backups as Record<string, any>[]).filter((b) => b.trigger === 'scheduled');
+    const ran = await waitFor('the scheduled backup', scheduled, (list) => list.length > 0 && list.every((b) => b.status !== 'running'), 60_000);
+    t.match(ran, [{ trigger: 'scheduled', status: 'succeeded', storage: 'disk+remote' }]);
+    await new Promise((r) => setTimeout(r, 2_500));
+    t.equal((await scheduled()).length, 1, 'and not again on the next passes');
     t.equal((await s.call('PUT', `/api/services/${pg.id}/database/backups/settings`, { body: { automaticEnabled: false } })).status, 200);
   });
 });

@@ -4,6 +4,7 @@ import { deploy, logLines, waitForDeployment } from './deploy.js';
 import { TEST_IMAGES } from './docker.js';
 import type { GitServer } from './git-server.js';
 import { waitFor } from './net.js';
+import { startS3Server } from './s3-server.js';
 import type { TestServer } from './test-server.js';
 
 /** A long, varied history: every kind of event, with updates, deletes and transfers interleaved. */
@@ -101,16 +102,39 @@ export async function runDeploymentHistory(s: TestServer, git: GitServer) {
   const ended = async (list: 'backups' | 'imports', id: string) => {
     await waitFor(`${list} ${id} to end`, () => s.call('GET', `/api/services/${db.id}/database/${list}`), (r) => (r.body[list] as { id: string; status: string }[]).some((x) => x.id === id && x.status !== 'running'), 60_000);
   };
-  const backupOf = async () => {
-    const id = (await s.call('POST', `/api/services/${db.id}/database/backups`, { body: { storage: 'disk' } })).body.backup.id as string;
+  const backupOf = async (storage = 'disk') => {
+    const id = (await s.call('POST', `/api/services/${db.id}/database/backups`, { body: { storage } })).body.backup.id as string;
     await ended('backups', id);
     return id;
   };
   const kept = await backupOf();
   await database('POST', `backups/${kept}/restore`, undefined);
+  // A view on the table makes pg_restore --clean fail: a failed restore, on record.
+  await database('POST', 'query', { sql: 'create view notes_view as select * from notes' });
+  const refused = await s.call('POST', `/api/services/${db.id}/database/backups/${kept}/restore`);
+  if (refused.status !== 422) throw new Error(`a restore over a dependent view: ${refused.status} ${JSON.stringify(refused.body)}`);
   await database('DELETE', `backups/${await backupOf()}`, undefined);
   await database('PUT', 'backups/settings', { weeklyEnabled: false });
   await ended('imports', (await s.call('POST', `/api/services/${db.id}/database/import/postgres-url`, { body: { sourceUrl: 'postgresql://u:secret@nowhere.invalid/x' } })).body.result.id);
+  // Remote storage connected, used, disconnected; then a remote backup fails for want of it.
+  const s3 = await startS3Server();
+  try {
+    const connected = await s.call('PUT', '/api/settings/remote-storage', {
+      body: { endpoint: s3.endpoint, region: s3.region, bucket: s3.bucket, accessKeyId: s3.accessKeyId, secretAccessKey: 'history-secret', forcePathStyle: true },
+    });
+    if (connected.status !== 200) throw new Error(`remote storage: ${connected.status} ${JSON.stringify(connected.body)}`);
+    await backupOf('disk+remote');
+    await s.call('DELETE', '/api/settings/remote-storage');
+  } finally {
+    await s3.stop();
+  }
+  await backupOf('remote');
+  // A redis service importing its own keys: an import that succeeds.
+  const cache = await createService(s, p.id, { name: 'cache', repoFullName: 'database:redis', repoUrl: 'database', branch: 'main', internalPort: 6379, databasePublicEnabled: false, env: [] });
+  await s.call('POST', `/api/services/${cache.id}/env`, { body: { key: 'REDIS_PASSWORD', value: 'history-redis' } });
+  await expect(cache.id, 'succeeded');
+  const imported = (await s.call('POST', `/api/services/${cache.id}/database/import/redis-url`, { body: { sourceUrl: 'redis://default:history-redis@cache:6379' } })).body.result.id as string;
+  await waitFor('the redis import', () => s.call('GET', `/api/services/${cache.id}/database/imports`), (r) => (r.body.imports as { id: string; status: string }[]).some((x) => x.id === imported && x.status === 'succeeded'), 60_000);
 
   git.push('acme/app', versionedApp('v2'));
   await expect(app.id, 'succeeded');
