@@ -21,6 +21,7 @@ import type { Keyring } from '../secrets/keyring.js';
 import { resolvedVariablesOf } from '../variables/project-variables.js';
 import { HashingTee, partialPathOf } from './backup-files.js';
 import type { Reactor } from './reactor.js';
+import { RunSet } from './run-set.js';
 
 export interface BackupDeps {
   cmd: CommandContext;
@@ -128,13 +129,14 @@ async function runBackup(deps: BackupDeps, id: string, signal: AbortSignal): Pro
  */
 export class BackupRunner implements Reactor {
   readonly name = 'backup-runner';
-  private readonly active = new Map<string, { serviceId: string; controller: AbortController; done: Promise<void> }>();
-  private stopping = false;
+  private readonly runs: RunSet;
 
   constructor(
     private readonly deps: BackupDeps,
-    private readonly log: Logger,
-  ) {}
+    log: Logger,
+  ) {
+    this.runs = new RunSet((id, error) => log.error('backup run failed', { backup: id, error: messageOf(error) }));
+  }
 
   async handle(batch: readonly RecordedEvent[]) {
     for (const recorded of batch) {
@@ -143,35 +145,28 @@ export class BackupRunner implements Reactor {
       const serviceEvent = event ? null : parseServiceEvent(recorded);
       if (serviceEvent?.type === 'ServiceDeleted') {
         const serviceId = aggregateIdOf(recorded.streamId);
-        for (const run of this.active.values()) if (run.serviceId === serviceId) run.controller.abort('the service was deleted');
+        this.runs.abortService(serviceId, 'the service was deleted');
         await rm(join(this.deps.dataDir, 'backups', serviceId), { recursive: true, force: true });
       }
     }
   }
 
   async reconcile() {
-    if (this.stopping) return;
+    if (this.runs.stopped) return;
     for (const row of await listRunningBackups(this.deps.db)) {
-      if (this.active.has(row.id)) continue;
+      if (this.runs.has(row.id)) continue;
       if (row.run_started) await this.interrupted(row);
       else this.launch(row.id, row.service_id);
     }
   }
 
   /** Stops taking work; runs in progress end `failed` with the reason. */
-  async stop() {
-    this.stopping = true;
-    for (const run of this.active.values()) run.controller.abort('Slipway was stopped during the backup');
-    await Promise.all([...this.active.values()].map((r) => r.done));
+  stop() {
+    return this.runs.stop('Slipway was stopped during the backup');
   }
 
   private launch(id: string, serviceId: string) {
-    if (this.stopping || this.active.has(id)) return;
-    const controller = new AbortController();
-    const done = runBackup(this.deps, id, controller.signal)
-      .catch((error: unknown) => this.log.error('backup run failed', { backup: id, error: messageOf(error) }))
-      .finally(() => this.active.delete(id));
-    this.active.set(id, { serviceId, controller, done });
+    this.runs.launch(id, serviceId, (signal) => runBackup(this.deps, id, signal));
   }
 
   /** Cleans up only if this call ended it: a backup that finished meanwhile keeps its file and object. */

@@ -1,4 +1,5 @@
 import { parseImportEvent } from '../../commands/import/events.js';
+import { parseServiceEvent } from '../../commands/service/events.js';
 import { importSteps, loadImport } from '../../commands/import/handlers.js';
 import type { Engine } from '../../commands/service/fields.js';
 import { listRunningImports } from '../../projections/import-queries.js';
@@ -15,6 +16,7 @@ import { resolvedVariablesOf } from '../variables/project-variables.js';
 import { backupTargetOf, type BackupDeps } from './backup-runner.js';
 import { networkOf } from './deployment-run.js';
 import type { Reactor } from './reactor.js';
+import { RunSet } from './run-set.js';
 
 export interface ImportDeps extends BackupDeps {
   images: Record<Engine, string>;
@@ -79,41 +81,39 @@ async function runImport(deps: ImportDeps, id: string, signal: AbortSignal): Pro
 /** The process manager that runs imports, with the same discipline as backups (see BackupRunner). */
 export class ImportRunner implements Reactor {
   readonly name = 'import-runner';
-  private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
-  private stopping = false;
+  private readonly runs: RunSet;
 
   constructor(
     private readonly deps: ImportDeps,
-    private readonly log: Logger,
-  ) {}
-
-  async handle(batch: readonly RecordedEvent[]) {
-    for (const recorded of batch) if (parseImportEvent(recorded)?.type === 'ImportRequested') this.launch(aggregateIdOf(recorded.streamId));
+    log: Logger,
+  ) {
+    this.runs = new RunSet((id, error) => log.error('import run failed', { import: id, error: messageOf(error) }));
   }
 
-  async reconcile() {
-    if (this.stopping) return;
-    for (const row of await listRunningImports(this.deps.db)) {
-      if (this.active.has(row.id)) continue;
-      if (row.run_started) {
-        await importSteps.fail(this.deps.cmd, row.id, 'Slipway stopped while the import ran; run it again');
-        await this.deps.runtime.remove(`slipway-import-${row.id}`, 0).catch(() => undefined);
-      } else this.launch(row.id);
+  async handle(batch: readonly RecordedEvent[]) {
+    for (const recorded of batch) {
+      const event = parseImportEvent(recorded);
+      if (event?.type === 'ImportRequested') this.launch(aggregateIdOf(recorded.streamId), event.data.serviceId);
+      if (!event && parseServiceEvent(recorded)?.type === 'ServiceDeleted') this.runs.abortService(aggregateIdOf(recorded.streamId), 'the service was deleted');
     }
   }
 
-  async stop() {
-    this.stopping = true;
-    for (const run of this.active.values()) run.controller.abort('Slipway was stopped during the import');
-    await Promise.all([...this.active.values()].map((r) => r.done));
+  async reconcile() {
+    if (this.runs.stopped) return;
+    for (const row of await listRunningImports(this.deps.db)) {
+      if (this.runs.has(row.id)) continue;
+      if (row.run_started) {
+        await importSteps.fail(this.deps.cmd, row.id, 'Slipway stopped while the import ran; run it again');
+        await this.deps.runtime.remove(`slipway-import-${row.id}`, 0).catch(() => undefined);
+      } else this.launch(row.id, row.service_id);
+    }
   }
 
-  private launch(id: string) {
-    if (this.stopping || this.active.has(id)) return;
-    const controller = new AbortController();
-    const done = runImport(this.deps, id, controller.signal)
-      .catch((error: unknown) => this.log.error('import run failed', { import: id, error: messageOf(error) }))
-      .finally(() => this.active.delete(id));
-    this.active.set(id, { controller, done });
+  stop() {
+    return this.runs.stop('Slipway was stopped during the import');
+  }
+
+  private launch(id: string, serviceId: string) {
+    this.runs.launch(id, serviceId, (signal) => runImport(this.deps, id, signal));
   }
 }
