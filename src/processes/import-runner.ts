@@ -43,8 +43,9 @@ async function runImport(deps: ImportDeps, id: string, signal: AbortSignal): Pro
   if (!request?.sourceUrl) return void (await importSteps.fail(deps.cmd, id, 'the source URL can no longer be read'));
   const cut = AbortSignal.any([signal, AbortSignal.timeout(deps.timeoutMs)]);
   try {
-    const row = await findService(deps.db, request.serviceId);
+    // Refuses a service that is gone or not running, with a reason.
     await backupTargetOf(deps, request.serviceId);
+    const row = await findService(deps.db, request.serviceId);
     const engine = row!.database_engine as Engine;
     const env = await resolvedVariablesOf(deps.db, deps.keyring, row!);
     if (request.source === 'postgres-url') {

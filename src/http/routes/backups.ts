@@ -117,7 +117,7 @@ export function backupRoutes(router: Router, app: Slipway) {
     const row = await databaseService(app, principal, ctx.params.serviceId!);
     const changes = parseInput(settingsBody, ctx.request.body ?? {});
     const current = await settingsOf(row);
-    const next = { ...DEFAULT_BACKUP_SETTINGS, ...pick(current), ...changes };
+    const next = { ...pick(current), ...changes };
     const { position } = await changeBackupSettings(requestContext(app, ctx, principal), { serviceId: row.id, projectId: row.project_id }, next);
     await app.settle(position);
     ctx.body = { settings: await settingsOf(row) };
