@@ -103,3 +103,12 @@ export async function listDomainsOf(db: SqlExecutor, serviceId: string): Promise
   );
   return rows;
 }
+
+/** The published port of a running database service of a project, by its slug; null when there is none. */
+export async function runningDatabasePortBySlug(db: SqlExecutor, projectId: string, slug: string): Promise<number | null> {
+  const { rows } = await db.query<{ host_port: number }>(
+    "select host_port from rm_services where project_id = $1 and slug = $2 and kind = 'database' and current_container is not null",
+    [projectId, slug],
+  );
+  return rows[0]?.host_port ?? null;
+}

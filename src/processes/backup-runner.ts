@@ -20,6 +20,7 @@ import type { ContainerRuntime } from '../runtime/container-runtime.js';
 import type { Keyring } from '../secrets/keyring.js';
 import { resolvedVariablesOf } from '../variables/project-variables.js';
 import { HashingTee, partialPathOf } from './backup-files.js';
+import { message } from './deployment-run.js';
 import type { Reactor } from './reactor.js';
 import { RunSet } from './run-set.js';
 
@@ -36,8 +37,6 @@ export interface BackupDeps {
 
 /** A refusal with a reason a user can act on (as opposed to a fault in Slipway). */
 export class BackupFailure extends Error {}
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** The running container of a database service and its variables, as the dump and restore tools need them. */
 export async function backupTargetOf(deps: Pick<BackupDeps, 'db' | 'keyring'>, serviceId: string): Promise<BackupTarget> {
@@ -69,7 +68,9 @@ async function runBackup(deps: BackupDeps, id: string, signal: AbortSignal): Pro
   const r = (await loadBackup(deps.cmd, id)).requested!;
   const stop = new AbortController();
   const cut = AbortSignal.any([signal, stop.signal, AbortSignal.timeout(deps.timeoutMs)]);
+  // The `.partial` file while it is written, and the name it takes once complete.
   let partial: string | null = null;
+  let complete: string | null = null;
   let storage: RemoteStorage | null = null;
   try {
     const target = await backupTargetOf(deps, r.serviceId);
@@ -82,6 +83,7 @@ async function runBackup(deps: BackupDeps, id: string, signal: AbortSignal): Pro
     if (r.localPath) {
       const path = join(deps.dataDir, r.localPath);
       await mkdir(dirname(path), { recursive: true });
+      complete = path;
       partial = partialPathOf(path);
       const file = createWriteStream(partial);
       sinks.push(file);
@@ -109,13 +111,13 @@ async function runBackup(deps: BackupDeps, id: string, signal: AbortSignal): Pro
     );
     const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
     if (failed) throw failed.reason;
-    if (partial) await rename(partial, partial.slice(0, -'.partial'.length));
+    if (partial && complete) await rename(partial, complete);
     partial = null;
     await backupSteps.succeed(deps.cmd, id, { sizeBytes: tee.size, checksum: tee.checksum });
   } catch (error) {
     if (partial) await unlink(partial).catch(() => undefined);
     if (storage && r.remoteKey) await storage.remove(r.remoteKey).catch(() => undefined);
-    const reason = signal.aborted ? String(signal.reason) : cut.aborted && !stop.signal.aborted ? `the backup ran longer than ${deps.timeoutMs / 1000} s` : messageOf(error);
+    const reason = signal.aborted ? String(signal.reason) : cut.aborted && !stop.signal.aborted ? `the backup ran longer than ${deps.timeoutMs / 1000} s` : message(error);
     await backupSteps.fail(deps.cmd, id, reason);
   } finally {
     storage?.close();
@@ -135,7 +137,7 @@ export class BackupRunner implements Reactor {
     private readonly deps: BackupDeps,
     log: Logger,
   ) {
-    this.runs = new RunSet((id, error) => log.error('backup run failed', { backup: id, error: messageOf(error) }));
+    this.runs = new RunSet((id, error) => log.error('backup run failed', { backup: id, error: message(error) }));
   }
 
   async handle(batch: readonly RecordedEvent[]) {

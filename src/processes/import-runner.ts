@@ -3,7 +3,7 @@ import { parseServiceEvent } from '../../commands/service/events.js';
 import { importSteps, loadImport } from '../../commands/import/handlers.js';
 import type { Engine } from '../../commands/service/fields.js';
 import { listRunningImports } from '../../projections/import-queries.js';
-import { findService, type ServiceRow } from '../../projections/service-queries.js';
+import { findService, runningDatabasePortBySlug, type ServiceRow } from '../../projections/service-queries.js';
 import { aggregateIdOf } from '../../projections/stream-id.js';
 import { endpointOf } from '../engines/engine-plans.js';
 import { redactSource } from '../engines/import-sources.js';
@@ -14,7 +14,7 @@ import type { Logger } from '../logger.js';
 import { LABEL } from '../runtime/container-runtime.js';
 import { resolvedVariablesOf } from '../variables/project-variables.js';
 import { backupTargetOf, type BackupDeps } from './backup-runner.js';
-import { networkOf } from './deployment-run.js';
+import { message, networkOf } from './deployment-run.js';
 import type { Reactor } from './reactor.js';
 import { RunSet } from './run-set.js';
 
@@ -22,18 +22,13 @@ export interface ImportDeps extends BackupDeps {
   images: Record<Engine, string>;
 }
 
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
 /** A Redis source that names another service of the project is reached on that service's published port. */
 async function reachable(deps: ImportDeps, target: ServiceRow, sourceUrl: string): Promise<string> {
   const url = new URL(sourceUrl);
-  const { rows } = await deps.db.query<{ host_port: number }>(
-    "select host_port from rm_services where project_id = $1 and slug = $2 and kind = 'database' and current_container is not null",
-    [target.project_id, url.hostname],
-  );
-  if (!rows[0]) return sourceUrl;
+  const port = await runningDatabasePortBySlug(deps.db, target.project_id, url.hostname);
+  if (port === null) return sourceUrl;
   url.hostname = '127.0.0.1';
-  url.port = String(rows[0].host_port);
+  url.port = String(port);
   return url.toString();
 }
 
@@ -74,7 +69,7 @@ async function runImport(deps: ImportDeps, id: string, signal: AbortSignal): Pro
     }
     await importSteps.succeed(deps.cmd, id);
   } catch (error) {
-    const reason = signal.aborted ? String(signal.reason) : cut.aborted ? `the import ran longer than ${deps.timeoutMs / 1000} s` : messageOf(error);
+    const reason = signal.aborted ? String(signal.reason) : cut.aborted ? `the import ran longer than ${deps.timeoutMs / 1000} s` : message(error);
     await importSteps.fail(deps.cmd, id, redactSource(reason, request.sourceUrl));
   }
 }
@@ -88,7 +83,7 @@ export class ImportRunner implements Reactor {
     private readonly deps: ImportDeps,
     log: Logger,
   ) {
-    this.runs = new RunSet((id, error) => log.error('import run failed', { import: id, error: messageOf(error) }));
+    this.runs = new RunSet((id, error) => log.error('import run failed', { import: id, error: message(error) }));
   }
 
   async handle(batch: readonly RecordedEvent[]) {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { DEFAULT_BACKUP_SETTINGS } from '../../../commands/backup-settings/aggregate.js';
+import { DEFAULT_BACKUP_SETTINGS, type BackupSettings } from '../../../commands/backup-settings/aggregate.js';
 import { backupSettingsFields } from '../../../commands/backup-settings/events.js';
 import { changeBackupSettings } from '../../../commands/backup-settings/handlers.js';
 import { BACKUP_STORAGE } from '../../../commands/backup/events.js';
@@ -73,20 +73,24 @@ const fileNameOf = (b: BackupRow) =>
 export function backupRoutes(router: Router, app: Slipway) {
   const base = '/api/services/:serviceId/database/backups';
 
+  /** The saved settings, or the defaults dated from the service when never saved. */
   async function settingsOf(row: ServiceRow) {
     const saved = await findBackupSettings(app.db, row.id);
-    const settings = saved
+    const settings: BackupSettings = saved
       ? { storage: saved.storage, automaticEnabled: saved.automatic_enabled, dailyEnabled: saved.daily_enabled, weeklyEnabled: saved.weekly_enabled, monthlyEnabled: saved.monthly_enabled }
       : DEFAULT_BACKUP_SETTINGS;
-    // Never saved: the defaults, dated from the service.
-    return { serviceId: row.id, ...settings, createdAt: iso(saved?.created_at ?? row.created_at), updatedAt: iso(saved?.updated_at ?? row.created_at) };
+    return { settings, dates: { createdAt: iso(saved?.created_at ?? row.created_at), updatedAt: iso(saved?.updated_at ?? row.created_at) } };
   }
+  const presentSettings = async (row: ServiceRow) => {
+    const { settings, dates } = await settingsOf(row);
+    return { serviceId: row.id, ...settings, ...dates };
+  };
 
   router.get(base, async (ctx) => {
     const row = await databaseService(app, principalOf(ctx), ctx.params.serviceId!);
     ctx.body = {
       backups: (await listBackupsOf(app.db, row.id)).map((b) => presentBackup(app, b)),
-      settings: await settingsOf(row),
+      settings: await presentSettings(row),
       remote: { connected: (await findRemoteStorage(app.db)) !== null },
     };
   });
@@ -116,11 +120,10 @@ export function backupRoutes(router: Router, app: Slipway) {
     const principal = writerOf(ctx);
     const row = await databaseService(app, principal, ctx.params.serviceId!);
     const changes = parseInput(settingsBody, ctx.request.body ?? {});
-    const current = await settingsOf(row);
-    const next = { ...pick(current), ...changes };
+    const next = { ...(await settingsOf(row)).settings, ...changes };
     const { position } = await changeBackupSettings(requestContext(app, ctx, principal), { serviceId: row.id, projectId: row.project_id }, next);
     await app.settle(position);
-    ctx.body = { settings: await settingsOf(row) };
+    ctx.body = { settings: await presentSettings(row) };
   });
 
   router.post(`${base}/:backupId/restore`, async (ctx) => {
@@ -174,11 +177,3 @@ export function backupRoutes(router: Router, app: Slipway) {
     ctx.body = { ok: true };
   });
 }
-
-const pick = (s: { storage: (typeof BACKUP_STORAGE)[number]; automaticEnabled: boolean; dailyEnabled: boolean; weeklyEnabled: boolean; monthlyEnabled: boolean }) => ({
-  storage: s.storage,
-  automaticEnabled: s.automaticEnabled,
-  dailyEnabled: s.dailyEnabled,
-  weeklyEnabled: s.weeklyEnabled,
-  monthlyEnabled: s.monthlyEnabled,
-});
