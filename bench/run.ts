@@ -81,7 +81,7 @@ async function startServer(dataDir: string, env: Record<string, string> = {}): P
   const flags = process.env.SLIPWAY_BENCH_NODE_FLAGS;
   const [command, args] = flags === undefined ? ['dist/src/cli/main.js', ['serve']] : [process.execPath, [...flags.split(' ').filter(Boolean), 'dist/src/cli/main.js', 'serve']];
   const child = spawn(command, args, {
-    env: { ...process.env, SLIPWAY_DATA_DIR: dataDir, SLIPWAY_PORT: '0', SLIPWAY_HOST: '127.0.0.1', SLIPWAY_PROXY: 'off', ...env },
+    env: { ...process.env, SLIPWAY_DATA_DIR: dataDir, SLIPWAY_PORT: '0', SLIPWAY_HOST: '127.0.0.1', SLIPWAY_PROXY: 'off', SLIPWAY_HTTPS: 'off', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let logs = '';

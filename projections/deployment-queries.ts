@@ -62,3 +62,12 @@ export async function listDeploymentLogs(db: SqlExecutor, deploymentId: string, 
   );
   return rows;
 }
+
+/** The last `count` lines of a deployment's log, oldest first. */
+export async function lastDeploymentLogs(db: SqlExecutor, deploymentId: string, count: number): Promise<DeploymentLogRow[]> {
+  const { rows } = await db.query<DeploymentLogRow>(
+    'select * from (select * from rm_deployment_logs where deployment_id = $1 order by id desc limit $2) last order by id',
+    [deploymentId, count],
+  );
+  return rows;
+}

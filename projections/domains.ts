@@ -4,7 +4,7 @@ import { sql } from './sql-text.js';
 
 export const domainsProjector: Projector = {
   name: 'domains',
-  version: 1,
+  version: 2,
   tables: ['rm_domains'],
   ddl: `
 create table if not exists rm_domains (
@@ -13,7 +13,17 @@ create table if not exists rm_domains (
   hostname text not null unique,
   status text not null,
   created_at timestamptz not null,
-  updated_at timestamptz not null
+  updated_at timestamptz not null,
+  dns_provider_id text,
+  dns_record_type text,
+  dns_target_ip text,
+  dns_zone text,
+  dns_applied_at timestamptz,
+  certificate_status text,
+  certificate_reason text,
+  certificate_not_after timestamptz,
+  certificate_issuer text,
+  certificate_checked_at timestamptz
 );`,
   indexes: `
 create index if not exists rm_domains_service on rm_domains (service_id);`,
@@ -28,8 +38,24 @@ create index if not exists rm_domains_service on rm_domains (service_id);`,
         });
         return;
       case 'DomainChanged':
-        out.sql(sql`update rm_domains set hostname = ${event.data.hostname}, updated_at = ${at} where id = ${event.data.domainId}`);
+        // A new name has neither the old name's record nor its certificate.
+        out.sql(sql`update rm_domains set hostname = ${event.data.hostname}, updated_at = ${at},
+          dns_provider_id = null, dns_record_type = null, dns_target_ip = null, dns_zone = null, dns_applied_at = null,
+          certificate_status = null, certificate_reason = null, certificate_not_after = null, certificate_issuer = null, certificate_checked_at = null
+          where id = ${event.data.domainId}`);
         return;
+      case 'DomainDnsRecordApplied': {
+        const d = event.data;
+        out.sql(sql`update rm_domains set dns_provider_id = ${d.providerId}, dns_record_type = ${d.recordType}, dns_target_ip = ${d.targetIp},
+          dns_zone = ${d.zone}, dns_applied_at = ${at} where id = ${d.domainId} and hostname = ${d.hostname}`);
+        return;
+      }
+      case 'DomainCertificateChanged': {
+        const d = event.data;
+        out.sql(sql`update rm_domains set certificate_status = ${d.status}, certificate_reason = ${d.reason}, certificate_not_after = ${d.notAfter},
+          certificate_issuer = ${d.issuer}, certificate_checked_at = ${at} where id = ${d.domainId} and hostname = ${d.hostname}`);
+        return;
+      }
       case 'DomainRemoved':
         out.sql(sql`delete from rm_domains where id = ${event.data.domainId}`);
         return;

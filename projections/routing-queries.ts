@@ -29,4 +29,6 @@ export const ROUTING_EVENT_TYPES = new Set([
   'ServiceDeleted',
   'ServiceUpdated',
   'ServiceReleased',
+  // HTTPS on or off, another ACME directory or account.
+  'GeneralSettingsChanged',
 ]);

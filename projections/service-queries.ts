@@ -94,6 +94,21 @@ export interface DomainRow {
   status: string;
   created_at: Date | string;
   updated_at: Date | string;
+  dns_provider_id: string | null;
+  dns_record_type: string | null;
+  dns_target_ip: string | null;
+  dns_zone: string | null;
+  dns_applied_at: Date | string | null;
+  /** Null until Caddy's storage or log said something of this hostname. */
+  certificate_status: 'pending' | 'active' | 'failed' | null;
+  certificate_reason: string | null;
+  certificate_not_after: Date | string | null;
+  certificate_issuer: string | null;
+}
+
+export async function findDomain(db: SqlExecutor, serviceId: string, domainId: string): Promise<DomainRow | null> {
+  const { rows } = await db.query<DomainRow>('select * from rm_domains where id = $1 and service_id = $2', [domainId, serviceId]);
+  return rows[0] ?? null;
 }
 
 export async function listDomainsOf(db: SqlExecutor, serviceId: string): Promise<DomainRow[]> {
@@ -111,4 +126,8 @@ export async function runningDatabasePortBySlug(db: SqlExecutor, projectId: stri
     [projectId, slug],
   );
   return rows[0]?.host_port ?? null;
+}
+
+export async function listAllDomains(db: SqlExecutor): Promise<DomainRow[]> {
+  return (await db.query<DomainRow>('select * from rm_domains order by hostname')).rows;
 }

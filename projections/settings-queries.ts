@@ -14,3 +14,41 @@ export async function findRemoteStorage(db: SqlExecutor): Promise<RemoteStorageR
   const { rows } = await db.query<RemoteStorageRow>('select * from rm_remote_storage where id = 1');
   return rows[0] ?? null;
 }
+
+export interface GeneralSettingsRow {
+  root_domain: string | null;
+  public_ip: string | null;
+  acme_email: string | null;
+  acme_directory_url: string | null;
+  https_enabled: boolean | null;
+}
+
+/** What was set through the API; null columns fall back to the environment. */
+export async function findGeneralSettings(db: SqlExecutor): Promise<GeneralSettingsRow | null> {
+  const { rows } = await db.query<GeneralSettingsRow>('select root_domain, public_ip, acme_email, acme_directory_url, https_enabled from rm_general_settings where id = 1');
+  return rows[0] ?? null;
+}
+
+export interface DnsProviderRow {
+  provider_id: string;
+  visible: Record<string, string>;
+  zones: string[];
+  connected_at: Date | string;
+}
+
+export async function listDnsProviders(db: SqlExecutor): Promise<DnsProviderRow[]> {
+  return (await db.query<DnsProviderRow>('select * from rm_dns_providers order by provider_id')).rows;
+}
+
+export interface AiProviderRow {
+  provider_id: string;
+  base_url: string | null;
+  has_api_key: boolean;
+  default_model: string | null;
+  models: string[];
+  connected_at: Date | string;
+}
+
+export async function listAiProviders(db: SqlExecutor): Promise<AiProviderRow[]> {
+  return (await db.query<AiProviderRow>('select * from rm_ai_providers order by provider_id')).rows;
+}

@@ -2,9 +2,17 @@ import { parseSettingsEvent } from '../commands/settings/events.js';
 import type { RecordedEvent } from '../src/eventstore/port.js';
 import type { BatchWriter } from './batch-writer.js';
 import { eachEventOf, type Projector } from './projector.js';
-import { sql } from './sql-text.js';
+import { sql, type Literal } from './sql-text.js';
 
-// The secret stays in the log, sealed; the read side only knows that one is set.
+const GENERAL_COLUMNS = {
+  rootDomain: 'root_domain',
+  publicIp: 'public_ip',
+  acmeEmail: 'acme_email',
+  acmeDirectoryUrl: 'acme_directory_url',
+  httpsEnabled: 'https_enabled',
+} as const;
+
+// Secrets stay in the log, sealed; the read side only knows that one is set.
 const settingsEvents = eachEventOf('settings', parseSettingsEvent, (event, _id, at, out) => {
   switch (event.type) {
     case 'RemoteStorageConnected': {
@@ -19,13 +27,42 @@ const settingsEvents = eachEventOf('settings', parseSettingsEvent, (event, _id, 
     }
     case 'RemoteStorageDisconnected':
       return out.sql(sql`delete from rm_remote_storage where id = ${1}`);
+    case 'GeneralSettingsChanged': {
+      const present = (Object.keys(GENERAL_COLUMNS) as (keyof typeof GENERAL_COLUMNS)[]).filter((k) => event.data[k] !== undefined);
+      const row: Record<string, Literal> = { id: 1, updated_at: at };
+      for (const key of Object.keys(GENERAL_COLUMNS) as (keyof typeof GENERAL_COLUMNS)[]) row[GENERAL_COLUMNS[key]] = event.data[key] ?? null;
+      out.upsert({ table: 'rm_general_settings', row, key: ['id'], update: [...present.map((k) => GENERAL_COLUMNS[k]), 'updated_at'] });
+      return;
+    }
+    case 'DnsProviderConnected':
+      out.upsert({
+        table: 'rm_dns_providers',
+        row: { provider_id: event.data.providerId, visible: event.data.visible, zones: event.data.zones, connected_at: at },
+        key: ['provider_id'],
+        update: ['visible', 'zones', 'connected_at'],
+      });
+      return;
+    case 'DnsProviderDisconnected':
+      return out.sql(sql`delete from rm_dns_providers where provider_id = ${event.data.providerId}`);
+    case 'AiProviderConnected': {
+      const d = event.data;
+      out.upsert({
+        table: 'rm_ai_providers',
+        row: { provider_id: d.providerId, base_url: d.baseUrl, has_api_key: d.apiKey !== null, default_model: d.defaultModel, models: d.models, connected_at: at },
+        key: ['provider_id'],
+        update: ['base_url', 'has_api_key', 'default_model', 'models', 'connected_at'],
+      });
+      return;
+    }
+    case 'AiProviderDisconnected':
+      return out.sql(sql`delete from rm_ai_providers where provider_id = ${event.data.providerId}`);
   }
 });
 
 export const settingsProjector: Projector = {
   name: 'settings',
-  version: 1,
-  tables: ['rm_remote_storage'],
+  version: 2,
+  tables: ['rm_remote_storage', 'rm_general_settings', 'rm_dns_providers', 'rm_ai_providers'],
   ddl: `
 create table if not exists rm_remote_storage (
   id integer primary key,
@@ -35,6 +72,29 @@ create table if not exists rm_remote_storage (
   access_key_id text not null,
   prefix text not null,
   force_path_style boolean not null,
+  connected_at timestamptz not null
+);
+create table if not exists rm_general_settings (
+  id integer primary key,
+  root_domain text,
+  public_ip text,
+  acme_email text,
+  acme_directory_url text,
+  https_enabled boolean,
+  updated_at timestamptz not null
+);
+create table if not exists rm_dns_providers (
+  provider_id text primary key,
+  visible jsonb not null,
+  zones jsonb not null,
+  connected_at timestamptz not null
+);
+create table if not exists rm_ai_providers (
+  provider_id text primary key,
+  base_url text,
+  has_api_key boolean not null,
+  default_model text,
+  models jsonb not null,
   connected_at timestamptz not null
 );`,
   applyBatch(events: readonly RecordedEvent[], out: BatchWriter) {

@@ -27,6 +27,8 @@ import { createRetirement, RETIREMENT_ACTOR } from './processes/retirement.js';
 import { ProxyReconciler, type ProxyTarget } from './processes/proxy-reconciler.js';
 import { CaddyAdminClient } from './proxy/caddy-admin-client.js';
 import { CaddySupervisor } from './proxy/caddy-supervisor.js';
+import { CertificateStatusReader } from './proxy/certificate-status.js';
+import { CertificateMonitor } from './processes/certificate-monitor.js';
 import { createIptablesSwitch, type UpstreamSwitch } from './proxy/upstream-switch.js';
 import type { ContainerRuntime } from './runtime/container-runtime.js';
 import { lazyRuntime } from './runtime/lazy-runtime.js';
@@ -38,6 +40,7 @@ import { BackupScheduler } from './processes/backup-scheduler.js';
 import { ImportRunner } from './processes/import-runner.js';
 import { remoteStorageSettings } from '../commands/settings/handlers.js';
 import { createKeyring, type Keyring } from './secrets/keyring.js';
+import { effectiveSettings, type EffectiveSettings } from './installation-settings.js';
 import { loadMasterKey } from './secrets/master-key.js';
 
 export interface Slipway {
@@ -56,7 +59,8 @@ export interface Slipway {
   /** Feeds the process managers from their own checkpoints. */
   processManagers: ProcessManagers;
   serviceDeps: ServiceDeps;
-  publicIp: string;
+  /** The general settings in force: the API's, else the environment's. */
+  settings(): Promise<EffectiveSettings>;
   /** Connections to database services for the browser, SQL and row edits. */
   databases: BrowserPool<ServiceRow>;
   /** The installation's CA and the server certificates of Postgres-compatible services. */
@@ -127,6 +131,8 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
   );
   await runner.start();
 
+  const defaults = { ...config.general, publicIp: config.general.publicIp ?? detectPublicIp() };
+  const settings = () => effectiveSettings(db, defaults);
   const states = new AggregateStateCache();
   const locks = new StreamLocks();
   const useProxy = options.proxy !== false;
@@ -145,9 +151,14 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     db,
     runner,
     target,
-    {
-      adminListen: config.proxy.externalAdminUrl ? new URL(config.proxy.externalAdminUrl).host : config.proxy.adminListen,
-      httpListen: [`:${config.proxy.httpPort}`],
+    async () => {
+      const { httpsEnabled, acmeDirectoryUrl, acmeEmail } = await settings();
+      const { httpPort, httpsPort, acmeCaRoots } = config.proxy;
+      return {
+        adminListen: config.proxy.externalAdminUrl ? new URL(config.proxy.externalAdminUrl).host : config.proxy.adminListen,
+        httpListen: [`:${httpPort}`],
+        https: httpsEnabled ? { httpPort, httpsPort, acmeDirectoryUrl, acmeEmail, trustedRootsPemFiles: acmeCaRoots } : null,
+      };
     },
     upstreams,
   );
@@ -167,8 +178,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     states,
     locks,
   });
-  const publicIp = config.publicIp ?? detectPublicIp();
-  const certificates = new Certificates(commandContext('system:certificates'), publicIp);
+  const certificates = new Certificates(commandContext('system:certificates'), async () => (await settings()).publicIp);
   const databases = new BrowserPool<ServiceRow>();
   const deployer = useProxy
     ? new Deployer(
@@ -211,12 +221,20 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
   const backupRunner = useProxy ? new BackupRunner(backups, log) : null;
   const importRunner = useProxy ? new ImportRunner({ ...backups, cmd: commandContext('system:imports'), images: config.databases.images }, log) : null;
   const backupScheduler = useProxy ? new BackupScheduler(backups, { hourUtc: config.backups.hourUtc, now: () => new Date() }, log) : null;
+  // Certificate state comes from the storage and log of the Caddy Slipway runs; an external Caddy keeps its own.
+  const certificateMonitor = supervisor
+    ? new CertificateMonitor(
+        { cmd: commandContext('system:certificates'), db, settings, reader: (url) => new CertificateStatusReader(join(config.dataDir, 'caddy'), url) },
+        log,
+      )
+    : null;
   const reactors: Reactor[] = [
     reconciler,
     ...(deployer ? [deployer] : []),
     ...(retirement ? [retirement] : []),
     databaseConnections(databases),
     ...(backupRunner && backupScheduler && importRunner ? [backupRunner, backupScheduler, importRunner] : []),
+    ...(certificateMonitor ? [certificateMonitor] : []),
   ];
   const processManagers = new ProcessManagers(db, store, runner, reactors, { reconcileEveryMs: config.reconcileEveryMs }, log);
 
@@ -232,7 +250,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     runtime,
     deployer,
     processManagers,
-    publicIp,
+    settings,
     databases,
     certificates,
     backups,
@@ -240,7 +258,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
       hostPortRange: config.hostPortRange,
       takenHostPorts: () => takenHostPorts(db),
       isHostPortFree: isPortFree,
-      rootDomain: config.rootDomain,
+      rootDomain: async () => (await settings()).rootDomain,
     },
     commandContext,
     async settle(position) {

@@ -1,6 +1,6 @@
 import type { Aggregate } from '../shared/aggregate.js';
 import { conflict, notFound } from '../shared/domain-error.js';
-import { parseDeploymentEvent, type DeploymentEvent } from './events.js';
+import { parseDeploymentEvent, type DeploymentEvent, type FailureExplained } from './events.js';
 
 export type DeploymentStatus = 'none' | 'queued' | 'running' | 'succeeded' | 'failed' | 'aborted';
 
@@ -9,6 +9,8 @@ export interface DeploymentState {
   serviceId: string | null;
   projectId: string | null;
   abortRequested: boolean;
+  /** The latest explanation of its failure. */
+  explained: FailureExplained | null;
 }
 
 const FINISHED: readonly DeploymentStatus[] = ['succeeded', 'failed', 'aborted'];
@@ -16,7 +18,7 @@ export const isFinished = (status: DeploymentStatus) => FINISHED.includes(status
 
 export const deployment: Aggregate<DeploymentState, DeploymentEvent> = {
   category: 'deployment',
-  initial: { status: 'none', serviceId: null, projectId: null, abortRequested: false },
+  initial: { status: 'none', serviceId: null, projectId: null, abortRequested: false, explained: null },
   evolve(state, event) {
     switch (event.type) {
       case 'DeploymentQueued':
@@ -31,6 +33,8 @@ export const deployment: Aggregate<DeploymentState, DeploymentEvent> = {
         return { ...state, status: 'failed' };
       case 'DeploymentAborted':
         return { ...state, status: 'aborted' };
+      case 'DeploymentFailureExplained':
+        return { ...state, explained: event.data };
       default:
         return state;
     }
@@ -76,4 +80,14 @@ export function decideAbort(state: DeploymentState): DeploymentEvent[] {
 
 export function decideMarkAborted(state: DeploymentState, reason: string): DeploymentEvent[] {
   return isFinished(state.status) || state.status === 'none' ? [] : [{ type: 'DeploymentAborted', data: { reason } }];
+}
+
+export function assertExplainable(state: DeploymentState): void {
+  if (state.status === 'none') throw notFound('deployment');
+  if (state.status !== 'failed') throw conflict(`only a failed deployment can be explained; this one is ${state.status}`);
+}
+
+export function decideExplain(state: DeploymentState, explained: FailureExplained): DeploymentEvent[] {
+  assertExplainable(state);
+  return [{ type: 'DeploymentFailureExplained', data: explained }];
 }

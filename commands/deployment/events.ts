@@ -13,9 +13,16 @@ export const deploymentEvents = {
   DeploymentFailed: z.object({ reason: z.string() }),
   DeploymentAbortRequested: z.object({}),
   DeploymentAborted: z.object({ reason: z.string() }),
+  /** An explanation of the failure, kept so the next request shows it again without asking the provider. */
+  DeploymentFailureExplained: z.object({
+    providerId: z.string(),
+    model: z.string().nullable(),
+    explanation: z.object({ summary: z.string(), likelyCause: z.string(), suggestedFix: z.string(), commands: z.array(z.string()) }),
+  }),
 };
 export type DeploymentEvent = EventsOf<typeof deploymentEvents>;
 export const parseDeploymentEvent = eventParser(deploymentEvents);
+export type FailureExplained = Extract<DeploymentEvent, { type: 'DeploymentFailureExplained' }>['data'];
 
 /** Build and start-up output, in chunks on its own stream (`deploymentlog-<id>`), never one event per line. */
 const logLine = z.object({ line: z.string(), stream: z.enum(['stdout', 'stderr', 'system']), at: z.string() });

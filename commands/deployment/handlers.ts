@@ -3,7 +3,9 @@ import type { CommandContext } from '../shared/command-context.js';
 import { execute, loadAggregate } from '../shared/execute.js';
 import { newId } from '../shared/ids.js';
 import {
+  assertExplainable,
   decideAbort,
+  decideExplain,
   decideFail,
   decideMarkAborted,
   decideProgress,
@@ -12,7 +14,7 @@ import {
   decideSucceed,
   deployment,
 } from './aggregate.js';
-import type { DeploymentEvent } from './events.js';
+import type { DeploymentEvent, FailureExplained } from './events.js';
 
 export async function queueDeployment(ctx: CommandContext, serviceId: string) {
   const { state } = await loadAggregate(ctx, service, serviceId);
@@ -32,3 +34,13 @@ export const deploymentSteps = {
   fail: (ctx: CommandContext, id: string, reason: string) => execute(ctx, deployment, id, (s) => decideFail(s, reason)),
   markAborted: (ctx: CommandContext, id: string, reason: string) => execute(ctx, deployment, id, (s) => decideMarkAborted(s, reason)),
 };
+
+/** The stored explanation of a failed deployment (null if none yet); refuses one that did not fail. */
+export async function storedExplanation(ctx: CommandContext, id: string): Promise<FailureExplained | null> {
+  const { state } = await loadAggregate(ctx, deployment, id);
+  assertExplainable(state);
+  return state.explained;
+}
+
+export const recordExplanation = (ctx: CommandContext, id: string, explained: FailureExplained) =>
+  execute(ctx, deployment, id, (s) => decideExplain(s, explained));

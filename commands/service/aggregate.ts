@@ -1,6 +1,6 @@
 import type { Aggregate } from '../shared/aggregate.js';
 import { conflict, invalid, notFound } from '../shared/domain-error.js';
-import { parseServiceEvent, type Release, type ServiceCreatedData, type ServiceEvent } from './events.js';
+import { parseServiceEvent, type CertificateState, type DnsRecordApplied, type Release, type ServiceCreatedData, type ServiceEvent } from './events.js';
 import type { ServiceSettings } from './fields.js';
 
 export interface ServiceState {
@@ -46,6 +46,9 @@ export const service: Aggregate<ServiceState, ServiceEvent> = {
       }
       case 'ServiceReleased':
         return with_('release', event.data.deploymentId === null ? null : event.data);
+      case 'DomainDnsRecordApplied':
+      case 'DomainCertificateChanged':
+        return state;
     }
   },
   parse: parseServiceEvent,
@@ -148,6 +151,19 @@ export function decideChangeDomain(state: ServiceState, domainId: string, hostna
 
 export function decideRemoveDomain(state: ServiceState, domainId: string): ServiceEvent[] {
   return [{ type: 'DomainRemoved', data: { domainId, hostname: domainOf(state, domainId) } }];
+}
+
+/** The record was applied for the domain's hostname as it is now; a rename meanwhile makes it stale. */
+export function decideRecordDnsApplied(state: ServiceState, applied: DnsRecordApplied): ServiceEvent[] {
+  const hostname = domainOf(state, applied.domainId);
+  if (hostname !== applied.hostname) throw conflict(`the domain was renamed to ${hostname} while its record was applied; apply it again`);
+  return [{ type: 'DomainDnsRecordApplied', data: applied }];
+}
+
+/** A certificate report for a hostname the domain no longer has, or of a removed domain, is dropped. */
+export function decideCertificateChange(state: ServiceState, domainId: string, hostname: string, certificate: CertificateState): ServiceEvent[] {
+  if (state.status !== 'live' || state.domains.get(domainId) !== hostname) return [];
+  return [{ type: 'DomainCertificateChanged', data: { domainId, hostname, ...certificate } }];
 }
 
 /** Routes the service to a deployment's container; a deleted service takes no release. */

@@ -23,9 +23,32 @@ export const serviceEvents = {
   DomainAdded: z.object({ domainId: z.string(), hostname: z.string() }),
   DomainChanged: z.object({ domainId: z.string(), hostname: z.string(), previousHostname: z.string() }),
   DomainRemoved: z.object({ domainId: z.string(), hostname: z.string() }),
+  /** An address record for the domain, created or checked at a DNS provider. */
+  DomainDnsRecordApplied: z.object({
+    domainId: z.string(),
+    providerId: z.string(),
+    providerName: z.string(),
+    action: z.enum(['created', 'updated', 'unchanged']),
+    hostname: z.string(),
+    recordType: z.enum(['A', 'AAAA']),
+    host: z.string(),
+    zone: z.string(),
+    targetIp: z.string(),
+  }),
+  /** What Caddy's certificate storage and log say of the domain's certificate, recorded when it changes. */
+  DomainCertificateChanged: z.object({
+    domainId: z.string(),
+    hostname: z.string(),
+    status: z.enum(['pending', 'active', 'failed']),
+    reason: z.string().nullable(),
+    notAfter: z.string().nullable(),
+    issuer: z.string().nullable(),
+  }),
   /** The route now leads to this deployment's container; `null` fields: nothing runs (a release undone). */
   ServiceReleased: release,
 };
 export type ServiceEvent = EventsOf<typeof serviceEvents>;
 export type ServiceCreatedData = z.infer<(typeof serviceEvents)['ServiceCreated']>;
 export const parseServiceEvent = eventParser(serviceEvents);
+export type DnsRecordApplied = z.infer<(typeof serviceEvents)['DomainDnsRecordApplied']>;
+export type CertificateState = Omit<z.infer<(typeof serviceEvents)['DomainCertificateChanged']>, 'domainId' | 'hostname'>;

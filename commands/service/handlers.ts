@@ -12,10 +12,12 @@ import { slugify } from '../shared/slug.js';
 import {
   assertAcceptsDomains,
   decideAddDomain,
+  decideCertificateChange,
   decideChangeDomain,
   decideCreate,
   decideDelete,
   decideDeleteEnv,
+  decideRecordDnsApplied,
   decideRelease,
   decideRemoveDomain,
   decideSetEnv,
@@ -25,7 +27,7 @@ import {
   service,
 } from './aggregate.js';
 import { initialDatabaseVariables } from './engines.js';
-import type { Release, ServiceCreatedData } from './events.js';
+import type { CertificateState, DnsRecordApplied, Release, ServiceCreatedData } from './events.js';
 import type { ServiceSettings } from './fields.js';
 
 export interface ServiceDeps {
@@ -33,7 +35,8 @@ export interface ServiceDeps {
   /** Host ports the read side already knows to be taken, skipped without a round trip. */
   takenHostPorts(): Promise<Set<number>>;
   isHostPortFree(port: number): Promise<boolean>;
-  rootDomain: string | null;
+  /** The root domain in force now (the settings' or the environment's), or null. */
+  rootDomain(): Promise<string | null>;
 }
 
 export type CreateServiceInput = Omit<ServiceCreatedData, 'projectId' | 'slug' | 'hostPort'> & {
@@ -75,9 +78,10 @@ async function claimHostPort(claims: Claims, deps: ServiceDeps, serviceId: strin
 }
 
 async function claimPublicHostname(claims: Claims, deps: ServiceDeps, slug: string, serviceId: string) {
-  if (!deps.rootDomain) return null;
+  const rootDomain = await deps.rootDomain();
+  if (!rootDomain) return null;
   for (let n = 1; n <= 50; n++) {
-    const hostname = `${n === 1 ? slug : `${slug}-${n}`}.${deps.rootDomain}`;
+    const hostname = `${n === 1 ? slug : `${slug}-${n}`}.${rootDomain}`;
     try {
       await claims.claim('hostname', hostname, serviceId, `hostname ${hostname}`);
       return hostname;
@@ -232,3 +236,9 @@ export async function removeDomain(ctx: CommandContext, id: string, domainId: st
 export async function releaseService(ctx: CommandContext, id: string, next: Release) {
   return execute(ctx, service, id, (s) => decideRelease(s, next));
 }
+
+export const recordDnsApplied = (ctx: CommandContext, id: string, applied: DnsRecordApplied) =>
+  execute(ctx, service, id, (s) => decideRecordDnsApplied(s, applied));
+
+export const recordCertificateChange = (ctx: CommandContext, id: string, domainId: string, hostname: string, certificate: CertificateState) =>
+  execute(ctx, service, id, (s) => decideCertificateChange(s, domainId, hostname, certificate));

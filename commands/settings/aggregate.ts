@@ -1,22 +1,47 @@
 import type { Aggregate } from '../shared/aggregate.js';
 import { notFound } from '../shared/domain-error.js';
-import { parseSettingsEvent, type SettingsEvent } from './events.js';
+import { parseSettingsEvent, type GeneralSettingsChange, type SettingsEvent } from './events.js';
 
-export type RemoteStorageSettings = Extract<SettingsEvent, { type: 'RemoteStorageConnected' }>['data'];
+type DataOf<T extends SettingsEvent['type']> = Extract<SettingsEvent, { type: T }>['data'];
+export type RemoteStorageSettings = DataOf<'RemoteStorageConnected'>;
+export type DnsProviderConnection = DataOf<'DnsProviderConnected'>;
+export type AiProviderConnection = DataOf<'AiProviderConnected'>;
+
+/** Only what was set through the API; an absent key means the environment's default. */
+export type GeneralSettings = { [K in keyof GeneralSettingsChange]-?: Exclude<GeneralSettingsChange[K], null | undefined> | null };
 
 export interface SettingsState {
   remoteStorage: RemoteStorageSettings | null;
+  general: GeneralSettings;
+  dnsProviders: Readonly<Record<string, DnsProviderConnection>>;
+  aiProviders: Readonly<Record<string, AiProviderConnection>>;
 }
+
+const NO_GENERAL: GeneralSettings = { rootDomain: null, publicIp: null, acmeEmail: null, acmeDirectoryUrl: null, httpsEnabled: null };
+
+const without = <T>(map: Readonly<Record<string, T>>, key: string) => Object.fromEntries(Object.entries(map).filter(([k]) => k !== key));
 
 export const settings: Aggregate<SettingsState, SettingsEvent> = {
   category: 'settings',
-  initial: { remoteStorage: null },
+  initial: { remoteStorage: null, general: NO_GENERAL, dnsProviders: {}, aiProviders: {} },
   evolve(state, event) {
     switch (event.type) {
       case 'RemoteStorageConnected':
         return { ...state, remoteStorage: event.data };
       case 'RemoteStorageDisconnected':
         return { ...state, remoteStorage: null };
+      case 'GeneralSettingsChanged': {
+        const changed = Object.fromEntries(Object.entries(event.data).filter(([, v]) => v !== undefined));
+        return { ...state, general: { ...state.general, ...changed } };
+      }
+      case 'DnsProviderConnected':
+        return { ...state, dnsProviders: { ...state.dnsProviders, [event.data.providerId]: event.data } };
+      case 'DnsProviderDisconnected':
+        return { ...state, dnsProviders: without(state.dnsProviders, event.data.providerId) };
+      case 'AiProviderConnected':
+        return { ...state, aiProviders: { ...state.aiProviders, [event.data.providerId]: event.data } };
+      case 'AiProviderDisconnected':
+        return { ...state, aiProviders: without(state.aiProviders, event.data.providerId) };
       default:
         return state;
     }
@@ -30,4 +55,30 @@ export const decideConnect = (_state: SettingsState, connected: RemoteStorageSet
 export function decideDisconnect(state: SettingsState): SettingsEvent[] {
   if (!state.remoteStorage) throw notFound('remote storage');
   return [{ type: 'RemoteStorageDisconnected', data: {} }];
+}
+
+/** Only the settings that really change are recorded; a PATCH that changes nothing appends nothing. */
+export function decideChangeGeneral(state: SettingsState, change: GeneralSettingsChange): SettingsEvent[] {
+  const changed = Object.fromEntries(
+    Object.entries(change).filter(([key, value]) => value !== undefined && state.general[key as keyof GeneralSettings] !== value),
+  ) as GeneralSettingsChange;
+  return Object.keys(changed).length === 0 ? [] : [{ type: 'GeneralSettingsChanged', data: changed }];
+}
+
+export const decideConnectDnsProvider = (_state: SettingsState, connection: DnsProviderConnection): SettingsEvent[] => [
+  { type: 'DnsProviderConnected', data: connection },
+];
+
+export function decideDisconnectDnsProvider(state: SettingsState, providerId: string): SettingsEvent[] {
+  if (!state.dnsProviders[providerId]) throw notFound(`DNS provider ${providerId}`);
+  return [{ type: 'DnsProviderDisconnected', data: { providerId } }];
+}
+
+export const decideConnectAiProvider = (_state: SettingsState, connection: AiProviderConnection): SettingsEvent[] => [
+  { type: 'AiProviderConnected', data: connection },
+];
+
+export function decideDisconnectAiProvider(state: SettingsState, providerId: string): SettingsEvent[] {
+  if (!state.aiProviders[providerId]) throw notFound(`AI provider ${providerId}`);
+  return [{ type: 'AiProviderDisconnected', data: { providerId } }];
 }

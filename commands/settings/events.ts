@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { eventParser, type EventsOf } from '../shared/event.js';
 
-/** The installation's settings (`settings-installation`). The secret access key is stored sealed. */
+/** A general setting: absent = unchanged, null = back to the environment's default. */
+const setting = <T extends z.ZodType>(value: T) => value.nullable().optional();
+
+/**
+ * The installation's settings (`settings-installation`). Every secret (storage keys, provider tokens,
+ * AI keys) is stored sealed under the settings' own data key; the read side only learns that one is set.
+ */
 export const settingsEvents = {
   RemoteStorageConnected: z.object({
     endpoint: z.string(),
@@ -13,7 +19,33 @@ export const settingsEvents = {
     forcePathStyle: z.boolean(),
   }),
   RemoteStorageDisconnected: z.object({}),
+  GeneralSettingsChanged: z.object({
+    rootDomain: setting(z.string()),
+    publicIp: setting(z.string()),
+    acmeEmail: setting(z.string()),
+    acmeDirectoryUrl: setting(z.string()),
+    httpsEnabled: setting(z.boolean()),
+  }),
+  DnsProviderConnected: z.object({
+    providerId: z.string(),
+    /** The credentials as JSON, sealed. */
+    credentials: z.string(),
+    /** What may be shown of them (PowerDNS' address and server id); tokens never. */
+    visible: z.record(z.string(), z.string()),
+    zones: z.array(z.string()),
+  }),
+  DnsProviderDisconnected: z.object({ providerId: z.string() }),
+  AiProviderConnected: z.object({
+    providerId: z.string(),
+    baseUrl: z.string().nullable(),
+    /** Sealed; null when the provider needs none (a local Ollama). */
+    apiKey: z.string().nullable(),
+    defaultModel: z.string().nullable(),
+    models: z.array(z.string()),
+  }),
+  AiProviderDisconnected: z.object({ providerId: z.string() }),
 };
 export type SettingsEvent = EventsOf<typeof settingsEvents>;
 export const parseSettingsEvent = eventParser(settingsEvents);
 export const SETTINGS_ID = 'installation';
+export type GeneralSettingsChange = Extract<SettingsEvent, { type: 'GeneralSettingsChanged' }>['data'];

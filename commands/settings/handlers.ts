@@ -1,11 +1,25 @@
 import type { CommandContext } from '../shared/command-context.js';
 import { execute, loadAggregate } from '../shared/execute.js';
-import { decideConnect, decideDisconnect, settings, type RemoteStorageSettings } from './aggregate.js';
-import { SETTINGS_ID } from './events.js';
+import {
+  decideChangeGeneral,
+  decideConnect,
+  decideConnectAiProvider,
+  decideConnectDnsProvider,
+  decideDisconnect,
+  decideDisconnectAiProvider,
+  decideDisconnectDnsProvider,
+  settings,
+  type AiProviderConnection,
+  type RemoteStorageSettings,
+} from './aggregate.js';
+import { SETTINGS_ID, type GeneralSettingsChange } from './events.js';
+
+const SETTINGS_KEY = `settings-${SETTINGS_ID}`;
+const seal = (ctx: CommandContext, secret: string) => ctx.keyring.encrypt(SETTINGS_KEY, secret);
 
 /** `config.secretAccessKey` in clear: it is sealed here, before it reaches the log. */
 export async function connectRemoteStorage(ctx: CommandContext, config: RemoteStorageSettings) {
-  const sealed = { ...config, secretAccessKey: await ctx.keyring.encrypt(`settings-${SETTINGS_ID}`, config.secretAccessKey) };
+  const sealed = { ...config, secretAccessKey: await seal(ctx, config.secretAccessKey) };
   return execute(ctx, settings, SETTINGS_ID, (s) => decideConnect(s, sealed));
 }
 
@@ -17,4 +31,44 @@ export async function remoteStorageSettings(ctx: CommandContext): Promise<Remote
   if (!remoteStorage) return null;
   const secret = await ctx.keyring.decrypt(remoteStorage.secretAccessKey);
   return secret === null ? null : { ...remoteStorage, secretAccessKey: secret };
+}
+
+export const changeGeneralSettings = (ctx: CommandContext, change: GeneralSettingsChange) =>
+  execute(ctx, settings, SETTINGS_ID, (s) => decideChangeGeneral(s, change));
+
+/** The route verified `credentials` with the provider; they are sealed here, before they reach the log. */
+export async function connectDnsProvider(
+  ctx: CommandContext,
+  connection: { providerId: string; credentials: Record<string, string>; visible: Record<string, string>; zones: string[] },
+) {
+  const sealed = { ...connection, credentials: await seal(ctx, JSON.stringify(connection.credentials)) };
+  return execute(ctx, settings, SETTINGS_ID, (s) => decideConnectDnsProvider(s, sealed));
+}
+
+export const disconnectDnsProvider = (ctx: CommandContext, providerId: string) =>
+  execute(ctx, settings, SETTINGS_ID, (s) => decideDisconnectDnsProvider(s, providerId));
+
+/** A connected DNS provider's credentials, opened; null when it is not connected (or its key was lost). */
+export async function dnsProviderCredentials(ctx: CommandContext, providerId: string): Promise<Record<string, string> | null> {
+  const connection = (await loadAggregate(ctx, settings, SETTINGS_ID)).state.dnsProviders[providerId];
+  if (!connection) return null;
+  const opened = await ctx.keyring.decrypt(connection.credentials);
+  return opened === null ? null : (JSON.parse(opened) as Record<string, string>);
+}
+
+export async function connectAiProvider(ctx: CommandContext, connection: AiProviderConnection) {
+  const sealed = { ...connection, apiKey: connection.apiKey === null ? null : await seal(ctx, connection.apiKey) };
+  return execute(ctx, settings, SETTINGS_ID, (s) => decideConnectAiProvider(s, sealed));
+}
+
+export const disconnectAiProvider = (ctx: CommandContext, providerId: string) =>
+  execute(ctx, settings, SETTINGS_ID, (s) => decideDisconnectAiProvider(s, providerId));
+
+/** A connected AI provider with its key opened, or null. */
+export async function aiProviderConnection(ctx: CommandContext, providerId: string): Promise<AiProviderConnection | null> {
+  const connection = (await loadAggregate(ctx, settings, SETTINGS_ID)).state.aiProviders[providerId];
+  if (!connection) return null;
+  if (connection.apiKey === null) return connection;
+  const apiKey = await ctx.keyring.decrypt(connection.apiKey);
+  return apiKey === null ? null : { ...connection, apiKey };
 }

@@ -15,6 +15,7 @@ ensure_packages() {
       postgresql) have_postgres || missing+=(postgresql) ;;
       procps) command -v pkill >/dev/null || missing+=(procps) ;;
       docker.io) command -v dockerd >/dev/null || missing+=(docker.io) ;;
+      dnsutils) command -v dig >/dev/null || missing+=(dnsutils) ;;
       *) command -v "$pkg" >/dev/null || missing+=("$pkg") ;;
     esac
   done
@@ -67,12 +68,15 @@ stop_postgres() {
 }
 
 source "$(dirname "${BASH_SOURCE[0]}")/docker.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/powerdns.sh"
 
-# What the tests and the benchmarks need on a fresh machine; the Postgres server stops when the script exits.
+# What the tests and the benchmarks need on a fresh machine; the Postgres and PowerDNS servers stop when the script exits.
 prepare_test_machine() {
-  trap stop_postgres EXIT
-  ensure_packages caddy postgresql git procps
+  trap 'stop_postgres; stop_powerdns' EXIT
+  # pebble is Let's Encrypt's test ACME server; each HTTPS test starts its own.
+  ensure_packages caddy postgresql git procps pebble dnsutils
   install_node_modules
   start_postgres
+  start_powerdns
   ensure_test_images
 }

@@ -39,7 +39,8 @@ export class Certificates {
 
   constructor(
     private readonly cmd: CommandContext,
-    private readonly publicIp: string,
+    /** The public address in force now (settings or environment). */
+    private readonly publicIp: () => Promise<string>,
   ) {}
 
   async authorityPem(): Promise<string | null> {
@@ -56,7 +57,7 @@ export class Certificates {
     return {
       active: Boolean(issued && row.current_container),
       caCertAvailable: (await this.authorityPem()) !== null,
-      publicHostname: row.database_public_hostname ?? this.publicIp,
+      publicHostname: row.database_public_hostname ?? (await this.publicIp()),
       publicPort: row.host_port,
     };
   }
@@ -64,7 +65,7 @@ export class Certificates {
   /** The certificate and key a deployment installs, issued or renewed as needed. */
   async serverTls(row: ServiceRow): Promise<ServerTls> {
     const authority = await this.ensureAuthority();
-    const names = this.namesOf(row);
+    const names = this.namesOf(row, await this.publicIp());
     let issued = await this.latestIssued(row.id);
     const key = issued ? await this.cmd.keyring.decrypt(issued.key) : null;
     if (!issued || !key || !sameNames(issued, names) || Date.parse(issued.expiresAt) - Date.now() < RENEW_BEFORE_MS) {
@@ -85,9 +86,9 @@ export class Certificates {
   }
 
   /** The service's public hostname (verify-full from outside), its name on the project network, and loopback. */
-  private namesOf(row: ServiceRow) {
+  private namesOf(row: ServiceRow, publicIp: string) {
     const dnsNames = [...new Set([row.database_public_hostname, row.slug, 'localhost'].filter((n): n is string => Boolean(n)))];
-    const ipAddresses = [...new Set(['127.0.0.1', /^\d+\.\d+\.\d+\.\d+$/.test(this.publicIp) ? this.publicIp : null].filter((n): n is string => Boolean(n)))];
+    const ipAddresses = [...new Set(['127.0.0.1', /^\d+\.\d+\.\d+\.\d+$/.test(publicIp) ? publicIp : null].filter((n): n is string => Boolean(n)))];
     return { dnsNames, ipAddresses };
   }
 

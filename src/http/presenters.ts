@@ -71,7 +71,11 @@ export function presentProject(row: ProjectRow, services: readonly ServiceRow[],
   };
 }
 
-export function presentDomain(row: DomainRow) {
+/**
+ * `certificate.status`: `disabled` when the installation serves HTTP only; else what Caddy reported, and
+ * `pending` until it has reported anything for this hostname.
+ */
+export function presentDomain(row: DomainRow, httpsEnabled: boolean) {
   return {
     id: row.id,
     serviceId: row.service_id,
@@ -79,6 +83,17 @@ export function presentDomain(row: DomainRow) {
     status: row.status,
     createdAt: isoRequired(row.created_at),
     updatedAt: isoRequired(row.updated_at),
+    certificate: httpsEnabled
+      ? {
+          status: row.certificate_status ?? 'pending',
+          reason: row.certificate_reason,
+          expiresAt: iso(row.certificate_not_after),
+          issuer: row.certificate_issuer,
+        }
+      : { status: 'disabled', reason: null, expiresAt: null, issuer: null },
+    dns: row.dns_provider_id
+      ? { providerId: row.dns_provider_id, recordType: row.dns_record_type, targetIp: row.dns_target_ip, zone: row.dns_zone, appliedAt: iso(row.dns_applied_at) }
+      : null,
   };
 }
 

@@ -31,7 +31,8 @@ export class ProxyReconciler implements Reactor {
     private readonly db: SqlExecutor,
     private readonly runner: ProjectionRunner,
     private readonly target: ProxyTarget,
-    private readonly settings: ProxySettings,
+    /** Read at each reload: HTTPS and the ACME account are settings that change at run time. */
+    private readonly settings: () => Promise<ProxySettings>,
     /** When set, a deployment moves a kernel rule and Caddy's configuration stays the same. */
     private readonly upstreams: UpstreamSwitch | null = null,
   ) {
@@ -41,6 +42,11 @@ export class ProxyReconciler implements Reactor {
 
   /** A change to the routing read model reloads Caddy (or moves the NAT rules) once the read model has it. */
   async handle(batch: readonly RecordedEvent[]): Promise<void> {
+    // A domain's address record was just made: Caddy's order for it most likely failed (the name did not
+    // resolve yet) and waits a minute or more to retry. A forced load starts it again at once.
+    if (batch.some((e) => e.type === 'DomainDnsRecordApplied')) {
+      this.chain = this.chain.then(() => this.reload({ force: true })).catch(() => undefined);
+    }
     if (!batch.some((e) => ROUTING_EVENT_TYPES.has(e.type))) return;
     // A failed reload is retried by reconcile; health reports it meanwhile.
     await this.sync(batch[batch.length - 1]!.position);
@@ -107,7 +113,7 @@ export class ProxyReconciler implements Reactor {
     return this.sync(this.runner.position);
   }
 
-  private async reload(): Promise<ProxyResult> {
+  private async reload(options: { force?: boolean } = {}): Promise<ProxyResult> {
     const reason = this.target.unavailable();
     if (reason || !this.target.client) return { ok: false, detail: reason ?? 'no proxy configured' };
     const rows = await listRoutes(this.db);
@@ -126,9 +132,9 @@ export class ProxyReconciler implements Reactor {
       hostPort: r.host_port,
       upstream: r.upstream_port === null ? null : switched ? switched.addressOf(r.host_port) : { host: '127.0.0.1', port: r.upstream_port },
     }));
-    const config = JSON.stringify(buildCaddyConfig(this.settings, routes));
-    if (config === this.loaded) return { ok: true, detail: 'caddy configuration loaded' };
-    const result = await this.target.client.load(config);
+    const config = JSON.stringify(buildCaddyConfig(await this.settings(), routes));
+    if (config === this.loaded && !options.force) return { ok: true, detail: 'caddy configuration loaded' };
+    const result = await this.target.client.load(config, options);
     this.loaded = result.ok ? config : null;
     return result;
   }

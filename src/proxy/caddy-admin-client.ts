@@ -4,12 +4,15 @@ import type { ProxyResult } from './caddy-config.js';
 export class CaddyAdminClient {
   constructor(readonly adminUrl: string, private readonly timeoutMs = 5000) {}
 
-  /** `config` is the whole configuration as JSON text. */
-  async load(config: string): Promise<ProxyResult> {
+  /**
+   * `config` is the whole configuration as JSON text. Caddy skips a configuration equal to the running one;
+   * `force` loads it anyway, which also starts certificate management afresh (a failed order is retried now).
+   */
+  async load(config: string, options: { force?: boolean } = {}): Promise<ProxyResult> {
     try {
       const response = await fetch(new URL('/load', this.adminUrl), {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...(options.force ? { 'cache-control': 'must-revalidate' } : {}) },
         body: config,
         signal: AbortSignal.timeout(this.timeoutMs),
       });

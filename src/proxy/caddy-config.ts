@@ -8,9 +8,20 @@ export interface ProxyRoute {
   upstream: { host: string; port: number } | null;
 }
 
+export interface HttpsSettings {
+  httpPort: number;
+  httpsPort: number;
+  acmeDirectoryUrl: string;
+  acmeEmail: string | null;
+  /** PEM files the ACME directory's own TLS certificate chains to, when it is a private one. */
+  trustedRootsPemFiles: string[];
+}
+
 export interface ProxySettings {
   adminListen: string;
   httpListen: string[];
+  /** null: HTTP only (an installation behind another proxy, or no domains that need certificates). */
+  https?: HttpsSettings | null;
 }
 
 export interface ProxyResult {
@@ -50,8 +61,34 @@ const LOOP_GUARD = {
 
 const NOT_DEPLOYED = { handler: 'static_response', status_code: 503, body: 'This service has no running deployment yet.\n' };
 
+/**
+ * Caddy's automatic HTTPS: a certificate per domain from the configured ACME directory, obtained and renewed
+ * by Caddy, with its HTTP-01 challenge and the redirect to HTTPS answered on the HTTP port. TLS-ALPN is off:
+ * validation needs only the HTTP port to be reachable, which installations open anyway.
+ */
+function acmeAutomation(https: HttpsSettings) {
+  return {
+    automation: {
+      policies: [
+        {
+          issuers: [
+            {
+              module: 'acme',
+              ca: https.acmeDirectoryUrl,
+              ...(https.acmeEmail ? { email: https.acmeEmail } : {}),
+              ...(https.trustedRootsPemFiles.length ? { trusted_roots_pem_files: https.trustedRootsPemFiles } : {}),
+              challenges: { 'tls-alpn': { disabled: true } },
+            },
+          ],
+        },
+      ],
+    },
+  };
+}
+
 /** The whole Caddy configuration as a pure function of the routing read model. */
 export function buildCaddyConfig(settings: ProxySettings, routes: readonly ProxyRoute[]) {
+  const https = settings.https ?? null;
   for (const route of routes) {
     assertPort(route.hostPort);
     if (route.upstream) assertPort(route.upstream.port);
@@ -71,11 +108,15 @@ export function buildCaddyConfig(settings: ProxySettings, routes: readonly Proxy
   return {
     admin: { listen: settings.adminListen },
     apps: {
+      ...(https ? { tls: acmeAutomation(https) } : {}),
       http: {
+        ...(https ? { http_port: https.httpPort, https_port: https.httpsPort } : {}),
         servers: {
           slipway: {
-            listen: settings.httpListen,
-            automatic_https: { disable: true },
+            // With HTTPS the domains are served on the HTTPS port; Caddy's own server on the HTTP port then
+            // answers the ACME challenges and redirects everything else (an unknown name gets no certificate:
+            // its TLS handshake fails).
+            ...(https ? { listen: [`:${https.httpsPort}`] } : { listen: settings.httpListen, automatic_https: { disable: true } }),
             routes: [
               ...routes
                 .filter((r) => r.hostnames.length > 0)

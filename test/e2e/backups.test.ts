@@ -178,7 +178,10 @@ t.test('backups: disk, remote and both; download, restore, delete, corruption, a
     t.equal((await s.call('POST', `/api/services/${cache.id}/database/backups/${done.id}/restore`, { key: reader.secret })).status, 403);
     t.equal((await s.call('DELETE', `/api/services/${cache.id}/database/backups/${done.id}`, { key: reader.secret })).status, 403);
     t.equal((await s.call('GET', `/api/services/${cache.id}/database/backups`, { key: stranger.secret })).status, 404, 'an invisible project');
-    t.equal((await s.call('GET', '/api/settings', { key: reader.secret })).status, 403);
+    const settings = await s.call('GET', '/api/settings', { key: reader.secret });
+    t.equal(settings.status, 200, 'any key reads the settings (they hold no secret)');
+    t.equal(settings.body.settings.remoteStorage.secretAccessKeySet, true);
+    t.equal((await s.call('PUT', '/api/settings/remote-storage', { body: {}, key: stranger.secret })).status, 403, 'a project-scoped write key changes none');
   });
 
   t.test('delete removes the file and the object; a second delete is a 404', async (t) => {

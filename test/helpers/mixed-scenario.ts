@@ -4,16 +4,21 @@ import { deploy, logLines, waitForDeployment } from './deploy.js';
 import { TEST_IMAGES } from './docker.js';
 import type { GitServer } from './git-server.js';
 import { waitFor } from './net.js';
+import { recordCertificateChange } from '../../commands/service/handlers.js';
+import { startFakeOpenAi } from './fake-ai-servers.js';
+import { startFakeCloudflare } from './fake-dns-providers.js';
 import { startS3Server } from './s3-server.js';
 import type { TestServer } from './test-server.js';
 
+async function callOk(s: TestServer, method: string, path: string, body?: unknown) {
+  const r = await s.call(method, path, body === undefined ? {} : { body });
+  if (r.status !== 200) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body;
+}
+
 /** A long, varied history: every kind of event, with updates, deletes and transfers interleaved. */
 export async function runMixedScenario(s: TestServer, rounds = 6) {
-  const must = async (method: string, path: string, body?: unknown) => {
-    const r = await s.call(method, path, body === undefined ? {} : { body });
-    if (r.status !== 200) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(r.body)}`);
-    return r.body;
-  };
+  const must = (method: string, path: string, body?: unknown) => callOk(s, method, path, body);
   const projects = [];
   const deployments: [string, string][] = [];
   for (let round = 0; round < rounds; round++) {
@@ -56,11 +61,24 @@ export async function runMixedScenario(s: TestServer, rounds = 6) {
   return projects;
 }
 
+/** The outside services the history talks to: a DNS provider and an AI provider, both local. */
+export async function startHistoryProviders() {
+  const cloudflare = await startFakeCloudflare(['history.test']);
+  const ai = await startFakeOpenAi();
+  return {
+    cloudflare,
+    ai,
+    env: { SLIPWAY_CLOUDFLARE_API_URL: cloudflare.apiUrl },
+    close: () => Promise.all([cloudflare.close(), ai.close()]),
+  };
+}
+export type HistoryProviders = Awaited<ReturnType<typeof startHistoryProviders>>;
+
 /**
  * Deployments on the real engine (the server runs one at a time: `SLIPWAY_DEPLOY_CONCURRENCY=1`): they
  * succeed, fail, are aborted and superseded; a deployed service is redeployed, then deleted.
  */
-export async function runDeploymentHistory(s: TestServer, git: GitServer) {
+export async function runDeploymentHistory(s: TestServer, git: GitServer, providers: HistoryProviders) {
   git.push('acme/app', versionedApp('v1'));
   git.push('acme/broken', { Dockerfile: `FROM ${TEST_IMAGES.python}\nRUN exit 3\n` });
   git.push('acme/slow', { Dockerfile: `FROM ${TEST_IMAGES.python}\nRUN echo slow-build-running && sleep 300\n` });
@@ -76,7 +94,20 @@ export async function runDeploymentHistory(s: TestServer, git: GitServer) {
   };
 
   await expect(app.id, 'succeeded');
-  await expect(broken.id, 'failed');
+  const { done: failedRun } = await deploy(s, broken.id);
+  if (failedRun.status !== 'failed') throw new Error(`expected a failed deployment, got ${JSON.stringify(failedRun)}`);
+  const must = (method: string, path: string, body?: unknown) => callOk(s, method, path, body);
+  // Settings, providers connected and disconnected, an explanation, a DNS record and a certificate report.
+  await must('PATCH', '/api/settings', { rootDomain: 'history.test', httpsEnabled: false });
+  await must('POST', `/api/deployments/${failedRun.id}/explain-failure`, { providerId: 'builtin', model: '' });
+  await must('PUT', '/api/settings/ai-providers/openai', { baseUrl: `${providers.ai.origin}/v1`, apiKey: 'sk-history' });
+  await must('DELETE', '/api/settings/ai-providers/openai');
+  await must('PUT', '/api/settings/dns-providers/cloudflare', { apiToken: providers.cloudflare.token });
+  await must('POST', `/api/services/${app.id}/domains`, { hostname: 'app.history.test' });
+  const domain = (await must('GET', `/api/services/${app.id}/overview`)).domains[0] as { id: string; hostname: string };
+  await must('POST', `/api/services/${app.id}/domains/${domain.id}/dns-records`, { providerId: 'cloudflare' });
+  await must('DELETE', '/api/settings/dns-providers/cloudflare');
+  await recordCertificateChange(s.app.commandContext('test'), app.id, domain.id, domain.hostname, { status: 'failed', reason: 'no route to the host', notAfter: null, issuer: null });
 
   const running = (await s.call('POST', `/api/services/${slow.id}/deployments`)).body.deployment.id as string;
   await waitFor('the slow build to run', () => logLines(s, running), (lines) => lines.some((l) => l.includes('slow-build-running')), 60_000);

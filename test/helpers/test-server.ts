@@ -24,6 +24,8 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
     SLIPWAY_PORT: '0',
     SLIPWAY_HOST: '127.0.0.1',
     SLIPWAY_PROXY: 'off',
+    // Tests that want certificates turn HTTPS on with their own ports; by default nothing listens on 443.
+    SLIPWAY_HTTPS: 'off',
     SLIPWAY_LOG: 'silent',
     SLIPWAY_PUBLIC_IP: '203.0.113.7',
     // Deployments fail at once unless a test asks for the engine (test/helpers/deploy.ts does).

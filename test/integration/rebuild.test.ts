@@ -6,7 +6,7 @@ import { deployEnv } from '../helpers/deploy.js';
 import { DB_IMAGE_ENV, requireDbImages } from '../helpers/engine-containers.js';
 import { removeProjectLeftovers, requireDocker } from '../helpers/docker.js';
 import { startGitServer } from '../helpers/git-server.js';
-import { runDeploymentHistory, runMixedScenario } from '../helpers/mixed-scenario.js';
+import { runDeploymentHistory, runMixedScenario, startHistoryProviders } from '../helpers/mixed-scenario.js';
 import { freshDatabase, requirePostgresServer, serverUrl } from '../helpers/postgres-server.js';
 import { dumpReadModels } from '../helpers/read-models.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -34,12 +34,14 @@ const checkpoints = async (s: TestServer) =>
 async function rebuildEqualsLive(t: Test, env: Record<string, string>) {
   const git = await startGitServer();
   t.teardown(() => git.close());
+  const providers = await startHistoryProviders();
+  t.teardown(() => providers.close());
   // The real engine, one deployment at a time (so that queued ones are superseded); no proxy is needed.
-  const { env: engine } = await deployEnv({ SLIPWAY_PROXY: 'off', SLIPWAY_GIT_BASE_URL: git.baseUrl, SLIPWAY_DEPLOY_CONCURRENCY: '1', ...DB_IMAGE_ENV, ...env });
+  const { env: engine } = await deployEnv({ SLIPWAY_PROXY: 'off', SLIPWAY_GIT_BASE_URL: git.baseUrl, SLIPWAY_DEPLOY_CONCURRENCY: '1', ...DB_IMAGE_ENV, ...providers.env, ...env });
   const s = await startTestServer(engine);
   t.teardown(() => s.close());
   await runMixedScenario(s);
-  const deploys = await runDeploymentHistory(s, git);
+  const deploys = await runDeploymentHistory(s, git, providers);
   t.teardown(() => removeProjectLeftovers(deploys.id));
   // Retiring earlier containers still writes log lines after a deployment has ended: let the deployer finish.
   await s.app.deployer?.stop();

@@ -105,3 +105,20 @@ t.test('caddy config is a pure function of the routes', async (t) => {
   }, 'a request forwarded back to Caddy is answered, never looped');
   t.throws(() => buildCaddyConfig(settings, [{ id: 'x', hostnames: ['a.b.c'], hostPort: 20000, upstream: up(70000) }]), RangeError);
 });
+
+t.test('with HTTPS the domains move to the HTTPS port under an ACME issuer; host ports stay plain HTTP', async (t) => {
+  const https = { httpPort: 80, httpsPort: 443, acmeDirectoryUrl: 'https://ca.example/dir', acmeEmail: 'ops@example.com', trustedRootsPemFiles: ['/etc/ca.pem'] };
+  const routes = [{ id: 's1', hostnames: ['a.example.com'], hostPort: 20001, upstream: { host: '127.0.0.1', port: 40001 } }];
+  const config = buildCaddyConfig({ adminListen: '127.0.0.1:2019', httpListen: [':80'], https }, routes);
+  const servers = config.apps.http.servers as Record<string, { listen: string[]; automatic_https?: unknown }>;
+  t.same(servers.slipway!.listen, [':443']);
+  t.equal(servers.slipway!.automatic_https, undefined, 'automatic HTTPS on for the domains');
+  t.same(servers['port-20001']!.automatic_https, { disable: true }, 'never for a host port');
+  t.match(config.apps, { http: { http_port: 80, https_port: 443 } });
+  t.same(config.apps.tls, {
+    automation: { policies: [{ issuers: [{ module: 'acme', ca: 'https://ca.example/dir', email: 'ops@example.com', trusted_roots_pem_files: ['/etc/ca.pem'], challenges: { 'tls-alpn': { disabled: true } } }] }] },
+  });
+  const plain = buildCaddyConfig({ adminListen: '127.0.0.1:2019', httpListen: [':80'], https: null }, routes);
+  t.equal(plain.apps.tls, undefined, 'HTTP only: no TLS app');
+  t.same((plain.apps.http.servers as Record<string, { listen: string[] }>).slipway!.listen, [':80']);
+});

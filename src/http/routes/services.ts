@@ -8,6 +8,7 @@ import { loadProjectVariables } from '../../variables/project-variables.js';
 import { principalOf, visibleProject, visibleService, writerOf } from '../auth.js';
 import { requestContext } from '../request-context.js';
 import { notFoundHttp } from '../errors.js';
+import { issuesCertificates } from '../../installation-settings.js';
 import { iso, presentDeployment, presentDomain, presentService } from '../presenters.js';
 import { parseCreateService, updateServiceBody } from '../service-bodies.js';
 import { parseInput } from '../validation.js';
@@ -44,9 +45,10 @@ export function serviceRoutes(router: Router, app: Slipway) {
       createdAt: iso(row.created_at),
       updatedAt: iso(row.updated_at),
     }));
-    const domains = (await listDomainsOf(app.db, service.id)).map(presentDomain);
+    const settings = await app.settings();
+    const domains = (await listDomainsOf(app.db, service.id)).map((d) => presentDomain(d, issuesCertificates(app, settings)));
     const deployments = (await listDeploymentsOf(app.db, service.id, 20)).map(presentDeployment);
-    ctx.body = { service: presentService(service), deployments, env, domains, publicIp: app.publicIp };
+    ctx.body = { service: presentService(service), deployments, env, domains, publicIp: settings.publicIp };
   });
 
   router.patch('/api/services/:serviceId', async (ctx) => {

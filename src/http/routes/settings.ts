@@ -1,13 +1,16 @@
 import type Router from '@koa/router';
 import { z } from 'zod';
-import { connectRemoteStorage, disconnectRemoteStorage } from '../../../commands/settings/handlers.js';
-import { findRemoteStorage } from '../../../projections/settings-queries.js';
+import { isIP } from 'node:net';
+import { changeGeneralSettings, connectRemoteStorage, disconnectRemoteStorage } from '../../../commands/settings/handlers.js';
+import { findRemoteStorage, listAiProviders, listDnsProviders } from '../../../projections/settings-queries.js';
 import { openRemoteStorage, RemoteStorageError } from '../../integrations/remote-storage.js';
 import type { Slipway } from '../../slipway.js';
-import { principalOf, requireAllProjects, writerOf } from '../auth.js';
+import { requireAllProjects, writerOf } from '../auth.js';
 import { HttpError } from '../errors.js';
 import { requestContext } from '../request-context.js';
-import { parseInput, text } from '../validation.js';
+import { hostname, parseInput, text } from '../validation.js';
+import { presentAiProviders } from './ai-providers.js';
+import { presentDnsProviders } from './dns-providers.js';
 
 const remoteStorageBody = z
   .object({
@@ -24,29 +27,61 @@ const remoteStorageBody = z
   })
   .strict();
 
-/** The installation's settings; only all-project keys see them and only all-project write keys change them. */
+const nullable = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
+
+/** Each general setting; null puts back the environment's default. */
+const generalSettingsBody = z
+  .object({
+    rootDomain: nullable(hostname),
+    publicIp: nullable(z.string().refine((ip) => isIP(ip) !== 0, 'must be an IPv4 or IPv6 address')),
+    acmeEmail: nullable(z.string().email().max(254)),
+    acmeDirectoryUrl: nullable(z.string().url().refine((u) => u.startsWith('https://'), 'must be an https URL (ACME requires TLS)').max(2048)),
+    httpsEnabled: nullable(z.boolean()),
+  })
+  .strict()
+  .refine((body) => Object.values(body).some((v) => v !== undefined), 'give at least one setting to change');
+
+async function presentSettings(app: Slipway) {
+  const [general, remote, dnsProviders, aiProviders] = await Promise.all([app.settings(), findRemoteStorage(app.db), listDnsProviders(app.db), listAiProviders(app.db)]);
+  const { source, ...values } = general;
+  return {
+    ...values,
+    sources: source,
+    proxy: { mode: app.config.proxy.mode, httpPort: app.config.proxy.httpPort, httpsPort: app.config.proxy.httpsPort },
+    dnsProviders: presentDnsProviders(dnsProviders),
+    aiProviders: presentAiProviders(aiProviders),
+    remoteStorage: remote
+      ? {
+          connected: true,
+          endpoint: remote.endpoint,
+          region: remote.region,
+          bucket: remote.bucket,
+          accessKeyId: remote.access_key_id,
+          secretAccessKeySet: true,
+          prefix: remote.prefix,
+          forcePathStyle: remote.force_path_style,
+          connectedAt: new Date(remote.connected_at).toISOString(),
+        }
+      : { connected: false },
+    backups: { hourUtc: app.config.backups.hourUtc },
+  };
+}
+
+/** The installation's settings: any key reads them (never a secret); only all-project write keys change them. */
 export function settingsRoutes(router: Router, app: Slipway) {
   router.get('/api/settings', async (ctx) => {
-    requireAllProjects(principalOf(ctx), 'reading the installation settings');
-    const remote = await findRemoteStorage(app.db);
-    ctx.body = {
-      settings: {
-        remoteStorage: remote
-          ? {
-              connected: true,
-              endpoint: remote.endpoint,
-              region: remote.region,
-              bucket: remote.bucket,
-              accessKeyId: remote.access_key_id,
-              secretAccessKeySet: true,
-              prefix: remote.prefix,
-              forcePathStyle: remote.force_path_style,
-              connectedAt: new Date(remote.connected_at).toISOString(),
-            }
-          : { connected: false },
-        backups: { hourUtc: app.config.backups.hourUtc },
-      },
-    };
+    ctx.body = { settings: await presentSettings(app) };
+  });
+
+  router.patch('/api/settings', async (ctx) => {
+    const principal = writerOf(ctx);
+    requireAllProjects(principal, 'changing the installation settings');
+    const change = parseInput(generalSettingsBody, ctx.request.body ?? {});
+    const { position } = await changeGeneralSettings(requestContext(app, ctx, principal), change);
+    await app.settle(position);
+    // HTTPS and the ACME account are part of Caddy's configuration.
+    const proxy = position ? await app.proxy.sync(position) : { ok: true, detail: 'nothing changed' };
+    ctx.body = { ok: true, settings: await presentSettings(app), proxy };
   });
 
   router.put('/api/settings/remote-storage', async (ctx) => {

@@ -1,0 +1,42 @@
+import { findGeneralSettings, type GeneralSettingsRow } from '../projections/settings-queries.js';
+import type { SqlExecutor } from './db/sql-client.js';
+
+export interface GeneralSettingsValues {
+  rootDomain: string | null;
+  publicIp: string;
+  acmeEmail: string | null;
+  acmeDirectoryUrl: string;
+  httpsEnabled: boolean;
+}
+
+export type GeneralSettingName = keyof GeneralSettingsValues;
+
+export interface EffectiveSettings extends GeneralSettingsValues {
+  /** Where each value came from: set through the API, or the environment's default. */
+  source: Record<GeneralSettingName, 'settings' | 'environment'>;
+}
+
+const COLUMNS: Record<GeneralSettingName, keyof GeneralSettingsRow> = {
+  rootDomain: 'root_domain',
+  publicIp: 'public_ip',
+  acmeEmail: 'acme_email',
+  acmeDirectoryUrl: 'acme_directory_url',
+  httpsEnabled: 'https_enabled',
+};
+
+/** The general settings in force: what `PATCH /api/settings` set wins over the environment's default. */
+export async function effectiveSettings(db: SqlExecutor, defaults: GeneralSettingsValues): Promise<EffectiveSettings> {
+  const row = await findGeneralSettings(db);
+  const values = { ...defaults } as Record<GeneralSettingName, unknown>;
+  const source = {} as EffectiveSettings['source'];
+  for (const name of Object.keys(COLUMNS) as GeneralSettingName[]) {
+    const set = row?.[COLUMNS[name]] ?? null;
+    if (set !== null) values[name] = set;
+    source[name] = set === null ? 'environment' : 'settings';
+  }
+  return { ...(values as unknown as GeneralSettingsValues), source };
+}
+
+/** Whether Caddy is asked for certificates: HTTPS on, and a proxy Slipway drives. */
+export const issuesCertificates = (app: { config: { proxy: { mode: 'caddy' | 'off' } } }, settings: GeneralSettingsValues) =>
+  settings.httpsEnabled && app.config.proxy.mode === 'caddy';
