@@ -8,7 +8,7 @@ pdns_sqlite_schema() {
   for f in /usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql /usr/share/doc/pdns-backend-sqlite3/schema.sqlite3.sql; do
     [[ -f $f ]] && { echo "$f"; return 0; }
   done
-  dpkg -L pdns-backend-sqlite3 2>/dev/null | grep -m 1 '/schema\.sqlite3\.sql$'
+  dpkg -L pdns-backend-sqlite3 2>/dev/null | grep -m 1 '/schema\.sqlite3\.sql$' || true
 }
 
 # Installs what is missing of PowerDNS, its sqlite3 backend, the sqlite3 shell and dig.

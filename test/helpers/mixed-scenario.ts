@@ -6,7 +6,7 @@ import type { GitServer } from './git-server.js';
 import { waitFor } from './net.js';
 import { recordCertificateChange } from '../../commands/service/handlers.js';
 import { startFakeOpenAi } from './fake-ai-servers.js';
-import { startFakeCloudflare } from './fake-dns-providers.js';
+import { startFakeCloudflare } from './fake-cloudflare.js';
 import { startS3Server } from './s3-server.js';
 import type { TestServer } from './test-server.js';
 

@@ -1,5 +1,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
 import { applyDnsRecord, NoMatchingZoneError } from '../../src/integrations/dns/apply-record.js';
@@ -129,6 +131,16 @@ t.test('network failures and timeouts', async (t) => {
   t.match(timedOut, { status: null, message: `could not reach ${fake.apiUrl}/v2/domains: no answer within 0.3 s` });
   t.ok(timedOut instanceof DnsProviderError);
   t.ok(Date.now() - started < 5000, 'gave up at the timeout');
+});
+
+t.test('an error page that is not the provider’s own body: the HTTP status', async (t) => {
+  const gateway = createServer((_req, res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<html><body>Bad gateway</body></html>'));
+  await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => gateway.close(() => resolve())));
+  const base = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
+  const error = await failureOf(openDnsProvider('powerdns', { baseUrl: base, apiKey: 'k', serverId: 'localhost' }).listZones());
+  t.ok(error instanceof DnsProviderError);
+  t.match(error, { status: 502, message: 'HTTP 502 Bad Gateway' });
 });
 
 t.test('provider ids and credential schemas', async (t) => {

@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import t from 'tap';
 import { createKey, createProject, createService } from '../helpers/api-suite.js';
-import { startFakeCloudflare, startFakeDigitalOcean } from '../helpers/fake-dns-providers.js';
+import { startFakeCloudflare } from '../helpers/fake-cloudflare.js';
+import { startFakeDigitalOcean } from '../helpers/fake-digitalocean.js';
 import { required } from '../helpers/requirements.js';
 import { startTestServer } from '../helpers/test-server.js';
 
@@ -26,9 +27,9 @@ const apply = (domainId: string, providerId: string, key?: string) =>
 const auditText = async () => JSON.stringify((await s.call('GET', '/api/events?limit=1000')).body.events);
 
 t.test('connecting verifies the credentials with the provider and saves only what worked', async (t) => {
-  const wrong = await s.call('PUT', '/api/settings/dns-providers/cloudflare', { body: { apiToken: 'not-the-token' } });
+  const wrong = await s.call('PUT', '/api/settings/dns-providers/cloudflare', { body: { apiToken: 'x'.repeat(40) } });
   t.equal(wrong.status, 400);
-  t.match(wrong.body, { error: { code: 'dns_provider_failed', message: /Cloudflare refused the credentials: HTTP 403: Authentication error \(10000\)/ } });
+  t.match(wrong.body, { error: { code: 'dns_provider_failed', message: /Cloudflare refused the credentials: HTTP 401: Authentication error$/ } });
   t.equal((await s.call('GET', '/api/settings')).body.settings.dnsProviders[0].connected, false, 'nothing saved');
   const bad = await s.call('PUT', '/api/settings/dns-providers/cloudflare', { body: { apiToken: '' } });
   t.equal(bad.status, 400);
@@ -53,7 +54,7 @@ t.test('dns-records creates, leaves and updates the address record in the longes
   t.same(created.body.result, { provider: 'provider_a', providerName: 'Cloudflare', action: 'created', hostname: 'app.sub.example.test', recordType: 'A', host: 'app', zone: 'sub.example.test', targetIp: '203.0.113.7' });
   t.comment(`cloudflare apply: ${(performance.now() - started).toFixed(0)} ms`);
   t.match(created.body.domain, { id, hostname: 'app.sub.example.test', dns: { providerId: 'cloudflare', recordType: 'A', targetIp: '203.0.113.7', zone: 'sub.example.test', appliedAt: String } });
-  t.same(cloudflare.records.map((r) => [r.zone, r.name, r.type, r.content]), [['sub.example.test', 'app.sub.example.test', 'A', '203.0.113.7']]);
+  t.same(cloudflare.records.map((r) => [cloudflare.zones.find((z) => z.id === r.zoneId)?.name, r.name, r.type, r.content]), [['sub.example.test', 'app.sub.example.test', 'A', '203.0.113.7']]);
 
   t.equal((await apply(id, 'cloudflare')).body.result.action, 'unchanged');
   await s.call('PATCH', '/api/settings', { body: { publicIp: '198.51.100.9' } });
@@ -109,7 +110,7 @@ t.test('DigitalOcean follows the same contract', async (t) => {
   t.same(connected.body.provider.zones, ['do.test', 'more.test', 'last.test'], 'across pages');
   const id = await domain('api.last.test');
   t.match((await apply(id, 'digitalocean')).body.result, { provider: 'digitalocean', providerName: 'DigitalOcean', action: 'created', host: 'api', zone: 'last.test' });
-  t.same(digitalocean.records.map((r) => [r.name, r.content]), [['api.last.test', '203.0.113.7']]);
+  t.same(digitalocean.records.map((r) => [r.name, r.data]), [['api.last.test', '203.0.113.7']]);
   t.equal((await apply(id, 'digitalocean')).body.result.action, 'unchanged');
   t.equal((await s.call('DELETE', '/api/settings/dns-providers/digitalocean')).status, 200);
   t.equal((await apply(id, 'digitalocean')).status, 409, 'disconnected');

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import { connectDnsProvider, disconnectDnsProvider } from '../../../commands/settings/handlers.js';
 import type { DnsProviderRow } from '../../../projections/settings-queries.js';
-import { DnsProviderError } from '../../integrations/dns/provider.js';
+import { DnsProviderError, dnsFailureText } from '../../integrations/dns/provider.js';
 import { canonicalDnsProviderId, DNS_PROVIDERS, dnsCredentialsSchema, openDnsProvider, verifyDnsProvider, type DnsProviderId } from '../../integrations/dns/providers.js';
 import type { Slipway } from '../../slipway.js';
 import { requireAllProjects, writerOf } from '../auth.js';
@@ -41,7 +41,7 @@ export function dnsProviderRoutes(router: Router, app: Slipway) {
     try {
       zones = (await verifyDnsProvider(openDnsProvider(id, credentials, app.config.integrations))).map((z) => z.name);
     } catch (error) {
-      if (error instanceof DnsProviderError) throw new HttpError(400, 'dns_provider_failed', `${DNS_PROVIDERS[id].name} refused the credentials: ${error.message}`);
+      if (error instanceof DnsProviderError) throw new HttpError(400, 'dns_provider_failed', dnsFailureText(DNS_PROVIDERS[id].name, 'refused the credentials', error));
       throw error;
     }
     const visible: Record<string, string> = id === 'powerdns' ? { baseUrl: credentials.baseUrl!, serverId: credentials.serverId! } : {};

@@ -4,7 +4,7 @@ import { addDomain, changeDomain, recordDnsApplied, removeDomain } from '../../.
 import { dnsProviderCredentials } from '../../../commands/settings/handlers.js';
 import { findDomain } from '../../../projections/service-queries.js';
 import { applyDnsRecord, NoMatchingZoneError } from '../../integrations/dns/apply-record.js';
-import { DnsProviderError } from '../../integrations/dns/provider.js';
+import { DnsProviderError, dnsFailureText } from '../../integrations/dns/provider.js';
 import { canonicalDnsProviderId, DNS_PROVIDERS, openDnsProvider } from '../../integrations/dns/providers.js';
 import { issuesCertificates } from '../../installation-settings.js';
 import { presentDomain } from '../presenters.js';
@@ -64,7 +64,7 @@ export function domainRoutes(router: Router, app: Slipway) {
         const looked = error.zones.length ? error.zones.join(', ') : 'none (the provider has no zones)';
         throw new HttpError(422, 'no_matching_zone', `no zone of ${providerName} contains ${domain.hostname}; zones looked at: ${looked}`);
       }
-      if (error instanceof DnsProviderError) throw new HttpError(502, 'dns_provider_failed', `${providerName} refused the record: ${error.message}`);
+      if (error instanceof DnsProviderError) throw new HttpError(502, 'dns_provider_failed', dnsFailureText(providerName, 'refused the record', error));
       throw error;
     }
     const { position } = await recordDnsApplied(cmd, serviceId, { domainId: domain.id, providerId: id, providerName, ...applied });

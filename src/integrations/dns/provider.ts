@@ -33,6 +33,12 @@ export class DnsProviderError extends Error {
   }
 }
 
+/** How a route tells a client what went wrong: the provider's status and words, or why it could not be reached. */
+export function dnsFailureText(providerName: string, refused: string, error: DnsProviderError): string {
+  if (error.status === null) return `${providerName}: ${error.message}`;
+  return `${providerName} ${refused}: ${error.message.startsWith('HTTP ') ? error.message : `HTTP ${error.status}: ${error.message}`}`;
+}
+
 export const DEFAULT_DNS_TIMEOUT_MS = 15_000;
 
 export interface JsonCall {
@@ -94,7 +100,9 @@ export async function callJson(url: string, call: JsonCall, errorOf: (body: unkn
     }
   }
   if (status < 200 || status > 299) {
-    const message = errorOf(body) ?? (text.trim().slice(0, 300) || `HTTP ${status} ${statusText}`.trim());
+    // A short plain-text body is the server's own words (PowerDNS answers 401 with "Unauthorized"); an HTML page is not.
+    const plain = isJson || text.trimStart().startsWith('<') ? '' : text.trim().slice(0, 300);
+    const message = errorOf(body) ?? (plain || `HTTP ${status} ${statusText}`.trim());
     throw new DnsProviderError(message, status);
   }
   if (!isJson) throw new DnsProviderError(`unexpected answer from ${target(url)}: not JSON`, status);
