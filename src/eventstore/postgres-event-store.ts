@@ -10,7 +10,8 @@ import {
   type RecordedEvent,
 } from './port.js';
 import { decodePosition, encodePosition } from './position.js';
-import { APPEND_FUNCTION_DDL, EVENTS_CHANNEL, EVENT_STORE_DDL } from './postgres-schema.js';
+import { AppendBatcher, type AppendRequest, type BatchOutcome } from './append-batcher.js';
+import { APPEND_BATCH_FUNCTION_DDL, APPEND_FUNCTION_DDL, EVENTS_CHANNEL, EVENT_STORE_DDL } from './postgres-schema.js';
 
 interface EventRow {
   event_id: string;
@@ -62,21 +63,32 @@ function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: string }).code === '23505';
 }
 
-export async function createPostgresEventStore(sql: SqlClient): Promise<EventStore> {
-  await sql.exec(EVENT_STORE_DDL + APPEND_FUNCTION_DDL);
+type AppendOutcome = { outcome: 'appended' | 'duplicate' | 'reused' | 'wrong'; next_revision: string; tx: string | null; gp: string | null };
 
-  async function append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    if (events.length === 0) throw new RangeError('append needs at least one event');
+/** What `es_append` said, as the port has it: the result, or the refusal to throw. */
+function resultOf({ streamId, expected }: AppendRequest, row: AppendOutcome): AppendResult | WrongExpectedRevisionError {
+  const revision = Number(row.next_revision);
+  if (row.outcome === 'wrong') return new WrongExpectedRevisionError(streamId, expected, revision < 0 ? 'no_stream' : revision);
+  if (row.outcome === 'reused') return new WrongExpectedRevisionError(streamId, 'any', revision);
+  return { nextRevision: revision, position: encodePosition(row.tx!, row.gp!) };
+}
+
+const eventsJson = (events: NewEvent[]) => events.map(({ id, type, schemaVersion, data, metadata }) => ({ id, type, schemaVersion, data, metadata }));
+
+export async function createPostgresEventStore(sql: SqlClient): Promise<EventStore> {
+  await sql.exec(EVENT_STORE_DDL + APPEND_FUNCTION_DDL + APPEND_BATCH_FUNCTION_DDL);
+
+  async function appendOne(request: AppendRequest): Promise<AppendResult> {
+    const { streamId, events, expected } = request;
     try {
-      const { rows } = await sql.query<{ outcome: 'appended' | 'duplicate' | 'reused' | 'wrong'; next_revision: string; tx: string | null; gp: string | null }>(
-        'select outcome, next_revision::text as next_revision, tx, gp from es_append($1, $2, $3::jsonb)',
-        [streamId, String(expected), JSON.stringify(events.map(({ id, type, schemaVersion, data, metadata }) => ({ id, type, schemaVersion, data, metadata })))],
-      );
-      const row = rows[0]!;
-      const revision = Number(row.next_revision);
-      if (row.outcome === 'wrong') throw new WrongExpectedRevisionError(streamId, expected, revision < 0 ? 'no_stream' : revision);
-      if (row.outcome === 'reused') throw new WrongExpectedRevisionError(streamId, 'any', revision);
-      return { nextRevision: revision, position: encodePosition(row.tx!, row.gp!) };
+      const { rows } = await sql.query<AppendOutcome>('select outcome, next_revision::text as next_revision, tx, gp from es_append($1, $2, $3::jsonb)', [
+        streamId,
+        String(expected),
+        JSON.stringify(eventsJson(events)),
+      ]);
+      const result = resultOf(request, rows[0]!);
+      if (result instanceof Error) throw result;
+      return result;
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       // The ids went in at the same moment through a writer that takes no stream lock (raw SQL, another
@@ -85,6 +97,22 @@ export async function createPostgresEventStore(sql: SqlClient): Promise<EventSto
       if (duplicate) return duplicate;
       throw new WrongExpectedRevisionError(streamId, expected, -1);
     }
+  }
+
+  async function appendMany(requests: readonly AppendRequest[]): Promise<BatchOutcome> {
+    const appends = requests.map(({ streamId, events, expected }) => ({ stream: streamId, expected: String(expected), events: eventsJson(events) }));
+    const { rows } = await sql.query<AppendOutcome & { i: number }>(
+      'select i, outcome, next_revision::text as next_revision, tx, gp from es_append_batch($1::jsonb) order by i',
+      [JSON.stringify(appends)],
+    );
+    return requests.map((request, i) => resultOf(request, rows[i]!));
+  }
+
+  const batcher = new AppendBatcher(appendOne, appendMany);
+
+  function append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (events.length === 0) return Promise.reject(new RangeError('append needs at least one event'));
+    return batcher.append({ streamId, events, expected });
   }
 
   async function readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {

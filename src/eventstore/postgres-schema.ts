@@ -26,6 +26,9 @@ create index if not exists es_events_order on es_events (transaction_id, global_
  * One append in one round trip: lock the stream (also one that does not exist yet), look for the same event
  * ids (the same append done before: its result; ids used elsewhere: refused), check the expected revision,
  * insert, wake subscribers. Outcome 'appended' | 'duplicate' | 'reused' | 'wrong' (with the actual revision).
+ * The ids are looked up as an array (`= any`), never as `in (select … from jsonb_array_elements(…))`: the
+ * function's cached plan for that form was a sequential scan of every event, which made each append slower
+ * than the last (0.6 ms at 5,000 events, 4.4 ms at 25,000 on PGlite).
  */
 export const APPEND_FUNCTION_DDL = `
 create or replace function es_append(p_stream text, p_expected text, p_events jsonb)
@@ -34,6 +37,7 @@ language plpgsql as $fn$
 declare
   cur bigint;
   n int := jsonb_array_length(p_events);
+  ids uuid[] := array(select (x->>'id')::uuid from jsonb_array_elements(p_events) x);
   known int;
   known_here int;
   last_tx xid8;
@@ -44,11 +48,11 @@ begin
   select s.revision into cur from es_streams s where s.stream_id = p_stream for update;
   if not found then cur := -1; end if;
   select count(*), count(*) filter (where e.stream_id = p_stream) into known, known_here
-    from es_events e where e.event_id in (select (x->>'id')::uuid from jsonb_array_elements(p_events) x);
+    from es_events e where e.event_id = any(ids);
   if known > 0 then
     if known = n and known_here = n then
       select e.revision, e.transaction_id, e.global_position into last_rev, last_tx, last_gp from es_events e
-        where e.event_id in (select (x->>'id')::uuid from jsonb_array_elements(p_events) x) order by e.revision desc limit 1;
+        where e.event_id = any(ids) order by e.revision desc limit 1;
       return query select 'duplicate'::text, last_rev, last_tx::text, last_gp::text;
       return;
     end if;
@@ -65,13 +69,33 @@ begin
   else
     update es_streams set revision = cur + n where stream_id = p_stream;
   end if;
-  insert into es_events (event_id, stream_id, revision, type, schema_version, data, metadata)
-    select (x.value->>'id')::uuid, p_stream, cur + x.ordinality, x.value->>'type', (x.value->>'schemaVersion')::int, x.value->'data', x.value->'metadata'
-    from jsonb_array_elements(p_events) with ordinality x;
-  select e.transaction_id, e.global_position into last_tx, last_gp from es_events e where e.stream_id = p_stream and e.revision = cur + n;
+  with inserted as (
+    insert into es_events (event_id, stream_id, revision, type, schema_version, data, metadata)
+      select (x.value->>'id')::uuid, p_stream, cur + x.ordinality, x.value->>'type', (x.value->>'schemaVersion')::int, x.value->'data', x.value->'metadata'
+      from jsonb_array_elements(p_events) with ordinality x
+      returning transaction_id, global_position, revision)
+  select i.transaction_id, i.global_position into last_tx, last_gp from inserted i order by i.revision desc limit 1;
   perform pg_notify('${EVENTS_CHANNEL}', '');
   return query select 'appended'::text, cur + n, last_tx::text, last_gp::text;
 end
 $fn$;`;
 
 
+/**
+ * Several appends in one transaction (group commit), each exactly as `es_append` does it, in order: an
+ * append that is refused (wrong revision, reused ids) returns its outcome and the others still commit.
+ * Streams are locked in the order given, so appends to one stream keep the order they were made in.
+ */
+export const APPEND_BATCH_FUNCTION_DDL = `
+create or replace function es_append_batch(p_appends jsonb)
+returns table (i int, outcome text, next_revision bigint, tx text, gp text)
+language plpgsql as $fn$
+declare
+  a record;
+begin
+  for a in select x.value, x.ordinality::int as n from jsonb_array_elements(p_appends) with ordinality x order by x.ordinality loop
+    return query select a.n, r.outcome, r.next_revision, r.tx, r.gp
+      from es_append(a.value->>'stream', a.value->>'expected', a.value->'events') r;
+  end loop;
+end
+$fn$;`;

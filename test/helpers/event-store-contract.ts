@@ -100,6 +100,33 @@ export function eventStoreContract(t: Test, open: () => Promise<EventStore>) {
     t.equal((await store.append(s, refused, 4)).nextRevision, 6, 'its ids were not used up');
   });
 
+  t.test('concurrent appends each get their own answer: a refused one takes none of the others with it', async (t) => {
+    const streams = Array.from({ length: 6 }, () => stream('g'));
+    await store.append(streams[3]!, [newEvent('Existing')], 'no_stream');
+    const reused = newEvent('Reused');
+    await store.append(streams[4]!, [reused], 'no_stream');
+    const mine = streams.map(() => newEvent('Concurrent'));
+    const outcomes = await Promise.allSettled([
+      store.append(streams[0]!, [mine[0]!], 'no_stream'),
+      store.append(streams[1]!, [mine[1]!], 'no_stream'),
+      store.append(streams[2]!, [mine[2]!, newEvent('Second')], 'any'),
+      store.append(streams[3]!, [mine[3]!], 'no_stream'),
+      store.append(streams[5]!, [reused], 'no_stream'),
+      store.append(streams[0]!, [newEvent('Pipelined')], 0),
+    ]);
+    t.same(
+      outcomes.map((o) => o.status),
+      ['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'rejected', 'fulfilled'],
+      'a wrong revision and reused ids are refused, the rest written',
+    );
+    t.match(outcomes[3], { reason: conflict });
+    t.match(outcomes[4], { reason: conflict });
+    t.same((await store.readStream(streams[0]!)).map((e) => e.type), ['Concurrent', 'Pipelined'], 'appends to one stream keep their order');
+    t.same((await store.readStream(streams[2]!)).map((e) => e.revision), [0, 1]);
+    t.same((await store.readStream(streams[3]!)).map((e) => e.type), ['Existing'], 'nothing of the refused append');
+    t.same(await store.readStream(streams[5]!), []);
+  });
+
   t.test('re-appending the same event ids to the same stream returns the first result and writes nothing', async (t) => {
     const origin = await head(store);
     const s = stream('c');

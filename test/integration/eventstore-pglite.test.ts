@@ -5,6 +5,7 @@ import t from 'tap';
 import { openPglite } from '../../src/db/pglite-client.js';
 import type { SqlClient } from '../../src/db/sql-client.js';
 import { createPostgresEventStore } from '../../src/eventstore/postgres-event-store.js';
+import { appendsShareTransactions, appendsUseIndexes } from '../helpers/postgres-appends.js';
 import { eventStoreContract } from '../helpers/event-store-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'slipway-es-'));
@@ -16,3 +17,15 @@ t.teardown(async () => {
 
 // PGlite has one connection per data directory: another client is another store on that connection.
 eventStoreContract(t, async () => createPostgresEventStore(await (sql ??= openPglite(join(dir, 'pg')))));
+
+const own = mkdtempSync(join(tmpdir(), 'slipway-es-scans-'));
+let scanned: SqlClient;
+t.before(async () => {
+  scanned = await openPglite(join(own, 'pg'));
+});
+t.teardown(async () => {
+  await scanned.close();
+  rmSync(own, { recursive: true, force: true });
+});
+appendsUseIndexes(t, () => scanned);
+appendsShareTransactions(t, () => scanned);

@@ -4,6 +4,7 @@ import { openPostgres } from '../../src/db/pg-client.js';
 import type { SqlClient } from '../../src/db/sql-client.js';
 import { createPostgresEventStore } from '../../src/eventstore/postgres-event-store.js';
 import type { EventStore, RecordedEvent } from '../../src/eventstore/port.js';
+import { appendsShareTransactions, appendsUseIndexes } from '../helpers/postgres-appends.js';
 import { eventStoreContract, newEvent } from '../helpers/event-store-contract.js';
 import { freshDatabase, requirePostgresServer, serverUrl } from '../helpers/postgres-server.js';
 
@@ -24,6 +25,14 @@ if (skip || !serverUrl) {
     for (const client of clients) await client.close();
     await db.drop();
   });
+
+  let single: SqlClient;
+  t.before(async () => {
+    single = await openPostgres(db.url, 1);
+    clients.push(single);
+  });
+  appendsUseIndexes(t, () => single);
+  appendsShareTransactions(t, () => single);
 
   eventStoreContract(t, async () => {
     const client = await openPostgres(db.url, 4);
