@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { WrongExpectedRevisionError, type NewEvent, type RecordedEvent } from '../../src/eventstore/port.js';
+import { WrongExpectedRevisionError, type AppendResult, type NewEvent, type RecordedEvent } from '../../src/eventstore/port.js';
 import { currentSchemaVersion } from '../upcasters.js';
 import type { Aggregate } from './aggregate.js';
 import { streamOf } from './aggregate.js';
@@ -18,8 +18,10 @@ const MAX_ATTEMPTS = 5;
 /** How far back a retry looks for its first attempt's append; an older one is decided again. */
 const RECENT_EVENTS = 20;
 
+/** The aggregate's state as the log has it (appends still being written are waited for, never assumed). */
 export async function loadAggregate<S, E extends DomainEvent>(ctx: CommandContext, aggregate: Aggregate<S, E>, id: string) {
   const streamId = streamOf(aggregate.category, id);
+  await ctx.locks?.written(streamId);
   const cached = ctx.states?.get<S>(streamId);
   let state = cached?.state ?? aggregate.initial;
   let revision = cached?.revision ?? -1;
@@ -69,33 +71,42 @@ export async function execute<S, E extends DomainEvent>(
     const earlier = await earlierAppend(ctx, aggregate, streamId, derivedId);
     if (earlier) return earlier;
   }
-  const attempts = async (): Promise<Executed<E>> => {
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      // A cached state is tried as it is: if the stream moved on, the expected revision refuses the
-      // append. Only a refusal or a no-op decided on it could be stale, so those are decided again on the log.
-      const cached = attempt === 0 ? ctx.states?.get<S>(streamId) : undefined;
-      const fromCache = cached && decidedOn(cached.state, decide);
-      const { state, revision } = fromCache ? cached : await loadAggregate(ctx, aggregate, id);
-      const events = fromCache || decide(state);
-      if (events.length === 0) return { events, position: null };
-      const payload: NewEvent[] = events.map((e, i) => ({
-        id: derivedId ? derivedId(i) : randomUUID(),
-        type: e.type,
-        schemaVersion: currentSchemaVersion(e.type),
-        data: e.data as Record<string, unknown>,
-        metadata: { actor: ctx.actor, correlationId: ctx.correlationId, causationId: ctx.causationId ?? null },
-      }));
-      try {
-        const result = await ctx.store.append(streamId, payload, revision < 0 ? 'no_stream' : revision);
-        ctx.states?.set(streamId, payload.reduce(evolveWith(aggregate), state), result.nextRevision);
-        return { events, position: result.position };
-      } catch (error) {
-        if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      }
-    }
-    throw conflict('the resource changed concurrently too many times; try again');
+
+  /** Decides and hands the append to the store; the stream's lock is held only for this. */
+  const send = async (attempt: number): Promise<{ events: E[]; append: Promise<AppendResult> | null }> => {
+    // A cached state is tried as it is, appends still being written included: if one of them or another
+    // writer changes the stream first, the expected revision refuses this append. Only a refusal or a
+    // no-op decided on it could be stale, so those are decided again on the log.
+    const cached = attempt === 0 ? ctx.states?.get<S>(streamId) : undefined;
+    const fromCache = cached && decidedOn(cached.state, decide);
+    const { state, revision } = fromCache ? cached : await loadAggregate(ctx, aggregate, id);
+    const events = fromCache || decide(state);
+    if (events.length === 0) return { events, append: null };
+    const payload: NewEvent[] = events.map((e, i) => ({
+      id: derivedId ? derivedId(i) : randomUUID(),
+      type: e.type,
+      schemaVersion: currentSchemaVersion(e.type),
+      data: e.data as Record<string, unknown>,
+      metadata: { actor: ctx.actor, correlationId: ctx.correlationId, causationId: ctx.causationId ?? null },
+    }));
+    const append = ctx.store.append(streamId, payload, revision < 0 ? 'no_stream' : revision);
+    ctx.states?.set(streamId, payload.reduce(evolveWith(aggregate), state), revision + payload.length);
+    // Registered before the caller's own handler: the assumed state is gone before anyone decides again.
+    append.catch(() => ctx.states?.delete(streamId));
+    ctx.locks?.track(streamId, append);
+    return { events, append };
   };
-  return ctx.locks ? ctx.locks.run(streamId, attempts) : attempts();
+
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const { events, append } = await (ctx.locks ? ctx.locks.run(streamId, () => send(attempt)) : send(attempt));
+    if (!append) return { events, position: null };
+    try {
+      return { events, position: (await append).position };
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+    }
+  }
+  throw conflict('the resource changed concurrently too many times; try again');
 }
 
 function decidedOn<S, E>(state: S, decide: (state: S) => E[]): E[] | null {

@@ -15,6 +15,11 @@ export class AggregateStateCache {
     return entry as { state: S; revision: number };
   }
 
+  /** Forgets a state that may not be true (an append it assumed was refused). */
+  delete(streamId: string): void {
+    this.entries.delete(streamId);
+  }
+
   set(streamId: string, state: unknown, revision: number): void {
     this.entries.delete(streamId);
     this.entries.set(streamId, { state, revision });
