@@ -14,6 +14,7 @@ import type { Config } from './config.js';
 import { lockDataDir } from './db/data-dir-lock.js';
 import { loadInstanceId } from './db/instance-id.js';
 import { openPglite } from './db/pglite-client.js';
+import { startPgliteMaintenance } from './db/pglite-maintenance.js';
 import type { SqlClient } from './db/sql-client.js';
 import type { EventStore } from './eventstore/port.js';
 import { createPostgresEventStore } from './eventstore/postgres-event-store.js';
@@ -76,6 +77,8 @@ export interface Slipway {
   settle(position: string | null): Promise<void>;
   stop(): Promise<void>;
 }
+
+const PGLITE_MAINTENANCE_EVERY_MS = 15_000;
 
 export interface StartOptions {
   /** Off for one-shot CLI commands: no proxy is started or reloaded and no deployment runs. */
@@ -164,6 +167,9 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
   );
 
   const stopWatchingUpstreams = reconciler.watchUpstreams(config.proxy.upstreamCheckMs);
+  // A Postgres server has autovacuum; PGlite has none.
+  const stopMaintenance =
+    db.kind === 'pglite' ? startPgliteMaintenance(db, PGLITE_MAINTENANCE_EVERY_MS, (error) => log.warn('PGlite vacuum/analyze failed', { error: String(error) })) : async () => undefined;
   const runtime = lazyRuntime(async () =>
     (await withDeferredRequires(() => import('./runtime/docker-runtime.js'))).createDockerRuntime({ ...config.docker, instance }),
   );
@@ -266,6 +272,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     },
     async stop() {
       stopWatchingUpstreams();
+      await stopMaintenance();
       await processManagers.stop();
       await deployer?.stop();
       await backupRunner?.stop();
