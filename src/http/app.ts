@@ -23,6 +23,7 @@ import { healthRoutes } from './routes/health.js';
 import { keyRoutes } from './routes/keys.js';
 import { projectRoutes } from './routes/projects.js';
 import { serviceRoutes } from './routes/services.js';
+import { ServiceScopeCache } from './service-scope-cache.js';
 
 /** Postgres cannot store NUL in text or jsonb: refuse it at the door rather than fail half-way. */
 function rejectNul(body: unknown) {
@@ -55,8 +56,9 @@ export function createHttpApp(app: Slipway): Koa {
   api.use(idempotency(idempotencyStore, app.log));
   projectRoutes(api, app);
   serviceRoutes(api, app);
-  envRoutes(api, app);
-  domainRoutes(api, app);
+  const scopes = new ServiceScopeCache(app.db, app.runner);
+  envRoutes(api, app, scopes);
+  domainRoutes(api, app, scopes);
   deploymentRoutes(api, app);
   explainFailureRoutes(api, app);
   databaseRoutes(api, app);

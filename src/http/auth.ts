@@ -2,11 +2,12 @@ import type { Context, Next } from 'koa';
 import { hashApiKeySecret } from '../../commands/apikey/secret.js';
 import { findActiveKeyByHash } from '../../projections/api-key-queries.js';
 import { findDeployment } from '../../projections/deployment-queries.js';
-import { findService, findServiceProjectId, type ServiceRow } from '../../projections/service-queries.js';
+import { findService, type ServiceRow } from '../../projections/service-queries.js';
 import { findProject, type ProjectRow } from '../../projections/project-queries.js';
 import type { ProjectionRunner } from '../../projections/runner.js';
 import type { SqlExecutor } from '../db/sql-client.js';
 import { forbidden, notFoundHttp, unauthorized } from './errors.js';
+import type { ServiceScopeCache } from './service-scope-cache.js';
 
 export interface Principal {
   keyId: string;
@@ -94,8 +95,8 @@ export async function visibleProject(db: SqlExecutor, principal: Principal, by: 
 }
 
 /** The id of a service the principal may see, for routes that need nothing else of it (one small read). */
-export async function visibleServiceId(db: SqlExecutor, principal: Principal, id: string): Promise<string> {
-  const projectId = isId(id) ? await findServiceProjectId(db, id) : null;
+export async function visibleServiceId(scopes: ServiceScopeCache, principal: Principal, id: string): Promise<string> {
+  const projectId = isId(id) ? await scopes.projectOfService(id) : null;
   if (!projectId || !canSee(principal, projectId)) throw notFoundHttp('service');
   return id;
 }

@@ -9,6 +9,7 @@ import { canonicalDnsProviderId, DNS_PROVIDERS, openDnsProvider } from '../../in
 import { issuesCertificates } from '../../installation-settings.js';
 import { presentDomain } from '../presenters.js';
 import type { Slipway } from '../../slipway.js';
+import type { ServiceScopeCache } from '../service-scope-cache.js';
 import { isId, visibleServiceId, writerOf } from '../auth.js';
 import { requestContext } from '../request-context.js';
 import { HttpError, notFoundHttp } from '../errors.js';
@@ -17,10 +18,10 @@ import { hostname, parseInput } from '../validation.js';
 const hostnameBody = z.object({ hostname });
 const dnsRecordBody = z.object({ providerId: z.string().min(1).max(64) }).strict();
 
-export function domainRoutes(router: Router, app: Slipway) {
+export function domainRoutes(router: Router, app: Slipway, scopes: ServiceScopeCache) {
   router.post('/api/services/:serviceId/domains', async (ctx) => {
     const principal = writerOf(ctx);
-    const serviceId = await visibleServiceId(app.db, principal, ctx.params.serviceId!);
+    const serviceId = await visibleServiceId(scopes, principal, ctx.params.serviceId!);
     const body = parseInput(hostnameBody, ctx.request.body);
     const { position } = await addDomain(requestContext(app, ctx, principal), serviceId, body.hostname);
     ctx.body = { ok: true, proxy: await app.proxy.sync(position) };
@@ -28,7 +29,7 @@ export function domainRoutes(router: Router, app: Slipway) {
 
   router.patch('/api/services/:serviceId/domains/:domainId', async (ctx) => {
     const principal = writerOf(ctx);
-    const serviceId = await visibleServiceId(app.db, principal, ctx.params.serviceId!);
+    const serviceId = await visibleServiceId(scopes, principal, ctx.params.serviceId!);
     if (!isId(ctx.params.domainId!)) throw notFoundHttp('domain');
     const body = parseInput(hostnameBody, ctx.request.body);
     const { position } = await changeDomain(requestContext(app, ctx, principal), serviceId, ctx.params.domainId!, body.hostname);
@@ -37,7 +38,7 @@ export function domainRoutes(router: Router, app: Slipway) {
 
   router.delete('/api/services/:serviceId/domains/:domainId', async (ctx) => {
     const principal = writerOf(ctx);
-    const serviceId = await visibleServiceId(app.db, principal, ctx.params.serviceId!);
+    const serviceId = await visibleServiceId(scopes, principal, ctx.params.serviceId!);
     if (!isId(ctx.params.domainId!)) throw notFoundHttp('domain');
     const { position } = await removeDomain(requestContext(app, ctx, principal), serviceId, ctx.params.domainId!);
     ctx.body = { ok: true, proxy: await app.proxy.sync(position) };
@@ -45,7 +46,7 @@ export function domainRoutes(router: Router, app: Slipway) {
 
   router.post('/api/services/:serviceId/domains/:domainId/dns-records', async (ctx) => {
     const principal = writerOf(ctx);
-    const serviceId = await visibleServiceId(app.db, principal, ctx.params.serviceId!);
+    const serviceId = await visibleServiceId(scopes, principal, ctx.params.serviceId!);
     const { providerId } = parseInput(dnsRecordBody, ctx.request.body ?? {});
     const id = canonicalDnsProviderId(providerId);
     if (!id) throw new HttpError(400, 'validation_failed', `providerId must be one of ${Object.keys(DNS_PROVIDERS).join(', ')} (or provider_a, provider_b, provider_c)`, [{ path: 'providerId', message: 'unknown DNS provider' }]);
