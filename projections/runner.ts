@@ -18,20 +18,30 @@ function checkpointUpdate(names: readonly string[], position: string): string {
   return sql`update proj_checkpoints set position = greatest(position, ${position}) where projector in (` + names.map((n) => sql`${n}`).join(', ') + ')';
 }
 
-/** A statement with its one JSON parameter written into the text, for a multi-statement round trip. */
-const inline = ({ text, params }: Statement) => (params.length === 0 ? text : text.replace('$1', literal(String(params[0]))));
+/** A statement and, where it has several parameters, its text with them written in. */
+type Bindable = Statement & { inlined?: string };
 
-/** The statement as one of a multi-statement text: prepared where the database keeps plans (PGlite), else inlined. */
-const bound = (db: SqlClient, statement: Statement) =>
-  statement.params.length > 0 && db.bound ? db.bound(statement.text, statement.params as SqlValue[]).catch(() => inline(statement)) : inline(statement);
+/** A statement with its parameters written into the text (a batch writer's have one, JSON), for a multi-statement round trip. */
+const inline = ({ text, params, inlined }: Bindable) => inlined ?? (params.length === 0 ? text : text.replace('$1', literal(String(params[0]))));
+
+/** The statements as parts of a multi-statement text: prepared where the database keeps plans (PGlite), else inlined. */
+async function bound(db: SqlClient, statements: readonly Bindable[]): Promise<string[]> {
+  const texts = statements.map(inline);
+  const withParams = statements.flatMap((s, i) => (s.params.length > 0 ? [i] : []));
+  if (!db.bound || withParams.length === 0) return texts;
+  const prepared = await db.bound(withParams.map((i) => ({ text: statements[i]!.text, params: statements[i]!.params as SqlValue[] }))).catch(() => []);
+  withParams.forEach((index, k) => {
+    if (prepared[k]) texts[index] = prepared[k];
+  });
+  return texts;
+}
 
 /** Moves every checkpoint to `to` and checks they all were at `from`, in one statement that locks them first. */
-function moveCheckpoints(db: SqlClient, names: string[], from: string, to: string): Promise<string> | string {
+function moveCheckpoints(names: string[], from: string, to: string): Bindable {
   const text = (n: string, f: string, t: string) =>
     `with moved as (update proj_checkpoints set position = ${t} where projector = any(${n}::text[]) and position = ${f} returning 1)
      select 1 / (count(*) = cardinality(${n}::text[]))::int from moved`;
-  const inlined = text(literal(`{${names.map((n) => `"${n}"`).join(',')}}`), literal(from), literal(to));
-  return db.bound ? db.bound(text('$1', '$2', '$3'), [names, from, to]).catch(() => inlined) : inlined;
+  return { text: text('$1', '$2', '$3'), params: [names, from, to], inlined: text(literal(`{${names.map((n) => `"${n}"`).join(',')}}`), literal(from), literal(to)) };
 }
 
 /**
@@ -45,8 +55,8 @@ async function applyInOneTrip(db: SqlClient, projectors: readonly Projector[], b
   const work = projectors.map((projector) => ({ projector, events: batch }));
   const statements = fastStatements(work);
   if (!statements) return false;
-  const move = moveCheckpoints(db, projectors.map((p) => p.name), after, batch[batch.length - 1]!.position);
-  const texts = await Promise.all([move, ...statements.slice(1).map((s) => bound(db, s))]);
+  const move = moveCheckpoints(projectors.map((p) => p.name), after, batch[batch.length - 1]!.position);
+  const texts = await bound(db, [move, ...statements.slice(1)]);
   return db.exec(['set standard_conforming_strings = on', ASYNC_COMMIT, ...texts].join(';\n')).then(
     () => true,
     () => false,

@@ -1,59 +1,154 @@
-import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PreparedStatements } from './pglite-statements.js';
+import { Worker } from 'node:worker_threads';
+import { deserializeError, type ThreadReply, type ThreadRequest } from './pglite-messages.js';
 import type { QueryResult, SqlClient, SqlExecutor, SqlValue } from './sql-client.js';
 
-function executor(target: PGlite | Transaction): SqlExecutor {
-  return {
-    async query<R>(text: string, params: readonly SqlValue[] = []): Promise<QueryResult<R>> {
-      const result = await target.query<R>(text, params as unknown[]);
-      return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
-    },
-    async exec(text: string): Promise<void> {
-      await target.exec(text);
-    },
-  };
-}
+export { PGLITE_CONFIG } from './pglite-config.js';
 
-/** Small buffers suit a control plane on a 1 GB machine; the OS page cache does the rest. */
-export const PGLITE_CONFIG = [
-  'shared_buffers = 8MB',
-  'wal_buffers = 1MB',
-  'maintenance_work_mem = 16MB',
-  // One connection in PGlite: a small lock table and few backends' shared memory.
-  'max_connections = 5',
-  'max_locks_per_transaction = 64',
-];
+const extension = extname(fileURLToPath(import.meta.url));
+const sibling = (name: string) => fileURLToPath(new URL(`./${name}${extension}`, import.meta.url));
+
+function threadWorker(dataDir: string | undefined): Worker {
+  const workerData = { dataDir };
+  if (extension === '.js') return new Worker(sibling('pglite-thread'), { workerData });
+  // Run from the TypeScript sources (tests, benchmarks through tsx): Node 20 applies no loader of the
+  // parent's to a worker, so the worker registers tsx itself before it loads the thread's module.
+  const url = new URL(`./pglite-thread${extension}`, import.meta.url).href;
+  return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(url)}); })`, { eval: true, workerData });
+}
 
 /** Creates a new data directory in a short-lived child process, so the server never holds initdb's memory. */
 async function initialise(dataDir: string): Promise<void> {
-  const script = fileURLToPath(new URL(`./pglite-init${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
   await new Promise<void>((resolve, reject) => {
-    const child = fork(script, [dataDir], { stdio: 'inherit' });
+    const child = fork(sibling('pglite-init'), [dataDir], { stdio: 'inherit' });
     child.once('error', reject);
     child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`initialising ${dataDir} failed (exit ${code})`))));
   });
 }
 
-/** PGlite in a data directory (or in memory when `dataDir` is undefined). */
+type Request = ThreadRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
+
+/** The server's side of the PGlite thread (pglite-thread.ts): requests by id, answers as promises. */
+class PgliteThread {
+  private next = 1;
+  private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  private readonly listeners = new Map<string, Set<() => void>>();
+  private stopped: Error | null = null;
+
+  private constructor(private readonly worker: Worker) {
+    worker.on('message', (reply: ThreadReply) => this.receive(reply));
+    worker.on('error', (error) => this.stop(new Error(`the PGlite thread failed: ${error.message}`)));
+    worker.on('exit', (code) => this.stop(new Error(`the PGlite thread stopped (exit ${code})`)));
+    // An idle client must not keep the process alive; one with a request in flight must.
+    worker.unref();
+  }
+
+  static start(dataDir: string | undefined): Promise<PgliteThread> {
+    const worker = threadWorker(dataDir);
+    return new Promise((resolve, reject) => {
+      const ready = (reply: ThreadReply) => {
+        if ('ready' in reply) resolve(new PgliteThread(worker));
+        else if ('failed' in reply) reject(deserializeError(reply.failed));
+        else return;
+        worker.off('message', ready);
+      };
+      worker.on('message', ready);
+      worker.once('error', reject);
+    });
+  }
+
+  call<T>(request: Request): Promise<T> {
+    if (this.stopped) return Promise.reject(this.stopped);
+    const id = this.next++;
+    if (this.pending.size === 0) this.worker.ref();
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.worker.postMessage({ ...request, id });
+    });
+  }
+
+  async listen(channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+    let set = this.listeners.get(channel);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(channel, set);
+      await this.call({ op: 'listen', channel });
+    }
+    set.add(onNotify);
+    return async () => {
+      set.delete(onNotify);
+      if (set.size > 0 || this.listeners.get(channel) !== set) return;
+      this.listeners.delete(channel);
+      await this.call({ op: 'unlisten', channel }).catch(() => undefined);
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.call({ op: 'close' });
+    await this.worker.terminate();
+  }
+
+  private receive(reply: ThreadReply) {
+    if ('notify' in reply) {
+      for (const listener of this.listeners.get(reply.notify) ?? []) listener();
+      return;
+    }
+    if (!('id' in reply)) return;
+    const waiting = this.pending.get(reply.id);
+    if (!waiting) return;
+    this.pending.delete(reply.id);
+    if (this.pending.size === 0) this.worker.unref();
+    if ('error' in reply) waiting.reject(deserializeError(reply.error));
+    else waiting.resolve(reply.result);
+  }
+
+  private stop(error: Error) {
+    this.stopped ??= error;
+    for (const waiting of this.pending.values()) waiting.reject(error);
+    this.pending.clear();
+  }
+}
+
+/** bytea arrives as a Uint8Array from the thread; the rest of Slipway reads Buffers, as pg gives them. */
+function withBuffers<R>(result: QueryResult<R>): QueryResult<R> {
+  for (const row of result.rows as Record<string, unknown>[]) {
+    for (const [column, value] of Object.entries(row)) {
+      if (value instanceof Uint8Array && !Buffer.isBuffer(value)) row[column] = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+    }
+  }
+  return result;
+}
+
+/** PGlite in a data directory (or in memory when `dataDir` is undefined), running on a thread of its own. */
 export async function openPglite(dataDir: string | undefined): Promise<SqlClient> {
   if (dataDir && !existsSync(join(dataDir, 'PG_VERSION'))) await initialise(dataDir);
-  const db = await PGlite.create(dataDir, { postgresqlconf: PGLITE_CONFIG });
-  const base = executor(db);
-  const statements = new PreparedStatements(db);
+  const thread = await PgliteThread.start(dataDir);
+  let transactions = 0;
+  const executor = (tx: number | null): SqlExecutor => ({
+    query: async <R>(text: string, params: readonly SqlValue[] = []) => withBuffers(await thread.call<QueryResult<R>>({ op: 'query', text, params, tx })),
+    exec: (text: string) => thread.call<void>({ op: 'exec', text, tx }),
+  });
   return {
     kind: 'pglite',
-    ...base,
-    query: (text, params = []) => statements.query(text, params),
-    bound: (text, params) => statements.bound(text, params),
-    transaction: (fn) => db.transaction((tx) => fn(executor(tx))),
-    async listen(channel, onNotify) {
-      const unlisten = await db.listen(channel, () => onNotify());
-      return unlisten;
+    ...executor(null),
+    bound: (statements) => thread.call<(string | null)[]>({ op: 'bound', statements }),
+    async transaction(fn) {
+      const tx = ++transactions;
+      await thread.call({ op: 'begin', tx });
+      let result: Awaited<ReturnType<typeof fn>>;
+      try {
+        result = await fn(executor(tx));
+      } catch (error) {
+        await thread.call({ op: 'end', tx, commit: false }).catch(() => undefined);
+        throw error;
+      }
+      await thread.call({ op: 'end', tx, commit: true });
+      return result;
     },
-    close: () => db.close(),
+    listen: (channel, onNotify) => thread.listen(channel, onNotify),
+    close: () => thread.close(),
   };
 }

@@ -1,5 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
-import { PGLITE_CONFIG } from './pglite-client.js';
+import { PGLITE_CONFIG } from './pglite-config.js';
 
 // Run as a child process: initdb needs several hundred MB that a process never gives back.
 const dataDir = process.argv[2];

@@ -18,9 +18,10 @@ export interface SqlClient extends SqlExecutor {
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   /**
-   * `text` with `params` bound, to run as one statement of a multi-statement `exec`. PGlite: the `execute`
-   * of the statement prepared (its plan kept); elsewhere absent, and the caller writes the values in.
+   * Each statement with its parameters bound, to run as one statement of a multi-statement `exec`, in one
+   * round trip. PGlite: the `execute` of the statement prepared (its plan kept), or null where it cannot be
+   * prepared; elsewhere absent, and the caller writes the values in.
    */
-  bound?(text: string, params: readonly SqlValue[]): Promise<string>;
+  bound?(statements: readonly { text: string; params: readonly SqlValue[] }[]): Promise<(string | null)[]>;
   close(): Promise<void>;
 }
