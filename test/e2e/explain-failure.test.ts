@@ -30,7 +30,9 @@ t.test('explain-failure on real failed deployments', { skip: await requireDocker
   const git = await startGitServer();
   t.teardown(() => git.close());
   for (const [name, files] of Object.entries(REPOS)) git.push(name, files);
-  const { env } = await deployEnv({ SLIPWAY_GIT_BASE_URL: git.baseUrl, SLIPWAY_DEPLOY_CONCURRENCY: '4', SLIPWAY_START_TIMEOUT: '4' });
+  // Short, so the app on the wrong port fails soon; not so short that creating four containers at once on a
+  // busy machine runs into it (it bounds that step too).
+  const { env } = await deployEnv({ SLIPWAY_GIT_BASE_URL: git.baseUrl, SLIPWAY_DEPLOY_CONCURRENCY: '4', SLIPWAY_START_TIMEOUT: '12' });
   const s = await startTestServer(env);
   t.teardown(() => s.close());
   const p = await createProject(s, 'Explained');
