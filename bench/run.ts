@@ -17,6 +17,7 @@ import { databaseBenchmarks } from './databases.js';
 import { backupBenchmarks } from './backups.js';
 import { deployBenchmarks } from './deploy.js';
 import { liveRebuildBenchmarks } from './live-rebuild.js';
+import { openApiBenchmarks } from './openapi.js';
 import { writeBenchmarks } from './writes.js';
 import { line } from './print.js';
 
@@ -157,3 +158,4 @@ if (!only || only === 'live-rebuild') await liveRebuildBenchmarks(startServer);
 if (!only || only === 'deploy') await deployBenchmarks();
 if (!only || only === 'databases') await databaseBenchmarks(startServer);
 if (!only || only === 'backups') await backupBenchmarks(startServer);
+if (!only || only === 'openapi') await openApiBenchmarks(startServer);

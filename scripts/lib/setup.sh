@@ -74,7 +74,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/powerdns.sh"
 prepare_test_machine() {
   trap 'stop_postgres; stop_powerdns' EXIT
   # pebble is Let's Encrypt's test ACME server; each HTTPS test starts its own.
-  ensure_packages caddy postgresql git procps pebble dnsutils
+  # chromium renders the API reference page in its test.
+  ensure_packages caddy postgresql git procps pebble dnsutils chromium
   install_node_modules
   start_postgres
   start_powerdns

@@ -24,6 +24,18 @@ import { keyRoutes } from './routes/keys.js';
 import { projectRoutes } from './routes/projects.js';
 import { serviceRoutes } from './routes/services.js';
 import { ServiceScopeCache } from './service-scope-cache.js';
+import { openApiRoutes } from './routes/openapi.js';
+import { route } from './contract/endpoint.js';
+import { metaApi } from './contract/meta.js';
+
+const ROUTERS = new WeakMap<Koa, Router[]>();
+
+/** Every method and path the app's routers answer (Koa's form, `:param`), HEAD left out. */
+export function registeredRoutes(koa: Koa): { method: string; path: string }[] {
+  return (ROUTERS.get(koa) ?? []).flatMap((r) =>
+    r.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method: method.toLowerCase(), path: layer.path as string }))),
+  );
+}
 
 /** Postgres cannot store NUL in text or jsonb: refuse it at the door rather than fail half-way. */
 function rejectNul(body: unknown) {
@@ -46,9 +58,10 @@ function requireJsonBody(ctx: Context) {
 export function createHttpApp(app: Slipway): Koa {
   const koa = new Koa({ proxy: false });
   const router = new Router();
-  router.get('/healthz', (ctx) => {
+  route(router, metaApi.liveness, (ctx) => {
     ctx.body = { ok: true, projections: app.runner.position };
   });
+  openApiRoutes(router, app);
   const api = new Router();
   api.use(authenticate(new PrincipalCache(app.db, app.runner)));
   const idempotencyStore = new IdempotencyStore(app.db, app.keyring);
@@ -105,5 +118,6 @@ export function createHttpApp(app: Slipway): Koa {
   koa.use(api.routes());
   // Not thrown: the router sets `Allow` only when it answers itself; errorHandler adds the error body.
   koa.use(api.allowedMethods());
+  ROUTERS.set(koa, [router, api]);
   return koa;
 }

@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import type { project, service } from './contract/projects.js';
 import type { ApiKeyRow } from '../../projections/api-key-queries.js';
 import type { AuditRow } from '../../projections/audit-queries.js';
 import { auditData } from '../../projections/audit-redaction.js';
@@ -19,7 +21,7 @@ function localUrl(row: ServiceRow): string {
   return `http://localhost:${row.host_port}`;
 }
 
-export function presentService(row: ServiceRow) {
+export function presentService(row: ServiceRow): z.infer<typeof service> {
   const local = localUrl(row);
   return {
     id: row.id,
@@ -36,16 +38,16 @@ export function presentService(row: ServiceRow) {
     buildCommand: row.build_command,
     startCommand: row.start_command,
     staticOutput: null,
-    buildMethod: row.build_method,
+    buildMethod: row.build_method as z.infer<typeof service>['buildMethod'],
     dockerfilePath: row.dockerfile_path,
     detectedBuildMethod: row.detected_build_method,
-    runtimeMode: row.runtime_mode,
+    runtimeMode: row.runtime_mode as z.infer<typeof service>['runtimeMode'],
     internalPort: row.internal_port,
     hostPort: row.host_port,
     databasePublicEnabled: row.database_public_enabled,
     databasePublicHostname: row.database_public_hostname,
     postgresLogicalReplicationEnabled: row.postgres_logical_replication_enabled,
-    status: row.status,
+    status: row.status as z.infer<typeof service>['status'],
     reachable: row.reachable,
     localUrl: local,
     primaryUrl: row.primary_hostname ? `http://${row.primary_hostname}` : local,
@@ -57,7 +59,7 @@ export function presentService(row: ServiceRow) {
   };
 }
 
-export function presentProject(row: ProjectRow, services: readonly ServiceRow[], includeServices = true) {
+export function presentProject(row: ProjectRow, services: readonly ServiceRow[], includeServices = true): z.infer<typeof project> {
   const lastUpdated = services.reduce((max, s) => Math.max(max, new Date(s.updated_at).getTime()), new Date(row.updated_at).getTime());
   return {
     id: row.id,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { serve, type RunningServer } from '../../src/cli/serve.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
+import { checkAnswer } from './openapi-check.js';
 
 export interface TestServer extends RunningServer {
   dataDir: string;
@@ -55,6 +56,7 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
       } catch {
         // Non-JSON bodies are returned as text.
       }
+      checkAnswer(method, path, response.status, response.headers.get('content-type'), parsed);
       return { status: response.status, body: parsed, headers: response.headers };
     },
     stopKeepingData: () => server.close(),

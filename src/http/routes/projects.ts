@@ -1,5 +1,4 @@
 import type Router from '@koa/router';
-import { z } from 'zod';
 import { createProject, deleteProject, updateProject } from '../../../commands/project/handlers.js';
 import { ENGINE_CATALOGUE } from '../../../commands/service/engines.js';
 import type { Engine } from '../../../commands/service/fields.js';
@@ -12,13 +11,11 @@ import { requestContext } from '../request-context.js';
 import { notFoundHttp } from '../errors.js';
 import { presentProject } from '../presenters.js';
 import { ProjectListCache } from '../project-list-cache.js';
-import { name, parseInput, text } from '../validation.js';
+import { parseInput } from '../validation.js';
+import { route } from '../contract/endpoint.js';
+import { projectsApi } from '../contract/projects.js';
 import { retirementDeps } from '../../processes/retirement.js';
 
-const createBody = z.object({ name: name(100), description: text(2000).default('') });
-const updateBody = z
-  .object({ name: name(100).optional(), description: text(2000).optional() })
-  .refine((b) => b.name !== undefined || b.description !== undefined, 'give name or description');
 
 export async function projectWithServices(app: Slipway, id: string, includeServices = true) {
   const row = await findProject(app.db, { id });
@@ -37,21 +34,21 @@ export function databaseSuggestions(services: readonly ServiceRow[], except?: st
 
 export function projectRoutes(router: Router, app: Slipway) {
   const list = new ProjectListCache(app.db, app.runner);
-  router.get('/api/projects', async (ctx) => {
+  route(router, projectsApi.list, async (ctx) => {
     ctx.type = 'application/json';
     ctx.body = await list.render(principalOf(ctx).projectIds);
   });
 
-  router.post('/api/projects', async (ctx) => {
+  route(router, projectsApi.create, async (ctx) => {
     const principal = writerOf(ctx);
     requireAllProjects(principal, 'creating a project');
-    const body = parseInput(createBody, ctx.request.body);
+    const body = parseInput(projectsApi.create.body, ctx.request.body);
     const { id, position } = await createProject(requestContext(app, ctx, principal), body);
     await app.settle(position);
     ctx.body = { project: await projectWithServices(app, id) };
   });
 
-  router.get('/api/projects/:projectSlug', async (ctx) => {
+  route(router, projectsApi.get, async (ctx) => {
     // The slug, as the spec has it; an id is accepted too.
     const key = ctx.params.projectSlug!;
     const principal = principalOf(ctx);
@@ -61,23 +58,23 @@ export function projectRoutes(router: Router, app: Slipway) {
     ctx.body = { project: await projectWithServices(app, project.id) };
   });
 
-  router.patch('/api/projects/:projectId', async (ctx) => {
+  route(router, projectsApi.update, async (ctx) => {
     const principal = writerOf(ctx);
     const project = await visibleProject(app.db, principal, { id: ctx.params.projectId! });
-    const body = parseInput(updateBody, ctx.request.body);
+    const body = parseInput(projectsApi.update.body, ctx.request.body);
     const { position } = await updateProject(requestContext(app, ctx, principal), project.id, body);
     await app.settle(position);
     ctx.body = { project: await projectWithServices(app, project.id) };
   });
 
-  router.delete('/api/projects/:projectId', async (ctx) => {
+  route(router, projectsApi.delete, async (ctx) => {
     const principal = writerOf(ctx);
     const project = await visibleProject(app.db, principal, { id: ctx.params.projectId! });
     const { position } = await deleteProject(requestContext(app, ctx, principal), retirementDeps(app), project.id);
     ctx.body = { ok: true, proxy: await app.proxy.sync(position) };
   });
 
-  router.get('/api/projects/:projectId/database-variable-suggestions', async (ctx) => {
+  route(router, projectsApi.databaseVariableSuggestions, async (ctx) => {
     const project = await visibleProject(app.db, principalOf(ctx), { id: ctx.params.projectId! });
     ctx.body = { suggestions: databaseSuggestions(await listServicesOf(app.db, [project.id])) };
   });

@@ -1,0 +1,37 @@
+import type { Endpoint } from './endpoint.js';
+import { aiProvidersApi } from './ai-providers.js';
+import { backupsApi } from './backups.js';
+import { databaseApi } from './database.js';
+import { deploymentsApi } from './deployments.js';
+import { dnsProvidersApi } from './dns-providers.js';
+import { domainsApi } from './domains.js';
+import { envApi } from './env.js';
+import { eventsApi } from './events.js';
+import { explainFailureApi } from './explain-failure.js';
+import { healthApi } from './health.js';
+import { importsApi } from './imports.js';
+import { keysApi } from './keys.js';
+import { metaApi } from './meta.js';
+import { projectsApi } from './projects.js';
+import { servicesApi } from './services.js';
+import { settingsApi } from './settings.js';
+
+/** Every endpoint the server has, in the order the reference lists them. */
+export const ENDPOINTS: readonly Endpoint[] = [
+  projectsApi,
+  servicesApi,
+  envApi,
+  domainsApi,
+  deploymentsApi,
+  explainFailureApi,
+  databaseApi,
+  backupsApi,
+  importsApi,
+  settingsApi,
+  dnsProvidersApi,
+  aiProvidersApi,
+  keysApi,
+  eventsApi,
+  healthApi,
+  metaApi,
+].flatMap((group) => Object.values(group));

@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import { BUILD_METHODS, RUNTIME_MODES } from '../../../commands/service/fields.js';
+import { name, text } from '../validation.js';
+import { endpoint } from './endpoint.js';
+import { id, nullableTimestamp, okWithProxy, timestamp } from './common.js';
+
+export const service = z
+  .object({
+    id,
+    projectId: id,
+    name: z.string(),
+    slug: z.string(),
+    repoFullName: z.string().nullable(),
+    repoUrl: z.string(),
+    dockerImage: z.string().nullable(),
+    branch: z.string(),
+    rootDir: z.string().nullable(),
+    hasGitToken: z.boolean(),
+    installCommand: z.string().nullable(),
+    buildCommand: z.string().nullable(),
+    startCommand: z.string().nullable(),
+    staticOutput: z.null(),
+    buildMethod: z.enum(BUILD_METHODS),
+    dockerfilePath: z.string().nullable(),
+    detectedBuildMethod: z.string().nullable(),
+    runtimeMode: z.enum(RUNTIME_MODES),
+    internalPort: z.number().int(),
+    hostPort: z.number().int(),
+    databasePublicEnabled: z.boolean(),
+    databasePublicHostname: z.string().nullable(),
+    postgresLogicalReplicationEnabled: z.boolean(),
+    status: z.enum(['idle', 'active']),
+    reachable: z.boolean(),
+    localUrl: z.string().meta({ description: 'Where the service answers on this machine; empty for a worker.' }),
+    primaryUrl: z.string(),
+    preferredDomain: z.string().nullable(),
+    framework: z.null(),
+    lastDeployedAt: nullableTimestamp,
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .meta({ id: 'Service' });
+
+export const project = z
+  .object({
+    id,
+    name: z.string(),
+    slug: z.string(),
+    description: z.string(),
+    status: z.enum(['idle', 'active']).meta({ description: '`active` when one of its services runs.' }),
+    serviceCount: z.number().int(),
+    lastUpdatedAt: timestamp,
+    services: z.array(service),
+  })
+  .meta({ id: 'Project' });
+
+const projectAnswer = z.object({ project });
+
+export const projectsApi = {
+  list: endpoint({
+    method: 'get',
+    path: '/api/projects',
+    operationId: 'listProjects',
+    tag: 'Projects',
+    summary: 'The projects the key can see, with their services',
+    access: 'read',
+    response: z.object({ projects: z.array(project) }),
+  }),
+  create: endpoint({
+    method: 'post',
+    path: '/api/projects',
+    operationId: 'createProject',
+    tag: 'Projects',
+    summary: 'Create a project',
+    access: 'write',
+    allProjects: true,
+    body: z.object({ name: name(100), description: text(2000).default('') }),
+    response: projectAnswer,
+  }),
+  get: endpoint({
+    method: 'get',
+    path: '/api/projects/:projectSlug',
+    operationId: 'getProject',
+    tag: 'Projects',
+    summary: 'One project by its slug (or id)',
+    access: 'read',
+    response: projectAnswer,
+  }),
+  update: endpoint({
+    method: 'patch',
+    path: '/api/projects/:projectId',
+    operationId: 'updateProject',
+    tag: 'Projects',
+    summary: 'Rename a project or change its description (the slug stays)',
+    access: 'write',
+    body: z
+      .object({ name: name(100).optional(), description: text(2000).optional() })
+      .refine((b) => b.name !== undefined || b.description !== undefined, 'give name or description'),
+    response: projectAnswer,
+  }),
+  delete: endpoint({
+    method: 'delete',
+    path: '/api/projects/:projectId',
+    operationId: 'deleteProject',
+    tag: 'Projects',
+    summary: 'Delete a project, its services, their containers, volumes and secrets',
+    access: 'write',
+    response: okWithProxy,
+  }),
+  databaseVariableSuggestions: endpoint({
+    method: 'get',
+    path: '/api/projects/:projectId/database-variable-suggestions',
+    operationId: 'listDatabaseVariableSuggestions',
+    tag: 'Projects',
+    summary: 'References to the connection URLs of the project’s databases, to use as variable values',
+    access: 'read',
+    response: z.object({ suggestions: z.array(z.object({ key: z.string(), value: z.string(), label: z.string() })) }),
+  }),
+};
