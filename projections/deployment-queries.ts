@@ -5,11 +5,11 @@ export interface DeploymentRow {
   service_id: string;
   project_id: string;
   status: 'queued' | 'running' | 'succeeded' | 'failed' | 'aborted';
-  trigger: string;
+  trigger: 'manual';
   commit_sha: string | null;
   image_tag: string | null;
   container_name: string | null;
-  build_method: string | null;
+  build_method: 'dockerfile' | 'packbuilder' | 'image' | null;
   reason: string | null;
   abort_requested: boolean;
   started_at: Date | string | null;
@@ -21,7 +21,7 @@ export interface DeploymentLogRow {
   deployment_id: string;
   id: number;
   line: string;
-  stream: string;
+  stream: 'stdout' | 'stderr' | 'system';
   created_at: Date | string;
 }
 

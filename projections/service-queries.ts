@@ -91,11 +91,11 @@ export interface DomainRow {
   id: string;
   service_id: string;
   hostname: string;
-  status: string;
+  status: 'active';
   created_at: Date | string;
   updated_at: Date | string;
   dns_provider_id: string | null;
-  dns_record_type: string | null;
+  dns_record_type: 'A' | 'AAAA' | null;
   dns_target_ip: string | null;
   dns_zone: string | null;
   dns_applied_at: Date | string | null;

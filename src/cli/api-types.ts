@@ -88,6 +88,372 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{projectId}/services": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a service: from a hosted repository, a Git URL, a container image, or a database engine
+         * @description The body’s fields pick the kind: `repoUrl: "database"` or `repoFullName: "database:<engine>"` for a database, `repoUrl: "docker-image"` with `dockerImage` for an image, `repoFullName: "<owner>/<repo>"` for a hosted repository, else `repoUrl` is a Git URL.
+         *
+         *     Needs a write key.
+         */
+        post: operations["createService"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{serviceId}/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A service with its recent deployments, variables and domains
+         * @description Any key (read or write).
+         */
+        get: operations["getServiceOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{serviceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete the service, its containers, volumes and secrets
+         * @description Needs a write key.
+         */
+        delete: operations["deleteService"];
+        options?: never;
+        head?: never;
+        /**
+         * Change how the service is built or run (applies at its next deployment)
+         * @description Needs a write key.
+         */
+        patch: operations["updateService"];
+        trace?: never;
+    };
+    "/api/services/{serviceId}/transfer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move the service to another project
+         * @description Needs a write key.
+         */
+        post: operations["transferService"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{serviceId}/suggestion-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Variables of the project’s other services this service can reference
+         * @description Any key (read or write).
+         */
+        get: operations["listVariableSuggestions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{serviceId}/env": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set an environment variable (created, or its value replaced)
+         * @description The value may reference another service’s variable as `${slug.KEY}`; it is stored encrypted.
+         *
+         *     Needs a write key.
+         */
+        post: operations["setVariable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{serviceId}/env/{envId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove an environment variable
+         * @description Needs a write key.
+         */
+        delete: operations["unsetVariable"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{serviceId}/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Route a hostname to the service
+         * @description The hostname must be free on this installation; the proxy is reloaded and its answer returned.
+         *
+         *     Needs a write key.
+         */
+        post: operations["addDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{serviceId}/domains/{domainId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Stop routing a hostname to the service
+         * @description Needs a write key.
+         */
+        delete: operations["removeDomain"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a domain’s hostname
+         * @description Needs a write key.
+         */
+        patch: operations["changeDomain"];
+        trace?: never;
+    };
+    "/api/services/{serviceId}/domains/{domainId}/dns-records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Point the domain’s address record at this server through a connected DNS provider
+         * @description Needs a write key.
+         */
+        post: operations["applyDnsRecord"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{serviceId}/deployments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The service’s deployments, newest first
+         * @description Any key (read or write).
+         */
+        get: operations["listDeployments"];
+        put?: never;
+        /**
+         * Deploy the service: build (or pull) and start a new release
+         * @description Answers at once with the queued deployment; follow it with the stream below.
+         *
+         *     Needs a write key.
+         */
+        post: operations["queueDeployment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/deployments/{deploymentId}/abort": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Abort a queued or running deployment (the build or container is stopped)
+         * @description 409 once the deployment has ended.
+         *
+         *     Needs a write key.
+         */
+        post: operations["abortDeployment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/deployments/{deploymentId}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The deployment’s build and start-up log so far
+         * @description Any key (read or write).
+         */
+        get: operations["getDeploymentLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/deployments/{deploymentId}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The deployment’s log as Server-Sent Events, until it ends
+         * @description First `snapshot` (the log so far), then a `log` event per new line; `ping` every 5 s. The stream closes once the deployment has ended.
+         *
+         *     Any key (read or write).
+         */
+        get: operations["streamDeploymentLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{serviceId}/runtime-logs/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The running container’s output as Server-Sent Events
+         * @description First `snapshot` (up to 200 recent lines) and `status` `{ok: true, closed: false}`, then a `log` event per new line. When the container stops or a redeploy replaces it: `status` `{ok: false, closed: true}`, and the stream closes. A service with no running container gets an empty snapshot and that status at once.
+         *
+         *     Any key (read or write).
+         */
+        get: operations["streamRuntimeLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The whole event history, oldest first, in pages
+         * @description Any key (read or write). A key scoped to some projects is refused.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The event history of one project and its services, oldest first, in pages
+         * @description Any key (read or write).
+         */
+        get: operations["listProjectEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -235,6 +601,119 @@ export interface components {
             ok: boolean;
             detail: string;
         };
+        DatabaseVariableSuggestion: {
+            key: string;
+            /** @description A reference such as `${db.DATABASE_URL}`. */
+            value: string;
+            label: string;
+        };
+        Deployment: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            serviceId: string;
+            commitSha: string | null;
+            /** @enum {string} */
+            status: "queued" | "running" | "succeeded" | "failed" | "aborted";
+            /** @enum {string} */
+            trigger: "manual";
+            imageTag: string | null;
+            containerName: string | null;
+            buildMethod: ("dockerfile" | "packbuilder" | "image") | null;
+            /** @description Why it failed or was aborted; null otherwise. */
+            reason: string | null;
+            startedAt: string | null;
+            finishedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        Variable: {
+            /** Format: uuid */
+            id: string;
+            key: string;
+            hasValue: boolean;
+            /** @description As set, references such as `${db.DATABASE_URL}` included. */
+            value: string;
+            /** @description With references replaced by the values they point at. */
+            resolvedValue: string;
+            createdAt: string | null;
+            updatedAt: string | null;
+        };
+        Domain: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            serviceId: string;
+            hostname: string;
+            /** @enum {string} */
+            status: "active";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            certificate: components["schemas"]["Certificate"];
+            /** @description The address record Slipway last set through a DNS provider; null if none. */
+            dns: {
+                providerId: string;
+                recordType: ("A" | "AAAA") | null;
+                targetIp: string | null;
+                zone: string | null;
+                appliedAt: string | null;
+            } | null;
+        };
+        Certificate: {
+            /**
+             * @description `disabled` when the installation serves HTTP only; `pending` until the proxy has reported on this hostname.
+             * @enum {string}
+             */
+            status: "disabled" | "pending" | "active" | "failed";
+            reason: string | null;
+            expiresAt: string | null;
+            issuer: string | null;
+        };
+        DeploymentLogLine: {
+            /** @description Increases along the log: the last one seen is where a reader goes on. */
+            id: number;
+            /** Format: uuid */
+            deploymentId: string;
+            /** @description Secret values are redacted. */
+            line: string;
+            /** @enum {string} */
+            stream: "stdout" | "stderr" | "system";
+            /** Format: date-time */
+            createdAt: string;
+        };
+        RuntimeLogLine: {
+            id: number;
+            /** @description Secret values are redacted. */
+            line: string;
+            /** @enum {string} */
+            stream: "stdout" | "stderr";
+            /** Format: date-time */
+            createdAt: string;
+        };
+        AuditEvent: {
+            /** @description Where the event is in the log; pass the last one as `after` for the next page. */
+            position: string;
+            /** Format: uuid */
+            id: string;
+            streamId: string;
+            revision: number;
+            type: string;
+            schemaVersion: number;
+            /** Format: date-time */
+            recordedAt: string;
+            /** @description `key:<id>`, `cli`, `system` or `system:<process>`. */
+            actor: string;
+            /** @description The request id (`X-Request-Id`) of the request that caused it. */
+            correlationId: string;
+            /** @description The event a process reacted to when it appended this one; null for a request. */
+            causationId: string | null;
+            /** @description Encrypted fields read `[encrypted]`, key hashes `[redacted]`. */
+            data: {
+                [key: string]: unknown;
+            };
+        };
         /** @description The one error body of every endpoint. */
         Error: {
             error: {
@@ -305,6 +784,15 @@ export interface components {
         };
         /** @description Understood but refused; also an `Idempotency-Key` reused for a different request (`idempotency_key_reused`). */
         Error422: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description An outside provider refused or failed. */
+        Error502: {
             headers: {
                 [name: string]: unknown;
             };
@@ -506,14 +994,845 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        suggestions: {
-                            key: string;
-                            value: string;
-                            label: string;
-                        }[];
+                        suggestions: components["schemas"]["DatabaseVariableSuggestion"][];
                     };
                 };
             };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+        };
+    };
+    createService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @default main */
+                    branch?: string;
+                    rootDir?: string | null;
+                    gitToken?: string | null;
+                    installCommand?: string | null;
+                    buildCommand?: string | null;
+                    startCommand?: string | null;
+                    /**
+                     * @default auto
+                     * @enum {string}
+                     */
+                    buildMethod?: "auto" | "dockerfile" | "packbuilder";
+                    dockerfilePath?: string | null;
+                    /**
+                     * @default web
+                     * @enum {string}
+                     */
+                    runtimeMode?: "web" | "worker" | "static";
+                    internalPort?: number;
+                    /** @default [] */
+                    env?: {
+                        key: string;
+                        value: string;
+                    }[];
+                    repoFullName: string;
+                } | {
+                    name: string;
+                    /** @default main */
+                    branch?: string;
+                    rootDir?: string | null;
+                    gitToken?: string | null;
+                    installCommand?: string | null;
+                    buildCommand?: string | null;
+                    startCommand?: string | null;
+                    /**
+                     * @default auto
+                     * @enum {string}
+                     */
+                    buildMethod?: "auto" | "dockerfile" | "packbuilder";
+                    dockerfilePath?: string | null;
+                    /**
+                     * @default web
+                     * @enum {string}
+                     */
+                    runtimeMode?: "web" | "worker" | "static";
+                    internalPort?: number;
+                    /** @default [] */
+                    env?: {
+                        key: string;
+                        value: string;
+                    }[];
+                    repoFullName?: null;
+                    repoUrl: string;
+                } | {
+                    name: string;
+                    /** @constant */
+                    repoUrl: "docker-image";
+                    dockerImage: string;
+                    /** @default main */
+                    branch?: string;
+                    startCommand?: string | null;
+                    /**
+                     * @default web
+                     * @enum {string}
+                     */
+                    runtimeMode?: "web" | "worker" | "static";
+                    internalPort?: number;
+                    /** @default [] */
+                    env?: {
+                        key: string;
+                        value: string;
+                    }[];
+                } | {
+                    name: string;
+                    repoFullName: string;
+                    /**
+                     * @default database
+                     * @constant
+                     */
+                    repoUrl?: "database";
+                    /** @default main */
+                    branch?: string;
+                    internalPort?: number;
+                    /** @default false */
+                    databasePublicEnabled?: boolean;
+                    databasePublicHostname?: string | null;
+                    /** @default false */
+                    postgresLogicalReplicationEnabled?: boolean;
+                    /** @default [] */
+                    env?: {
+                        key: string;
+                        value: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        service: components["schemas"]["Service"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getServiceOverview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        service: components["schemas"]["Service"];
+                        /** @description The latest 20. */
+                        deployments: components["schemas"]["Deployment"][];
+                        env: components["schemas"]["Variable"][];
+                        domains: components["schemas"]["Domain"][];
+                        publicIp: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+        };
+    };
+    deleteService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        proxy: components["schemas"]["ProxyResult"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    updateService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    branch?: string;
+                    rootDir?: string | null;
+                    installCommand?: string | null;
+                    buildCommand?: string | null;
+                    startCommand?: string | null;
+                    /** @enum {string} */
+                    buildMethod?: "auto" | "dockerfile" | "packbuilder";
+                    dockerfilePath?: string | null;
+                    /** @enum {string} */
+                    runtimeMode?: "web" | "worker" | "static";
+                    internalPort?: number;
+                    gitToken?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        service: components["schemas"]["Service"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    transferService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    targetProjectId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        service: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            projectId: string;
+                            name: string;
+                            slug: string;
+                        };
+                        project: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            slug: string;
+                            serviceCount: number;
+                            services: components["schemas"]["Service"][];
+                        };
+                        proxy: components["schemas"]["ProxyResult"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    listVariableSuggestions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        suggestions: {
+                            key: string;
+                            label: string;
+                        }[];
+                        databaseVariables: components["schemas"]["DatabaseVariableSuggestion"][];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+        };
+    };
+    setVariable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    key: string;
+                    value: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    unsetVariable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+                envId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    addDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    hostname: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        proxy: components["schemas"]["ProxyResult"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    removeDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+                domainId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        proxy: components["schemas"]["ProxyResult"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    changeDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+                domainId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    hostname: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        proxy: components["schemas"]["ProxyResult"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    applyDnsRecord: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+                domainId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    providerId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        result: {
+                            provider: string;
+                            providerName: string;
+                            /** @enum {string} */
+                            action: "created" | "updated" | "unchanged";
+                            hostname: string;
+                            /** @enum {string} */
+                            recordType: "A" | "AAAA";
+                            /** @description The hostname relative to its zone, `@` for the apex. */
+                            host: string;
+                            zone: string;
+                            targetIp: string;
+                        };
+                        domain: components["schemas"]["Domain"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    listDeployments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deployments: components["schemas"]["Deployment"][];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+        };
+    };
+    queueDeployment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deployment: components["schemas"]["Deployment"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    abortDeployment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deploymentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        accepted: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getDeploymentLogs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deploymentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        logs: components["schemas"]["DeploymentLogLine"][];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+        };
+    };
+    streamDeploymentLogs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deploymentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A stream of Server-Sent Events that stays open. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        /** @constant */
+                        event: "snapshot";
+                        data: components["schemas"]["DeploymentLogLine"][];
+                    } | {
+                        /** @constant */
+                        event: "log";
+                        data: components["schemas"]["DeploymentLogLine"];
+                    } | {
+                        /** @constant */
+                        event: "ping";
+                        data: {
+                            /** @description Milliseconds since the epoch. */
+                            t: number;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+        };
+    };
+    streamRuntimeLogs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A stream of Server-Sent Events that stays open. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        /** @constant */
+                        event: "snapshot";
+                        data: components["schemas"]["RuntimeLogLine"][];
+                    } | {
+                        /** @constant */
+                        event: "log";
+                        data: components["schemas"]["RuntimeLogLine"];
+                    } | {
+                        /** @constant */
+                        event: "status";
+                        data: {
+                            ok: boolean;
+                            closed: boolean;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                after?: string;
+                limit?: number;
+                stream?: string;
+                correlationId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: components["schemas"]["AuditEvent"][];
+                        /** @description Pass as `after` for the next page; null at the end. */
+                        next: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+        };
+    };
+    listProjectEvents: {
+        parameters: {
+            query?: {
+                after?: string;
+                limit?: number;
+                stream?: string;
+                correlationId?: string;
+            };
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: components["schemas"]["AuditEvent"][];
+                        /** @description Pass as `after` for the next page; null at the end. */
+                        next: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
         };

@@ -1,5 +1,8 @@
 import type { z } from 'zod';
 import type { project, service } from './contract/projects.js';
+import type { domain } from './contract/domains.js';
+import type { deployment, logLine } from './contract/deployments.js';
+import type { auditEvent } from './contract/events.js';
 import type { ApiKeyRow } from '../../projections/api-key-queries.js';
 import type { AuditRow } from '../../projections/audit-queries.js';
 import { auditData } from '../../projections/audit-redaction.js';
@@ -77,7 +80,7 @@ export function presentProject(row: ProjectRow, services: readonly ServiceRow[],
  * `certificate.status`: `disabled` when the installation serves HTTP only; else what Caddy reported, and
  * `pending` until it has reported anything for this hostname.
  */
-export function presentDomain(row: DomainRow, httpsEnabled: boolean) {
+export function presentDomain(row: DomainRow, httpsEnabled: boolean): z.infer<typeof domain> {
   return {
     id: row.id,
     serviceId: row.service_id,
@@ -111,7 +114,7 @@ export function presentApiKey(row: ApiKeyRow) {
   };
 }
 
-export function presentAuditEvent(row: AuditRow) {
+export function presentAuditEvent(row: AuditRow): z.infer<typeof auditEvent> {
   return {
     position: row.position,
     id: row.event_id,
@@ -127,7 +130,7 @@ export function presentAuditEvent(row: AuditRow) {
   };
 }
 
-export function presentDeployment(row: DeploymentRow) {
+export function presentDeployment(row: DeploymentRow): z.infer<typeof deployment> {
   return {
     id: row.id,
     serviceId: row.service_id,
@@ -145,7 +148,7 @@ export function presentDeployment(row: DeploymentRow) {
   };
 }
 
-export function presentDeploymentLog(row: DeploymentLogRow) {
+export function presentDeploymentLog(row: DeploymentLogRow): z.infer<typeof logLine> {
   return { id: row.id, deploymentId: row.deployment_id, line: row.line, stream: row.stream, createdAt: isoRequired(row.created_at) };
 }
 

@@ -76,6 +76,9 @@ const databaseService = z.object({
   env: envList,
 });
 
+/** The four shapes a create body may have, for the API description; `parseCreateService` picks one by its fields. */
+export const createServiceBody = z.union([hostedSource, directSource, imageService, databaseService]);
+
 const defaultPort = (mode: string) => (mode === 'static' ? 8080 : 3000);
 
 const none = {

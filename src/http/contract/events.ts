@@ -1,3 +1,57 @@
-import type { Endpoint } from './endpoint.js';
+import { z } from 'zod';
+import { isPosition } from '../../eventstore/position.js';
+import { id, timestamp } from './common.js';
+import { endpoint } from './endpoint.js';
 
-export const eventsApi: Record<string, Endpoint> = {};
+export const auditEvent = z
+  .object({
+    position: z.string().meta({ description: 'Where the event is in the log; pass the last one as `after` for the next page.' }),
+    id,
+    streamId: z.string(),
+    revision: z.number().int(),
+    type: z.string(),
+    schemaVersion: z.number().int(),
+    recordedAt: timestamp,
+    actor: z.string().meta({ description: '`key:<id>`, `cli`, `system` or `system:<process>`.' }),
+    correlationId: z.string().meta({ description: 'The request id (`X-Request-Id`) of the request that caused it.' }),
+    causationId: z.string().nullable().meta({ description: 'The event a process reacted to when it appended this one; null for a request.' }),
+    data: z.record(z.string(), z.unknown()).meta({ description: 'Encrypted fields read `[encrypted]`, key hashes `[redacted]`.' }),
+  })
+  .meta({ id: 'AuditEvent' });
+
+export const eventsQuery = z.object({
+  after: z
+    .string()
+    .optional()
+    .refine((a) => a === undefined || a === '' || isPosition(a), 'must be a position returned as next'),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  stream: z.string().max(200).optional().meta({ description: 'Only this stream, e.g. `service-<id>`.' }),
+  correlationId: z.string().max(200).optional().meta({ description: 'Only what one request caused.' }),
+});
+
+const page = z.object({ events: z.array(auditEvent), next: z.string().nullable().meta({ description: 'Pass as `after` for the next page; null at the end.' }) });
+const tag = 'History';
+
+export const eventsApi = {
+  all: endpoint({
+    method: 'get',
+    path: '/api/events',
+    operationId: 'listEvents',
+    tag,
+    summary: 'The whole event history, oldest first, in pages',
+    access: 'read',
+    allProjects: true,
+    query: eventsQuery,
+    response: page,
+  }),
+  ofProject: endpoint({
+    method: 'get',
+    path: '/api/projects/:projectId/events',
+    operationId: 'listProjectEvents',
+    tag,
+    summary: 'The event history of one project and its services, oldest first, in pages',
+    access: 'read',
+    query: eventsQuery,
+    response: page,
+  }),
+};

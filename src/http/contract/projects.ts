@@ -56,6 +56,10 @@ export const project = z
 
 const projectAnswer = z.object({ project });
 
+export const databaseSuggestion = z
+  .object({ key: z.string(), value: z.string().meta({ description: 'A reference such as `${db.DATABASE_URL}`.' }), label: z.string() })
+  .meta({ id: 'DatabaseVariableSuggestion' });
+
 export const projectsApi = {
   list: endpoint({
     method: 'get',
@@ -114,6 +118,6 @@ export const projectsApi = {
     tag: 'Projects',
     summary: 'References to the connection URLs of the project’s databases, to use as variable values',
     access: 'read',
-    response: z.object({ suggestions: z.array(z.object({ key: z.string(), value: z.string(), label: z.string() })) }),
+    response: z.object({ suggestions: z.array(databaseSuggestion) }),
   }),
 };

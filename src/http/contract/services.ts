@@ -1,3 +1,98 @@
-import type { Endpoint } from './endpoint.js';
+import { z } from 'zod';
+import { createServiceBody, updateServiceBody } from '../service-bodies.js';
+import { id, nullableTimestamp, okWithProxy, proxyResult } from './common.js';
+import { deployment } from './deployments.js';
+import { domain } from './domains.js';
+import { endpoint } from './endpoint.js';
+import { databaseSuggestion, service } from './projects.js';
 
-export const servicesApi: Record<string, Endpoint> = {};
+const serviceAnswer = z.object({ service });
+
+const variable = z
+  .object({
+    id,
+    key: z.string(),
+    hasValue: z.boolean(),
+    value: z.string().meta({ description: 'As set, references such as `${db.DATABASE_URL}` included.' }),
+    resolvedValue: z.string().meta({ description: 'With references replaced by the values they point at.' }),
+    createdAt: nullableTimestamp,
+    updatedAt: nullableTimestamp,
+  })
+  .meta({ id: 'Variable' });
+
+const tag = 'Services';
+
+export const servicesApi = {
+  create: endpoint({
+    method: 'post',
+    path: '/api/projects/:projectId/services',
+    operationId: 'createService',
+    tag,
+    summary: 'Create a service: from a hosted repository, a Git URL, a container image, or a database engine',
+    description:
+      'The body’s fields pick the kind: `repoUrl: "database"` or `repoFullName: "database:<engine>"` for a database, `repoUrl: "docker-image"` with `dockerImage` for an image, `repoFullName: "<owner>/<repo>"` for a hosted repository, else `repoUrl` is a Git URL.',
+    access: 'write',
+    body: createServiceBody,
+    response: serviceAnswer,
+  }),
+  overview: endpoint({
+    method: 'get',
+    path: '/api/services/:serviceId/overview',
+    operationId: 'getServiceOverview',
+    tag,
+    summary: 'A service with its recent deployments, variables and domains',
+    access: 'read',
+    response: z.object({
+      service,
+      deployments: z.array(deployment).meta({ description: 'The latest 20.' }),
+      env: z.array(variable),
+      domains: z.array(domain),
+      publicIp: z.string().nullable(),
+    }),
+  }),
+  update: endpoint({
+    method: 'patch',
+    path: '/api/services/:serviceId',
+    operationId: 'updateService',
+    tag,
+    summary: 'Change how the service is built or run (applies at its next deployment)',
+    access: 'write',
+    body: updateServiceBody,
+    response: serviceAnswer,
+  }),
+  transfer: endpoint({
+    method: 'post',
+    path: '/api/services/:serviceId/transfer',
+    operationId: 'transferService',
+    tag,
+    summary: 'Move the service to another project',
+    access: 'write',
+    body: z.object({ targetProjectId: z.string().min(1).max(100) }),
+    response: z.object({
+      service: z.object({ id, projectId: id, name: z.string(), slug: z.string() }),
+      project: z.object({ id, name: z.string(), slug: z.string(), serviceCount: z.number().int(), services: z.array(service) }),
+      proxy: proxyResult,
+    }),
+  }),
+  delete: endpoint({
+    method: 'delete',
+    path: '/api/services/:serviceId',
+    operationId: 'deleteService',
+    tag,
+    summary: 'Delete the service, its containers, volumes and secrets',
+    access: 'write',
+    response: okWithProxy,
+  }),
+  suggestionKeys: endpoint({
+    method: 'get',
+    path: '/api/services/:serviceId/suggestion-keys',
+    operationId: 'listVariableSuggestions',
+    tag,
+    summary: 'Variables of the project’s other services this service can reference',
+    access: 'read',
+    response: z.object({
+      suggestions: z.array(z.object({ key: z.string(), label: z.string() })),
+      databaseVariables: z.array(databaseSuggestion),
+    }),
+  }),
+};

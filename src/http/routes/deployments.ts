@@ -8,12 +8,14 @@ import { requestContext } from '../request-context.js';
 import { notFoundHttp } from '../errors.js';
 import { presentDeployment, presentDeploymentLog } from '../presenters.js';
 import { openSse } from '../sse.js';
+import { route } from '../contract/endpoint.js';
+import { deploymentsApi } from '../contract/deployments.js';
 import { streamRuntimeLogs } from './runtime-logs.js';
 
 const PING_MS = 5_000;
 
 export function deploymentRoutes(router: Router, app: Slipway) {
-  router.post('/api/services/:serviceId/deployments', async (ctx) => {
+  route(router, deploymentsApi.queue, async (ctx) => {
     const principal = writerOf(ctx);
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
     const { id, position } = await queueDeployment(requestContext(app, ctx, principal), service.id);
@@ -24,12 +26,12 @@ export function deploymentRoutes(router: Router, app: Slipway) {
     ctx.body = { deployment: { ...presentDeployment(row), status: 'queued', commitSha: null, imageTag: null, containerName: null, startedAt: null, finishedAt: null } };
   });
 
-  router.get('/api/services/:serviceId/deployments', async (ctx) => {
+  route(router, deploymentsApi.list, async (ctx) => {
     const service = await visibleService(app.db, principalOf(ctx), ctx.params.serviceId!);
     ctx.body = { deployments: (await listDeploymentsOf(app.db, service.id)).map(presentDeployment) };
   });
 
-  router.post('/api/deployments/:deploymentId/abort', async (ctx) => {
+  route(router, deploymentsApi.abort, async (ctx) => {
     const principal = writerOf(ctx);
     const { deployment } = await visibleDeployment(app.db, principal, ctx.params.deploymentId!);
     const { position } = await abortDeployment(requestContext(app, ctx, principal), deployment.id);
@@ -37,12 +39,12 @@ export function deploymentRoutes(router: Router, app: Slipway) {
     ctx.body = { accepted: true };
   });
 
-  router.get('/api/deployments/:deploymentId/logs', async (ctx) => {
+  route(router, deploymentsApi.logs, async (ctx) => {
     const { deployment } = await visibleDeployment(app.db, principalOf(ctx), ctx.params.deploymentId!);
     ctx.body = { logs: (await listDeploymentLogs(app.db, deployment.id)).map(presentDeploymentLog) };
   });
 
-  router.get('/api/deployments/:deploymentId/stream', async (ctx) => {
+  route(router, deploymentsApi.stream, async (ctx) => {
     const { deployment } = await visibleDeployment(app.db, principalOf(ctx), ctx.params.deploymentId!);
     const id = deployment.id;
     const sse = openSse(ctx);
@@ -85,7 +87,7 @@ export function deploymentRoutes(router: Router, app: Slipway) {
     kick();
   });
 
-  router.get('/api/services/:serviceId/runtime-logs/stream', async (ctx) => {
+  route(router, deploymentsApi.runtimeLogs, async (ctx) => {
     const service = await visibleService(app.db, principalOf(ctx), ctx.params.serviceId!);
     const sse = openSse(ctx);
     // Koa sends the headers once this handler returns; the stream itself runs on behind them.

@@ -1,5 +1,4 @@
 import type Router from '@koa/router';
-import { z } from 'zod';
 import { addDomain, changeDomain, recordDnsApplied, removeDomain } from '../../../commands/service/handlers.js';
 import { dnsProviderCredentials } from '../../../commands/settings/handlers.js';
 import { findDomain } from '../../../projections/service-queries.js';
@@ -13,13 +12,12 @@ import type { ServiceScopeCache } from '../service-scope-cache.js';
 import { isId, visibleServiceId, writerOf } from '../auth.js';
 import { requestContext } from '../request-context.js';
 import { HttpError, notFoundHttp } from '../errors.js';
-import { hostname, parseInput } from '../validation.js';
-
-const hostnameBody = z.object({ hostname });
-const dnsRecordBody = z.object({ providerId: z.string().min(1).max(64) }).strict();
+import { route } from '../contract/endpoint.js';
+import { dnsRecordBody, domainsApi, hostnameBody } from '../contract/domains.js';
+import { parseInput } from '../validation.js';
 
 export function domainRoutes(router: Router, app: Slipway, scopes: ServiceScopeCache) {
-  router.post('/api/services/:serviceId/domains', async (ctx) => {
+  route(router, domainsApi.add, async (ctx) => {
     const principal = writerOf(ctx);
     const serviceId = await visibleServiceId(scopes, principal, ctx.params.serviceId!);
     const body = parseInput(hostnameBody, ctx.request.body);
@@ -27,7 +25,7 @@ export function domainRoutes(router: Router, app: Slipway, scopes: ServiceScopeC
     ctx.body = { ok: true, proxy: await app.proxy.sync(position) };
   });
 
-  router.patch('/api/services/:serviceId/domains/:domainId', async (ctx) => {
+  route(router, domainsApi.change, async (ctx) => {
     const principal = writerOf(ctx);
     const serviceId = await visibleServiceId(scopes, principal, ctx.params.serviceId!);
     if (!isId(ctx.params.domainId!)) throw notFoundHttp('domain');
@@ -36,7 +34,7 @@ export function domainRoutes(router: Router, app: Slipway, scopes: ServiceScopeC
     ctx.body = { ok: true, proxy: await app.proxy.sync(position) };
   });
 
-  router.delete('/api/services/:serviceId/domains/:domainId', async (ctx) => {
+  route(router, domainsApi.remove, async (ctx) => {
     const principal = writerOf(ctx);
     const serviceId = await visibleServiceId(scopes, principal, ctx.params.serviceId!);
     if (!isId(ctx.params.domainId!)) throw notFoundHttp('domain');
@@ -44,7 +42,7 @@ export function domainRoutes(router: Router, app: Slipway, scopes: ServiceScopeC
     ctx.body = { ok: true, proxy: await app.proxy.sync(position) };
   });
 
-  router.post('/api/services/:serviceId/domains/:domainId/dns-records', async (ctx) => {
+  route(router, domainsApi.applyDnsRecord, async (ctx) => {
     const principal = writerOf(ctx);
     const serviceId = await visibleServiceId(scopes, principal, ctx.params.serviceId!);
     const { providerId } = parseInput(dnsRecordBody, ctx.request.body ?? {});

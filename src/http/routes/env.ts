@@ -1,5 +1,4 @@
 import type Router from '@koa/router';
-import { z } from 'zod';
 import { deleteEnvVar, setEnvVar } from '../../../commands/service/handlers.js';
 import { checkCredentialChange } from '../../engines/credential-change.js';
 import type { Slipway } from '../../slipway.js';
@@ -7,22 +6,22 @@ import type { ServiceScopeCache } from '../service-scope-cache.js';
 import { isId, visibleServiceId, writerOf } from '../auth.js';
 import { requestContext } from '../request-context.js';
 import { notFoundHttp } from '../errors.js';
-import { envKey, envValue, parseInput } from '../validation.js';
-
-const upsertBody = z.object({ key: envKey, value: envValue });
+import { route } from '../contract/endpoint.js';
+import { envApi } from '../contract/env.js';
+import { parseInput } from '../validation.js';
 
 export function envRoutes(router: Router, app: Slipway, scopes: ServiceScopeCache) {
-  router.post('/api/services/:serviceId/env', async (ctx) => {
+  route(router, envApi.set, async (ctx) => {
     const principal = writerOf(ctx);
     const serviceId = await visibleServiceId(scopes, principal, ctx.params.serviceId!);
-    const { key, value } = parseInput(upsertBody, ctx.request.body);
+    const { key, value } = parseInput(envApi.set.body, ctx.request.body);
     await checkCredentialChange(app, serviceId, key, value);
     const { position } = await setEnvVar(requestContext(app, ctx, principal), serviceId, key, value);
     await app.settle(position);
     ctx.body = { ok: true };
   });
 
-  router.delete('/api/services/:serviceId/env/:envId', async (ctx) => {
+  route(router, envApi.unset, async (ctx) => {
     const principal = writerOf(ctx);
     const serviceId = await visibleServiceId(scopes, principal, ctx.params.serviceId!);
     if (!isId(ctx.params.envId!)) throw notFoundHttp('environment variable');

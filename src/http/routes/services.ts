@@ -1,5 +1,4 @@
 import type Router from '@koa/router';
-import { z } from 'zod';
 import { createService, deleteService, transferService, updateService } from '../../../commands/service/handlers.js';
 import { listDeploymentsOf } from '../../../projections/deployment-queries.js';
 import { findService, listDomainsOf } from '../../../projections/service-queries.js';
@@ -10,9 +9,11 @@ import { requestContext } from '../request-context.js';
 import { notFoundHttp } from '../errors.js';
 import { issuesCertificates } from '../../installation-settings.js';
 import { iso, presentDeployment, presentDomain, presentService } from '../presenters.js';
-import { parseCreateService, updateServiceBody } from '../service-bodies.js';
+import { parseCreateService } from '../service-bodies.js';
 import { parseInput } from '../validation.js';
 import { databaseSuggestions, projectWithServices } from './projects.js';
+import { route } from '../contract/endpoint.js';
+import { servicesApi } from '../contract/services.js';
 import { retirementDeps } from '../../processes/retirement.js';
 
 async function presentServiceById(app: Slipway, id: string) {
@@ -21,10 +22,8 @@ async function presentServiceById(app: Slipway, id: string) {
   return presentService(row);
 }
 
-const transferBody = z.object({ targetProjectId: z.string().min(1).max(100) });
-
 export function serviceRoutes(router: Router, app: Slipway) {
-  router.post('/api/projects/:projectId/services', async (ctx) => {
+  route(router, servicesApi.create, async (ctx) => {
     const principal = writerOf(ctx);
     const project = await visibleProject(app.db, principal, { id: ctx.params.projectId! });
     const input = parseCreateService(ctx.request.body, app.config.gitBaseUrl);
@@ -33,7 +32,7 @@ export function serviceRoutes(router: Router, app: Slipway) {
     ctx.body = { service: await presentServiceById(app, id) };
   });
 
-  router.get('/api/services/:serviceId/overview', async (ctx) => {
+  route(router, servicesApi.overview, async (ctx) => {
     const service = await visibleService(app.db, principalOf(ctx), ctx.params.serviceId!);
     const variables = await loadProjectVariables(app.db, app.keyring, service.project_id);
     const env = variables.variablesOf(service.id).map(({ row, value }) => ({
@@ -51,19 +50,19 @@ export function serviceRoutes(router: Router, app: Slipway) {
     ctx.body = { service: presentService(service), deployments, env, domains, publicIp: settings.publicIp };
   });
 
-  router.patch('/api/services/:serviceId', async (ctx) => {
+  route(router, servicesApi.update, async (ctx) => {
     const principal = writerOf(ctx);
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
-    const changes = parseInput(updateServiceBody, ctx.request.body);
+    const changes = parseInput(servicesApi.update.body, ctx.request.body);
     const { position } = await updateService(requestContext(app, ctx, principal), service.id, changes);
     await app.settle(position);
     ctx.body = { service: await presentServiceById(app, service.id) };
   });
 
-  router.post('/api/services/:serviceId/transfer', async (ctx) => {
+  route(router, servicesApi.transfer, async (ctx) => {
     const principal = writerOf(ctx);
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
-    const { targetProjectId } = parseInput(transferBody, ctx.request.body);
+    const { targetProjectId } = parseInput(servicesApi.transfer.body, ctx.request.body);
     const target = await visibleProject(app.db, principal, { id: targetProjectId });
     const { position } = await transferService(requestContext(app, ctx, principal), service.id, target.id);
     const proxy = await app.proxy.sync(position);
@@ -76,14 +75,14 @@ export function serviceRoutes(router: Router, app: Slipway) {
     };
   });
 
-  router.delete('/api/services/:serviceId', async (ctx) => {
+  route(router, servicesApi.delete, async (ctx) => {
     const principal = writerOf(ctx);
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
     const { position } = await deleteService(requestContext(app, ctx, principal), retirementDeps(app), service.id);
     ctx.body = { ok: true, proxy: await app.proxy.sync(position) };
   });
 
-  router.get('/api/services/:serviceId/suggestion-keys', async (ctx) => {
+  route(router, servicesApi.suggestionKeys, async (ctx) => {
     const service = await visibleService(app.db, principalOf(ctx), ctx.params.serviceId!);
     const variables = await loadProjectVariables(app.db, app.keyring, service.project_id);
     const others = variables.services.filter((s) => s.id !== service.id);
