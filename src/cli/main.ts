@@ -1,147 +1,170 @@
 #!/usr/bin/env -S node --liftoff-only --max-semi-space-size=1 --v8-pool-size=1
-import { parseArgs } from 'node:util';
-import { loadConfig } from '../config.js';
-import { createLogger } from '../logger.js';
-import { startSlipway } from '../slipway.js';
+import { Command, CommanderError, Option } from 'commander';
 import type { AdminRequest } from './admin-commands.js';
-import { runAdminCommand } from './admin-commands.js';
-import { callAdminSocket } from './admin-socket.js';
-import { serve } from './serve.js';
-import type { RebuildProgress } from '../../projections/rebuild.js';
 
-const USAGE = `usage:
-  slipway serve
-  slipway keys create --name NAME --access read|write [--project ID ...]
-  slipway keys list
-  slipway keys revoke ID
-  slipway projections rebuild [PROJECTOR ...]
-  slipway projections status
-  slipway projections parked
-  slipway projections retry|skip PROJECTOR EVENT_ID
-  slipway events [--stream STREAM] [--correlation ID] [--after POSITION] [--limit N]`;
+// Modules load in the action that needs them: a command that talks to the API never loads the server.
+const admin = async (request: AdminRequest) => (await import('./admin-run.js')).runAdmin(request);
+const resources = () => import('./api/resources.js');
 
-class UsageError extends Error {}
+const json = () => new Option('--json', "print the API's answers as JSON (one object per line), for scripts");
 
-function parseRequest(argv: string[]): AdminRequest {
-  const [group, action, ...rest] = argv;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      name: { type: 'string' },
-      access: { type: 'string' },
-      project: { type: 'string', multiple: true },
-      stream: { type: 'string' },
-      after: { type: 'string' },
-      limit: { type: 'string' },
-    },
-  });
-  const command = `${group} ${action ?? ''}`.trim();
-  switch (command) {
-    case 'keys create':
-      if (!values.name || (values.access !== 'read' && values.access !== 'write')) {
-        throw new UsageError('keys create needs --name and --access read|write');
-      }
-      return { command: 'keys.create', name: values.name, access: values.access, projectIds: values.project ?? null };
-    case 'keys list':
-      return { command: 'keys.list' };
-    case 'keys revoke':
-      if (!positionals[0]) throw new UsageError('keys revoke needs the key id');
-      return { command: 'keys.revoke', id: positionals[0] };
-    case 'projections rebuild':
-      return { command: 'projections.rebuild', projectors: positionals };
-    case 'projections status':
-      return { command: 'projections.status' };
-    case 'projections parked':
-      return { command: 'projections.parked' };
-    case 'projections retry':
-    case 'projections skip':
-      if (positionals.length !== 2) throw new UsageError(`${command} needs the projector and the event id`);
-      return { command: command === 'projections retry' ? 'projections.retry' : 'projections.skip', projector: positionals[0]!, eventId: positionals[1]! };
-    default:
-      if (group === 'events') {
-        const [, ...eventArgs] = argv;
-        const parsed = parseArgs({
-          args: eventArgs,
-          options: { stream: { type: 'string' }, correlation: { type: 'string' }, after: { type: 'string' }, limit: { type: 'string' } },
-        }).values;
-        return {
-          command: 'events',
-          stream: parsed.stream ?? null,
-          correlationId: parsed.correlation ?? null,
-          after: parsed.after ?? null,
-          limit: Number(parsed.limit ?? 1000),
-        };
-      }
-      throw new UsageError(`unknown command: ${command || '(none)'}`);
-  }
-}
+const program = new Command('slipway')
+  .description('Slipway: a self-hosted deployment platform. Talks to the server at SLIPWAY_URL with SLIPWAY_KEY (or what `slipway login` saved).')
+  .showHelpAfterError()
+  .exitOverride();
 
-function print(request: AdminRequest, result: unknown) {
-  const out = (line: string) => process.stdout.write(line + '\n');
-  switch (request.command) {
-    case 'keys.create': {
-      const { key, secret } = result as { key: { id: string; name: string; access: string; projectIds: string[] | null }; secret: string };
-      out(`id: ${key.id}`);
-      out(`name: ${key.name}`);
-      out(`access: ${key.access}`);
-      out(`projects: ${key.projectIds ? key.projectIds.join(',') : 'all'}`);
-      out(secret);
-      return;
-    }
-    case 'keys.list': {
-      const { keys } = result as { keys: { id: string; name: string; access: string; projectIds: string[] | null; prefix: string; revokedAt: string | null }[] };
-      for (const k of keys) {
-        out([k.id, k.prefix + '…', k.access, k.projectIds ? k.projectIds.join(',') : 'all', k.revokedAt ? `revoked ${k.revokedAt}` : 'active', k.name].join('\t'));
-      }
-      return;
-    }
-    case 'events':
-      for (const e of (result as { events: unknown[] }).events) out(JSON.stringify(e));
-      return;
-    default:
-      out(JSON.stringify(result));
-  }
-}
-
-/** Long commands (a rebuild) report how far they are on stderr, so stdout stays the result. */
-function showProgress(update: unknown) {
-  const p = update as RebuildProgress;
-  const total = p.total === null ? '' : ` of ${p.total}`;
-  const left = p.secondsLeft === null ? '' : `, ~${p.secondsLeft} s left`;
-  process.stderr.write(`${p.phase}: ${p.events}${total} events, ${p.perSecond} events/s${left}\n`);
-}
-
-async function main(argv: string[]) {
-  if (argv[0] === 'serve') {
+program
+  .command('serve')
+  .description('run the Slipway server (PGlite in SLIPWAY_DATA_DIR unless DATABASE_URL is set)')
+  .action(async () => {
+    const [{ loadConfig }, { createLogger }, { serve }] = await Promise.all([import('../config.js'), import('../logger.js'), import('./serve.js')]);
     const config = loadConfig();
     const server = await serve(config, createLogger(config.silent));
     const shutdown = () => void server.close().then(() => process.exit(0));
     process.once('SIGINT', shutdown).once('SIGTERM', shutdown);
-    return;
-  }
-  if (!argv[0] || argv[0] === '--help' || argv[0] === 'help') {
-    process.stdout.write(USAGE + '\n');
-    return;
-  }
-  const request = parseRequest(argv);
-  const config = loadConfig();
-  const viaServer = await callAdminSocket(config.dataDir, request, showProgress);
-  if (viaServer) {
-    if (!viaServer.ok) throw new Error(viaServer.error);
-    print(request, viaServer.result);
-    return;
-  }
-  const app = await startSlipway(config, createLogger(true), { proxy: false });
-  try {
-    print(request, await runAdminCommand(app, request, showProgress));
-  } finally {
-    await app.stop();
-  }
-}
+    return new Promise<never>(() => undefined);
+  });
 
-main(process.argv.slice(2)).catch((error: unknown) => {
-  process.stderr.write(`slipway: ${error instanceof Error ? error.message : String(error)}\n`);
-  if (error instanceof UsageError) process.stderr.write(USAGE + '\n');
-  process.exit(error instanceof UsageError ? 2 : 1);
-});
+program
+  .command('login')
+  .description('check an API key against the server and save both for later commands (mode 0600)')
+  .option('--url <url>', 'the server, e.g. https://slipway.example.com (default: SLIPWAY_URL, else http://localhost:3000)')
+  .option('--key <key>', 'the API key (default: read from stdin, hidden on a terminal)')
+  .action(async (o: { url?: string; key?: string }) => (await import('./api/login.js')).login(o));
+
+const projects = program.command('projects').description('list, create and delete projects');
+projects
+  .command('list', { isDefault: true })
+  .description('the projects the key can see')
+  .addOption(json())
+  .action(async (o) => (await resources()).listProjects(o));
+projects
+  .command('create <name>')
+  .description('create a project')
+  .option('--description <text>', 'what it is for')
+  .addOption(json())
+  .action(async (name: string, o) => (await resources()).createProject(name, o));
+projects
+  .command('delete <project>')
+  .description('delete a project with its services, their containers, volumes and secrets')
+  .addOption(json())
+  .action(async (project: string, o) => (await resources()).deleteProject(project, o));
+
+program
+  .command('services <project> [action] [name]')
+  .description('list a project’s services (action omitted or `list`), or `create <name>` from an image, a hosted repository or a Git URL')
+  .option('--image <image>', 'create: a container image, e.g. nginx:1.27')
+  .option('--repo <owner/repo>', 'create: a repository on the Git host Slipway is set up with')
+  .option('--git-url <url>', 'create: any Git URL (https://, ssh://, git@host:path)')
+  .option('--branch <branch>', 'create: the branch to build (default main)')
+  .option('--port <port>', 'create: the port the app listens on')
+  .addOption(new Option('--mode <mode>', 'create: how it runs').choices(['web', 'worker', 'static']))
+  .addOption(json())
+  .action(async (project: string, action: string | undefined, name: string | undefined, o) => {
+    const r = await resources();
+    if (action === undefined || action === 'list') return r.listServices(project, o);
+    if (action !== 'create') throw new UsageError(`unknown action ${action}: use list or create`);
+    if (!name) throw new UsageError('services <project> create needs the new service’s name');
+    return r.createService(project, name, o);
+  });
+
+program
+  .command('env <service> [action] [args...]')
+  .description('a service’s variables: list (values hidden), `set KEY=VALUE …` or `unset KEY …`; <service> is an id, <project>/<service> or a unique name')
+  .addOption(json())
+  .action(async (service: string, action: string | undefined, args: string[], o) => {
+    const r = await resources();
+    if (action === undefined || action === 'list') return r.listEnv(service, o);
+    if (action === 'set') return r.setEnv(service, args, o);
+    if (action === 'unset') return r.unsetEnv(service, args, o);
+    throw new UsageError(`unknown action ${action}: use list, set or unset`);
+  });
+
+program
+  .command('domains <service> [action] [hostname]')
+  .description('a service’s domains: list, `add <hostname>` or `remove <hostname>`')
+  .addOption(json())
+  .action(async (service: string, action: string | undefined, hostname: string | undefined, o) => {
+    const r = await resources();
+    if (action === undefined || action === 'list') return r.listDomains(service, o);
+    if (!hostname) throw new UsageError(`domains <service> ${action} needs the hostname`);
+    if (action === 'add') return r.addDomain(service, hostname, o);
+    if (action === 'remove') return r.removeDomain(service, hostname, o);
+    throw new UsageError(`unknown action ${action}: use list, add or remove`);
+  });
+
+program
+  .command('deploy <service>')
+  .description('deploy a service and follow its log until the deployment ends (exit code 0 only if it succeeded); Ctrl-C asks whether to abort it')
+  .addOption(json())
+  .action(async (service: string, o) => {
+    process.exitCode = await (await import('./api/deploy.js')).deploy(service, o);
+  });
+
+program
+  .command('logs <service>')
+  .description('follow the output of the service’s running container')
+  .addOption(json())
+  .action(async (service: string, o) => {
+    process.exitCode = await (await import('./api/deploy.js')).logs(service, o);
+  });
+
+program
+  .command('history')
+  .description('the audit history, oldest first: a table, or JSON Lines with --json')
+  .option('--project <project>', 'only this project and its services')
+  .option('--stream <stream>', 'only this stream, e.g. service-<id> or deployment-<id>')
+  .option('--correlation <id>', 'only what one request caused (its X-Request-Id)')
+  .option('--after <position>', 'start after this position')
+  .option('--limit <n>', 'at most this many events', '100')
+  .option('--all', 'every event (no limit)')
+  .addOption(json())
+  .action(async (o) => (await resources()).history(o));
+
+const keys = program.command('keys').description('API keys, on this machine’s data directory (through the running server when there is one)');
+keys
+  .command('create')
+  .description('create a key; its secret is printed once')
+  .requiredOption('--name <name>', 'what it is for')
+  .addOption(new Option('--access <access>', 'read or write').choices(['read', 'write']).makeOptionMandatory())
+  .option('--project <id...>', 'scope it to these projects (default: every project)')
+  .action((o: { name: string; access: 'read' | 'write'; project?: string[] }) => admin({ command: 'keys.create', name: o.name, access: o.access, projectIds: o.project ?? null }));
+keys.command('list').description('every key, revoked ones too').action(() => admin({ command: 'keys.list' }));
+keys.command('revoke <id>').description('revoke a key at once').action((id: string) => admin({ command: 'keys.revoke', id }));
+
+const projections = program.command('projections').description('the read models, on this machine’s data directory');
+projections
+  .command('rebuild [projector...]')
+  .description('rebuild read models from the log beside the live ones, then swap them in (all when none is named)')
+  .action((names: string[]) => admin({ command: 'projections.rebuild', projectors: names }));
+projections.command('status').description('lag of each read model and process manager, parked events, Docker and proxy').action(() => admin({ command: 'projections.status' }));
+projections.command('parked').description('events a read model could not apply').action(() => admin({ command: 'projections.parked' }));
+projections.command('retry <projector> <eventId>').description('apply a parked event again').action((projector: string, eventId: string) => admin({ command: 'projections.retry', projector, eventId }));
+projections.command('skip <projector> <eventId>').description('give up on a parked event for good').action((projector: string, eventId: string) => admin({ command: 'projections.skip', projector, eventId }));
+
+program
+  .command('events')
+  .description('the raw event log of this machine’s data directory as JSON Lines (no server or key needed)')
+  .option('--stream <stream>', 'only this stream')
+  .option('--correlation <id>', 'only what one request caused')
+  .option('--after <position>', 'start after this position')
+  .option('--limit <n>', 'at most this many events', '1000')
+  .action((o: { stream?: string; correlation?: string; after?: string; limit: string }) =>
+    admin({ command: 'events', stream: o.stream ?? null, correlationId: o.correlation ?? null, after: o.after ?? null, limit: Number(o.limit) }),
+  );
+
+class UsageError extends Error {}
+
+program
+  .parseAsync(process.argv)
+  // Nothing is left to do (`serve` never gets here): open sockets kept alive, or a stdin that asked a
+  // question, must not hold the process.
+  .then(() => process.exit())
+  .catch((error: unknown) => {
+    if (error instanceof CommanderError) {
+      // Commander has printed the help or the usage error itself.
+      process.exit(error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version' ? 0 : 2);
+    }
+    process.stderr.write(`slipway: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(error instanceof UsageError ? 2 : 1);
+  });

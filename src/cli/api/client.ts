@@ -1,0 +1,45 @@
+import createClient from 'openapi-fetch';
+import type { paths } from '../api-types.js';
+import { resolveCredentials } from './credentials.js';
+
+export type Api = ReturnType<typeof createClient<paths>>;
+
+/** A failure to show as `slipway: <message>` with exit code 1. */
+export class CliError extends Error {}
+
+/** The innermost cause's words (fetch says only "fetch failed"; its cause says ECONNREFUSED). */
+function reasonOf(error: unknown): string {
+  let e = error as { message?: string; code?: string; cause?: unknown } | undefined;
+  while (e?.cause && typeof e.cause === 'object') e = e.cause as typeof e;
+  return e?.code ?? e?.message ?? String(error);
+}
+
+/** The error body every endpoint answers, whatever the status. */
+interface ErrorBody {
+  error?: { code?: string; message?: string };
+}
+
+/** The client of the server in `SLIPWAY_URL` (or the one `slipway login` saved), with the key to use. */
+export function apiClient(): { api: Api; url: string; key: string } {
+  const { url, key } = resolveCredentials();
+  if (!key) throw new CliError('no API key: set SLIPWAY_KEY or run `slipway login`');
+  const api = createClient<paths>({ baseUrl: url, headers: { authorization: `Bearer ${key}` } });
+  return { api, url, key };
+}
+
+/**
+ * The data of a call's answer, or a CliError with the API's own message (and its code) when it failed,
+ * or with what went wrong on the way when the server could not be reached.
+ */
+export async function answer<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>, url = resolveCredentials().url): Promise<T> {
+  let result: Awaited<typeof call>;
+  try {
+    result = await call;
+  } catch (error) {
+    throw new CliError(`cannot reach Slipway at ${url}: ${reasonOf(error)}`);
+  }
+  if (result.data !== undefined && result.response.ok) return result.data;
+  const body = result.error as ErrorBody | undefined;
+  const message = body?.error?.message ?? `HTTP ${result.response.status}`;
+  throw new CliError(`${message}${body?.error?.code ? ` (${body.error.code}, HTTP ${result.response.status})` : ''}`);
+}

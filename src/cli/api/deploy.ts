@@ -1,0 +1,124 @@
+import { createInterface } from 'node:readline';
+import type { components } from '../api-types.js';
+import { answer, apiClient, CliError, type Api } from './client.js';
+import { readEvents } from './event-stream.js';
+import { endProgress, out, progress } from './output.js';
+import { findService } from './resolve.js';
+
+type Deployment = components['schemas']['Deployment'];
+type LogLine = components['schemas']['DeploymentLogLine'];
+type RuntimeLine = components['schemas']['RuntimeLogLine'];
+
+const FINISHED = new Set(['succeeded', 'failed', 'aborted']);
+const RECONNECTS = 5;
+
+async function deploymentOf(api: Api, serviceId: string, deploymentId: string): Promise<Deployment | undefined> {
+  const { deployments } = await answer(api.GET('/api/services/{serviceId}/deployments', { params: { path: { serviceId } } }));
+  return deployments.find((d) => d.id === deploymentId);
+}
+
+/** Asks on the terminal (or reads the answer from stdin); null when a second Ctrl-C came instead. */
+function ask(question: string): Promise<string | null> {
+  return new Promise((resolve) => {
+    const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: Boolean(process.stdin.isTTY) });
+    let answered = false;
+    rl.question(question, (reply) => {
+      answered = true;
+      rl.close();
+      resolve(reply);
+    });
+    rl.once('SIGINT', () => rl.close());
+    rl.once('close', () => answered || resolve(null));
+  });
+}
+
+/**
+ * Queues a deployment and follows its log until it ends: exit code 0 only if it succeeded. Ctrl-C asks
+ * whether to abort it; declining (or Ctrl-C again) stops following and leaves it running.
+ */
+export async function deploy(serviceRef: string, o: { json?: boolean }): Promise<number> {
+  const { api } = apiClient();
+  const service = await findService(api, serviceRef);
+  const { deployment: queued } = await answer(api.POST('/api/services/{serviceId}/deployments', { params: { path: { serviceId: service.id } } }));
+  if (o.json) out(JSON.stringify({ deployment: queued }));
+  else progress(`deployment ${queued.id} of ${service.slug} queued; waiting for its first line…`);
+
+  const stop = new AbortController();
+  let asking = false;
+  const onInterrupt = () => {
+    if (asking) return;
+    asking = true;
+    endProgress();
+    void ask(`\nAbort deployment ${queued.id}? [y/N] `).then(async (reply) => {
+      asking = false;
+      if (reply !== null && /^y(es)?$/i.test(reply.trim())) {
+        await answer(api.POST('/api/deployments/{deploymentId}/abort', { params: { path: { deploymentId: queued.id } } })).then(
+          () => process.stderr.write('abort requested; following until it has stopped…\n'),
+          (error: unknown) => process.stderr.write(`slipway: ${error instanceof Error ? error.message : String(error)}\n`),
+        );
+        return;
+      }
+      process.stderr.write(`stopped following; deployment ${queued.id} goes on\n`);
+      stop.abort();
+    });
+  };
+  process.on('SIGINT', onInterrupt);
+  try {
+    let last = 0;
+    for (let attempt = 0; !stop.signal.aborted; attempt++) {
+      try {
+        const body = await answer(api.GET('/api/deployments/{deploymentId}/stream', { params: { path: { deploymentId: queued.id } }, parseAs: 'stream', signal: stop.signal }));
+        if (!body) throw new CliError('the stream answered without a body');
+        for await (const { event, data } of readEvents(body)) {
+          const lines = event === 'snapshot' ? (data as LogLine[]) : event === 'log' ? [data as LogLine] : [];
+          for (const line of lines.filter((l) => l.id > last)) {
+            if (last === 0 && !o.json) endProgress();
+            last = line.id;
+            out(o.json ? JSON.stringify({ event: 'log', data: line }) : line.line);
+          }
+        }
+        break;
+      } catch (error) {
+        if (stop.signal.aborted) return 130;
+        if (error instanceof CliError || attempt >= RECONNECTS) throw error;
+        progress(`the log stream broke (${error instanceof Error ? error.message : String(error)}); reconnecting…`);
+        await new Promise((r) => setTimeout(r, 500 * (attempt + 1)));
+      }
+    }
+    if (stop.signal.aborted) return 130;
+    const done = await deploymentOf(api, service.id, queued.id);
+    if (o.json) out(JSON.stringify({ deployment: done ?? null }));
+    else if (!done || !FINISHED.has(done.status)) out(`the log ended but deployment ${queued.id} is ${done?.status ?? 'gone'}`);
+    else out(`deployment ${done.id} ${done.status}${done.reason ? `: ${done.reason}` : ''}`);
+    return done?.status === 'succeeded' ? 0 : 1;
+  } finally {
+    process.off('SIGINT', onInterrupt);
+  }
+}
+
+/** Follows the running container's output until it stops or is replaced. */
+export async function logs(serviceRef: string, o: { json?: boolean }): Promise<number> {
+  const { api } = apiClient();
+  const service = await findService(api, serviceRef);
+  progress(`connecting to the output of ${service.slug}…`);
+  const body = await answer(api.GET('/api/services/{serviceId}/runtime-logs/stream', { params: { path: { serviceId: service.id } }, parseAs: 'stream' }));
+  if (!body) throw new CliError('the stream answered without a body');
+  endProgress();
+  let following = false;
+  for await (const { event, data } of readEvents(body)) {
+    if (o.json) {
+      out(JSON.stringify({ event, data }));
+      continue;
+    }
+    if (event === 'snapshot' || event === 'log') for (const line of event === 'snapshot' ? (data as RuntimeLine[]) : [data as RuntimeLine]) out(line.line);
+    if (event === 'status') {
+      const { ok, closed } = data as { ok: boolean; closed: boolean };
+      if (ok && !closed) following = true;
+      if (closed) {
+        process.stderr.write(following ? 'the container stopped or was replaced by a new deployment\n' : `${service.slug} has no running container: deploy it with slipway deploy ${service.id}\n`);
+        return following ? 0 : 1;
+      }
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,163 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { cliArgs, root } from '../helpers/cli-process.js';
+import { removeProjectLeftovers, requireDocker, TEST_IMAGES } from '../helpers/docker.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `slipway …` as a user runs it, against the test server; `during` may act on the running process. */
+function slipway(env: Record<string, string>, args: string[], during?: (child: ReturnType<typeof spawn>, output: () => string) => Promise<void>): Promise<Run> {
+  const child = spawn(process.execPath, [...cliArgs, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  if (!during) child.stdin!.end();
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return (async () => {
+    if (during) await during(child, () => stdout + stderr);
+    return { status: await exited, stdout, stderr };
+  })();
+}
+
+const until = async (what: string, check: () => boolean, ms = 90_000) => {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`waited ${ms / 1000} s for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+t.test('the CLI drives a real server over HTTP', { skip: await requireDocker() }, async (t) => {
+  const s: TestServer = await startTestServer({ SLIPWAY_DOCKER_SOCKET: '/var/run/docker.sock', SLIPWAY_WORKER_SETTLE: '20' });
+  t.teardown(() => s.close());
+  const config = mkdtempSync(join(tmpdir(), 'slipway-cli-config-'));
+  // Only what `slipway login` saved: no SLIPWAY_KEY in the environment.
+  const env = { XDG_CONFIG_HOME: config, SLIPWAY_URL: '', SLIPWAY_KEY: '' };
+  const cli = (...args: string[]) => slipway(env, args);
+
+  await t.test('login checks the key and saves it with mode 0600; a wrong key is refused with the API’s message', async (t) => {
+    const refused = await slipway(env, ['login', '--url', s.url, '--key', 'slw_wrong']);
+    t.equal(refused.status, 1);
+    t.match(refused.stderr, /^slipway: unknown or revoked API key \(unauthorized, HTTP 401\)/);
+    const ok = await slipway(env, ['login', '--url', s.url], async (child) => {
+      child.stdin!.end(`${s.key}\n`);
+    });
+    t.equal(ok.status, 0, ok.stderr);
+    t.match(ok.stdout, /logged in to http:\/\/127\.0\.0\.1:\d+/);
+    const file = join(config, 'slipway', 'credentials.json');
+    t.equal(statSync(file).mode & 0o777, 0o600, 'only its owner can read it');
+    t.same(JSON.parse(readFileSync(file, 'utf8')), { url: s.url, key: s.key });
+  });
+
+  const project = JSON.parse((await cli('projects', 'create', 'Cli Shop', '--json')).stdout).project as { id: string; slug: string };
+  t.teardown(() => removeProjectLeftovers(project.id));
+
+  await t.test('projects, services, variables and domains: tables for people, the exact answers with --json', async (t) => {
+    t.match((await cli('projects')).stdout, /^SLUG\s+NAME\s+SERVICES\s+STATUS\s+UPDATED\ncli-shop\s+Cli Shop\s+0\s+idle/);
+    const listed = JSON.parse((await cli('projects', 'list', '--json')).stdout);
+    t.same(listed, (await s.call('GET', '/api/projects')).body, '--json prints what the API answered');
+    const created = await cli('services', 'cli-shop', 'create', 'web', '--image', TEST_IMAGES.web, '--port', '8080');
+    t.equal(created.status, 0, created.stderr);
+    t.match((await cli('services', 'cli-shop')).stdout, /^NAME\s+KIND\s+STATUS\s+URL\s+LAST DEPLOYED\s+ID\nweb\s+image\/web\s+idle\s+http:\/\/localhost:\d+\s+never/);
+    t.equal((await cli('env', 'cli-shop/web', 'set', 'GREETING=hello', 'API_TOKEN=very-secret-value')).status, 0);
+    const env = await cli('env', 'web');
+    t.match(env.stdout, /GREETING\s+••••••••/);
+    t.notMatch(env.stdout, /hello|very-secret-value/, 'values are hidden in the table');
+    t.same(JSON.parse((await cli('env', 'web', '--json')).stdout).env.map((v: { key: string; value: string }) => [v.key, v.value]), [
+      ['GREETING', 'hello'],
+      ['API_TOKEN', 'very-secret-value'],
+    ]);
+    t.equal((await cli('env', 'web', 'unset', 'API_TOKEN')).status, 0);
+    t.notMatch((await cli('env', 'web')).stdout, /API_TOKEN/);
+    t.equal((await cli('domains', 'web', 'add', 'shop.cli.test')).status, 0);
+    t.match((await cli('domains', 'web')).stdout, /shop\.cli\.test\s+disabled/);
+    t.equal((await cli('domains', 'web', 'remove', 'shop.cli.test')).status, 0);
+    t.match((await cli('domains', 'web')).stdout, /no domains/);
+  });
+
+  await t.test('errors: the API’s message and a non-zero exit code; usage errors exit 2 with the usage', async (t) => {
+    const taken = await cli('services', 'cli-shop', 'create', 'web', '--image', TEST_IMAGES.web);
+    t.equal(taken.status, 1);
+    t.match(taken.stderr, /^slipway: .*web.* \(conflict, HTTP 409\)\n$/);
+    const unknown = await cli('env', 'no-such-service');
+    t.equal(unknown.status, 1);
+    t.match(unknown.stderr, /no service "no-such-service"/);
+    const usage = await cli('domains', 'web', 'add');
+    t.equal(usage.status, 2);
+    t.match(usage.stderr, /needs the hostname/);
+    const help = await cli('deploy', '--help');
+    t.equal(help.status, 0);
+    t.match(help.stdout, /Usage: slipway deploy \[options\] <service>/);
+  });
+
+  await t.test('deploy follows the log stream until the deployment ends: exit 0 when it succeeded', async (t) => {
+    const run = await cli('deploy', 'cli-shop/web');
+    t.equal(run.status, 0, run.stderr);
+    t.match(run.stdout, /Started container slipway-web-[0-9a-f-]+/, 'the build and start-up lines');
+    t.match(run.stdout, /test-web listening on 8080/, "the app's own first line");
+    t.match(run.stdout, /\ndeployment [0-9a-f-]+ succeeded\n$/);
+    t.match(run.stderr, /queued; waiting for its first line/, 'a progress line while waiting');
+    const deployed = JSON.parse((await cli('services', 'cli-shop', '--json')).stdout).services[0];
+    t.not(deployed.lastDeployedAt, null);
+  });
+
+  await t.test('deploy exits non-zero when the deployment fails, with its reason', async (t) => {
+    t.equal((await cli('services', 'cli-shop', 'create', 'broken', '--image', 'nginx:1.27')).status, 0);
+    const run = await cli('deploy', 'broken');
+    t.equal(run.status, 1);
+    t.match(run.stdout, /Pulling nginx:1\.27/);
+    t.match(run.stdout, /deployment [0-9a-f-]+ failed: pulling nginx:1\.27 failed/);
+  });
+
+  await t.test('--json: each log line and the final deployment as one JSON object per line', async (t) => {
+    const run = await cli('deploy', 'web', '--json');
+    t.equal(run.status, 0, run.stderr);
+    const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    t.match(lines[0], { deployment: { status: 'queued' } });
+    t.ok(lines.slice(1, -1).every((l) => l.event === 'log' && typeof l.data.line === 'string'));
+    t.match(lines.at(-1), { deployment: { status: 'succeeded', id: lines[0].deployment.id } });
+  });
+
+  await t.test('Ctrl-C asks whether to abort; yes aborts the deployment and the exit code says it did not succeed', async (t) => {
+    t.equal((await cli('services', 'cli-shop', 'create', 'worker', '--image', TEST_IMAGES.web, '--mode', 'worker')).status, 0);
+    const run = await slipway(env, ['deploy', 'worker'], async (child, output) => {
+      // A worker counts as started once it has run SLIPWAY_WORKER_SETTLE (20 s) without exiting: time to interrupt.
+      await until('the worker to start', () => output().includes('Started container'));
+      child.kill('SIGINT');
+      await until('the question', () => output().includes('[y/N]'));
+      child.stdin!.end('y\n');
+    });
+    t.equal(run.status, 1);
+    t.match(run.stderr, /Abort deployment [0-9a-f-]+\? \[y\/N\] abort requested/);
+    t.match(run.stdout, /deployment [0-9a-f-]+ aborted: aborted by request/);
+  });
+
+  await t.test('logs follows the running container’s output', async (t) => {
+    const run = await slipway(env, ['logs', 'web'], async (child, output) => {
+      await until('the snapshot', () => output().includes('test-web listening on 8080'));
+      child.kill('SIGTERM');
+    });
+    t.match(run.stdout, /test-web listening on 8080/);
+  });
+
+  await t.test('history: the audit trail as a table, or as JSON Lines for one request', async (t) => {
+    const table = await cli('history', '--project', 'cli-shop', '--limit', '5');
+    t.match(table.stdout, /^POSITION\s+RECORDED\s+ACTOR\s+TYPE\s+STREAM\s+CORRELATION\n/);
+    t.equal(table.stdout.trim().split('\n').length, 6, 'a header and five events');
+    const created = await s.call('POST', `/api/projects/${project.id}/services`, { body: { name: 'traced', repoUrl: 'docker-image', dockerImage: TEST_IMAGES.web }, headers: { 'x-request-id': 'cli-trace-1' } });
+    t.equal(created.status, 200);
+    const lines = (await cli('history', '--correlation', 'cli-trace-1', '--json')).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    t.ok(lines.length >= 2, `${lines.length} events of that one request`);
+    t.ok(lines.every((e) => e.correlationId === 'cli-trace-1'));
+    t.ok(lines.some((e) => e.type === 'ServiceCreated'));
+  });
+});
