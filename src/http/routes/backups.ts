@@ -3,11 +3,9 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { DEFAULT_BACKUP_SETTINGS, type BackupSettings } from '../../../commands/backup-settings/aggregate.js';
-import { backupSettingsFields } from '../../../commands/backup-settings/events.js';
 import { changeBackupSettings } from '../../../commands/backup-settings/handlers.js';
-import { BACKUP_STORAGE } from '../../../commands/backup/events.js';
 import { deleteBackup, requestBackup } from '../../../commands/backup/handlers.js';
 import type { Engine } from '../../../commands/service/fields.js';
 import { conflict, invalid } from '../../../commands/shared/domain-error.js';
@@ -23,21 +21,15 @@ import { isId, principalOf, visibleService, writerOf, type Principal } from '../
 import { HttpError, notFoundHttp } from '../errors.js';
 import { requestContext } from '../request-context.js';
 import { parseInput } from '../validation.js';
+import { iso } from '../presenters.js';
+import { route } from '../contract/endpoint.js';
+import { backup, backupsApi, type backupSettings } from '../contract/backups.js';
 
-const createBody = z.object({ storage: z.enum(BACKUP_STORAGE) });
-const settingsBody = z
-  .object(backupSettingsFields)
-  .partial()
-  .strict()
-  .refine((s) => Object.keys(s).length > 0, 'must set at least one of storage, automaticEnabled, dailyEnabled, weeklyEnabled, monthlyEnabled');
-
-const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
-
-function presentBackup(app: Slipway, b: BackupRow) {
+function presentBackup(app: Slipway, b: BackupRow): z.infer<typeof backup> {
   return {
     id: b.id,
     serviceId: b.service_id,
-    engine: b.engine,
+    engine: b.engine as Engine,
     status: b.status,
     trigger: b.trigger,
     storage: b.storage,
@@ -47,8 +39,8 @@ function presentBackup(app: Slipway, b: BackupRow) {
     sizeBytes: b.size_bytes === null ? null : Number(b.size_bytes),
     checksum: b.checksum,
     error: b.error,
-    createdAt: iso(b.created_at),
-    startedAt: iso(b.started_at),
+    createdAt: new Date(b.created_at).toISOString(),
+    startedAt: new Date(b.started_at).toISOString(),
     finishedAt: iso(b.finished_at),
   };
 }
@@ -71,22 +63,20 @@ const fileNameOf = (b: BackupRow) =>
   `${b.service_slug}-${new Date(b.created_at).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}.${BACKUP_FORMATS[b.engine as Engine].extension}`;
 
 export function backupRoutes(router: Router, app: Slipway) {
-  const base = '/api/services/:serviceId/database/backups';
-
   /** The saved settings, or the defaults dated from the service when never saved. */
   async function settingsOf(row: ServiceRow) {
     const saved = await findBackupSettings(app.db, row.id);
     const settings: BackupSettings = saved
       ? { storage: saved.storage, automaticEnabled: saved.automatic_enabled, dailyEnabled: saved.daily_enabled, weeklyEnabled: saved.weekly_enabled, monthlyEnabled: saved.monthly_enabled }
       : DEFAULT_BACKUP_SETTINGS;
-    return { settings, dates: { createdAt: iso(saved?.created_at ?? row.created_at), updatedAt: iso(saved?.updated_at ?? row.created_at) } };
+    return { settings, dates: { createdAt: new Date(saved?.created_at ?? row.created_at).toISOString(), updatedAt: new Date(saved?.updated_at ?? row.created_at).toISOString() } };
   }
-  const presentSettings = async (row: ServiceRow) => {
+  const presentSettings = async (row: ServiceRow): Promise<z.infer<typeof backupSettings>> => {
     const { settings, dates } = await settingsOf(row);
     return { serviceId: row.id, ...settings, ...dates };
   };
 
-  router.get(base, async (ctx) => {
+  route(router, backupsApi.list, async (ctx) => {
     const row = await databaseService(app, principalOf(ctx), ctx.params.serviceId!);
     ctx.body = {
       backups: (await listBackupsOf(app.db, row.id)).map((b) => presentBackup(app, b)),
@@ -95,10 +85,10 @@ export function backupRoutes(router: Router, app: Slipway) {
     };
   });
 
-  router.post(base, async (ctx) => {
+  route(router, backupsApi.create, async (ctx) => {
     const principal = writerOf(ctx);
     const row = await databaseService(app, principal, ctx.params.serviceId!);
-    const { storage } = parseInput(createBody, ctx.request.body ?? {});
+    const { storage } = parseInput(backupsApi.create.body, ctx.request.body ?? {});
     const { extension, format } = BACKUP_FORMATS[row.database_engine];
     const { id, position } = await requestBackup(requestContext(app, ctx, principal), (backupId) => ({
       serviceId: row.id,
@@ -116,17 +106,17 @@ export function backupRoutes(router: Router, app: Slipway) {
     ctx.body = { backup: presentBackup(app, (await findBackup(app.db, id))!) };
   });
 
-  router.put(`${base}/settings`, async (ctx) => {
+  route(router, backupsApi.updateSettings, async (ctx) => {
     const principal = writerOf(ctx);
     const row = await databaseService(app, principal, ctx.params.serviceId!);
-    const changes = parseInput(settingsBody, ctx.request.body ?? {});
+    const changes = parseInput(backupsApi.updateSettings.body, ctx.request.body ?? {});
     const next = { ...(await settingsOf(row)).settings, ...changes };
     const { position } = await changeBackupSettings(requestContext(app, ctx, principal), { serviceId: row.id, projectId: row.project_id }, next);
     await app.settle(position);
     ctx.body = { settings: await presentSettings(row) };
   });
 
-  router.post(`${base}/:backupId/restore`, async (ctx) => {
+  route(router, backupsApi.restore, async (ctx) => {
     const principal = writerOf(ctx);
     const row = await databaseService(app, principal, ctx.params.serviceId!);
     const found = await backupOf(app, row, ctx.params.backupId!);
@@ -142,7 +132,7 @@ export function backupRoutes(router: Router, app: Slipway) {
     ctx.body = { ok: true, restoredAt: new Date().toISOString(), backup: { id: found.id, status: found.status } };
   });
 
-  router.get(`${base}/:backupId/download`, async (ctx: Context) => {
+  route(router, backupsApi.download, async (ctx: Context) => {
     const row = await databaseService(app, principalOf(ctx), ctx.params.serviceId!);
     const found = await backupOf(app, row, ctx.params.backupId!);
     if (found.status !== 'succeeded') throw conflict(`the backup has not succeeded (it is ${found.status}): there is nothing to download`);
@@ -167,7 +157,7 @@ export function backupRoutes(router: Router, app: Slipway) {
     ctx.set('Content-Disposition', `attachment; filename="${fileNameOf(found)}"`);
   });
 
-  router.delete(`${base}/:backupId`, async (ctx) => {
+  route(router, backupsApi.delete, async (ctx) => {
     const principal = writerOf(ctx);
     const row = await databaseService(app, principal, ctx.params.serviceId!);
     const found = await backupOf(app, row, ctx.params.backupId!);

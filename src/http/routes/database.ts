@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { recordDatabaseOperation } from '../../../commands/database/handlers.js';
 import type { DatabaseEvent } from '../../../commands/database/events.js';
 import type { Engine } from '../../../commands/service/fields.js';
@@ -15,25 +15,11 @@ import { canSee, isId, principalOf, visibleService, writerOf, type Principal } f
 import { notFoundHttp } from '../errors.js';
 import { requestContext } from '../request-context.js';
 import { parseInput } from '../validation.js';
+import { route } from '../contract/endpoint.js';
+import { databaseApi } from '../contract/database.js';
 
-const tableId = z.string().min(3).max(512);
-const count = (min: number, max: number, fallback: number) =>
-  z
-    .string()
-    .regex(/^\d{1,9}$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().min(min).max(max))
-    .optional()
-    .transform((n) => n ?? fallback);
-
-const tablesQuery = z.object({ database: z.string().regex(/^\d{1,2}$/, 'must be a logical database number 0-15').transform(Number).pipe(z.number().max(15)).optional() });
-const rowsQuery = z.object({ table: tableId, limit: count(1, 1000, 100), offset: count(0, 1_000_000_000, 0) });
-const values = z.record(z.string(), z.unknown());
-const queryBody = z.object({ sql: z.string().trim().min(1, 'must not be empty').max(1_000_000) });
-const insertBody = z.object({ table: tableId, values: values.default({}) });
-const keyed = { table: tableId, primaryKey: values.refine((k) => Object.keys(k).length > 0, 'must name the primary key columns') };
-const updateBody = z.object({ ...keyed, values: values.refine((v) => Object.keys(v).length > 0, 'must set at least one column') });
-const deleteBody = z.object(keyed);
+/** The JSON answer an endpoint documents. */
+type Answer<E extends { response: z.ZodType }> = z.output<E['response']>;
 
 const POSTGRES_LIKE: readonly string[] = ['postgres', 'timeseries'];
 
@@ -57,8 +43,6 @@ async function resolveService(app: Slipway, principal: Principal, serviceId: str
 }
 
 export function databaseRoutes(router: Router, app: Slipway) {
-  const base = '/api/services/:serviceId/database';
-
   /** Runs `work` on the service's browser, after recording `audit` (if any) for auditors. */
   async function withBrowser<T>(
     ctx: Context,
@@ -76,37 +60,38 @@ export function databaseRoutes(router: Router, app: Slipway) {
 
   const about = (row: ServiceRow, engine: Engine) => ({ serviceId: row.id, projectId: row.project_id, engine });
 
-  router.get(`${base}/tables`, async (ctx) => {
-    const { database } = parseInput(tablesQuery, ctx.query);
-    ctx.body = await withBrowser(ctx, principalOf(ctx), null, async (browser) => ({
+  route(router, databaseApi.tables, async (ctx) => {
+    const { database } = parseInput(databaseApi.tables.query, ctx.query);
+    ctx.body = await withBrowser(ctx, principalOf(ctx), null, async (browser): Promise<Answer<typeof databaseApi.tables>> => ({
       engine: browser.engine,
       tables: await browser.tables(database === undefined ? {} : { database }),
     }));
   });
 
-  router.get(`${base}/rows`, async (ctx) => {
-    const { table, limit, offset } = parseInput(rowsQuery, ctx.query);
-    ctx.body = await withBrowser(ctx, principalOf(ctx), null, async (browser) => {
+  route(router, databaseApi.rows, async (ctx) => {
+    const { table, limit, offset } = parseInput(databaseApi.rows.query, ctx.query);
+    ctx.body = await withBrowser(ctx, principalOf(ctx), null, async (browser): Promise<Answer<typeof databaseApi.rows>> => {
       const page = await browser.rows(table, { limit, offset });
       return { engine: browser.engine, table, columns: page.columns, rows: page.rows, limit, offset, total: page.total };
     });
   });
 
-  router.post(`${base}/query`, async (ctx) => {
+  route(router, databaseApi.query, async (ctx) => {
     const principal = writerOf(ctx);
-    const { sql } = parseInput(queryBody, ctx.request.body);
+    const { sql } = parseInput(databaseApi.query.body, ctx.request.body);
     const result = await withBrowser(
       ctx,
       principal,
       (row, engine) => ({ type: 'DatabaseQueryRun', data: { ...about(row, engine), statement: sql } }),
       (browser) => browser.query(sql, app.config.databases.query),
     );
-    ctx.body = { columns: result.columns, rows: result.rows, rowCount: result.rowCount, truncated: result.truncated };
+    const answer: Answer<typeof databaseApi.query> = { columns: result.columns, rows: result.rows, rowCount: result.rowCount, truncated: result.truncated };
+    ctx.body = answer;
   });
 
-  router.post(`${base}/rows`, async (ctx) => {
+  route(router, databaseApi.insertRow, async (ctx) => {
     const principal = writerOf(ctx);
-    const body = parseInput(insertBody, ctx.request.body);
+    const body = parseInput(databaseApi.insertRow.body, ctx.request.body);
     const { id } = await withBrowser(
       ctx,
       principal,
@@ -116,9 +101,9 @@ export function databaseRoutes(router: Router, app: Slipway) {
     ctx.body = { ok: true, table: body.table, id };
   });
 
-  router.patch(`${base}/rows`, async (ctx) => {
+  route(router, databaseApi.updateRow, async (ctx) => {
     const principal = writerOf(ctx);
-    const body = parseInput(updateBody, ctx.request.body);
+    const body = parseInput(databaseApi.updateRow.body, ctx.request.body);
     await withBrowser(
       ctx,
       principal,
@@ -128,9 +113,9 @@ export function databaseRoutes(router: Router, app: Slipway) {
     ctx.body = { ok: true };
   });
 
-  router.delete(`${base}/rows`, async (ctx) => {
+  route(router, databaseApi.deleteRow, async (ctx) => {
     const principal = writerOf(ctx);
-    const body = parseInput(deleteBody, ctx.request.body);
+    const body = parseInput(databaseApi.deleteRow.body, ctx.request.body);
     await withBrowser(
       ctx,
       principal,
@@ -140,14 +125,14 @@ export function databaseRoutes(router: Router, app: Slipway) {
     ctx.body = { ok: true };
   });
 
-  router.get(`${base}/tls`, async (ctx) => {
+  route(router, databaseApi.tls, async (ctx) => {
     const row = await visibleService(app.db, principalOf(ctx), ctx.params.serviceId!);
     const engine = databaseOf(row);
     if (!POSTGRES_LIKE.includes(engine)) throw invalid('serviceId', `TLS is offered for postgres and timeseries services; this one is ${engine}`);
     ctx.body = { tls: await app.certificates.tlsInfo(row) };
   });
 
-  router.get(`${base}/tls/ca`, async (ctx) => {
+  route(router, databaseApi.tlsAuthority, async (ctx) => {
     const row = await visibleService(app.db, principalOf(ctx), ctx.params.serviceId!);
     const engine = databaseOf(row);
     if (!POSTGRES_LIKE.includes(engine)) throw invalid('serviceId', `TLS is offered for postgres and timeseries services; this one is ${engine}`);
