@@ -1,5 +1,7 @@
 import type { z } from 'zod';
 import type { project, service } from './contract/projects.js';
+import type { parkedEvent } from './contract/health.js';
+import type { apiKey } from './contract/keys.js';
 import type { ApiKeyRow } from '../../projections/api-key-queries.js';
 import type { AuditRow } from '../../projections/audit-queries.js';
 import { auditData } from '../../projections/audit-redaction.js';
@@ -99,7 +101,7 @@ export function presentDomain(row: DomainRow, httpsEnabled: boolean) {
   };
 }
 
-export function presentApiKey(row: ApiKeyRow) {
+export function presentApiKey(row: ApiKeyRow): z.infer<typeof apiKey> {
   return {
     id: row.id,
     name: row.name,
@@ -149,7 +151,7 @@ export function presentDeploymentLog(row: DeploymentLogRow) {
   return { id: row.id, deploymentId: row.deployment_id, line: row.line, stream: row.stream, createdAt: isoRequired(row.created_at) };
 }
 
-export function presentParked(row: ParkedRow) {
+export function presentParked(row: ParkedRow): z.infer<typeof parkedEvent> {
   return {
     projector: row.projector,
     eventId: row.event_id,
