@@ -59,7 +59,7 @@ export const settings = z
           endpoint: z.string(),
           region: z.string(),
           bucket: z.string(),
-          accessKeyId: z.string(),
+          accessKeyId: z.string().meta({ description: 'The access key id, shown in full: it names the key, it is not the secret.' }),
           secretAccessKeySet: z.literal(true).meta({ description: 'The secret access key is kept, encrypted; it is never shown.' }),
           prefix: z.string(),
           forcePathStyle: z.boolean(),
