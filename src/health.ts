@@ -1,28 +1,11 @@
-import type { ProjectorState } from '../projections/runner.js';
+import type { z } from 'zod';
 import { countParked } from '../projections/parked.js';
-import type { RebuildProgress } from '../projections/rebuild.js';
 import type { Slipway } from './slipway.js';
 import { earliest } from './eventstore/position.js';
+import type { healthAnswer } from './http/contract/health.js';
 
-export interface FollowerStatus {
-  name: string;
-  /** Events in the log after its checkpoint (capped: `behindAtLeast` says when there are more). */
-  behind: number;
-  behindAtLeast: boolean;
-  position: string | null;
-}
-
-export interface Health {
-  ok: boolean;
-  projectors: (FollowerStatus & { version: number; state: ProjectorState; parked: number })[];
-  processManagers: FollowerStatus[];
-  parked: number;
-  rebuild: RebuildProgress | null;
-  /** Seconds the oldest open transaction has held back the read horizon (null where it cannot be known). */
-  oldestTransactionSeconds: number | null;
-  docker: { ok: boolean; detail: string };
-  proxy: { ok: boolean; detail: string };
-}
+/** What an operator sees of the read models, the process managers, Docker and the proxy (GET /api/health). */
+export type Health = z.infer<typeof healthAnswer>;
 
 const LAG_CAP = 1000;
 

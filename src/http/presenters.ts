@@ -3,6 +3,8 @@ import type { project, service } from './contract/projects.js';
 import type { domain } from './contract/domains.js';
 import type { deployment, logLine } from './contract/deployments.js';
 import type { auditEvent } from './contract/events.js';
+import type { parkedEvent } from './contract/health.js';
+import type { apiKey } from './contract/keys.js';
 import type { ApiKeyRow } from '../../projections/api-key-queries.js';
 import type { AuditRow } from '../../projections/audit-queries.js';
 import { auditData } from '../../projections/audit-redaction.js';
@@ -102,7 +104,7 @@ export function presentDomain(row: DomainRow, httpsEnabled: boolean): z.infer<ty
   };
 }
 
-export function presentApiKey(row: ApiKeyRow) {
+export function presentApiKey(row: ApiKeyRow): z.infer<typeof apiKey> {
   return {
     id: row.id,
     name: row.name,
@@ -152,7 +154,7 @@ export function presentDeploymentLog(row: DeploymentLogRow): z.infer<typeof logL
   return { id: row.id, deploymentId: row.deployment_id, line: row.line, stream: row.stream, createdAt: isoRequired(row.created_at) };
 }
 
-export function presentParked(row: ParkedRow) {
+export function presentParked(row: ParkedRow): z.infer<typeof parkedEvent> {
   return {
     projector: row.projector,
     eventId: row.event_id,

@@ -1,3 +1,102 @@
-import type { Endpoint } from './endpoint.js';
+import { z } from 'zod';
+import { okBody, timestamp } from './common.js';
+import { endpoint } from './endpoint.js';
 
-export const healthApi: Record<string, Endpoint> = {};
+const followerStatus = z.object({
+  name: z.string(),
+  behind: z.number().int().meta({ description: 'Events in the log after its checkpoint (capped: `behindAtLeast` says when there are more).' }),
+  behindAtLeast: z.boolean(),
+  position: z.string().nullable().meta({ description: 'Its checkpoint in the event log (opaque); null before it has applied anything.' }),
+});
+
+const check = z.object({ ok: z.boolean(), detail: z.string() });
+
+/** What GET /api/health answers; `src/health.ts` builds it. */
+export const healthAnswer = z
+  .object({
+    ok: z.boolean().meta({ description: 'No parked event, every read model live, and the Docker engine and the proxy answer.' }),
+    projectors: z.array(
+      followerStatus.extend({
+        version: z.number().int(),
+        state: z.enum(['live', 'rebuilding', 'stale']),
+        parked: z.number().int().meta({ description: 'Events it parked because it could not apply them.' }),
+      }),
+    ),
+    processManagers: z.array(followerStatus),
+    parked: z.number().int(),
+    rebuild: z
+      .object({
+        phase: z.enum(['replaying', 'catching-up', 'swapping', 'done']),
+        events: z.number().int(),
+        total: z.number().int().nullable().meta({ description: 'Events in the store when the rebuild started, when the store can count them.' }),
+        perSecond: z.number(),
+        secondsLeft: z.number().nullable(),
+      })
+      .nullable()
+      .meta({ description: 'The progress of the rebuild of the read models under way; null when none is running.' }),
+    oldestTransactionSeconds: z
+      .number()
+      .nullable()
+      .meta({ description: 'Seconds the oldest open transaction has held back the read horizon (null where it cannot be known).' }),
+    docker: check,
+    proxy: check,
+  })
+  .meta({ id: 'Health' });
+
+export const parkedEvent = z
+  .object({
+    projector: z.string(),
+    eventId: z.string(),
+    position: z.string().meta({ description: 'Its position in the event log (opaque).' }),
+    streamId: z.string(),
+    type: z.string(),
+    schemaVersion: z.number().int(),
+    recordedAt: timestamp,
+    error: z.string().meta({ description: 'Why the read model could not apply it.' }),
+    attempts: z.number().int(),
+    parkedAt: timestamp,
+    data: z.record(z.string(), z.unknown()).meta({ description: 'The event’s data, encrypted fields shown as `[encrypted]` and credential material as `[redacted]`.' }),
+  })
+  .meta({ id: 'ParkedEvent' });
+
+export const healthApi = {
+  get: endpoint({
+    method: 'get',
+    path: '/api/health',
+    operationId: 'getHealth',
+    tag: 'Health',
+    summary: 'How far the read models and process managers are behind, parked events, the Docker engine and the proxy',
+    access: 'read',
+    response: healthAnswer,
+  }),
+  listParked: endpoint({
+    method: 'get',
+    path: '/api/health/parked',
+    operationId: 'listParkedEvents',
+    tag: 'Health',
+    summary: 'The events read models parked because they could not apply them',
+    access: 'read',
+    allProjects: true,
+    response: z.object({ parked: z.array(parkedEvent) }),
+  }),
+  retryParked: endpoint({
+    method: 'post',
+    path: '/api/health/parked/:projector/:eventId/retry',
+    operationId: 'retryParkedEvent',
+    tag: 'Health',
+    summary: 'Apply a parked event again (409 when it still cannot be applied)',
+    access: 'write',
+    allProjects: true,
+    response: okBody,
+  }),
+  skipParked: endpoint({
+    method: 'post',
+    path: '/api/health/parked/:projector/:eventId/skip',
+    operationId: 'skipParkedEvent',
+    tag: 'Health',
+    summary: 'Drop a parked event: the read model goes on without it',
+    access: 'write',
+    allProjects: true,
+    response: okBody,
+  }),
+};

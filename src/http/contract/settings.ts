@@ -1,3 +1,119 @@
-import type { Endpoint } from './endpoint.js';
+import { isIP } from 'node:net';
+import { z } from 'zod';
+import { hostname, text } from '../validation.js';
+import { aiProvider } from './ai-providers.js';
+import { okBody, proxyResult, timestamp } from './common.js';
+import { dnsProvider } from './dns-providers.js';
+import { endpoint } from './endpoint.js';
 
-export const settingsApi: Record<string, Endpoint> = {};
+const remoteStorageBody = z
+  .object({
+    endpoint: z.string().url().refine((u) => /^https?:\/\//.test(u), 'must be an http or https URL').max(2048),
+    region: text(64).trim().min(1, 'must not be empty'),
+    bucket: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name: 3-63 lowercase letters, digits, dots and hyphens'),
+    accessKeyId: text(256).trim().min(1, 'must not be empty'),
+    secretAccessKey: z.string().min(1, 'must not be empty').max(1024),
+    prefix: text(512)
+      .regex(/^[^\\]*$/, 'must not contain backslashes')
+      .transform((p) => p.replace(/^\/+|\/+$/g, ''))
+      .default(''),
+    forcePathStyle: z.boolean().default(false),
+  })
+  .strict();
+
+const nullable = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
+
+/** Each general setting; null puts back the environment's default. */
+const generalSettingsBody = z
+  .object({
+    rootDomain: nullable(hostname),
+    publicIp: nullable(z.string().refine((ip) => isIP(ip) !== 0, 'must be an IPv4 or IPv6 address')),
+    acmeEmail: nullable(z.string().email().max(254)),
+    acmeDirectoryUrl: nullable(z.string().url().refine((u) => u.startsWith('https://'), 'must be an https URL (ACME requires TLS)').max(2048)),
+    httpsEnabled: nullable(z.boolean()),
+  })
+  .strict()
+  .refine((body) => Object.values(body).some((v) => v !== undefined), 'give at least one setting to change')
+  .meta({ description: 'The settings to change (at least one); null puts back the environment’s default.' });
+
+const source = z.enum(['settings', 'environment']);
+
+export const settings = z
+  .object({
+    rootDomain: z.string().nullable().meta({ description: 'The domain a database service’s public host name is made under when none is given; null: none.' }),
+    publicIp: z.string(),
+    acmeEmail: z.string().nullable(),
+    acmeDirectoryUrl: z.string(),
+    httpsEnabled: z.boolean(),
+    sources: z
+      .object({ rootDomain: source, publicIp: source, acmeEmail: source, acmeDirectoryUrl: source, httpsEnabled: source })
+      .meta({ description: 'Where each general setting comes from: set through this API, or the environment’s default.' }),
+    proxy: z.object({ mode: z.enum(['caddy', 'off']), httpPort: z.number().int(), httpsPort: z.number().int() }),
+    dnsProviders: z.array(dnsProvider),
+    aiProviders: z.array(aiProvider),
+    remoteStorage: z
+      .discriminatedUnion('connected', [
+        z.object({ connected: z.literal(false) }),
+        z.object({
+          connected: z.literal(true),
+          endpoint: z.string(),
+          region: z.string(),
+          bucket: z.string(),
+          accessKeyId: z.string().meta({ description: 'The access key id, shown in full: it names the key, it is not the secret.' }),
+          secretAccessKeySet: z.literal(true).meta({ description: 'The secret access key is kept, encrypted; it is never shown.' }),
+          prefix: z.string(),
+          forcePathStyle: z.boolean(),
+          connectedAt: timestamp,
+        }),
+      ])
+      .meta({ id: 'RemoteStorage', description: 'The S3-compatible storage backups are copied to.' }),
+    backups: z.object({ hourUtc: z.number().int().meta({ description: 'The UTC hour scheduled backups run at.' }) }),
+  })
+  .meta({ id: 'Settings', description: 'The installation’s settings: never a secret.' });
+
+const remoteAnswer = <C extends boolean>(connected: C) => okBody.extend({ remote: z.object({ connected: z.literal(connected) }) });
+
+export const settingsApi = {
+  get: endpoint({
+    method: 'get',
+    path: '/api/settings',
+    operationId: 'getSettings',
+    tag: 'Settings',
+    summary: 'The installation’s settings, DNS and AI providers and remote storage (never a secret)',
+    access: 'read',
+    response: z.object({ settings }),
+  }),
+  update: endpoint({
+    method: 'patch',
+    path: '/api/settings',
+    operationId: 'updateSettings',
+    tag: 'Settings',
+    summary: 'Change general settings (root domain, public IP, ACME, HTTPS); the proxy is given them at once',
+    access: 'write',
+    allProjects: true,
+    body: generalSettingsBody,
+    response: okBody.extend({ settings, proxy: proxyResult }),
+  }),
+  connectRemoteStorage: endpoint({
+    method: 'put',
+    path: '/api/settings/remote-storage',
+    operationId: 'connectRemoteStorage',
+    tag: 'Settings',
+    summary: 'Connect S3-compatible remote storage for backups; saved only once a probe object was written, read back and deleted',
+    access: 'write',
+    allProjects: true,
+    body: remoteStorageBody,
+    response: remoteAnswer(true),
+  }),
+  disconnectRemoteStorage: endpoint({
+    method: 'delete',
+    path: '/api/settings/remote-storage',
+    operationId: 'disconnectRemoteStorage',
+    tag: 'Settings',
+    summary: 'Disconnect the remote storage (404 when none is connected)',
+    access: 'write',
+    allProjects: true,
+    response: remoteAnswer(false),
+    errors: [404],
+  }),
+};

@@ -1,13 +1,16 @@
 import type Router from '@koa/router';
+import type { z } from 'zod';
 import { connectAiProvider, disconnectAiProvider } from '../../../commands/settings/handlers.js';
 import type { AiProviderRow } from '../../../projections/settings-queries.js';
 import { AiProviderError } from '../../integrations/ai/explanation.js';
-import { AI_PROVIDERS, aiConnectBody, verifyAiProvider, type AiProviderId } from '../../integrations/ai/providers.js';
+import { AI_PROVIDERS, verifyAiProvider, type AiProviderId } from '../../integrations/ai/providers.js';
 import type { Slipway } from '../../slipway.js';
 import { requireAllProjects, writerOf } from '../auth.js';
 import { HttpError } from '../errors.js';
 import { requestContext } from '../request-context.js';
 import { parseInput } from '../validation.js';
+import { aiProvidersApi, type aiProvider } from '../contract/ai-providers.js';
+import { route } from '../contract/endpoint.js';
 
 export function aiProviderIdOf(raw: string): AiProviderId {
   if (!Object.hasOwn(AI_PROVIDERS, raw)) throw new HttpError(404, 'not_found', `AI provider ${raw} not found: use one of ${Object.keys(AI_PROVIDERS).join(', ')}`);
@@ -15,12 +18,12 @@ export function aiProviderIdOf(raw: string): AiProviderId {
 }
 
 /** `builtin` needs no connection (no key, no network), so it is always listed as connected. */
-export function presentAiProviders(rows: readonly AiProviderRow[]) {
+export function presentAiProviders(rows: readonly AiProviderRow[]): z.infer<typeof aiProvider>[] {
   return (Object.keys(AI_PROVIDERS) as AiProviderId[]).map((id) => {
     const row = rows.find((r) => r.provider_id === id);
-    const base = { id, name: AI_PROVIDERS[id].name, connected: id === 'builtin' || Boolean(row) };
-    if (!row) return base;
-    return { ...base, baseUrl: row.base_url, hasApiKey: row.has_api_key, defaultModel: row.default_model, models: row.models, connectedAt: new Date(row.connected_at).toISOString() };
+    const base = { id, name: AI_PROVIDERS[id].name };
+    if (!row) return { ...base, connected: id === 'builtin' };
+    return { ...base, connected: true, baseUrl: row.base_url, hasApiKey: row.has_api_key, defaultModel: row.default_model, models: row.models, connectedAt: new Date(row.connected_at).toISOString() };
   });
 }
 
@@ -29,12 +32,12 @@ function refuseBuiltin(id: AiProviderId) {
 }
 
 export function aiProviderRoutes(router: Router, app: Slipway) {
-  router.put('/api/settings/ai-providers/:providerId', async (ctx) => {
+  route(router, aiProvidersApi.connect, async (ctx) => {
     const principal = writerOf(ctx);
     requireAllProjects(principal, 'changing the installation settings');
     const id = aiProviderIdOf(ctx.params.providerId!);
     refuseBuiltin(id);
-    const body = parseInput(aiConnectBody, ctx.request.body ?? {});
+    const body = parseInput(aiProvidersApi.connect.body, ctx.request.body ?? {});
     const connection = { baseUrl: body.baseUrl ?? null, apiKey: body.apiKey ?? null, defaultModel: body.defaultModel ?? null };
     // Saved only once the provider listed its models with these settings.
     let models: string[];
@@ -49,7 +52,7 @@ export function aiProviderRoutes(router: Router, app: Slipway) {
     ctx.body = { ok: true, provider: { id, name: AI_PROVIDERS[id].name, connected: true, baseUrl: connection.baseUrl, hasApiKey: connection.apiKey !== null, defaultModel: connection.defaultModel, models } };
   });
 
-  router.delete('/api/settings/ai-providers/:providerId', async (ctx) => {
+  route(router, aiProvidersApi.disconnect, async (ctx) => {
     const principal = writerOf(ctx);
     requireAllProjects(principal, 'changing the installation settings');
     const id = aiProviderIdOf(ctx.params.providerId!);

@@ -1,4 +1,5 @@
 import type Router from '@koa/router';
+import type { z } from 'zod';
 import { connectDnsProvider, disconnectDnsProvider } from '../../../commands/settings/handlers.js';
 import type { DnsProviderRow } from '../../../projections/settings-queries.js';
 import { DnsProviderError, dnsFailureText } from '../../integrations/dns/provider.js';
@@ -8,6 +9,8 @@ import { requireAllProjects, writerOf } from '../auth.js';
 import { HttpError } from '../errors.js';
 import { requestContext } from '../request-context.js';
 import { parseInput } from '../validation.js';
+import { dnsProvidersApi, type dnsProvider } from '../contract/dns-providers.js';
+import { route } from '../contract/endpoint.js';
 
 /** `provider_a`, `provider_b` and `provider_c` (the spec's ids) name cloudflare, digitalocean and powerdns. */
 export function dnsProviderIdOf(raw: string): DnsProviderId {
@@ -17,21 +20,17 @@ export function dnsProviderIdOf(raw: string): DnsProviderId {
 }
 
 /** Every provider Slipway can drive, connected or not; credentials are never shown, only what identifies them. */
-export function presentDnsProviders(rows: readonly DnsProviderRow[]) {
+export function presentDnsProviders(rows: readonly DnsProviderRow[]): z.infer<typeof dnsProvider>[] {
   return (Object.keys(DNS_PROVIDERS) as DnsProviderId[]).map((id) => {
     const row = rows.find((r) => r.provider_id === id);
-    return {
-      id,
-      name: DNS_PROVIDERS[id].name,
-      connected: Boolean(row),
-      hasCredentials: Boolean(row),
-      ...(row ? { ...row.visible, zones: row.zones, connectedAt: new Date(row.connected_at).toISOString() } : {}),
-    };
+    const base = { id, name: DNS_PROVIDERS[id].name };
+    if (!row) return { ...base, connected: false, hasCredentials: false };
+    return { ...base, connected: true, hasCredentials: true, ...row.visible, zones: row.zones, connectedAt: new Date(row.connected_at).toISOString() };
   });
 }
 
 export function dnsProviderRoutes(router: Router, app: Slipway) {
-  router.put('/api/settings/dns-providers/:providerId', async (ctx) => {
+  route(router, dnsProvidersApi.connect, async (ctx) => {
     const principal = writerOf(ctx);
     requireAllProjects(principal, 'changing the installation settings');
     const id = dnsProviderIdOf(ctx.params.providerId!);
@@ -50,7 +49,7 @@ export function dnsProviderRoutes(router: Router, app: Slipway) {
     ctx.body = { ok: true, provider: { id, name: DNS_PROVIDERS[id].name, connected: true, ...visible, zones } };
   });
 
-  router.delete('/api/settings/dns-providers/:providerId', async (ctx) => {
+  route(router, dnsProvidersApi.disconnect, async (ctx) => {
     const principal = writerOf(ctx);
     requireAllProjects(principal, 'changing the installation settings');
     const id = dnsProviderIdOf(ctx.params.providerId!);

@@ -1,5 +1,4 @@
 import type Router from '@koa/router';
-import { z } from 'zod';
 import { recordExplanation, storedExplanation } from '../../../commands/deployment/handlers.js';
 import { aiProviderConnection } from '../../../commands/settings/handlers.js';
 import { AiProviderError } from '../../integrations/ai/explanation.js';
@@ -9,15 +8,9 @@ import { visibleDeployment, writerOf } from '../auth.js';
 import { HttpError } from '../errors.js';
 import { failureContextOf } from '../failure-context.js';
 import { requestContext } from '../request-context.js';
-import { parseInput, text } from '../validation.js';
-
-const explainBody = z
-  .object({
-    providerId: z.string().min(1).max(64),
-    /** Empty or absent: the provider's default model (`builtin` has none). */
-    model: text(200).trim().optional(),
-  })
-  .strict();
+import { parseInput } from '../validation.js';
+import { route } from '../contract/endpoint.js';
+import { explainFailureApi } from '../contract/explain-failure.js';
 
 const ERROR_STATUS: Record<AiProviderError['kind'], [number, string]> = {
   unreachable: [502, 'ai_provider_unreachable'],
@@ -27,10 +20,10 @@ const ERROR_STATUS: Record<AiProviderError['kind'], [number, string]> = {
 };
 
 export function explainFailureRoutes(router: Router, app: Slipway) {
-  router.post('/api/deployments/:deploymentId/explain-failure', async (ctx) => {
+  route(router, explainFailureApi.explain, async (ctx) => {
     const principal = writerOf(ctx);
     const { deployment, service } = await visibleDeployment(app.db, principal, ctx.params.deploymentId!);
-    const body = parseInput(explainBody, ctx.request.body ?? {});
+    const body = parseInput(explainFailureApi.explain.body, ctx.request.body ?? {});
     if (!Object.hasOwn(AI_PROVIDERS, body.providerId)) {
       throw new HttpError(400, 'validation_failed', `providerId must be one of ${Object.keys(AI_PROVIDERS).join(', ')}`, [{ path: 'providerId', message: 'unknown AI provider' }]);
     }
@@ -39,7 +32,8 @@ export function explainFailureRoutes(router: Router, app: Slipway) {
     const connection = providerId === 'builtin' ? { baseUrl: null, apiKey: null, defaultModel: null } : await aiProviderConnection(cmd, providerId);
     if (!connection) throw new HttpError(409, 'ai_provider_not_connected', `${AI_PROVIDERS[providerId].name} is not connected: connect it with PUT /api/settings/ai-providers/${providerId}`);
     const stored = await storedExplanation(cmd, deployment.id);
-    if (stored && ctx.query.refresh !== 'true') {
+    const { refresh } = parseInput(explainFailureApi.explain.query, ctx.query);
+    if (stored && refresh !== 'true') {
       ctx.body = { explanation: stored.explanation, providerId: stored.providerId, model: stored.model, stored: true };
       return;
     }

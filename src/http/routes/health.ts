@@ -7,21 +7,23 @@ import { health } from '../../health.js';
 import { listParked } from '../../../projections/parked.js';
 import { presentParked } from '../presenters.js';
 import { parseInput } from '../validation.js';
+import { route } from '../contract/endpoint.js';
+import { healthApi } from '../contract/health.js';
 
 const parkedParams = z.object({ projector: z.string().min(1).max(100), eventId: z.string().min(1).max(100) });
 
 /** Operator views: lag, parked events, the read horizon, Docker and Caddy; retry or skip a parked event. */
 export function healthRoutes(router: Router, app: Slipway) {
-  router.get('/api/health', async (ctx) => {
+  route(router, healthApi.get, async (ctx) => {
     ctx.body = await health(app);
   });
 
-  router.get('/api/health/parked', async (ctx) => {
+  route(router, healthApi.listParked, async (ctx) => {
     requireAllProjects(principalOf(ctx), 'parked events');
     ctx.body = { parked: (await listParked(app.db)).map(presentParked) };
   });
 
-  router.post('/api/health/parked/:projector/:eventId/retry', async (ctx) => {
+  route(router, healthApi.retryParked, async (ctx) => {
     requireAllProjects(writerOf(ctx), 'retrying a parked event');
     const { projector, eventId } = parseInput(parkedParams, ctx.params);
     try {
@@ -33,7 +35,7 @@ export function healthRoutes(router: Router, app: Slipway) {
     ctx.body = { ok: true };
   });
 
-  router.post('/api/health/parked/:projector/:eventId/skip', async (ctx) => {
+  route(router, healthApi.skipParked, async (ctx) => {
     requireAllProjects(writerOf(ctx), 'skipping a parked event');
     const { projector, eventId } = parseInput(parkedParams, ctx.params);
     if (!(await app.runner.skipParked(projector, eventId))) throw new HttpError(404, 'not_found', 'parked event not found');

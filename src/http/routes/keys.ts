@@ -1,5 +1,4 @@
 import type Router from '@koa/router';
-import { z } from 'zod';
 import { createApiKey, revokeApiKey } from '../../../commands/apikey/handlers.js';
 import { findApiKey, listApiKeys } from '../../../projections/api-key-queries.js';
 import type { Slipway } from '../../slipway.js';
@@ -7,13 +6,9 @@ import { isId, principalOf, requireAllProjects, requireWrite, type Principal } f
 import { requestContext } from '../request-context.js';
 import { notFoundHttp } from '../errors.js';
 import { presentApiKey } from '../presenters.js';
-import { name, parseInput } from '../validation.js';
-
-const createKeyBody = z.object({
-  name: name(100),
-  access: z.enum(['read', 'write']),
-  projectIds: z.array(z.string().max(100)).min(1).max(1000).nullable().optional(),
-});
+import { parseInput } from '../validation.js';
+import { route } from '../contract/endpoint.js';
+import { keysApi } from '../contract/keys.js';
 
 function requireKeyAdmin(principal: Principal) {
   requireWrite(principal);
@@ -21,22 +16,22 @@ function requireKeyAdmin(principal: Principal) {
 }
 
 export function keyRoutes(router: Router, app: Slipway) {
-  router.get('/api/keys', async (ctx) => {
+  route(router, keysApi.list, async (ctx) => {
     requireKeyAdmin(principalOf(ctx));
     ctx.body = { keys: (await listApiKeys(app.db)).map(presentApiKey) };
   });
 
-  router.post('/api/keys', async (ctx) => {
+  route(router, keysApi.create, async (ctx) => {
     const principal = principalOf(ctx);
     requireKeyAdmin(principal);
-    const body = parseInput(createKeyBody, ctx.request.body);
+    const body = parseInput(keysApi.create.body, ctx.request.body);
     const projectIds = body.projectIds ? [...new Set(body.projectIds)] : null;
     const { id, secret, position } = await createApiKey(requestContext(app, ctx, principal), { ...body, projectIds });
     await app.settle(position);
     ctx.body = { key: presentApiKey((await findApiKey(app.db, id))!), secret };
   });
 
-  router.delete('/api/keys/:keyId', async (ctx) => {
+  route(router, keysApi.revoke, async (ctx) => {
     const principal = principalOf(ctx);
     requireKeyAdmin(principal);
     if (!isId(ctx.params.keyId!)) throw notFoundHttp('api key');

@@ -1,6 +1,5 @@
 import type Router from '@koa/router';
-import { z } from 'zod';
-import { isIP } from 'node:net';
+import type { z } from 'zod';
 import { changeGeneralSettings, connectRemoteStorage, disconnectRemoteStorage } from '../../../commands/settings/handlers.js';
 import { findRemoteStorage, listAiProviders, listDnsProviders } from '../../../projections/settings-queries.js';
 import { openRemoteStorage, RemoteStorageError } from '../../integrations/remote-storage.js';
@@ -8,40 +7,13 @@ import type { Slipway } from '../../slipway.js';
 import { requireAllProjects, writerOf } from '../auth.js';
 import { HttpError } from '../errors.js';
 import { requestContext } from '../request-context.js';
-import { hostname, parseInput, text } from '../validation.js';
+import { parseInput } from '../validation.js';
+import { route } from '../contract/endpoint.js';
+import { settingsApi, type settings } from '../contract/settings.js';
 import { presentAiProviders } from './ai-providers.js';
 import { presentDnsProviders } from './dns-providers.js';
 
-const remoteStorageBody = z
-  .object({
-    endpoint: z.string().url().refine((u) => /^https?:\/\//.test(u), 'must be an http or https URL').max(2048),
-    region: text(64).trim().min(1, 'must not be empty'),
-    bucket: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name: 3-63 lowercase letters, digits, dots and hyphens'),
-    accessKeyId: text(256).trim().min(1, 'must not be empty'),
-    secretAccessKey: z.string().min(1, 'must not be empty').max(1024),
-    prefix: text(512)
-      .regex(/^[^\\]*$/, 'must not contain backslashes')
-      .transform((p) => p.replace(/^\/+|\/+$/g, ''))
-      .default(''),
-    forcePathStyle: z.boolean().default(false),
-  })
-  .strict();
-
-const nullable = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
-
-/** Each general setting; null puts back the environment's default. */
-const generalSettingsBody = z
-  .object({
-    rootDomain: nullable(hostname),
-    publicIp: nullable(z.string().refine((ip) => isIP(ip) !== 0, 'must be an IPv4 or IPv6 address')),
-    acmeEmail: nullable(z.string().email().max(254)),
-    acmeDirectoryUrl: nullable(z.string().url().refine((u) => u.startsWith('https://'), 'must be an https URL (ACME requires TLS)').max(2048)),
-    httpsEnabled: nullable(z.boolean()),
-  })
-  .strict()
-  .refine((body) => Object.values(body).some((v) => v !== undefined), 'give at least one setting to change');
-
-async function presentSettings(app: Slipway) {
+async function presentSettings(app: Slipway): Promise<z.infer<typeof settings>> {
   const [general, remote, dnsProviders, aiProviders] = await Promise.all([app.settings(), findRemoteStorage(app.db), listDnsProviders(app.db), listAiProviders(app.db)]);
   const { source, ...values } = general;
   return {
@@ -69,14 +41,14 @@ async function presentSettings(app: Slipway) {
 
 /** The installation's settings: any key reads them (never a secret); only all-project write keys change them. */
 export function settingsRoutes(router: Router, app: Slipway) {
-  router.get('/api/settings', async (ctx) => {
+  route(router, settingsApi.get, async (ctx) => {
     ctx.body = { settings: await presentSettings(app) };
   });
 
-  router.patch('/api/settings', async (ctx) => {
+  route(router, settingsApi.update, async (ctx) => {
     const principal = writerOf(ctx);
     requireAllProjects(principal, 'changing the installation settings');
-    const change = parseInput(generalSettingsBody, ctx.request.body ?? {});
+    const change = parseInput(settingsApi.update.body, ctx.request.body ?? {});
     const { position } = await changeGeneralSettings(requestContext(app, ctx, principal), change);
     await app.settle(position);
     // HTTPS and the ACME account are part of Caddy's configuration.
@@ -84,10 +56,10 @@ export function settingsRoutes(router: Router, app: Slipway) {
     ctx.body = { ok: true, settings: await presentSettings(app), proxy };
   });
 
-  router.put('/api/settings/remote-storage', async (ctx) => {
+  route(router, settingsApi.connectRemoteStorage, async (ctx) => {
     const principal = writerOf(ctx);
     requireAllProjects(principal, 'changing the installation settings');
-    const config = parseInput(remoteStorageBody, ctx.request.body ?? {});
+    const config = parseInput(settingsApi.connectRemoteStorage.body, ctx.request.body ?? {});
     // Saved only once a probe object was written, read back and deleted with it.
     const storage = await openRemoteStorage(config);
     try {
@@ -103,7 +75,7 @@ export function settingsRoutes(router: Router, app: Slipway) {
     ctx.body = { ok: true, remote: { connected: true } };
   });
 
-  router.delete('/api/settings/remote-storage', async (ctx) => {
+  route(router, settingsApi.disconnectRemoteStorage, async (ctx) => {
     const principal = writerOf(ctx);
     requireAllProjects(principal, 'changing the installation settings');
     const { position } = await disconnectRemoteStorage(requestContext(app, ctx, principal));
