@@ -414,6 +414,474 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/deployments/{deploymentId}/explain-failure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Explain why a failed deployment failed, with a connected AI provider (the explanation is kept and answered again)
+         * @description The provider is given the deployment’s failure reason, the service’s settings, the names (not values) of its variables and the last lines of its log, redacted. A deployment that did not fail answers 409, as does a provider that is not connected.
+         *
+         *     Needs a write key.
+         */
+        post: operations["explainDeploymentFailure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{serviceId}/database/tables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tables (collections, keys) of a database service, with their row counts
+         * @description The database must be running (409 otherwise); 503 while it cannot be reached, 422 when the engine refuses.
+         *
+         *     Any key (read or write).
+         */
+        get: operations["listDatabaseTables"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{serviceId}/database/rows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of a table’s rows, with its columns and total row count
+         * @description The database must be running (409 otherwise); 503 while it cannot be reached, 422 when the engine refuses.
+         *
+         *     Any key (read or write).
+         */
+        get: operations["listDatabaseRows"];
+        put?: never;
+        /**
+         * Insert a row into a table
+         * @description Needs a write key.
+         */
+        post: operations["insertDatabaseRow"];
+        /**
+         * Delete the row with the given primary key
+         * @description Needs a write key.
+         */
+        delete: operations["deleteDatabaseRow"];
+        options?: never;
+        head?: never;
+        /**
+         * Change columns of the row with the given primary key
+         * @description Needs a write key.
+         */
+        patch: operations["updateDatabaseRow"];
+        trace?: never;
+    };
+    "/api/services/{serviceId}/database/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a statement (SQL, or the engine’s own command language) and get its rows
+         * @description The statement is recorded in the audit log. Rows beyond the configured cap are cut off (`truncated`); a statement running longer than the time limit is cancelled (422).
+         *
+         *     Needs a write key.
+         */
+        post: operations["runDatabaseQuery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{serviceId}/database/tls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How to reach a Postgres or timeseries service over TLS from outside
+         * @description Other engines answer 400.
+         *
+         *     Any key (read or write).
+         */
+        get: operations["getDatabaseTls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{serviceId}/database/tls/ca": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The certificate of the authority that signs the database certificates, to verify them with
+         * @description Only for Postgres and timeseries services (400 otherwise); 409 until the first Postgres deployment has created the authority.
+         *
+         *     Any key (read or write).
+         */
+        get: operations["getDatabaseTlsAuthority"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{serviceId}/database/backups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A database service’s backups (newest first), its backup settings, and whether remote storage is connected
+         * @description Any key (read or write).
+         */
+        get: operations["listBackups"];
+        put?: never;
+        /**
+         * Start a backup of a database service now
+         * @description The backup runs in the background: it is answered `running`; list the backups to see it finish.
+         *
+         *     Needs a write key.
+         */
+        post: operations["createBackup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{serviceId}/database/backups/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change where backups go and which automatic backups are made and kept
+         * @description Fields not given keep their value.
+         *
+         *     Needs a write key.
+         */
+        put: operations["updateBackupSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{serviceId}/database/backups/{backupId}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a succeeded backup into its database service, replacing what the backup contains
+         * @description Answers once the restore has finished; a restore the engine’s tools fail answers 422 (`restore_failed`).
+         *
+         *     Needs a write key.
+         */
+        post: operations["restoreBackup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{serviceId}/database/backups/{backupId}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a succeeded backup’s file
+         * @description From the disk, or from the remote storage when there is no disk copy; 409 when the backup has not succeeded or its file is missing.
+         *
+         *     Any key (read or write).
+         */
+        get: operations["downloadBackup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{serviceId}/database/backups/{backupId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a backup and its copies on disk and in the remote storage
+         * @description Needs a write key.
+         */
+        delete: operations["deleteBackup"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{serviceId}/database/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A database service’s data imports, newest first
+         * @description Any key (read or write).
+         */
+        get: operations["listImports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{serviceId}/database/import/postgres-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Copy the data of another Postgres database into this one
+         * @description Into a postgres or timeseries service that is running (409 otherwise). The import runs in the background: it is answered `running`; list the imports to see it finish.
+         *
+         *     Needs a write key.
+         */
+        post: operations["importFromPostgresUrl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{serviceId}/database/import/redis-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Copy the keys of another Redis server into this one
+         * @description Into a redis service that is running (409 otherwise). The import runs in the background: it is answered `running`; list the imports to see it finish.
+         *
+         *     Needs a write key.
+         */
+        post: operations["importFromRedisUrl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The installation’s settings, DNS and AI providers and remote storage (never a secret)
+         * @description Any key (read or write).
+         */
+        get: operations["getSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change general settings (root domain, public IP, ACME, HTTPS); the proxy is given them at once
+         * @description Needs a write key. A key scoped to some projects is refused.
+         */
+        patch: operations["updateSettings"];
+        trace?: never;
+    };
+    "/api/settings/remote-storage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Connect S3-compatible remote storage for backups; saved only once a probe object was written, read back and deleted
+         * @description Needs a write key. A key scoped to some projects is refused.
+         */
+        put: operations["connectRemoteStorage"];
+        post?: never;
+        /**
+         * Disconnect the remote storage (404 when none is connected)
+         * @description Needs a write key. A key scoped to some projects is refused.
+         */
+        delete: operations["disconnectRemoteStorage"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/dns-providers/{providerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Connect a DNS provider (or replace its credentials); saved only once the provider listed its zones with them
+         * @description `providerId` is one of cloudflare, digitalocean, powerdns, or `provider_a`, `provider_b`, `provider_c` for them in that order.
+         *
+         *     Needs a write key. A key scoped to some projects is refused.
+         */
+        put: operations["connectDnsProvider"];
+        post?: never;
+        /**
+         * Disconnect a DNS provider
+         * @description `providerId` is one of cloudflare, digitalocean, powerdns, or `provider_a`, `provider_b`, `provider_c` for them in that order.
+         *
+         *     Needs a write key. A key scoped to some projects is refused.
+         */
+        delete: operations["disconnectDnsProvider"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/ai-providers/{providerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Connect an AI provider (or change its connection); saved only once the provider listed its models with it
+         * @description `providerId` is one of openai, anthropic, builtin; `builtin` has nothing to connect or disconnect (400).
+         *
+         *     Needs a write key. A key scoped to some projects is refused.
+         */
+        put: operations["connectAiProvider"];
+        post?: never;
+        /**
+         * Disconnect an AI provider
+         * @description `providerId` is one of openai, anthropic, builtin; `builtin` has nothing to connect or disconnect (400).
+         *
+         *     Needs a write key. A key scoped to some projects is refused.
+         */
+        delete: operations["disconnectAiProvider"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every API key, revoked ones included (never the keys themselves)
+         * @description Needs a write key. A key scoped to some projects is refused.
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create an API key; the answer holds the key, shown this once
+         * @description Needs a write key. A key scoped to some projects is refused.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key: it is refused from then on (revoking it again changes nothing)
+         * @description Needs a write key. A key scoped to some projects is refused.
+         */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/events": {
         parameters: {
             query?: never;
@@ -448,6 +916,86 @@ export interface paths {
         get: operations["listProjectEvents"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How far the read models and process managers are behind, parked events, the Docker engine and the proxy
+         * @description Any key (read or write).
+         */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/parked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The events read models parked because they could not apply them
+         * @description Any key (read or write). A key scoped to some projects is refused.
+         */
+        get: operations["listParkedEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/parked/{projector}/{eventId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply a parked event again (409 when it still cannot be applied)
+         * @description Needs a write key. A key scoped to some projects is refused.
+         */
+        post: operations["retryParkedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/parked/{projector}/{eventId}/skip": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Drop a parked event: the read model goes on without it
+         * @description Needs a write key. A key scoped to some projects is refused.
+         */
+        post: operations["skipParkedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -692,6 +1240,221 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        FailureExplanation: {
+            summary: string;
+            likelyCause: string;
+            suggestedFix: string;
+            /** @description Commands that may help, at most 10. */
+            commands: string[];
+        };
+        DatabaseTable: {
+            /** @description `<schema>.<name>`. */
+            id: string;
+            name: string;
+            schema: string;
+            rowCount: number;
+        };
+        DatabaseColumn: {
+            name: string;
+            /** @description The engine’s own type name, such as `integer` or `UInt64`. */
+            type: string;
+            /** @description Part of the primary key. */
+            primary: boolean;
+        };
+        /** @description One row (or document, or key): each column’s value, by column name. */
+        DatabaseRow: {
+            [key: string]: unknown;
+        };
+        PostgresTls: {
+            /** @description The running database serves TLS with a certificate Slipway issued. */
+            active: boolean;
+            caCertAvailable: boolean;
+            publicHostname: string;
+            publicPort: number;
+        };
+        Backup: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            serviceId: string;
+            /** @enum {string} */
+            engine: "postgres" | "timeseries" | "mysql" | "redis" | "mongodb" | "columnar";
+            /** @enum {string} */
+            status: "running" | "succeeded" | "failed";
+            /** @enum {string} */
+            trigger: "manual" | "scheduled";
+            /** @enum {string} */
+            storage: "disk" | "remote" | "disk+remote";
+            /**
+             * @description The engine’s dump format.
+             * @enum {string}
+             */
+            format: "custom" | "sql" | "rdb" | "native" | "archive";
+            /** @description The file on this machine; absent when the backup is stored remotely only. */
+            localPath?: string;
+            /** @description The object’s key in the remote storage; null when the backup is on disk only. */
+            remoteKey: string | null;
+            /** @description Null until the backup has succeeded. */
+            sizeBytes: number | null;
+            /** @description `sha256:<hex digest>`; null until the backup has succeeded. */
+            checksum: string | null;
+            error: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            startedAt: string;
+            finishedAt: string | null;
+        };
+        /** @description Where backups go and the automatic schedule’s tiers; the defaults until they are first saved. */
+        BackupSettings: {
+            /** Format: uuid */
+            serviceId: string;
+            /** @enum {string} */
+            storage: "disk" | "remote" | "disk+remote";
+            automaticEnabled: boolean;
+            dailyEnabled: boolean;
+            weeklyEnabled: boolean;
+            monthlyEnabled: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        DataImport: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            serviceId: string;
+            /** @enum {string} */
+            engine: "postgres" | "timeseries" | "mysql" | "redis" | "mongodb" | "columnar";
+            /** @enum {string} */
+            source: "postgres-url" | "redis-url";
+            /** @description The source URL without its password. */
+            sourceLabel: string;
+            /** @enum {string} */
+            status: "running" | "succeeded" | "failed";
+            error: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            startedAt: string;
+            finishedAt: string | null;
+        };
+        /** @description The installation’s settings: never a secret. */
+        Settings: {
+            /** @description The domain a database service’s public host name is made under when none is given; null: none. */
+            rootDomain: string | null;
+            publicIp: string;
+            acmeEmail: string | null;
+            acmeDirectoryUrl: string;
+            httpsEnabled: boolean;
+            /** @description Where each general setting comes from: set through this API, or the environment’s default. */
+            sources: {
+                /** @enum {string} */
+                rootDomain: "settings" | "environment";
+                /** @enum {string} */
+                publicIp: "settings" | "environment";
+                /** @enum {string} */
+                acmeEmail: "settings" | "environment";
+                /** @enum {string} */
+                acmeDirectoryUrl: "settings" | "environment";
+                /** @enum {string} */
+                httpsEnabled: "settings" | "environment";
+            };
+            proxy: {
+                /** @enum {string} */
+                mode: "caddy" | "off";
+                httpPort: number;
+                httpsPort: number;
+            };
+            dnsProviders: components["schemas"]["DnsProvider"][];
+            aiProviders: components["schemas"]["AiProvider"][];
+            remoteStorage: components["schemas"]["RemoteStorage"];
+            backups: {
+                /** @description The UTC hour scheduled backups run at. */
+                hourUtc: number;
+            };
+        };
+        DnsProvider: {
+            /** @enum {string} */
+            id: "cloudflare" | "digitalocean" | "powerdns";
+            name: string;
+            /** @constant */
+            connected: false;
+            /** @constant */
+            hasCredentials: false;
+        } | {
+            /** @enum {string} */
+            id: "cloudflare" | "digitalocean" | "powerdns";
+            name: string;
+            /** @constant */
+            connected: true;
+            /** @constant */
+            hasCredentials: true;
+            /** @description PowerDNS only. */
+            baseUrl?: string;
+            /** @description PowerDNS only. */
+            serverId?: string;
+            /** @description The zones the provider listed when it was connected. */
+            zones: string[];
+            /** Format: date-time */
+            connectedAt: string;
+        };
+        AiProvider: {
+            /** @enum {string} */
+            id: "openai" | "anthropic" | "builtin";
+            name: string;
+            connected: boolean;
+        } | {
+            /** @enum {string} */
+            id: "openai" | "anthropic" | "builtin";
+            name: string;
+            /** @constant */
+            connected: true;
+            baseUrl: string | null;
+            hasApiKey: boolean;
+            defaultModel: string | null;
+            /** @description The models the provider listed when it was connected. */
+            models: string[];
+            /** Format: date-time */
+            connectedAt: string;
+        };
+        /** @description The S3-compatible storage backups are copied to. */
+        RemoteStorage: {
+            /** @constant */
+            connected: false;
+        } | {
+            /** @constant */
+            connected: true;
+            endpoint: string;
+            region: string;
+            bucket: string;
+            /** @description The access key id, shown in full: it names the key, it is not the secret. */
+            accessKeyId: string;
+            /**
+             * @description The secret access key is kept, encrypted; it is never shown.
+             * @constant
+             */
+            secretAccessKeySet: true;
+            prefix: string;
+            forcePathStyle: boolean;
+            /** Format: date-time */
+            connectedAt: string;
+        };
+        ApiKey: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            access: "read" | "write";
+            /** @description The projects the key can see; null: every project. */
+            projectIds: string[] | null;
+            /** @description The start of the key, to recognise it; the key itself is never shown again. */
+            prefix: string;
+            /** Format: date-time */
+            createdAt: string;
+            revokedAt: string | null;
+        };
         AuditEvent: {
             /** @description Where the event is in the log; pass the last one as `after` for the next page. */
             position: string;
@@ -710,6 +1473,72 @@ export interface components {
             /** @description The event a process reacted to when it appended this one; null for a request. */
             causationId: string | null;
             /** @description Encrypted fields read `[encrypted]`, key hashes `[redacted]`. */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        Health: {
+            /** @description No parked event, every read model live, and the Docker engine and the proxy answer. */
+            ok: boolean;
+            projectors: {
+                name: string;
+                /** @description Events in the log after its checkpoint (capped: `behindAtLeast` says when there are more). */
+                behind: number;
+                behindAtLeast: boolean;
+                /** @description Its checkpoint in the event log (opaque); null before it has applied anything. */
+                position: string | null;
+                version: number;
+                /** @enum {string} */
+                state: "live" | "rebuilding" | "stale";
+                /** @description Events it parked because it could not apply them. */
+                parked: number;
+            }[];
+            processManagers: {
+                name: string;
+                /** @description Events in the log after its checkpoint (capped: `behindAtLeast` says when there are more). */
+                behind: number;
+                behindAtLeast: boolean;
+                /** @description Its checkpoint in the event log (opaque); null before it has applied anything. */
+                position: string | null;
+            }[];
+            parked: number;
+            /** @description The progress of the rebuild of the read models under way; null when none is running. */
+            rebuild: {
+                /** @enum {string} */
+                phase: "replaying" | "catching-up" | "swapping" | "done";
+                events: number;
+                /** @description Events in the store when the rebuild started, when the store can count them. */
+                total: number | null;
+                perSecond: number;
+                secondsLeft: number | null;
+            } | null;
+            /** @description Seconds the oldest open transaction has held back the read horizon (null where it cannot be known). */
+            oldestTransactionSeconds: number | null;
+            docker: {
+                ok: boolean;
+                detail: string;
+            };
+            proxy: {
+                ok: boolean;
+                detail: string;
+            };
+        };
+        ParkedEvent: {
+            projector: string;
+            eventId: string;
+            /** @description Its position in the event log (opaque). */
+            position: string;
+            streamId: string;
+            type: string;
+            schemaVersion: number;
+            /** Format: date-time */
+            recordedAt: string;
+            /** @description Why the read model could not apply it. */
+            error: string;
+            attempts: number;
+            /** Format: date-time */
+            parkedAt: string;
+            /** @description The event’s data, encrypted fields shown as `[encrypted]` and credential material as `[redacted]`. */
             data: {
                 [key: string]: unknown;
             };
@@ -802,6 +1631,15 @@ export interface components {
         };
         /** @description Not available yet (`unavailable`): retry after the `Retry-After` header’s seconds. */
         Error503: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description An outside provider did not answer in time. */
+        Error504: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1771,6 +2609,1158 @@ export interface operations {
             404: components["responses"]["Error404"];
         };
     };
+    explainDeploymentFailure: {
+        parameters: {
+            query?: {
+                refresh?: string;
+            };
+            header?: never;
+            path: {
+                deploymentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description One of openai, anthropic, builtin; `builtin` needs no connection. */
+                    providerId: string;
+                    /** @description Empty or absent: the provider’s default model (`builtin` has none). */
+                    model?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        explanation: components["schemas"]["FailureExplanation"];
+                        /**
+                         * @description The provider that wrote it (a kept explanation may be another provider’s).
+                         * @enum {string}
+                         */
+                        providerId: "openai" | "anthropic" | "builtin";
+                        model: string | null;
+                        /** @description true: the explanation kept from an earlier request, not asked for again. */
+                        stored: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    listDatabaseTables: {
+        parameters: {
+            query?: {
+                database?: string;
+            };
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        engine: "postgres" | "timeseries" | "mysql" | "redis" | "mongodb" | "columnar";
+                        tables: components["schemas"]["DatabaseTable"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    listDatabaseRows: {
+        parameters: {
+            query: {
+                table: string;
+                limit?: string;
+                offset?: string;
+            };
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        engine: "postgres" | "timeseries" | "mysql" | "redis" | "mongodb" | "columnar";
+                        table: string;
+                        columns: components["schemas"]["DatabaseColumn"][];
+                        rows: components["schemas"]["DatabaseRow"][];
+                        limit: number;
+                        offset: number;
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    insertDatabaseRow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The table’s id, `<schema>.<name>`, as the table list gives it. */
+                    table: string;
+                    /**
+                     * @description Each column to set and its value.
+                     * @default {}
+                     */
+                    values?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        table: string;
+                        /** @description The new row’s id: its serial or primary key value (an object for a composite key), a redis key, a document’s _id; null when the table has no key. */
+                        id: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    deleteDatabaseRow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The table’s id, `<schema>.<name>`, as the table list gives it. */
+                    table: string;
+                    /** @description The row’s primary key: each key column and its value. */
+                    primaryKey: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    updateDatabaseRow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The table’s id, `<schema>.<name>`, as the table list gives it. */
+                    table: string;
+                    /** @description The row’s primary key: each key column and its value. */
+                    primaryKey: {
+                        [key: string]: unknown;
+                    };
+                    /** @description Each column to change and its new value. */
+                    values: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    runDatabaseQuery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    sql: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        columns: {
+                            name: string;
+                            /** @description The engine’s own type name, such as `integer` or `UInt64`. */
+                            type: string;
+                        }[];
+                        rows: components["schemas"]["DatabaseRow"][];
+                        /** @description Rows returned (after the cap) or affected, as the engine reports it. */
+                        rowCount: number;
+                        /** @description The row cap cut rows off. */
+                        truncated: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getDatabaseTls: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tls: components["schemas"]["PostgresTls"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+        };
+    };
+    getDatabaseTlsAuthority: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CA certificate (PEM), as the attachment `slipway-ca.pem`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-pem-file": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+        };
+    };
+    listBackups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        backups: components["schemas"]["Backup"][];
+                        settings: components["schemas"]["BackupSettings"];
+                        remote: {
+                            connected: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+        };
+    };
+    createBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    storage: "disk" | "remote" | "disk+remote";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        backup: components["schemas"]["Backup"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    updateBackupSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    storage?: "disk" | "remote" | "disk+remote";
+                    automaticEnabled?: boolean;
+                    dailyEnabled?: boolean;
+                    weeklyEnabled?: boolean;
+                    monthlyEnabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        settings: components["schemas"]["BackupSettings"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    restoreBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        /** Format: date-time */
+                        restoredAt: string;
+                        backup: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            status: "running" | "succeeded" | "failed";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    downloadBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The dump, as an attachment named `<service slug>-<UTC time>.<extension>`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+        };
+    };
+    deleteBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    listImports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        imports: components["schemas"]["DataImport"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+        };
+    };
+    importFromPostgresUrl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A postgres:// or postgresql:// URL with a host, with the password if the source needs one (it is never shown or logged). */
+                    sourceUrl: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            status: "running" | "succeeded" | "failed";
+                            /** @enum {string} */
+                            source: "postgres-url" | "redis-url";
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    importFromRedisUrl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A redis:// or rediss:// URL with a host, with the password if the source needs one (it is never shown or logged). */
+                    sourceUrl: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            status: "running" | "succeeded" | "failed";
+                            /** @enum {string} */
+                            source: "postgres-url" | "redis-url";
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        settings: components["schemas"]["Settings"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+        };
+    };
+    updateSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    rootDomain?: string | null;
+                    publicIp?: string | null;
+                    acmeEmail?: string | null;
+                    acmeDirectoryUrl?: string | null;
+                    httpsEnabled?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        settings: components["schemas"]["Settings"];
+                        proxy: components["schemas"]["ProxyResult"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    connectRemoteStorage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uri */
+                    endpoint: string;
+                    region: string;
+                    bucket: string;
+                    accessKeyId: string;
+                    secretAccessKey: string;
+                    prefix?: string;
+                    /** @default false */
+                    forcePathStyle?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        remote: {
+                            /** @constant */
+                            connected: true;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    disconnectRemoteStorage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        remote: {
+                            /** @constant */
+                            connected: false;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    connectDnsProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                providerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    apiToken: string;
+                } | {
+                    /** Format: uri */
+                    baseUrl: string;
+                    apiKey: string;
+                    /** @default localhost */
+                    serverId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        provider: {
+                            /** @enum {string} */
+                            id: "cloudflare" | "digitalocean" | "powerdns";
+                            name: string;
+                            /** @constant */
+                            connected: true;
+                            /** @description PowerDNS only. */
+                            baseUrl?: string;
+                            /** @description PowerDNS only. */
+                            serverId?: string;
+                            /** @description The zones the provider listed when it was connected. */
+                            zones: string[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    disconnectDnsProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                providerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        provider: {
+                            /** @enum {string} */
+                            id: "cloudflare" | "digitalocean" | "powerdns";
+                            name: string;
+                            /** @constant */
+                            connected: false;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    connectAiProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                providerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uri */
+                    baseUrl?: string;
+                    apiKey?: string;
+                    defaultModel?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        provider: {
+                            /** @enum {string} */
+                            id: "openai" | "anthropic" | "builtin";
+                            name: string;
+                            /** @constant */
+                            connected: true;
+                            baseUrl: string | null;
+                            hasApiKey: boolean;
+                            defaultModel: string | null;
+                            /** @description The models the provider listed when it was connected. */
+                            models: string[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    disconnectAiProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                providerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        provider: {
+                            /** @enum {string} */
+                            id: "openai" | "anthropic" | "builtin";
+                            name: string;
+                            /** @constant */
+                            connected: false;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        keys: components["schemas"]["ApiKey"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @enum {string} */
+                    access: "read" | "write";
+                    /** @description The projects the key can see (ids); null or absent: every project. */
+                    projectIds?: string[] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: components["schemas"]["ApiKey"];
+                        /** @description The key to send as `Authorization: Bearer …`. Only its hash is kept: it cannot be shown again. */
+                        secret: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
     listEvents: {
         parameters: {
             query?: {
@@ -1837,6 +3827,119 @@ export interface operations {
             404: components["responses"]["Error404"];
         };
     };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            401: components["responses"]["Error401"];
+        };
+    };
+    listParkedEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        parked: components["schemas"]["ParkedEvent"][];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+        };
+    };
+    retryParkedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projector: string;
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    skipParkedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projector: string;
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
     liveness: {
         parameters: {
             query?: never;
@@ -1855,8 +3958,8 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         ok: true;
-                        /** @description The log position the read models have reached. */
-                        projections: number;
+                        /** @description The log position the read models have reached: an opaque token that only grows; null before the first event. */
+                        projections: string | null;
                     };
                 };
             };

@@ -11,7 +11,7 @@ export const metaApi = {
     tag: 'Health',
     summary: 'Liveness: the process answers',
     access: 'public',
-    response: z.object({ ok: z.literal(true), projections: z.number().int().meta({ description: 'The log position the read models have reached.' }) }),
+    response: z.object({ ok: z.literal(true), projections: z.string().nullable().meta({ description: 'The log position the read models have reached: an opaque token that only grows; null before the first event.' }) }),
   }),
   openApiDocument: endpoint({
     method: 'get',
