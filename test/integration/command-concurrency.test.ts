@@ -52,7 +52,9 @@ async function concurrentCommands(t: Test, s: TestServer) {
     [`service-${svc.id}`],
   );
   t.equal(rows[0]!.events, 40, 'one event each');
-  t.ok(rows[0]!.transactions < 20, `40 appends to one stream in ${rows[0]!.transactions} transactions`);
+  // Without pipelining each command holds the stream through its append: 40 transactions. How many they
+  // share depends on how busy the machine is (the whole suite runs beside this), so only sharing is asserted.
+  t.ok(rows[0]!.transactions < 40, `40 appends to one stream in ${rows[0]!.transactions} transactions`);
 
   // Another writer moves the stream on: the first command decided on the cache is refused, and so are
   // those decided on the state it assumed; each is decided again on the log.
