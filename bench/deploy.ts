@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,18 @@ import { startGitServer } from '../test/helpers/git-server.js';
 import { readSse } from '../test/helpers/sse.js';
 import { startTestServer } from '../test/helpers/test-server.js';
 import { line } from './print.js';
+
+/** `slipway deploy` (the built CLI) from its start to the first line on its stdout, and to its exit. */
+function cliDeploy(url: string, key: string, service: string): Promise<{ firstLine: number; exit: number; code: number | null }> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [new URL('../dist/src/cli/main.js', import.meta.url).pathname, 'deploy', service], {
+    env: { ...process.env, SLIPWAY_URL: url, SLIPWAY_KEY: key },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  let firstLine = 0;
+  child.stdout.on('data', () => (firstLine ||= performance.now() - started));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ firstLine, exit: performance.now() - started, code })));
+}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
@@ -97,6 +109,24 @@ export async function deployBenchmarks() {
       .filter((e) => e.event === 'log' && /^tick \d+$/.test(e.data.line))
       .map((e) => e.at - Number(BigInt(e.data.line.split(' ')[1]) / 1_000_000n));
     line(`build line → SSE log event (${latencies.length} lines)`, `p50 ${median(latencies)} ms, p99 ${percentile(latencies, 99)} ms`);
+
+    // The CLI: `slipway deploy` to the first log line on screen, the API's POST to the first `log` event beside it.
+    const cli: { firstLine: number; exit: number; code: number | null }[] = [];
+    const api: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      git.push('acme/bench', app(`cli-${i}-${Date.now()}`));
+      cli.push(await cliDeploy(s.url, s.key, svc.id));
+      git.push('acme/bench', app(`api-${i}-${Date.now()}`));
+      const posted = Date.now();
+      const id = (await s.call('POST', `/api/services/${svc.id}/deployments`)).body.deployment.id;
+      const events = await readSse(`${s.url}/api/deployments/${id}/stream`, s.key);
+      await events.ended;
+      const first = events.events.find((e) => e.event === 'log' || (e.event === 'snapshot' && e.data.length > 0));
+      api.push((first?.at ?? NaN) - posted);
+    }
+    line('`slipway deploy` → first log line on screen (median of 5)', `${median(cli.map((r) => r.firstLine)).toFixed(0)} ms (exit codes ${[...new Set(cli.map((r) => r.code))].join(', ')})`);
+    line('API: POST …/deployments → first log event on the stream (median of 5)', `${median(api).toFixed(0)} ms`);
+    line('`slipway deploy` → exit after the deployment succeeded (median of 5)', `${median(cli.map((r) => r.exit)).toFixed(0)} ms`);
 
     // Requests failing while a web service is redeployed under steady load, on its host port and domain.
     let failed = 0;

@@ -1647,6 +1647,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description A fault of the server, never of the request (`internal_error`, 500): nothing half-written stays; retry, a write with the same `Idempotency-Key`. */
+        ServerFault: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: never;
     requestBodies: never;
@@ -1676,6 +1685,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     createProject: {
@@ -1713,6 +1723,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     getProject: {
@@ -1739,6 +1750,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     deleteProject: {
@@ -1773,6 +1785,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     updateProject: {
@@ -1812,6 +1825,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     listDatabaseVariableSuggestions: {
@@ -1838,6 +1852,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     createService: {
@@ -1969,6 +1984,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     getServiceOverview: {
@@ -2000,6 +2016,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     deleteService: {
@@ -2034,6 +2051,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     updateService: {
@@ -2083,6 +2101,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     transferService: {
@@ -2137,6 +2156,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     listVariableSuggestions: {
@@ -2167,6 +2187,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     setVariable: {
@@ -2207,6 +2228,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     unsetVariable: {
@@ -2241,6 +2263,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     addDomain: {
@@ -2281,6 +2304,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     removeDomain: {
@@ -2316,6 +2340,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     changeDomain: {
@@ -2357,6 +2382,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     applyDnsRecord: {
@@ -2412,6 +2438,7 @@ export interface operations {
             422: components["responses"]["Error422"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     listDeployments: {
@@ -2438,6 +2465,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     queueDeployment: {
@@ -2470,6 +2498,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     abortDeployment: {
@@ -2503,6 +2532,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     getDeploymentLogs: {
@@ -2529,6 +2559,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     streamDeploymentLogs: {
@@ -2568,6 +2599,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     streamRuntimeLogs: {
@@ -2607,6 +2639,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     explainDeploymentFailure: {
@@ -2660,6 +2693,7 @@ export interface operations {
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     listDatabaseTables: {
@@ -2694,6 +2728,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     listDatabaseRows: {
@@ -2735,6 +2770,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     insertDatabaseRow: {
@@ -2785,6 +2821,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     deleteDatabaseRow: {
@@ -2829,6 +2866,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     updateDatabaseRow: {
@@ -2877,6 +2915,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     runDatabaseQuery: {
@@ -2924,6 +2963,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     getDatabaseTls: {
@@ -2951,6 +2991,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     getDatabaseTlsAuthority: {
@@ -2977,6 +3018,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     listBackups: {
@@ -3008,6 +3050,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     createBackup: {
@@ -3047,6 +3090,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     updateBackupSettings: {
@@ -3090,6 +3134,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     restoreBackup: {
@@ -3132,6 +3177,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     downloadBackup: {
@@ -3159,6 +3205,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     deleteBackup: {
@@ -3193,6 +3240,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     listImports: {
@@ -3220,6 +3268,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     importFromPostgresUrl: {
@@ -3268,6 +3317,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     importFromRedisUrl: {
@@ -3316,6 +3366,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     getSettings: {
@@ -3339,6 +3390,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     updateSettings: {
@@ -3381,6 +3433,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     connectRemoteStorage: {
@@ -3429,6 +3482,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     disconnectRemoteStorage: {
@@ -3464,6 +3518,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     connectDnsProvider: {
@@ -3522,6 +3577,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     disconnectDnsProvider: {
@@ -3562,6 +3618,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     connectAiProvider: {
@@ -3616,6 +3673,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     disconnectAiProvider: {
@@ -3656,6 +3714,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     listApiKeys: {
@@ -3685,6 +3744,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     createApiKey: {
@@ -3726,6 +3786,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     revokeApiKey: {
@@ -3759,6 +3820,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     listEvents: {
@@ -3791,6 +3853,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     listProjectEvents: {
@@ -3825,6 +3888,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     getHealth: {
@@ -3846,6 +3910,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     listParkedEvents: {
@@ -3870,6 +3935,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     retryParkedEvent: {
@@ -3904,6 +3970,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     skipParkedEvent: {
@@ -3938,6 +4005,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     liveness: {
@@ -3963,6 +4031,7 @@ export interface operations {
                     };
                 };
             };
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     getOpenApiDocument: {
@@ -3983,6 +4052,7 @@ export interface operations {
                     "application/json": string;
                 };
             };
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     getApiReference: {
@@ -4003,6 +4073,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            "5XX": components["responses"]["ServerFault"];
         };
     };
     getApiReferenceAsset: {
@@ -4026,6 +4097,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["Error404"];
+            "5XX": components["responses"]["ServerFault"];
         };
     };
 }

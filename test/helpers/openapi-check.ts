@@ -55,7 +55,7 @@ export function checkAnswer(method: string, path: string, status: number, conten
   const operation = template ? document.paths[template]?.[method.toLowerCase()] : undefined;
   // A path or method the server does not have: the 404/405 answers are not any endpoint's.
   if (!template || !operation) return;
-  const response = operation.responses[String(status)];
+  const response = operation.responses[String(status)] ?? operation.responses[`${Math.floor(status / 100)}XX`];
   const where = `${method.toUpperCase()} ${template}`;
   if (!response) {
     throw new DriftError(`${where} answered ${status}, a status the OpenAPI document does not list (it lists ${Object.keys(operation.responses).join(', ')}): ${JSON.stringify(body).slice(0, 300)}`);

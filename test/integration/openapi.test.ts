@@ -66,6 +66,8 @@ t.test('the checker every test goes through catches drift', async (t) => {
   t.throws(() => checkAnswer('GET', '/api/projects', 200, 'application/json', { projects: [], extra: 1 }), { name: 'DriftError' }, 'a field the document lacks');
   t.throws(() => checkAnswer('GET', '/api/projects', 418, 'application/json', {}), { name: 'DriftError' }, 'a status the document does not list');
   t.throws(() => checkAnswer('GET', '/api/projects', 401, 'application/json', { message: 'no' }), { name: 'DriftError' }, 'an error without the error body');
+  t.throws(() => checkAnswer('GET', '/api/projects', 500, 'application/json', { error: 'boom' }), { name: 'DriftError' }, 'a server fault without the error body');
+  t.doesNotThrow(() => checkAnswer('GET', '/api/projects', 500, 'application/json', { error: { code: 'internal_error', message: 'internal error', details: [] } }), 'any endpoint may fail (5XX)');
   t.doesNotThrow(() => checkAnswer('GET', '/api/projects', 200, 'application/json', { projects: [] }));
   t.doesNotThrow(() => checkAnswer('GET', '/api/nothing-here', 404, 'application/json', {}), 'not an endpoint: nothing to check');
 });

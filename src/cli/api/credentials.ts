@@ -20,7 +20,12 @@ function readSaved(file: string): Credentials | null {
   } catch {
     return null;
   }
-  const parsed = saved.safeParse(JSON.parse(text));
+  let parsed;
+  try {
+    parsed = saved.safeParse(JSON.parse(text));
+  } catch {
+    throw new Error(`${file} is not JSON: run slipway login again`);
+  }
   return parsed.success ? parsed.data : null;
 }
 

@@ -53,6 +53,7 @@ function operation(components: SchemaComponents, e: Endpoint) {
   if (e.rawResponse) responses['200'] = { description: e.rawResponse.description, content: { [e.rawResponse.mediaType]: { schema: { type: 'string' } } } };
   if (e.stream) responses['200'] = { description: 'A stream of Server-Sent Events that stays open.', content: { 'text/event-stream': { schema: streamSchema(components, e.stream) } } };
   for (const status of errorStatuses(e)) responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
+  responses['5XX'] = { $ref: '#/components/responses/ServerFault' };
   const access = e.access === 'public' ? 'No key needed.' : e.access === 'write' ? 'Needs a write key.' : 'Any key (read or write).';
   const scope = e.allProjects ? ' A key scoped to some projects is refused.' : '';
   return {
@@ -89,9 +90,13 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[], version: st
       securitySchemes: {
         bearerKey: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer slw_…`. Read keys can only read.' },
       },
-      responses: Object.fromEntries(
-        statuses.map((s) => [`Error${s}`, { description: ERROR_MEANING[s] ?? 'Error.', content: { 'application/json': { schema: errorRef } } }]),
-      ),
+      responses: {
+        ...Object.fromEntries(statuses.map((s) => [`Error${s}`, { description: ERROR_MEANING[s] ?? 'Error.', content: { 'application/json': { schema: errorRef } } }])),
+        ServerFault: {
+          description: 'A fault of the server, never of the request (`internal_error`, 500): nothing half-written stays; retry, a write with the same `Idempotency-Key`.',
+          content: { 'application/json': { schema: errorRef } },
+        },
+      },
       schemas: components.schemas,
     },
   };
