@@ -4,8 +4,7 @@ import { createLogger } from '../logger.js';
 import { startSlipway } from '../slipway.js';
 import { runAdminCommand, type AdminRequest } from './admin-commands.js';
 import { callAdminSocket } from './admin-socket.js';
-
-const out = (line: string) => process.stdout.write(line + '\n');
+import { out } from './api/output.js';
 
 function print(request: AdminRequest, result: unknown) {
   switch (request.command) {

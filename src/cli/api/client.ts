@@ -19,9 +19,16 @@ interface ErrorBody {
   error?: { code?: string; message?: string };
 }
 
-/** The client of the server in `SLIPWAY_URL` (or the one `slipway login` saved), with the key to use. */
-export function apiClient(): { api: Api; url: string; key: string } {
-  const { url, key } = resolveCredentials();
+// Read once per command: the environment and the credentials file do not change while it runs.
+let credentials: { url: string; key: string | null } | undefined;
+const current = () => (credentials ??= resolveCredentials());
+
+/**
+ * The client of the server in `SLIPWAY_URL` (or the one `slipway login` saved) with its key, or of the
+ * server and key given (`slipway login` checks them before saving).
+ */
+export function apiClient(given?: { url: string; key: string }): { api: Api; url: string; key: string } {
+  const { url, key } = given ?? current();
   if (!key) throw new CliError('no API key: set SLIPWAY_KEY or run `slipway login`');
   const api = createClient<paths>({ baseUrl: url, headers: { authorization: `Bearer ${key}` } });
   return { api, url, key };
@@ -31,7 +38,7 @@ export function apiClient(): { api: Api; url: string; key: string } {
  * The data of a call's answer, or a CliError with the API's own message (and its code) when it failed,
  * or with what went wrong on the way when the server could not be reached.
  */
-export async function answer<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>, url = resolveCredentials().url): Promise<T> {
+export async function answer<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>, url = current().url): Promise<T> {
   let result: Awaited<typeof call>;
   try {
     result = await call;

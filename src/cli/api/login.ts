@@ -1,8 +1,6 @@
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import createClient from 'openapi-fetch';
-import type { paths } from '../api-types.js';
-import { answer, CliError } from './client.js';
+import { answer, apiClient, CliError } from './client.js';
 import { resolveCredentials, saveCredentials } from './credentials.js';
 import { out } from './output.js';
 
@@ -30,7 +28,7 @@ export async function login(o: { url?: string; key?: string }) {
   const url = (o.url ?? resolveCredentials().url).replace(/\/+$/, '');
   const key = o.key ?? (await readKey());
   if (!key) throw new CliError('no key given');
-  const api = createClient<paths>({ baseUrl: url, headers: { authorization: `Bearer ${key}` } });
+  const { api } = apiClient({ url, key });
   const { projects } = await answer(api.GET('/api/projects'), url);
   const file = saveCredentials({ url, key });
   out(`logged in to ${url} (this key sees ${projects.length} project(s)); saved to ${file}`);
