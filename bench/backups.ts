@@ -10,10 +10,10 @@ import { docker, removeProjectLeftovers } from '../test/helpers/docker.js';
 import { DB_IMAGE_ENV, dbImagesUnavailable } from '../test/helpers/engine-containers.js';
 import { startS3Server } from '../test/helpers/s3-server.js';
 import { line } from './print.js';
+import { rssMb } from './rss.js';
 
 type StartServer = (dataDir: string, env?: Record<string, string>) => Promise<{ child: ChildProcess; url: string }>;
 
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 

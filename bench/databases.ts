@@ -8,10 +8,10 @@ import { Client } from 'pg';
 import { docker, removeProjectLeftovers } from '../test/helpers/docker.js';
 import { DB_IMAGE_ENV, DB_TEST_IMAGES, dbImagesUnavailable } from '../test/helpers/engine-containers.js';
 import { line } from './print.js';
+import { rssMb } from './rss.js';
 
 type StartServer = (dataDir: string, env?: Record<string, string>) => Promise<{ child: ChildProcess; url: string }>;
 
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Postgres started with `docker run` and asked its first query by hand: what a deployment is compared with. */
@@ -84,10 +84,19 @@ export async function databaseBenchmarks(startServer: StartServer) {
         await sleep(250);
       }
     }
-    // Idle: the drivers' process exits once nothing was open for a minute (twice over: the connections close first).
+    // Idle: the drivers' process exits once nothing was open for a minute (twice over: the connections close
+    // first), and the store sleeps after a minute without requests (SLIPWAY_STORE_SLEEP_AFTER).
     await sleep(130_000);
     const driversAlive = execFileSync('sh', ['-c', `pgrep -P ${child.pid} || true`], { encoding: 'utf8' }).trim() !== '';
-    line('idle RSS with five database services deployed (PGlite)', `${rssMb(child.pid!).toFixed(0)} MB${driversAlive ? " (the drivers' process is still running)" : ''}`);
+    line('idle RSS with five database services deployed (PGlite, store asleep)', `${rssMb(child.pid!).toFixed(0)} MB${driversAlive ? " (the drivers' process is still running)" : ''}`);
+    const waking = performance.now();
+    await call('GET', `/api/projects/${projectId}`);
+    line('the first request after the sleep (it wakes the store)', `${(performance.now() - waking).toFixed(0)} ms`);
+    const again = performance.now();
+    await call('GET', `/api/projects/${projectId}`);
+    line('the same request once awake', `${(performance.now() - again).toFixed(0)} ms`);
+    await sleep(5_000);
+    line('RSS with the store awake, 5 s later', `${rssMb(child.pid!).toFixed(0)} MB`);
 
     const seeded = performance.now();
     await call('POST', `/api/services/${pg}/database/query`, {

@@ -20,6 +20,7 @@ import { liveRebuildBenchmarks } from './live-rebuild.js';
 import { openApiBenchmarks } from './openapi.js';
 import { writeBenchmarks } from './writes.js';
 import { line } from './print.js';
+import { rssMb } from './rss.js';
 
 const rate = (n: number, ms: number) => `${Math.round((n / ms) * 1000).toLocaleString('en')}/s`;
 
@@ -70,11 +71,6 @@ async function rebuild(kind: 'pglite' | 'postgres') {
     await runner.stop();
     line(`projection rebuild, ${seeded.toLocaleString('en')} events, ${ALL_PROJECTORS.length} read models (${kind})`, `${rate(events, ms)} (${(ms / 1000).toFixed(1)} s)`);
   });
-}
-
-function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
 }
 
 async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {

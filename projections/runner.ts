@@ -146,8 +146,11 @@ export class ProjectionRunner {
       return lowest === '' ? null : lowest;
     });
     this.followed = this.reached;
-    this.subscription = await subscribeToAll(this.store, { from: this.reached, batchSize: 1000, onError: this.onError }, (batch) =>
+    // In a store that sleeps, only this process writes: its fallback poll has nothing to find while it sleeps.
+    const asleep = this.store.kind === 'postgres' ? () => this.db.asleep() : undefined;
+    this.subscription = await subscribeToAll(this.store, { from: this.reached, batchSize: 1000, onError: this.onError, asleep }, (batch) =>
       this.exclusive(async () => {
+        this.db.touch();
         const after = this.followed;
         const parked = await applyLive(this.db, this.liveProjectors(), batch, after);
         for (const p of parked) this.onParked(p);

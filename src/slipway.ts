@@ -93,7 +93,7 @@ async function openDatabase(config: Config): Promise<{ db: SqlClient; unlock: ()
   }
   const unlock = lockDataDir(config.dataDir);
   try {
-    return { db: await openPglite(join(config.dataDir, 'pgdata')), unlock };
+    return { db: await openPglite(join(config.dataDir, 'pgdata'), config.storeSleepAfterMs), unlock };
   } catch (error) {
     unlock();
     throw error;

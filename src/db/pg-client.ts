@@ -23,6 +23,8 @@ export async function openPostgres(url: string, poolSize = 10): Promise<SqlClien
   return {
     kind: 'postgres',
     ...executor(pool),
+    asleep: () => false,
+    touch: () => undefined,
     async transaction(fn) {
       const client = await pool.connect();
       try {

@@ -4,6 +4,7 @@ import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { deserializeError, type ThreadReply, type ThreadRequest } from './pglite-messages.js';
+import { SleepingThread } from './pglite-sleep.js';
 import type { QueryResult, SqlClient, SqlExecutor, SqlValue } from './sql-client.js';
 
 export { PGLITE_CONFIG } from './pglite-config.js';
@@ -29,28 +30,30 @@ async function initialise(dataDir: string): Promise<void> {
   });
 }
 
-type Request = ThreadRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
+export type Request = ThreadRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
-/** The server's side of the PGlite thread (pglite-thread.ts): requests by id, answers as promises. */
-class PgliteThread {
+/** The server's side of one PGlite thread (pglite-thread.ts): requests by id, answers as promises. */
+export class PgliteThread {
   private next = 1;
   private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
-  private readonly listeners = new Map<string, Set<() => void>>();
   private stopped: Error | null = null;
 
-  private constructor(private readonly worker: Worker) {
-    worker.on('message', (reply: ThreadReply) => this.receive(reply));
+  private constructor(
+    private readonly worker: Worker,
+    onNotify: (channel: string) => void,
+  ) {
+    worker.on('message', (reply: ThreadReply) => ('notify' in reply ? onNotify(reply.notify) : this.receive(reply)));
     worker.on('error', (error) => this.stop(new Error(`the PGlite thread failed: ${error.message}`)));
     worker.on('exit', (code) => this.stop(new Error(`the PGlite thread stopped (exit ${code})`)));
     // An idle client must not keep the process alive; one with a request in flight must.
     worker.unref();
   }
 
-  static start(dataDir: string | undefined): Promise<PgliteThread> {
+  static start(dataDir: string | undefined, onNotify: (channel: string) => void): Promise<PgliteThread> {
     const worker = threadWorker(dataDir);
     return new Promise((resolve, reject) => {
       const ready = (reply: ThreadReply) => {
-        if ('ready' in reply) resolve(new PgliteThread(worker));
+        if ('ready' in reply) resolve(new PgliteThread(worker, onNotify));
         else if ('failed' in reply) reject(deserializeError(reply.failed));
         else return;
         worker.off('message', ready);
@@ -70,32 +73,12 @@ class PgliteThread {
     });
   }
 
-  async listen(channel: string, onNotify: () => void): Promise<() => Promise<void>> {
-    let set = this.listeners.get(channel);
-    if (!set) {
-      set = new Set();
-      this.listeners.set(channel, set);
-      await this.call({ op: 'listen', channel });
-    }
-    set.add(onNotify);
-    return async () => {
-      set.delete(onNotify);
-      if (set.size > 0 || this.listeners.get(channel) !== set) return;
-      this.listeners.delete(channel);
-      await this.call({ op: 'unlisten', channel }).catch(() => undefined);
-    };
-  }
-
   async close(): Promise<void> {
     await this.call({ op: 'close' });
     await this.worker.terminate();
   }
 
   private receive(reply: ThreadReply) {
-    if ('notify' in reply) {
-      for (const listener of this.listeners.get(reply.notify) ?? []) listener();
-      return;
-    }
     if (!('id' in reply)) return;
     const waiting = this.pending.get(reply.id);
     if (!waiting) return;
@@ -122,10 +105,15 @@ function withBuffers<R>(result: QueryResult<R>): QueryResult<R> {
   return result;
 }
 
-/** PGlite in a data directory (or in memory when `dataDir` is undefined), running on a thread of its own. */
-export async function openPglite(dataDir: string | undefined): Promise<SqlClient> {
+/**
+ * PGlite in a data directory (or in memory when `dataDir` is undefined), running on a thread of its own. With
+ * `sleepAfterMs` and a data directory, the thread is closed after that long without requests or appends and
+ * opened again at the next statement (pglite-sleep.ts).
+ */
+export async function openPglite(dataDir: string | undefined, sleepAfterMs = 0): Promise<SqlClient> {
   if (dataDir && !existsSync(join(dataDir, 'PG_VERSION'))) await initialise(dataDir);
-  const thread = await PgliteThread.start(dataDir);
+  const thread = new SleepingThread((onNotify) => PgliteThread.start(dataDir, onNotify), dataDir ? sleepAfterMs : 0);
+  await thread.wake();
   let transactions = 0;
   const executor = (tx: number | null): SqlExecutor => ({
     query: async <R>(text: string, params: readonly SqlValue[] = []) => withBuffers(await thread.call<QueryResult<R>>({ op: 'query', text, params, tx })),
@@ -137,18 +125,26 @@ export async function openPglite(dataDir: string | undefined): Promise<SqlClient
     bound: (statements) => thread.call<(string | null)[]>({ op: 'bound', statements }),
     async transaction(fn) {
       const tx = ++transactions;
-      await thread.call({ op: 'begin', tx });
-      let result: Awaited<ReturnType<typeof fn>>;
+      // An open transaction lives in the thread: it must not sleep between the statements.
+      thread.hold();
       try {
-        result = await fn(executor(tx));
-      } catch (error) {
-        await thread.call({ op: 'end', tx, commit: false }).catch(() => undefined);
-        throw error;
+        await thread.call({ op: 'begin', tx });
+        let result: Awaited<ReturnType<typeof fn>>;
+        try {
+          result = await fn(executor(tx));
+        } catch (error) {
+          await thread.call({ op: 'end', tx, commit: false }).catch(() => undefined);
+          throw error;
+        }
+        await thread.call({ op: 'end', tx, commit: true });
+        return result;
+      } finally {
+        thread.release();
       }
-      await thread.call({ op: 'end', tx, commit: true });
-      return result;
     },
     listen: (channel, onNotify) => thread.listen(channel, onNotify),
+    asleep: () => thread.asleep(),
+    touch: () => thread.touch(),
     close: () => thread.close(),
   };
 }

@@ -60,13 +60,16 @@ export async function maintainTables(db: SqlClient): Promise<{ table: string; up
   return done;
 }
 
-/** Runs `maintainTables` now and then every `everyMs` after the last pass ended, until stopped; a failing pass is reported. */
+/**
+ * Runs `maintainTables` now and then every `everyMs` after the last pass ended, until stopped; a failing pass
+ * is reported. A sleeping store is left asleep: nothing was written since it fell asleep.
+ */
 export function startPgliteMaintenance(db: SqlClient, everyMs: number, onError: (error: unknown) => void): () => Promise<void> {
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
   const pass = () => {
-    running = maintainTables(db).then(
+    running = (db.asleep() ? Promise.resolve([]) : maintainTables(db)).then(
       () => undefined,
       (error: unknown) => onError(error),
     );

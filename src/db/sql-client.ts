@@ -23,5 +23,12 @@ export interface SqlClient extends SqlExecutor {
    * prepared; elsewhere absent, and the caller writes the values in.
    */
   bound?(statements: readonly { text: string; params: readonly SqlValue[] }[]): Promise<(string | null)[]>;
+  /**
+   * Whether the store sleeps: PGlite in a data directory closes its thread after a quiet spell and opens it
+   * again at the next statement. Periodic work (polls, reconcile ticks, upkeep) skips while it sleeps.
+   */
+  asleep(): boolean;
+  /** Activity that keeps the store awake (requests, appends); periodic work does not. */
+  touch(): void;
   close(): Promise<void>;
 }

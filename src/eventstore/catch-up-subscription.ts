@@ -7,6 +7,11 @@ export interface CatchUpOptions {
   /** Fallback poll when no wake-up arrives (a lost NOTIFY, a reconnect). */
   pollMs?: number;
   onError?: (error: unknown) => void;
+  /**
+   * While this says the store sleeps, the fallback poll reads nothing: only this process writes to a store
+   * that sleeps, a write wakes it and its wake-up comes.
+   */
+  asleep?: () => boolean;
 }
 
 export interface Subscription {
@@ -54,6 +59,10 @@ export async function subscribeToAll(
     while (!stopped) {
       const woken = pendingWake;
       pendingWake = false;
+      if (!woken && options.asleep?.()) {
+        await sleep(pollMs);
+        continue;
+      }
       try {
         const batch = await store.readAll({ after: checkpoint, maxCount: batchSize });
         if (batch.length > 0) {

@@ -112,6 +112,8 @@ export async function createPostgresEventStore(sql: SqlClient): Promise<EventSto
 
   function append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) return Promise.reject(new RangeError('append needs at least one event'));
+    // Something happened: a sleeping store stays awake for what follows (projections, process managers).
+    sql.touch();
     return batcher.append({ streamId, events, expected });
   }
 

@@ -63,6 +63,15 @@ export function createHttpApp(app: Slipway): Koa {
   });
   openApiRoutes(router, app);
   const api = new Router();
+  // An API request keeps a sleeping store awake (its statements wake it); /healthz and the documents do not.
+  api.use(async (_ctx, next) => {
+    app.db.touch();
+    try {
+      await next();
+    } finally {
+      app.db.touch();
+    }
+  });
   api.use(authenticate(new PrincipalCache(app.db, app.runner)));
   const idempotencyStore = new IdempotencyStore(app.db, app.keyring);
   idempotencyStore.prepare().catch((error: unknown) => app.log.error('could not create the idempotency table', { error: String(error) }));

@@ -30,10 +30,18 @@ export class BackupScheduler implements Reactor {
     private readonly log: Logger,
   ) {}
 
+  /** The day whose backups the last pass requested. */
+  private reconciledDay: string | null = null;
+
   async handle() {}
+
+  dueWhileAsleep(): boolean {
+    return dueDay(this.options.now(), this.options.hourUtc) !== this.reconciledDay;
+  }
 
   async reconcile() {
     const day = dueDay(this.options.now(), this.options.hourUtc);
+    this.reconciledDay = day;
     for (const settings of await listScheduledBackupSettings(this.deps.db)) {
       const tiers = { daily: settings.daily_enabled, weekly: settings.weekly_enabled, monthly: settings.monthly_enabled };
       if (!tiers.daily && !tiers.weekly && !tiers.monthly) continue;

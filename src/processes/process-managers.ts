@@ -25,6 +25,11 @@ const MAX_BACKOFF_MS = 30_000;
  * good. Safe because each one's reconcile repairs from state whatever a skipped event would have done.
  */
 const PARK_AFTER = 5;
+/**
+ * While the store sleeps (pglite-sleep.ts) nothing has been written, so a reconcile has only what Docker and
+ * time bring: it runs this often, and when a reactor says time has made work due (a backup schedule).
+ */
+const ASLEEP_RECONCILE_EVERY_MS = 10 * 60_000;
 
 interface Follower {
   reactor: Reactor;
@@ -52,6 +57,7 @@ export class ProcessManagers {
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   private reconciling: Promise<void> = Promise.resolve();
+  private reconciledAt = 0;
   private recent: { after: string | null; batch: readonly RecordedEvent[] }[] = [];
   private unsaved = new Set<Follower>();
   private saving: Promise<void> = Promise.resolve();
@@ -87,6 +93,7 @@ export class ProcessManagers {
     this.reconcileAll();
     this.wake();
     this.timer = setInterval(() => {
+      if (this.db.asleep() && !this.dueWhileAsleep()) return;
       this.reconcileAll();
       this.wake();
     }, this.options.reconcileEveryMs);
@@ -119,8 +126,13 @@ export class ProcessManagers {
     return false;
   }
 
+  private dueWhileAsleep(): boolean {
+    return Date.now() - this.reconciledAt >= ASLEEP_RECONCILE_EVERY_MS || this.reactors.some((r) => r.dueWhileAsleep?.() === true);
+  }
+
   private reconcileAll() {
     if (this.stopped) return;
+    this.reconciledAt = Date.now();
     this.reconciling = this.reconciling.then(async () => {
       for (const { reactor } of this.followers) {
         if (this.stopped) return;

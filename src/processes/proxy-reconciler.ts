@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '../db/sql-client.js';
+import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
 import type { ProjectionRunner } from '../../projections/runner.js';
 import { ROUTING_EVENT_TYPES, listRoutes, type RoutingRow } from '../../projections/routing-queries.js';
 import type { CaddyAdminClient } from '../proxy/caddy-admin-client.js';
@@ -28,7 +28,7 @@ export class ProxyReconciler implements Reactor {
   private loaded: string | null = null;
 
   constructor(
-    private readonly db: SqlExecutor,
+    private readonly db: SqlExecutor & Pick<SqlClient, 'asleep'>,
     private readonly runner: ProjectionRunner,
     private readonly target: ProxyTarget,
     /** Read at each reload: HTTPS and the ACME account are settings that change at run time. */
@@ -80,9 +80,11 @@ export class ProxyReconciler implements Reactor {
   watchUpstreams(everyMs: number): () => void {
     const upstreams = this.upstreams;
     if (!upstreams) return () => undefined;
+    // Routes change only through events, which wake a sleeping store: while it sleeps, the last ones hold.
+    let rows: Awaited<ReturnType<typeof listRoutes>> | null = null;
     const timer = setInterval(() => {
       this.chain = this.chain.then(async () => {
-        const rows = await listRoutes(this.db);
+        if (!rows || !this.db.asleep()) rows = await listRoutes(this.db);
         await upstreams.repair();
         await upstreams.apply(natTargets(rows));
       }).catch(() => undefined);

@@ -15,4 +15,6 @@ export interface Reactor {
   handle(batch: readonly RecordedEvent[]): Promise<void>;
   /** Repairs from state what the log alone cannot (a lost run, a failed append); runs at start and periodically. */
   reconcile?(): Promise<void>;
+  /** Whether time alone has made reconcile work due (a schedule): a sleeping store is woken for it. */
+  dueWhileAsleep?(): boolean;
 }

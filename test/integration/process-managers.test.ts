@@ -7,6 +7,8 @@ import type { SqlClient } from '../../src/db/sql-client.js';
 import type { EventStore, NewEvent, RecordedEvent } from '../../src/eventstore/port.js';
 import { createPostgresEventStore } from '../../src/eventstore/postgres-event-store.js';
 import { createLogger } from '../../src/logger.js';
+import type { BackupDeps } from '../../src/processes/backup-runner.js';
+import { BackupScheduler } from '../../src/processes/backup-scheduler.js';
 import { ProcessManagers } from '../../src/processes/process-managers.js';
 import type { Reactor } from '../../src/processes/reactor.js';
 import { createProject, createService } from '../helpers/api-suite.js';
@@ -155,4 +157,43 @@ t.test('the deployer ends a deployment left running with no live run (a lost fin
   t.match(ended, { status: 'failed', reason: /lost track of this run/ });
   const history = (await s.call('GET', `/api/events?correlationId=${meta.correlationId}`)).body.events as { type: string; causationId: string | null; actor: string }[];
   t.match(history.find((e) => e.type === 'DeploymentFailed'), { causationId: queued.id, actor: 'system:deployer' }, 'caused by the DeploymentQueued event, in the same story');
+});
+
+t.test('while the store sleeps, reconcile runs only when a reactor says time has made work due', async (t) => {
+  const { db, store, runner } = await setup(t);
+  let asleep = false;
+  const sleepy: SqlClient = { ...db, asleep: () => asleep };
+  const calls = { plain: 0, scheduled: 0 };
+  let due = false;
+  const plain: Reactor = { name: 'plain', handle: async () => undefined, reconcile: async () => void calls.plain++ };
+  const scheduled: Reactor = { name: 'scheduled', handle: async () => undefined, reconcile: async () => void calls.scheduled++, dueWhileAsleep: () => due };
+  const pms = new ProcessManagers(sleepy, store, runner, [plain, scheduled], { reconcileEveryMs: 50 }, createLogger(true));
+  await pms.start();
+  t.teardown(() => pms.stop());
+  await eventually(async () => calls.plain, (n) => n >= 3, 5_000);
+  asleep = true;
+  await new Promise((r) => setTimeout(r, 100));
+  const before = { ...calls };
+  await new Promise((r) => setTimeout(r, 500));
+  t.same(calls, before, 'ten ticks while asleep: no reconcile');
+  due = true;
+  await eventually(async () => calls.scheduled, (n) => n > before.scheduled, 5_000);
+  t.ok(calls.plain > before.plain, 'a reactor due wakes one pass of every reconcile');
+});
+
+t.test('the backup scheduler is due while the store sleeps exactly when its hour brings a new day', async (t) => {
+  const { db } = await setup(t);
+  let clock = new Date('2026-11-23T02:30:00Z');
+  // Only the read models are read when no service has scheduled backups.
+  const scheduler = new BackupScheduler({ ...({} as BackupDeps), db }, { hourUtc: 3, now: () => clock }, createLogger(true));
+  t.ok(scheduler.dueWhileAsleep(), 'never reconciled: due');
+  await scheduler.reconcile();
+  t.notOk(scheduler.dueWhileAsleep(), 'just reconciled');
+  clock = new Date('2026-11-23T02:59:59Z');
+  t.notOk(scheduler.dueWhileAsleep(), 'a second before the hour');
+  clock = new Date('2026-11-23T03:00:00Z');
+  t.ok(scheduler.dueWhileAsleep(), 'the hour has come');
+  await scheduler.reconcile();
+  clock = new Date('2026-11-23T23:00:00Z');
+  t.notOk(scheduler.dueWhileAsleep(), 'the rest of the day');
 });
