@@ -9,6 +9,8 @@ import type { QueryResult, SqlClient, SqlExecutor, SqlValue } from './sql-client
 
 export { PGLITE_CONFIG } from './pglite-config.js';
 
+const CLOSE_TIMEOUT_MS = 10_000;
+
 const extension = extname(fileURLToPath(import.meta.url));
 const sibling = (name: string) => fileURLToPath(new URL(`./${name}${extension}`, import.meta.url));
 
@@ -73,9 +75,19 @@ export class PgliteThread {
     });
   }
 
+  /**
+   * Shuts Postgres down cleanly, then ends the thread. One that has not closed within 10 s is ended anyway, so
+   * that nothing waits on it for ever: the next start recovers from the WAL, as after a crash.
+   */
   async close(): Promise<void> {
-    await this.call({ op: 'close' });
-    await this.worker.terminate();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_TIMEOUT_MS)));
+    try {
+      await Promise.race([this.call({ op: 'close' }), late]);
+    } finally {
+      clearTimeout(timer);
+      await this.worker.terminate();
+    }
   }
 
   private receive(reply: ThreadReply) {

@@ -38,13 +38,13 @@ t.test('a quiet store sleeps, and the next statement wakes it with its data', as
 });
 
 t.test('touches keep it awake; periodic reads alone do not', async (t) => {
-  const db = await sleepyStore(t);
-  for (let i = 0; i < 10; i++) {
+  const db = await sleepyStore(t, 1000);
+  for (let i = 0; i < 20; i++) {
     db.touch();
     await db.query('select 1');
     await pause(100);
   }
-  t.notOk(db.asleep(), 'a second of touches 100 ms apart: still awake');
+  t.notOk(db.asleep(), 'two seconds of touches 100 ms apart, sleeping after one: still awake');
   const reading = setInterval(() => void db.query('select 1').catch(() => undefined), 50);
   t.teardown(() => clearInterval(reading));
   await until('it sleeps although it is read every 50 ms', () => db.asleep());
