@@ -53,7 +53,12 @@ export class SleepingThread {
     this.waking ??= this.closing
       .then(async () => {
         const thread = await this.start((channel) => this.notify(channel));
-        for (const channel of this.listeners.keys()) await thread.call({ op: 'listen', channel });
+        try {
+          for (const channel of this.listeners.keys()) await thread.call({ op: 'listen', channel });
+        } catch (error) {
+          await thread.close().catch(() => undefined);
+          throw error;
+        }
         this.thread = thread;
         this.touch();
         return thread;
