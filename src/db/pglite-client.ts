@@ -75,6 +75,11 @@ export class PgliteThread {
     });
   }
 
+  /** Whether a request is waiting for its answer. */
+  busy(): boolean {
+    return this.pending.size > 0;
+  }
+
   /**
    * Shuts Postgres down cleanly, then ends the thread. One that has not closed within 10 s is ended anyway, so
    * that nothing waits on it for ever: the next start recovers from the WAL, as after a crash.

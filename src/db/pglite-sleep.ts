@@ -17,7 +17,6 @@ export class SleepingThread {
   private waking: Promise<PgliteThread> | null = null;
   private closing: Promise<void> = Promise.resolve();
   private readonly listeners = new Map<string, Set<() => void>>();
-  private inFlight = 0;
   private held = 0;
   private touchedAt = Date.now();
   private readonly timer: NodeJS.Timeout | null;
@@ -69,13 +68,9 @@ export class SleepingThread {
     return this.waking;
   }
 
-  async call<T>(request: Request): Promise<T> {
-    this.inFlight++;
-    try {
-      return await (await this.wake()).call<T>(request);
-    } finally {
-      this.inFlight--;
-    }
+  call<T>(request: Request): Promise<T> {
+    // Awake, the request goes out now, in the order asked: pipelined statements and transactions rely on it.
+    return this.thread ? this.thread.call<T>(request) : this.wake().then((thread) => thread.call<T>(request));
   }
 
   async listen(channel: string, onNotify: () => void): Promise<() => Promise<void>> {
@@ -110,7 +105,7 @@ export class SleepingThread {
   }
 
   private sleepIfQuiet() {
-    if (!this.thread || this.inFlight > 0 || this.held > 0 || Date.now() - this.touchedAt < this.sleepAfterMs) return;
+    if (!this.thread || this.thread.busy() || this.held > 0 || Date.now() - this.touchedAt < this.sleepAfterMs) return;
     const thread = this.thread;
     this.thread = null;
     // A thread that cannot close cleanly has failed; the next statement starts a new one either way.
