@@ -136,25 +136,27 @@ export async function openPglite(dataDir: string | undefined, sleepAfterMs = 0):
     query: async <R>(text: string, params: readonly SqlValue[] = []) => withBuffers(await thread.call<QueryResult<R>>({ op: 'query', text, params, tx })),
     exec: (text: string) => thread.call<void>({ op: 'exec', text, tx }),
   });
+  const inTransaction = async <T>(tx: number, fn: (tx: SqlExecutor) => Promise<T>): Promise<T> => {
+    await thread.call({ op: 'begin', tx });
+    let result: T;
+    try {
+      result = await fn(executor(tx));
+    } catch (error) {
+      await thread.call({ op: 'end', tx, commit: false }).catch(() => undefined);
+      throw error;
+    }
+    await thread.call({ op: 'end', tx, commit: true });
+    return result;
+  };
   return {
     kind: 'pglite',
     ...executor(null),
     bound: (statements) => thread.call<(string | null)[]>({ op: 'bound', statements }),
     async transaction(fn) {
-      const tx = ++transactions;
       // An open transaction lives in the thread: it must not sleep between the statements.
       thread.hold();
       try {
-        await thread.call({ op: 'begin', tx });
-        let result: Awaited<ReturnType<typeof fn>>;
-        try {
-          result = await fn(executor(tx));
-        } catch (error) {
-          await thread.call({ op: 'end', tx, commit: false }).catch(() => undefined);
-          throw error;
-        }
-        await thread.call({ op: 'end', tx, commit: true });
-        return result;
+        return await inTransaction(++transactions, fn);
       } finally {
         thread.release();
       }

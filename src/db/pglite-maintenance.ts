@@ -69,7 +69,7 @@ export function startPgliteMaintenance(db: SqlClient, everyMs: number, onError: 
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
   const pass = () => {
-    running = (db.asleep() ? Promise.resolve([]) : maintainTables(db)).then(
+    running = (db.asleep() ? Promise.resolve() : maintainTables(db)).then(
       () => undefined,
       (error: unknown) => onError(error),
     );
