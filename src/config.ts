@@ -48,6 +48,7 @@ const schema = z.object({
   SLIPWAY_UPSTREAM_SWITCH: z.enum(['iptables', 'reload']).default('iptables'),
   SLIPWAY_UPSTREAM_CHECK: seconds(10),
   SLIPWAY_BODY_LIMIT: z.string().default('1mb'),
+  SLIPWAY_KEY_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(20),
   SLIPWAY_DOCKER_SOCKET: z.string().default('/var/run/docker.sock'),
   SLIPWAY_DEPLOY_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   SLIPWAY_DOCKER_TIMEOUT: seconds(30),
@@ -126,6 +127,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       aiTimeoutMs: c.SLIPWAY_AI_TIMEOUT,
     },
     bodyLimit: c.SLIPWAY_BODY_LIMIT,
+    /** Unknown keys one client address may present in a minute before it gets 429. */
+    keyFailuresPerMinute: c.SLIPWAY_KEY_FAILURES_PER_MINUTE,
     /** How often each process manager repairs from state what the log alone cannot. */
     reconcileEveryMs: Math.max(100, c.SLIPWAY_RECONCILE_INTERVAL),
     /** How long a write waits for the read models before answering 503. */

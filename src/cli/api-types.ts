@@ -1557,7 +1557,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The input is invalid (`validation_failed`) or the body is not JSON (`invalid_json`). */
+        /** @description The input is invalid (`validation_failed`, also for a body nested deeper than 64 levels) or the body is not JSON (`invalid_json`). */
         Error400: {
             headers: {
                 [name: string]: unknown;
@@ -1613,6 +1613,15 @@ export interface components {
         };
         /** @description Understood but refused; also an `Idempotency-Key` reused for a different request (`idempotency_key_reused`). */
         Error422: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Too many unknown API keys from this address in the last minute (`rate_limited`): retry after the `Retry-After` header’s seconds. */
+        Error429: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1685,6 +1694,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
     };
@@ -1722,6 +1732,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -1750,6 +1761,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
     };
@@ -1784,6 +1796,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -1824,6 +1837,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -1852,6 +1866,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
     };
@@ -1983,6 +1998,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -2016,6 +2032,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
     };
@@ -2050,6 +2067,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -2100,6 +2118,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -2155,6 +2174,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -2187,6 +2207,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
     };
@@ -2227,6 +2248,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -2262,6 +2284,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -2303,6 +2326,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -2339,6 +2363,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -2381,6 +2406,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -2436,6 +2462,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
@@ -2465,6 +2492,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
     };
@@ -2497,6 +2525,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -2531,6 +2560,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -2559,6 +2589,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
     };
@@ -2599,6 +2630,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
     };
@@ -2639,6 +2671,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
     };
@@ -2690,6 +2723,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
@@ -2727,6 +2761,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -2769,6 +2804,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -2820,6 +2856,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -2865,6 +2902,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -2914,6 +2952,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -2962,6 +3001,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -2991,6 +3031,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
     };
@@ -3018,6 +3059,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
     };
@@ -3050,6 +3092,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
     };
@@ -3089,6 +3132,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -3133,6 +3177,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -3176,6 +3221,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -3205,6 +3251,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
     };
@@ -3239,6 +3286,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -3268,6 +3316,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
     };
@@ -3316,6 +3365,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -3365,6 +3415,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -3390,6 +3441,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
     };
@@ -3432,6 +3484,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -3481,6 +3534,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -3517,6 +3571,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -3576,6 +3631,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -3617,6 +3673,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -3672,6 +3729,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -3713,6 +3771,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -3743,6 +3802,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -3785,6 +3845,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -3819,6 +3880,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -3853,6 +3915,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
     };
@@ -3888,6 +3951,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
     };
@@ -3910,6 +3974,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
     };
@@ -3935,6 +4000,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
     };
@@ -3969,6 +4035,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -4004,6 +4071,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };

@@ -1,13 +1,13 @@
 import Router from '@koa/router';
-import Koa, { type Context } from 'koa';
-import { HttpMethodEnum, koaBody } from 'koa-body';
+import Koa from 'koa';
 import type { Slipway } from '../slipway.js';
 import { authenticate, PrincipalCache } from './auth.js';
-import { errorHandler, HttpError } from './errors.js';
+import { errorHandler } from './errors.js';
 import { idempotency } from './idempotency.js';
 import { IdempotencyStore } from './idempotency-store.js';
 import { requestId } from './request-id.js';
-import { nulPaths } from './validation.js';
+import { jsonBody } from './json-body.js';
+import { KeyFailureLimiter } from './key-failure-limiter.js';
 import { backupRoutes } from './routes/backups.js';
 import { databaseRoutes } from './routes/database.js';
 import { importRoutes } from './routes/imports.js';
@@ -37,24 +37,6 @@ export function registeredRoutes(koa: Koa): { method: string; path: string }[] {
   );
 }
 
-/** Postgres cannot store NUL in text or jsonb: refuse it at the door rather than fail half-way. */
-function rejectNul(body: unknown) {
-  const details = nulPaths(body);
-  if (details.length > 0) throw new HttpError(400, 'validation_failed', `${details[0]!.path}: ${details[0]!.message}`, details);
-}
-
-const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
-const JSON_TYPES = ['application/json', '+json'];
-
-/** Bodies are JSON: one of another type would otherwise be ignored and the request judged as if it had none. */
-function requireJsonBody(ctx: Context) {
-  const length = ctx.request.length;
-  const hasBody = length === undefined ? ctx.get('transfer-encoding') !== '' : length > 0;
-  if (hasBody && BODY_METHODS.includes(ctx.method) && !ctx.is(JSON_TYPES)) {
-    throw new HttpError(400, 'invalid_json', 'request bodies are JSON: send Content-Type: application/json');
-  }
-}
-
 export function createHttpApp(app: Slipway): Koa {
   const koa = new Koa({ proxy: false });
   const router = new Router();
@@ -72,7 +54,8 @@ export function createHttpApp(app: Slipway): Koa {
       app.db.touch();
     }
   });
-  api.use(authenticate(new PrincipalCache(app.db, app.runner)));
+  api.use(authenticate(new PrincipalCache(app.db, app.runner), new KeyFailureLimiter(app.config.keyFailuresPerMinute, app.log)));
+  api.use(jsonBody(app.config.bodyLimit));
   const idempotencyStore = new IdempotencyStore(app.db, app.keyring);
   idempotencyStore.prepare().catch((error: unknown) => app.log.error('could not create the idempotency table', { error: String(error) }));
   api.use(idempotency(idempotencyStore, app.log));
@@ -100,29 +83,6 @@ export function createHttpApp(app: Slipway): Koa {
   });
   koa.use(requestId());
   koa.use(errorHandler(app.log));
-  koa.use(async (ctx, next) => {
-    requireJsonBody(ctx);
-    await next();
-  });
-  koa.use(
-    koaBody({
-      json: true,
-      jsonTypes: JSON_TYPES,
-      multipart: false,
-      urlencoded: false,
-      text: false,
-      jsonLimit: app.config.bodyLimit,
-      jsonStrict: false,
-      parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
-      onError: (error) => {
-        throw error;
-      },
-    }),
-  );
-  koa.use(async (ctx, next) => {
-    rejectNul(ctx.request.body);
-    await next();
-  });
   koa.use(router.routes());
   koa.use(api.routes());
   // Not thrown: the router sets `Allow` only when it answers itself; errorHandler adds the error body.

@@ -6,7 +6,9 @@ import { findService, type ServiceRow } from '../../projections/service-queries.
 import { findProject, type ProjectRow } from '../../projections/project-queries.js';
 import type { ProjectionRunner } from '../../projections/runner.js';
 import type { SqlExecutor } from '../db/sql-client.js';
+import { clientAddressOf } from './client-address.js';
 import { forbidden, notFoundHttp, unauthorized } from './errors.js';
+import type { KeyFailureLimiter } from './key-failure-limiter.js';
 import type { ServiceScopeCache } from './service-scope-cache.js';
 
 export interface Principal {
@@ -49,13 +51,22 @@ export class PrincipalCache {
   }
 }
 
-export function authenticate(keys: PrincipalCache) {
+/**
+ * The key is checked first, before a body is read: an anonymous request costs a header check and one
+ * lookup, and an address that keeps presenting unknown keys is refused without even that.
+ */
+export function authenticate(keys: PrincipalCache, failures: KeyFailureLimiter) {
   return async (ctx: Context, next: Next) => {
     const header = ctx.get('authorization');
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw unauthorized('missing API key: send Authorization: Bearer <key>');
+    const address = clientAddressOf(ctx);
+    await failures.check(address);
     const principal = await keys.find(match[1]!);
-    if (!principal) throw unauthorized('unknown or revoked API key');
+    if (!principal) {
+      await failures.failed(address, match[1]!);
+      throw unauthorized('unknown or revoked API key');
+    }
     ctx.state.principal = principal;
     await next();
   };

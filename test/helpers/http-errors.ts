@@ -12,7 +12,9 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unavailable'
   | 'engine_error'
-  | 'query_timeout';
+  | 'query_timeout'
+  | 'rate_limited'
+  | 'forbidden_destination';
 
 /**
  * The exact status and code, and the one error body shape `{ error: { code, message, details } }`:

@@ -33,6 +33,8 @@ const BAD_BODIES: BadBody[] = [
   },
   { label: 'missing fields', raw: '{}', status: 400, code: 'validation_failed' },
   { label: 'an oversized body', raw: JSON.stringify({ name: 'x'.repeat(2_000_000) }), status: 413, code: 'payload_too_large', paths: [] },
+  { label: 'a body nested too deep', raw: `${'['.repeat(200_000)}${']'.repeat(200_000)}`, status: 400, code: 'validation_failed', paths: ['(body)'] },
+  { label: 'an object nested too deep', raw: `${'{"a":'.repeat(65)}1${'}'.repeat(65)}`, status: 400, code: 'validation_failed', paths: ['(body)'] },
   { label: 'NUL characters', raw: JSON.stringify({ name: 'a\u0000b', key: 'A', value: 'a\u0000' }), status: 400, code: 'validation_failed', paths: ['name', 'value'] },
 ];
 

@@ -4,13 +4,14 @@ import { pathParams, type Endpoint } from '../contract/endpoint.js';
 import { SchemaComponents, type JsonSchema } from './json-schema.js';
 
 const ERROR_MEANING: Record<number, string> = {
-  400: 'The input is invalid (`validation_failed`) or the body is not JSON (`invalid_json`).',
+  400: 'The input is invalid (`validation_failed`, also for a body nested deeper than 64 levels) or the body is not JSON (`invalid_json`).',
   401: 'No key, or a key that is unknown or revoked (`unauthorized`).',
   403: 'The key may not do this: a read key asking to write, or a key scoped to some projects asking for an installation-wide action (`forbidden`).',
   404: 'Not found, or in a project the key cannot see (`not_found`).',
   409: 'It conflicts with the current state (`conflict`), or a request with the same `Idempotency-Key` is still in progress.',
   413: 'The body is larger than the server accepts (`payload_too_large`).',
   422: 'Understood but refused; also an `Idempotency-Key` reused for a different request (`idempotency_key_reused`).',
+  429: 'Too many unknown API keys from this address in the last minute (`rate_limited`): retry after the `Retry-After` header’s seconds.',
   502: 'An outside provider refused or failed.',
   503: 'Not available yet (`unavailable`): retry after the `Retry-After` header’s seconds.',
   504: 'An outside provider did not answer in time.',
@@ -19,7 +20,7 @@ const ERROR_MEANING: Record<number, string> = {
 /** What every endpoint of a kind can answer, beyond the statuses it lists itself. */
 function errorStatuses(e: Endpoint): number[] {
   const statuses = new Set<number>(e.errors ?? []);
-  if (e.access !== 'public') statuses.add(401);
+  if (e.access !== 'public') for (const s of [401, 429]) statuses.add(s);
   if (e.access === 'write' || e.allProjects) statuses.add(403);
   if (pathParams(e.path).length > 0) statuses.add(404);
   if (e.query) statuses.add(400);
