@@ -1,5 +1,6 @@
 import type { RecordedEvent } from '../src/eventstore/port.js';
 import { apiKeyCreatedV1toV2 } from './apikey/upcasters.js';
+import { databaseQueryRunV1toV2 } from './database/upcasters.js';
 
 /** Turns the data of one schema version of an event type into the next version's. */
 export type Upcaster = (data: Record<string, unknown>) => Record<string, unknown>;
@@ -36,6 +37,7 @@ export function upcasting(upcasters: Readonly<Record<string, Upcaster>>) {
  */
 const UPCASTERS: Record<string, Upcaster> = {
   'ApiKeyCreated@1': apiKeyCreatedV1toV2,
+  'DatabaseQueryRun@1': databaseQueryRunV1toV2,
 };
 
 export const { currentSchemaVersion, upcast } = upcasting(UPCASTERS);

@@ -1,3 +1,4 @@
+import { redactStatement } from '../commands/database/statement-redaction.js';
 import { isEncrypted } from '../src/secrets/keyring.js';
 
 const HIDDEN_FIELDS = new Set(['secretHash']);
@@ -21,7 +22,16 @@ const needsRedaction = (value: unknown): boolean => {
   return false;
 };
 
+// Fields of some event types that may hold a secret in clear in older versions (DatabaseQueryRun v1).
+const FIELD_REDACTION: Record<string, Record<string, (value: string) => string>> = {
+  DatabaseQueryRun: { statement: redactStatement },
+};
+
 /** The redacted data; most events hold nothing to redact and are returned as they are. */
-export function auditData(data: Record<string, unknown>): Record<string, unknown> {
-  return needsRedaction(data) ? (redactEventData(data) as Record<string, unknown>) : data;
+export function auditData(type: string, data: Record<string, unknown>): Record<string, unknown> {
+  const fields = FIELD_REDACTION[type];
+  const cleared = fields
+    ? Object.fromEntries(Object.entries(data).map(([k, v]) => [k, typeof v === 'string' && fields[k] ? fields[k](v) : v]))
+    : data;
+  return needsRedaction(cleared) ? (redactEventData(cleared) as Record<string, unknown>) : cleared;
 }

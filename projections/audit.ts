@@ -16,7 +16,7 @@ const str = (value: unknown) => (typeof value === 'string' ? value : null);
 /** The history auditors page through: every event, with its actor, and no secret. */
 export const auditProjector: Projector = {
   name: 'audit',
-  version: 3,
+  version: 4,
   tables: ['rm_audit_log', 'rm_audit_streams'],
   ddl: `
 create table if not exists rm_audit_log (
@@ -75,7 +75,7 @@ create index if not exists rm_audit_log_previous_project on rm_audit_log (previo
         causation_id: m.causationId,
         project_id: ownerOf(event),
         previous_project_id: str(event.data.fromProjectId),
-        data: auditData(event.data),
+        data: auditData(event.type, event.data),
       };
     });
     // One insert; rows of streams created in an earlier batch take their owner from rm_audit_streams.

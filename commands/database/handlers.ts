@@ -3,6 +3,15 @@ import type { CommandContext } from '../shared/command-context.js';
 import { appendEventIds } from '../shared/ids.js';
 import { currentSchemaVersion } from '../upcasters.js';
 import { DATABASE_CATEGORY, type DatabaseEvent } from './events.js';
+import { redactStatement } from './statement-redaction.js';
+
+type Target = { serviceId: string; projectId: string; engine: string };
+
+/** A statement run through the API: sealed under the service's data key, redacted for auditors. */
+export async function queryRunEvent(ctx: CommandContext, target: Target, statement: string): Promise<DatabaseEvent> {
+  const sealedStatement = await ctx.keyring.encrypt(target.serviceId, statement);
+  return { type: 'DatabaseQueryRun', data: { ...target, statement: redactStatement(statement), sealedStatement } };
+}
 
 /**
  * Records an operation on a database service for auditors. There is nothing to decide: the stream is a

@@ -166,6 +166,6 @@ export function presentParked(row: ParkedRow): z.infer<typeof parkedEvent> {
     error: row.error,
     attempts: row.attempts,
     parkedAt: isoRequired(row.parked_at),
-    data: auditData(row.data),
+    data: auditData(row.type, row.data),
   };
 }

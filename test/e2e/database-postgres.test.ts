@@ -46,6 +46,7 @@ t.test('a postgres service deploys, is browsed and edited, speaks verified TLS, 
   });
   t.equal((await s.call('GET', `/api/services/${db.id}/database/tables`)).status, 409, 'not running before its first deployment');
 
+  let sealedStatement = '';
   const first = await deploy(s, db.id);
   t.equal(outcome(first.done), 'succeeded', 'the first deployment succeeds');
 
@@ -126,6 +127,19 @@ t.test('a postgres service deploys, is browsed and edited, speaks verified TLS, 
     t.equal((await s.call('GET', `/api/services/${db.id}/database/tables`)).status, 200, 'Slipway connects with the new password');
   });
 
+  t.test('a password set through the console is sealed in the history and redacted for auditors', async (t) => {
+    const reader = await createKey(s, 'read', [project.id]);
+    const history = await s.call('GET', `/api/projects/${project.id}/events?limit=1000`, { key: reader.secret });
+    const runs = history.body.events.filter((e: { type: string }) => e.type === 'DatabaseQueryRun');
+    t.ok(runs.some((e: { data: { statement: string } }) => e.data.statement === 'alter user postgres password [redacted]'), 'the auditor reads the statement, its password redacted');
+    t.notOk(JSON.stringify(history.body).includes('a-new-password-1'), 'the project\'s history shows the password nowhere');
+    const raw = JSON.stringify(await s.app.store.readAll({ after: null, maxCount: 100_000 }));
+    t.notOk(raw.includes('a-new-password-1'), 'the log itself holds it in no event');
+    const recorded = (await s.app.store.readStream(`database-${db.id}`)).find((e) => String(e.data.statement).startsWith('alter user'));
+    t.equal(await s.app.keyring.decrypt(recorded!.data.sealedStatement as string), "alter user postgres password 'a-new-password-1'", 'sealed under the service\'s data key');
+    sealedStatement = recorded!.data.sealedStatement as string;
+  });
+
   t.test('an app reaches the database through its reference', async (t) => {
     git.push('acme/writer', {
       Dockerfile: [
@@ -168,5 +182,8 @@ t.test('a postgres service deploys, is browsed and edited, speaks verified TLS, 
     const end = Date.now() + 30_000;
     while (!(await gone()) && Date.now() < end) await new Promise((r) => setTimeout(r, 250));
     t.ok(await gone(), 'container and volume removed');
+    const shredded = Date.now() + 30_000;
+    while ((await s.app.keyring.decrypt(sealedStatement)) !== null && Date.now() < shredded) await new Promise((r) => setTimeout(r, 250));
+    t.equal(await s.app.keyring.decrypt(sealedStatement), null, 'the statements run on it can no longer be read: its data key is shredded');
   });
 });

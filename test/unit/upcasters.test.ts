@@ -1,7 +1,9 @@
 import t from 'tap';
 import { decideCreate, apiKey } from '../../commands/apikey/aggregate.js';
 import { apiKeyEvents, parseApiKeyEvent } from '../../commands/apikey/events.js';
+import { parseDatabaseEvent } from '../../commands/database/events.js';
 import { currentSchemaVersion, upcast, upcasting } from '../../commands/upcasters.js';
+import { auditData } from '../../projections/audit-redaction.js';
 
 // ApiKeyCreated exactly as schema version 1 wrote it (before `scope`).
 const v1 = (projectIds: string[] | null) => ({ name: 'ci', access: 'read', projectIds, secretHash: 'h', prefix: 'slw_abcdef' });
@@ -66,4 +68,14 @@ t.test('new ApiKeyCreated events are written in the v2 shape', async (t) => {
   for (const event of decideCreate(apiKey.initial, { ...base, projectIds: ['a'] })) {
     t.ok(apiKeyEvents[event.type].safeParse(event.data).success, 'what decide writes parses under the current schema');
   }
+});
+
+t.test('DatabaseQueryRun v1 held the statement in clear: upcast and audited, its password is redacted', async (t) => {
+  const v1Data = { serviceId: 's', projectId: 'p', engine: 'postgres', statement: "ALTER USER app PASSWORD 'S3cret'" };
+  const parsed = parseDatabaseEvent({ type: 'DatabaseQueryRun', schemaVersion: 1, data: v1Data });
+  t.same(parsed?.data, { serviceId: 's', projectId: 'p', engine: 'postgres', statement: 'ALTER USER app PASSWORD [redacted]', sealedStatement: null });
+  t.equal(currentSchemaVersion('DatabaseQueryRun'), 2);
+  t.same(auditData('DatabaseQueryRun', v1Data).statement, 'ALTER USER app PASSWORD [redacted]', 'what auditors read of a v1 event');
+  const v2 = auditData('DatabaseQueryRun', { ...v1Data, statement: 'ALTER USER app PASSWORD [redacted]', sealedStatement: 'enc:v1:s:abc' });
+  t.same(v2, { serviceId: 's', projectId: 'p', engine: 'postgres', statement: 'ALTER USER app PASSWORD [redacted]', sealedStatement: '[encrypted]' }, 'and of a v2 event');
 });

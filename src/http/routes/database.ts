@@ -1,7 +1,8 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { z } from 'zod';
-import { recordDatabaseOperation } from '../../../commands/database/handlers.js';
+import { queryRunEvent, recordDatabaseOperation } from '../../../commands/database/handlers.js';
+import type { CommandContext } from '../../../commands/shared/command-context.js';
 import type { DatabaseEvent } from '../../../commands/database/events.js';
 import type { Engine } from '../../../commands/service/fields.js';
 import { conflict, invalid } from '../../../commands/shared/domain-error.js';
@@ -47,14 +48,17 @@ export function databaseRoutes(router: Router, app: Slipway) {
   async function withBrowser<T>(
     ctx: Context,
     principal: Principal,
-    audit: ((row: ServiceRow, engine: Engine) => DatabaseEvent) | null,
+    audit: ((row: ServiceRow, engine: Engine, cmd: CommandContext) => DatabaseEvent | Promise<DatabaseEvent>) | null,
     work: (browser: DatabaseBrowser, row: ServiceRow) => Promise<T>,
   ): Promise<T> {
     const serviceId = ctx.params.serviceId!;
     const resolved = isId(serviceId) ? await app.databases.resolve(serviceId, () => resolveService(app, principal, serviceId)) : null;
     if (!resolved || !canSee(principal, resolved.row.project_id)) throw notFoundHttp('service');
     const { row, target } = resolved;
-    if (audit) await recordDatabaseOperation(requestContext(app, ctx, principal), audit(row, target.engine));
+    if (audit) {
+      const cmd = requestContext(app, ctx, principal);
+      await recordDatabaseOperation(cmd, await audit(row, target.engine, cmd));
+    }
     return app.databases.use(target, (browser) => work(browser, row));
   }
 
@@ -82,7 +86,7 @@ export function databaseRoutes(router: Router, app: Slipway) {
     const result = await withBrowser(
       ctx,
       principal,
-      (row, engine) => ({ type: 'DatabaseQueryRun', data: { ...about(row, engine), statement: sql } }),
+      (row, engine, cmd) => queryRunEvent(cmd, about(row, engine), sql),
       (browser) => browser.query(sql, app.config.databases.query),
     );
     const answer: Answer<typeof databaseApi.query> = { columns: result.columns, rows: result.rows, rowCount: result.rowCount, truncated: result.truncated };
