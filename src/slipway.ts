@@ -11,6 +11,7 @@ import { countApiKeys } from '../projections/api-key-queries.js';
 import { ProjectionRunner, ReadModelBehindError } from '../projections/runner.js';
 import { takenHostPorts, type ServiceRow } from '../projections/service-queries.js';
 import type { Config } from './config.js';
+import { prepareDataDir, tighten } from './data-dir.js';
 import { lockDataDir } from './db/data-dir-lock.js';
 import { loadInstanceId } from './db/instance-id.js';
 import { openPglite } from './db/pglite-client.js';
@@ -93,7 +94,11 @@ async function openDatabase(config: Config): Promise<{ db: SqlClient; unlock: ()
   }
   const unlock = lockDataDir(config.dataDir);
   try {
-    return { db: await openPglite(join(config.dataDir, 'pgdata'), config.storeSleepAfterMs), unlock };
+    const pgdata = join(config.dataDir, 'pgdata');
+    const db = await openPglite(pgdata, config.storeSleepAfterMs);
+    // PGlite's initdb writes its files 0666 whatever the umask; what it creates later honours it.
+    tighten(pgdata);
+    return { db, unlock };
   } catch (error) {
     unlock();
     throw error;
@@ -120,6 +125,7 @@ function proxyTarget(config: Config, log: Logger, onReady: () => Promise<void>) 
 }
 
 export async function startSlipway(config: Config, log: Logger, options: StartOptions = {}): Promise<Slipway> {
+  prepareDataDir(config.dataDir, log);
   const { db, unlock } = await openDatabase(config);
   const store = config.eventStoreUrl
     ? await (await import('./eventstore/eventstoredb-event-store.js')).createEventStoreDbEventStore(config.eventStoreUrl)
