@@ -114,7 +114,7 @@ export async function backupBenchmarks(startServer: StartServer) {
       `peak RSS during a backup of a ${(bigBytes / 1e9).toFixed(1)} GB table (dump ${(big.backup.sizeBytes / 1e9).toFixed(2)} GB)`,
       `${peak.toFixed(0)} MB (before it: ${baseline.toFixed(0)} MB; backup took ${seconds(big.ms)})`,
     );
-    const onDisk = statSync(big.backup.localPath).size;
+    const onDisk = statSync(join(dataDir, big.backup.localPath)).size;
     if (onDisk !== big.backup.sizeBytes) throw new Error('the file on disk does not match sizeBytes');
   } finally {
     child.kill('SIGTERM');

@@ -1290,7 +1290,7 @@ export interface components {
              * @enum {string}
              */
             format: "custom" | "sql" | "rdb" | "native" | "archive";
-            /** @description The file on this machine; absent when the backup is stored remotely only. */
+            /** @description The file on this machine, relative to Slipway’s data directory (answers never show host paths); absent when the backup is stored remotely only. */
             localPath?: string;
             /** @description The object’s key in the remote storage; null when the backup is on disk only. */
             remoteKey: string | null;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t from 'tap';
 import { createKey, createProject, createService } from '../helpers/api-suite.js';
 import { deploy, deployEnv, outcome } from '../helpers/deploy.js';
@@ -119,6 +120,8 @@ t.test('backups: disk, remote and both; download, restore, delete, corruption, a
       t.ok(done.sizeBytes > 0);
       t.match(done.checksum, /^sha256:[0-9a-f]{64}$/);
       t.ok(done.localPath && done.remoteKey, 'both copies');
+      t.match(done.localPath, /^backups\/[0-9a-f-]+\/[0-9a-f-]+\.\w+$/, 'the path is relative to the data directory, no host path');
+      t.equal(statSync(join(s.dataDir, done.localPath)).mode & 0o777, 0o600, 'the file is readable by Slipway\'s user only');
       const got = await download(s, e.svc.id, done.id);
       t.equal(got.status, 200);
       t.equal(got.bytes.length, done.sizeBytes, 'the size matches');
@@ -145,10 +148,10 @@ t.test('backups: disk, remote and both; download, restore, delete, corruption, a
 
   t.test('a corrupted file is refused at restore and changes nothing', async (t) => {
     const { done } = await backUp(s, pg.id, 'disk');
-    const file = readFileSync(done.localPath);
+    const file = readFileSync(join(s.dataDir, done.localPath));
     const middle = Math.floor(file.length / 2);
     file[middle] = file[middle]! ^ 0xff;
-    writeFileSync(done.localPath, file);
+    writeFileSync(join(s.dataDir, done.localPath), file);
     await sql(s, pg.id, 'delete from notes where id > 10');
     const refused = await s.call('POST', `/api/services/${pg.id}/database/backups/${done.id}/restore`);
     t.equal(refused.status, 409);
@@ -187,7 +190,7 @@ t.test('backups: disk, remote and both; download, restore, delete, corruption, a
   t.test('delete removes the file and the object; a second delete is a 404', async (t) => {
     const { done } = await backUp(s, pg.id, 'disk+remote');
     t.equal((await s.call('DELETE', `/api/services/${pg.id}/database/backups/${done.id}`)).status, 200);
-    t.throws(() => readFileSync(done.localPath), 'the file is gone');
+    t.throws(() => readFileSync(join(s.dataDir, done.localPath)), 'the file is gone');
     t.equal((await s.call('DELETE', `/api/services/${pg.id}/database/backups/${done.id}`)).status, 404);
     t.equal((await download(s, pg.id, done.id)).status, 404);
   });

@@ -19,7 +19,7 @@ export const backup = z
     trigger: z.enum(BACKUP_TRIGGERS),
     storage: z.enum(BACKUP_STORAGE),
     format: z.enum([...new Set(Object.values(BACKUP_FORMATS).map((f) => f.format))]).meta({ description: 'The engine’s dump format.' }),
-    localPath: z.string().optional().meta({ description: 'The file on this machine; absent when the backup is stored remotely only.' }),
+    localPath: z.string().optional().meta({ description: 'The file on this machine, relative to Slipway’s data directory (answers never show host paths); absent when the backup is stored remotely only.' }),
     remoteKey: z.string().nullable().meta({ description: 'The object’s key in the remote storage; null when the backup is on disk only.' }),
     sizeBytes: z.number().int().nullable().meta({ description: 'Null until the backup has succeeded.' }),
     checksum: z.string().nullable().meta({ description: '`sha256:<hex digest>`; null until the backup has succeeded.' }),

@@ -34,7 +34,7 @@ function presentBackup(app: Slipway, b: BackupRow): z.infer<typeof backup> {
     trigger: b.trigger,
     storage: b.storage,
     format: b.format,
-    ...(b.local_path ? { localPath: join(app.config.dataDir, b.local_path) } : {}),
+    ...(b.local_path ? { localPath: b.local_path } : {}),
     remoteKey: b.remote_key,
     sizeBytes: b.size_bytes === null ? null : Number(b.size_bytes),
     checksum: b.checksum,
