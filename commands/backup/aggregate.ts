@@ -1,3 +1,4 @@
+import { reasonText } from '../shared/printable.js';
 import type { Aggregate } from '../shared/aggregate.js';
 import { conflict, notFound } from '../shared/domain-error.js';
 import { parseBackupEvent, type BackupEvent } from './events.js';
@@ -52,7 +53,7 @@ export function decideSucceed(state: BackupState, outcome: { sizeBytes: number; 
 }
 
 export function decideFail(state: BackupState, error: string): BackupEvent[] {
-  return unfinished(state) ? [{ type: 'BackupFailed', data: { error } }] : [];
+  return unfinished(state) ? [{ type: 'BackupFailed', data: { error: reasonText(error) } }] : [];
 }
 
 function existing(state: BackupState) {
@@ -70,7 +71,7 @@ export function decideRestored(state: BackupState, into: { serviceId: string; pr
 
 export function decideRestoreFailed(state: BackupState, into: { serviceId: string; projectId: string }, error: string): BackupEvent[] {
   existing(state);
-  return [{ type: 'BackupRestoreFailed', data: { ...into, error } }];
+  return [{ type: 'BackupRestoreFailed', data: { ...into, error: reasonText(error) } }];
 }
 
 /** A running backup is not deleted under the runner's feet; a second delete is a 404. */

@@ -1,3 +1,4 @@
+import { reasonText } from '../shared/printable.js';
 import type { Aggregate } from '../shared/aggregate.js';
 import { conflict, notFound } from '../shared/domain-error.js';
 import { parseDeploymentEvent, type DeploymentEvent, type FailureExplained } from './events.js';
@@ -64,7 +65,7 @@ export function decideSucceed(state: DeploymentState): DeploymentEvent[] {
 }
 
 export function decideFail(state: DeploymentState, reason: string): DeploymentEvent[] {
-  return isFinished(state.status) || state.status === 'none' ? [] : [{ type: 'DeploymentFailed', data: { reason } }];
+  return isFinished(state.status) || state.status === 'none' ? [] : [{ type: 'DeploymentFailed', data: { reason: reasonText(reason) } }];
 }
 
 /**
@@ -79,7 +80,7 @@ export function decideAbort(state: DeploymentState): DeploymentEvent[] {
 }
 
 export function decideMarkAborted(state: DeploymentState, reason: string): DeploymentEvent[] {
-  return isFinished(state.status) || state.status === 'none' ? [] : [{ type: 'DeploymentAborted', data: { reason } }];
+  return isFinished(state.status) || state.status === 'none' ? [] : [{ type: 'DeploymentAborted', data: { reason: reasonText(reason) } }];
 }
 
 export function assertExplainable(state: DeploymentState): void {

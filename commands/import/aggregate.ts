@@ -1,3 +1,4 @@
+import { reasonText } from '../shared/printable.js';
 import type { Aggregate } from '../shared/aggregate.js';
 import { conflict } from '../shared/domain-error.js';
 import { parseImportEvent, type ImportEvent } from './events.js';
@@ -38,4 +39,4 @@ export function decideRequest(state: ImportState, request: Requested): ImportEve
 }
 export const decideStart = (s: ImportState): ImportEvent[] => (s.status === 'requested' ? [{ type: 'ImportStarted', data: {} }] : []);
 export const decideSucceed = (s: ImportState): ImportEvent[] => (s.status === 'running' ? [{ type: 'ImportSucceeded', data: {} }] : []);
-export const decideFail = (s: ImportState, error: string): ImportEvent[] => (unfinished(s) ? [{ type: 'ImportFailed', data: { error } }] : []);
+export const decideFail = (s: ImportState, error: string): ImportEvent[] => (unfinished(s) ? [{ type: 'ImportFailed', data: { error: reasonText(error) } }] : []);

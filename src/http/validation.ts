@@ -16,7 +16,11 @@ export function parseInput<T>(schema: z.ZodType<T>, value: unknown): T {
 const noControl = (s: string) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(s);
 
 export const text = (max: number) => z.string().max(max).refine(noControl, 'must not contain control characters');
-export const name = (max = 63) => text(max).trim().min(1, 'must not be empty');
+// Names are shown in lists and terminals: line breaks, tabs, bidirectional overrides and other invisible
+// format characters (zero-width spaces, soft hyphens) could disguise one name as another.
+const plainName = (s: string) => !/[\p{Cc}\p{Cf}\u2028\u2029]/u.test(s);
+export const name = (max = 63) =>
+  text(max).refine(plainName, 'must not contain line breaks, tabs or invisible format characters (bidirectional overrides, zero-width spaces)').trim().min(1, 'must not be empty');
 export const optionalCommand = text(4096)
   .nullable()
   .optional()

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LOG_CATEGORY, type LogLine } from '../../commands/deployment/events.js';
+import { printable } from '../../commands/shared/printable.js';
 import { currentSchemaVersion } from '../../commands/upcasters.js';
 import type { EventMetadata, EventStore } from '../eventstore/port.js';
 
@@ -8,11 +9,7 @@ const MAX_LINES = 50_000;
 const FLUSH_MS = 40;
 const MAX_CHUNK = 500;
 
-// Postgres text holds no NUL; other control characters (colour codes aside) only garble a terminal.
-const sanitize = (line: string) => {
-  const clean = line.replace(/[\u0000-\u0008\u000b-\u001a\u001c-\u001f]/g, '');
-  return clean.length > MAX_LINE ? `${clean.slice(0, MAX_LINE)} … [line truncated]` : clean;
-};
+const truncated = (line: string) => (line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)} … [line truncated]` : line);
 
 /**
  * Collects a deployment's output and appends it in chunks to `deploymentlog-<id>`, redacted, at most
@@ -46,7 +43,8 @@ export class DeploymentLog {
       this.truncated = true;
       return;
     }
-    this.buffer.push({ line: sanitize(this.redact(line)), stream, at: new Date().toISOString() });
+    // Control characters go first, so none can split a secret and slip it past the redaction.
+    this.buffer.push({ line: truncated(this.redact(printable(line))), stream, at: new Date().toISOString() });
     if (this.buffer.length >= MAX_CHUNK) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
   }

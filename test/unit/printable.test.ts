@@ -1,0 +1,26 @@
+import t from 'tap';
+import { printable, reasonText } from '../../commands/shared/printable.js';
+import { decideFail } from '../../commands/deployment/aggregate.js';
+import { name } from '../../src/http/validation.js';
+
+t.test('stored output keeps text, tabs and newlines, and loses escape sequences and control characters', async (t) => {
+  t.equal(printable('\u001b[31mred\u001b[0m and \u001b[1;4mbold\u001b[m'), 'red and bold', 'colour codes go whole, not as "[31m"');
+  t.equal(printable('\u001b]0;pwned title\u0007after'), 'after', 'an OSC title sequence');
+  t.equal(printable('\u001b]8;;http://evil/\u001b\\link\u001b]8;;\u001b\\'), 'link', 'an OSC hyperlink');
+  t.equal(printable('a\u0000b\u0008c\rd\u007fe\u009bf'), 'abcdef', 'NUL, backspace, carriage return, DEL, C1');
+  t.equal(printable('col1\tcol2\nnext'), 'col1\tcol2\nnext');
+  t.equal(printable('café ✓ 日本'), 'café ✓ 日本');
+  t.equal(reasonText('x'.repeat(5000)).length, 2002, 'a reason is cut to 2,000 characters');
+});
+
+t.test('a NUL in a failure reason cannot stop the final event', async (t) => {
+  const [event] = decideFail({ status: 'running' } as Parameters<typeof decideFail>[0], 'git said \u0000\u001b[2Jboom');
+  t.same(event, { type: 'DeploymentFailed', data: { reason: 'git said boom' } });
+});
+
+t.test('names refuse invisible format characters and line breaks', async (t) => {
+  for (const bad of ['admin\u202Etxt.exe', 'a\u200Bb', 'x\u2066y\u2069', 'soft\u00ADhyphen', 'two\nlines', 'tab\tbed', 'l\u2028s']) {
+    t.notOk(name(100).safeParse(bad).success, JSON.stringify(bad));
+  }
+  for (const good of ['Shop', 'Café Ünïcode', '日本のショップ', 'my-app 2']) t.ok(name(100).safeParse(good).success, good);
+});
