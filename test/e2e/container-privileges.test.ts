@@ -8,6 +8,7 @@ import t from 'tap';
 import { LABEL } from '../../src/runtime/container-runtime.js';
 import { createDockerRuntime } from '../../src/runtime/docker-runtime.js';
 import { createProject, createService } from '../helpers/api-suite.js';
+import { databaseService, testWebService } from '../helpers/http-resources.js';
 import { deploy, deployEnv, outcome } from '../helpers/deploy.js';
 import { docker, removeProjectLeftovers, requireDocker, TEST_IMAGES } from '../helpers/docker.js';
 import { DB_IMAGE_ENV, DB_TEST_IMAGES, requireDbImages } from '../helpers/engine-containers.js';
@@ -24,17 +25,6 @@ const APP_DROPS = ['AUDIT_WRITE', 'MKNOD', 'NET_RAW', 'SETFCAP', 'SYS_CHROOT'];
 const DATABASE_ADDS = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'SETGID', 'SETUID'];
 /** Bit numbers of capabilities in /proc/<pid>/status (linux/capability.h). */
 const CAP_BIT = { NET_BIND_SERVICE: 10, NET_RAW: 13, SYS_CHROOT: 18, MKNOD: 27, SETFCAP: 31 } as const;
-
-const database = (name: string, engine: string, extra: Record<string, unknown> = {}) => ({
-  name,
-  repoFullName: `database:${engine}`,
-  repoUrl: 'database',
-  branch: 'main',
-  internalPort: 1,
-  databasePublicEnabled: false,
-  env: [],
-  ...extra,
-});
 
 /** A command's outcome inside a container, as `docker exec` gives it; never throws. */
 async function inside(container: string, cmd: string[], user?: string) {
@@ -93,15 +83,13 @@ t.test('app, worker and database containers run with least privilege', { skip: (
   const project = await createProject(s, 'Privileges');
   t.teardown(() => removeProjectLeftovers(project.id));
 
-  const image = (name: string, runtimeMode: 'web' | 'worker') =>
-    createService(s, project.id, { name, repoUrl: 'docker-image', dockerImage: TEST_IMAGES.web, branch: 'main', runtimeMode, internalPort: 8000, env: [] });
   const services = {
-    web: await image('web', 'web'),
-    worker: await image('worker', 'worker'),
-    pg: await createService(s, project.id, database('main-db', 'postgres', { databasePublicEnabled: true, env: [{ key: 'POSTGRES_PASSWORD', value: PG_PASSWORD }] })),
-    mysql: await createService(s, project.id, database('shop-db', 'mysql')),
-    redis: await createService(s, project.id, database('cache', 'redis', { env: [{ key: 'REDIS_PASSWORD', value: REDIS_PASSWORD }] })),
-    columnar: await createService(s, project.id, database('olap', 'columnar')),
+    web: await createService(s, project.id, testWebService('web')),
+    worker: await createService(s, project.id, { ...testWebService('worker'), runtimeMode: 'worker' }),
+    pg: await createService(s, project.id, databaseService('main-db', 'postgres', { databasePublicEnabled: true, env: [{ key: 'POSTGRES_PASSWORD', value: PG_PASSWORD }] })),
+    mysql: await createService(s, project.id, databaseService('shop-db', 'mysql')),
+    redis: await createService(s, project.id, databaseService('cache', 'redis', { env: [{ key: 'REDIS_PASSWORD', value: REDIS_PASSWORD }] })),
+    columnar: await createService(s, project.id, databaseService('olap', 'columnar')),
   };
   const names = Object.keys(services) as (keyof typeof services)[];
   const runs = await Promise.all(names.map((n) => deploy(s, services[n].id)));
