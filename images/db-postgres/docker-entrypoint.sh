@@ -48,8 +48,9 @@ MSG
   [ -z "${pwfile:-}" ] || rm -f "$pwfile"
   echo "listen_addresses = '*'" >> "$PGDATA/postgresql.conf"
   printf '\nhost all all all %s\n' "${POSTGRES_HOST_AUTH_METHOD:-scram-sha-256}" >> "$PGDATA/pg_hba.conf"
-  # A private server on the socket only, as the official image does, for the database and init scripts.
-  pg_ctl -D "$PGDATA" -o "-c listen_addresses='' -p 5432" -w start >/dev/null
+  # A private server on the socket only, as the official image does, for the database and init scripts; like
+  # it, with the command's own settings (an hba_file among them applies from the start).
+  pg_ctl -D "$PGDATA" -o "$(printf '%q ' "${@:2}" -c listen_addresses='' -p 5432)" -w start >/dev/null
   if [ "$db" != 'postgres' ]; then
     psql -v ON_ERROR_STOP=1 --username "$user" --no-password --dbname postgres --set db="$db" <<<'CREATE DATABASE :"db";' >/dev/null
   fi

@@ -1,7 +1,9 @@
 import type { Engine } from '../../commands/service/fields.js';
 import { ENGINE_CATALOGUE } from '../../commands/service/engines.js';
-import type { ContainerFile } from '../runtime/container-runtime.js';
+import type { ContainerFile, NetworkAddresses } from '../runtime/container-runtime.js';
 import type { EngineEndpoint } from './browser.js';
+import { postgresHba } from './postgres-hba.js';
+import { redisServer } from './redis-config.js';
 
 /** Where each official image keeps its data; the service's volume is mounted there. */
 export const DATA_DIRS: Record<Engine, string> = {
@@ -16,8 +18,8 @@ export const DATA_DIRS: Record<Engine, string> = {
 /**
  * Variables the official images read only when they initialise an empty data directory. Changing one later
  * would not change what the database holds, so Slipway accepts a new value only when the engine already
- * accepts it (see database-credentials.ts). Redis takes its password as an argument and ClickHouse rewrites
- * its user from the variables at every start: theirs apply at the next deployment.
+ * accepts it (see database-credentials.ts). Redis reads its password from the file Slipway writes at every
+ * deployment and ClickHouse rewrites its user from the variables at every start: theirs apply at the next deployment.
  */
 export const INIT_ONLY_CREDENTIALS: Record<Engine, readonly string[]> = {
   postgres: ['POSTGRES_USER', 'POSTGRES_PASSWORD'],
@@ -46,21 +48,37 @@ export interface EnginePlan {
 
 const TLS_DIR = '/etc/slipway-tls';
 
-function postgresCommand(logicalReplication: boolean, tls: ServerTls | null): { command: string[] | undefined; files: ContainerFile[] } {
+function postgresCommand(
+  env: Record<string, string>,
+  logicalReplication: boolean,
+  tls: ServerTls | null,
+  network: readonly NetworkAddresses[],
+): { command: string[] | undefined; files: ContainerFile[] } {
   const settings: string[] = [];
   if (logicalReplication) settings.push('wal_level=logical', 'max_replication_slots=10', 'max_wal_senders=10');
   if (!tls) {
     const args = ['postgres', ...settings.flatMap((s) => ['-c', s])];
     return { command: settings.length > 0 ? args : undefined, files: [] };
   }
-  settings.push('ssl=on', `ssl_cert_file=${TLS_DIR}/server.crt`, `ssl_key_file=${TLS_DIR}/pg/server.key`, `ssl_ca_file=${TLS_DIR}/ca.crt`);
+  settings.push(
+    'ssl=on',
+    `ssl_cert_file=${TLS_DIR}/server.crt`,
+    `ssl_key_file=${TLS_DIR}/pg/server.key`,
+    `ssl_ca_file=${TLS_DIR}/ca.crt`,
+    `hba_file=${TLS_DIR}/pg_hba.conf`,
+  );
   const root = (path: string, content: string, mode: number): ContainerFile => ({ path: `${TLS_DIR}/${path}`, content, mode, uid: 0, gid: 0 });
   // The server refuses a key another user can read, and the postgres user's id differs between images
   // (999 on Debian, 70 on Alpine): the key is handed over by name before the image's own entrypoint runs.
   const handOver = `install -d -o postgres -g postgres -m 700 ${TLS_DIR}/pg && install -o postgres -g postgres -m 600 ${TLS_DIR}/server.key ${TLS_DIR}/pg/server.key && exec docker-entrypoint.sh "$@"`;
   return {
     command: ['sh', '-c', handOver, 'sh', 'postgres', ...settings.flatMap((s) => ['-c', s])],
-    files: [root('server.crt', tls.certPem, 0o644), root('ca.crt', tls.caPem, 0o644), root('server.key', tls.keyPem, 0o600)],
+    files: [
+      root('server.crt', tls.certPem, 0o644),
+      root('ca.crt', tls.caPem, 0o644),
+      root('server.key', tls.keyPem, 0o600),
+      root('pg_hba.conf', postgresHba(env, network), 0o644),
+    ],
   };
 }
 
@@ -69,19 +87,20 @@ export function enginePlan(
   engine: Engine,
   image: string,
   env: Record<string, string>,
-  options: { logicalReplication: boolean; tls: ServerTls | null },
+  options: {
+    logicalReplication: boolean;
+    tls: ServerTls | null;
+    /** The project network's ranges: with TLS, connections from outside them must use it. */
+    network: readonly NetworkAddresses[];
+  },
 ): EnginePlan {
   const base = { image, port: ENGINE_CATALOGUE[engine].port, env, dataDir: DATA_DIRS[engine] };
   switch (engine) {
     case 'postgres':
     case 'timeseries':
-      return { ...base, ...postgresCommand(options.logicalReplication, options.tls) };
-    case 'redis': {
-      // The official image reads no password variable: the password is an argument. Append-only
-      // persistence, so a redeploy or a crash loses no acknowledged write.
-      const password = env.REDIS_PASSWORD ? ['--requirepass', env.REDIS_PASSWORD] : [];
-      return { ...base, command: ['redis-server', '--appendonly', 'yes', ...password], files: [] };
-    }
+      return { ...base, ...postgresCommand(env, options.logicalReplication, options.tls, options.network) };
+    case 'redis':
+      return { ...base, ...redisServer(env) };
     case 'columnar':
       return { ...base, env: { CLICKHOUSE_DEFAULT_ACCESS_MANAGEMENT: '1', ...env }, command: undefined, files: [] };
     case 'mysql':

@@ -70,7 +70,6 @@ export async function deployDatabase(deps: RunDeps, id: string, p: Prepared, log
 
   const tls: ServerTls | null = deps.databaseTls && (engine === 'postgres' || engine === 'timeseries') ? await deps.databaseTls(row) : null;
   if (tls) log.system('TLS on: server certificate signed by this installation\'s CA (GET …/database/tls/ca)');
-  const plan = enginePlan(engine, image, p.env, { logicalReplication: row.postgres_logical_replication_enabled, tls });
   const labels = { [LABEL.project]: row.project_id, [LABEL.service]: row.id };
   const previous = row.current_container;
   const name = containerNameOf(row.slug, id);
@@ -86,14 +85,20 @@ export async function deployDatabase(deps: RunDeps, id: string, p: Prepared, log
     }
     await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentContainerStarted', data: { containerName: name } });
     await step('creating the container', deps.settings.timeouts.startMs, signal, async () => {
-      await deps.runtime.ensureNetwork(networkOf(row.project_id), { [LABEL.project]: row.project_id });
+      const network = networkOf(row.project_id);
+      await deps.runtime.ensureNetwork(network, { [LABEL.project]: row.project_id });
+      const plan = enginePlan(engine, image, p.env, {
+        logicalReplication: row.postgres_logical_replication_enabled,
+        tls,
+        network: await deps.runtime.networkAddresses(network),
+      });
       created = true;
       return deps.runtime.run({
         name,
         image,
         env: plan.env,
         labels: { ...labels, [LABEL.deployment]: id },
-        network: networkOf(row.project_id),
+        network,
         aliases: [row.slug],
         internalPort: plan.port,
         publish: true,
@@ -102,6 +107,7 @@ export async function deployDatabase(deps: RunDeps, id: string, p: Prepared, log
         command: plan.command,
         volumes: [{ name: volumeOf(row.id), target: plan.dataDir, labels }],
         files: plan.files,
+        privileges: 'database',
       });
     });
     log.system(`Started ${name} from ${image} on port ${row.host_port}${row.database_public_enabled ? ' (public)' : ' (this host only)'}; waiting for it to answer a query`);

@@ -322,6 +322,7 @@ export async function runDeployment(
         aliases: [row.slug],
         internalPort: web ? row.internal_port : null,
         publish: web,
+        privileges: 'app',
       });
     });
     log.system(`Started container ${name}${web ? `; waiting for it to answer on port ${row.internal_port}` : ''}`);

@@ -18,8 +18,31 @@ export interface ContainerSpec {
   command?: string[];
   /** Named volumes, created (with these labels) when missing. */
   volumes?: { name: string; target: string; labels: Record<string, string> }[];
-  /** Files written into the container before it starts (certificates). */
+  /** Files written into the container before it starts (certificates, configuration holding a password). */
   files?: ContainerFile[];
+  /** What the container may do (see container-privileges.ts); `helper`, the least, when absent. */
+  privileges?: PrivilegeProfile;
+  /** The service's resource limits, when it has some. */
+  limits?: ResourceLimits;
+}
+
+/**
+ * `app`: apps, workers and static sites (Docker's default capabilities less the ones an app has no use for);
+ * `database`: an engine whose entrypoint prepares its data directory as root and steps down to its own user;
+ * `helper`: a one-off tool container (imports), no capability at all.
+ */
+export type PrivilegeProfile = 'app' | 'database' | 'helper';
+
+export interface ResourceLimits {
+  memoryBytes?: number;
+  /** Fractional CPUs, e.g. 0.5. */
+  cpus?: number;
+}
+
+/** A network's address range and the gateway connections through a published port come from. */
+export interface NetworkAddresses {
+  subnet: string;
+  gateway: string | null;
 }
 
 export interface ContainerFile {
@@ -102,6 +125,8 @@ export interface ExecResult {
 export interface ContainerRuntime {
   ping(): Promise<void>;
   ensureNetwork(name: string, labels: Record<string, string>): Promise<void>;
+  /** The address ranges of an existing network (one per address family it has). */
+  networkAddresses(name: string): Promise<NetworkAddresses[]>;
   /** Build output goes line by line to `onLine`; a failed step rejects with the engine's message. */
   build(spec: BuildSpec, onLine: (line: string) => void, signal: AbortSignal): Promise<void>;
   imageExists(reference: string): Promise<boolean>;

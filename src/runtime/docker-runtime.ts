@@ -11,11 +11,13 @@ import {
   type ContainerRuntime,
   type ContainerFile,
   type ContainerSpec,
+  type NetworkAddresses,
   type OwnedContainer,
   type OwnedImage,
   type OutputLine,
   type RunningContainer,
 } from './container-runtime.js';
+import { privilegedHostConfig } from './container-privileges.js';
 import { execIn } from './docker-exec.js';
 import { followProgress, LogDemuxer } from './docker-streams.js';
 
@@ -129,6 +131,11 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
       return pending;
     },
 
+    async networkAddresses(name): Promise<NetworkAddresses[]> {
+      const info = await call('inspectNetwork', () => docker.getNetwork(name).inspect());
+      return (info.IPAM?.Config ?? []).flatMap((c) => (c.Subnet ? [{ subnet: c.Subnet, gateway: c.Gateway || null }] : []));
+    },
+
     async build(spec, onLine, signal) {
       // The engine's `labels` option costs one build step (a container) per label; one LABEL line
       // appended to a copy of the Dockerfile, added to the context, costs one step in all.
@@ -210,6 +217,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
             ...(spec.command ? { Cmd: spec.command } : {}),
             ...(port ? { ExposedPorts: { [port]: {} } } : {}),
             HostConfig: {
+              ...privilegedHostConfig(spec.privileges ?? 'helper', spec.limits),
               NetworkMode: spec.network,
               RestartPolicy: { Name: 'no' },
               LogConfig: { Type: 'json-file', Config: { 'max-size': '10m', 'max-file': '3' } },

@@ -10,6 +10,7 @@ export function lazyRuntime(load: () => Promise<ContainerRuntime>): ContainerRun
   return {
     ping: async () => (await get()).ping(),
     ensureNetwork: async (name, labels) => (await get()).ensureNetwork(name, labels),
+    networkAddresses: async (name) => (await get()).networkAddresses(name),
     build: async (spec, onLine, signal) => (await get()).build(spec, onLine, signal),
     imageExists: async (reference) => (await get()).imageExists(reference),
     pull: async (reference, onLine, signal) => (await get()).pull(reference, onLine, signal),

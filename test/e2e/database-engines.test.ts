@@ -1,21 +1,11 @@
 import t from 'tap';
 import { LABEL } from '../../src/runtime/container-runtime.js';
 import { createProject, createService } from '../helpers/api-suite.js';
+import { databaseService } from '../helpers/http-resources.js';
 import { deploy, deployEnv, logLines, outcome, queueDeployment, waitForDeployment } from '../helpers/deploy.js';
 import { docker, removeProjectLeftovers, requireDocker } from '../helpers/docker.js';
 import { DB_IMAGE_ENV, requireDbImages } from '../helpers/engine-containers.js';
 import { startTestServer } from '../helpers/test-server.js';
-
-const database = (name: string, engine: string, extra: Record<string, unknown> = {}) => ({
-  name,
-  repoFullName: `database:${engine}`,
-  repoUrl: 'database',
-  branch: 'main',
-  internalPort: 1,
-  databasePublicEnabled: false,
-  env: [],
-  ...extra,
-});
 
 t.test('mysql, redis, columnar and timeseries services deploy and are browsed through the API', { skip: (await requireDocker()) || (await requireDbImages()) }, async (t) => {
   const { env } = await deployEnv({ ...DB_IMAGE_ENV, SLIPWAY_DEPLOY_CONCURRENCY: '4', SLIPWAY_DB_IMAGE_MONGODB: 'slipway/no-such-mongo:7' });
@@ -26,11 +16,11 @@ t.test('mysql, redis, columnar and timeseries services deploy and are browsed th
     await removeProjectLeftovers(project.id);
     for (const v of (await docker.listVolumes({ filters: { label: [`${LABEL.project}=${project.id}`] } })).Volumes ?? []) await docker.getVolume(v.Name).remove().catch(() => undefined);
   });
-  const my = await createService(s, project.id, database('shop-db', 'mysql', { databasePublicEnabled: true }));
-  const cache = await createService(s, project.id, database('cache', 'redis'));
-  const olap = await createService(s, project.id, database('olap', 'columnar'));
-  const ts = await createService(s, project.id, database('metrics', 'timeseries'));
-  const mongo = await createService(s, project.id, database('docs', 'mongodb'));
+  const my = await createService(s, project.id, databaseService('shop-db', 'mysql', { databasePublicEnabled: true }));
+  const cache = await createService(s, project.id, databaseService('cache', 'redis'));
+  const olap = await createService(s, project.id, databaseService('olap', 'columnar'));
+  const ts = await createService(s, project.id, databaseService('metrics', 'timeseries'));
+  const mongo = await createService(s, project.id, databaseService('docs', 'mongodb'));
   const runs = await Promise.all([my, cache, olap, ts, mongo].map((svc) => deploy(s, svc.id)));
   for (const [i, r] of runs.slice(0, 4).entries()) t.equal(outcome(r.done), 'succeeded', `${['mysql', 'redis', 'columnar', 'timeseries'][i]} deploys`);
 

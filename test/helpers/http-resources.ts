@@ -39,3 +39,15 @@ export const testWebService = (name: string) => ({
   internalPort: 8000,
   env: [],
 });
+
+/** The body that creates a database service of an engine (loopback only unless `extra` says otherwise). */
+export const databaseService = (name: string, engine: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  repoFullName: `database:${engine}`,
+  repoUrl: 'database',
+  branch: 'main',
+  internalPort: 1,
+  databasePublicEnabled: false,
+  env: [],
+  ...extra,
+});
