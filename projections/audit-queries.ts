@@ -45,3 +45,12 @@ export async function listAuditEvents(db: SqlExecutor, options: AuditFilter): Pr
   );
   return rows;
 }
+
+/** Whether events made with a key other than `actor` already carry this correlation id. */
+export async function correlationTakenByOtherKey(db: SqlExecutor, correlationId: string, actor: string): Promise<boolean> {
+  const { rows } = await db.query<{ taken: boolean }>(
+    `select exists (select 1 from rm_audit_log where correlation_id = $1 and actor like 'key:%' and actor <> $2) as taken`,
+    [correlationId, actor],
+  );
+  return rows[0]?.taken === true;
+}

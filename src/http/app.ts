@@ -5,7 +5,8 @@ import { authenticate, PrincipalCache } from './auth.js';
 import { errorHandler } from './errors.js';
 import { idempotency } from './idempotency.js';
 import { IdempotencyStore } from './idempotency-store.js';
-import { requestId } from './request-id.js';
+import { correlation, requestId } from './request-id.js';
+import { correlationTakenByOtherKey } from '../../projections/audit-queries.js';
 import { jsonBody } from './json-body.js';
 import { KeyFailureLimiter } from './key-failure-limiter.js';
 import { backupRoutes } from './routes/backups.js';
@@ -56,6 +57,7 @@ export function createHttpApp(app: Slipway): Koa {
   });
   api.use(authenticate(new PrincipalCache(app.db, app.runner), new KeyFailureLimiter(app.config.keyFailuresPerMinute, app.log)));
   api.use(jsonBody(app.config.bodyLimit));
+  api.use(correlation((id, actor) => correlationTakenByOtherKey(app.db, id, actor)));
   const idempotencyStore = new IdempotencyStore(app.db, app.keyring);
   idempotencyStore.prepare().catch((error: unknown) => app.log.error('could not create the idempotency table', { error: String(error) }));
   api.use(idempotency(idempotencyStore, app.log));

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import t from 'tap';
 import { cliArgs, root } from '../helpers/cli-process.js';
 import { assertError } from '../helpers/http-errors.js';
-import { createProject } from '../helpers/http-resources.js';
+import { createKey, createProject } from '../helpers/http-resources.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const s: TestServer = await startTestServer();
@@ -124,4 +124,27 @@ t.test('slipway events --correlation prints one request’s events', async (t) =
   });
   const printed = stdout.trim().split('\n').map((line) => JSON.parse(line) as AuditEvent);
   t.same(printed.map((e) => e.id), await loggedIds(requestId), 'exactly that request’s events');
+});
+
+t.test('a project-scoped key cannot make its events part of another key\'s request', async (t) => {
+  const p = await createProject(s, 'Shared Ids');
+  const scoped = await createKey(s, 'write', [p.id]);
+  const taken = 'admin-change-1';
+  t.equal((await s.call('POST', `/api/projects/${p.id}/services`, { body: { name: 'api', repoFullName: 'acme/api', branch: 'main' }, ...withId(taken) })).status, 200);
+  const before = (await s.call('GET', `/api/events?correlationId=${taken}&limit=1000`)).body.events as AuditEvent[];
+  const serviceId = before.find((e) => e.type === 'ServiceCreated')!.streamId.replace(/^service-/, '');
+
+  const hijack = await s.call('POST', `/api/services/${serviceId}/env`, { key: scoped.secret, body: { key: 'X', value: '1' }, ...withId(taken) });
+  t.equal(hijack.status, 200);
+  t.equal(hijack.headers.get('x-request-id'), taken, 'the answer still carries the id it sent');
+  const after = (await s.call('GET', `/api/events?correlationId=${taken}&limit=1000`)).body.events as AuditEvent[];
+  t.same(after.map((e) => e.id), before.map((e) => e.id), 'the other key\'s story gained nothing');
+  const envEvent = (await s.call('GET', `/api/events?stream=service-${serviceId}&limit=100`)).body.events.find((e: AuditEvent) => e.type === 'EnvVarSet');
+  t.match(envEvent.correlationId, UUID, 'its events got a correlation id of their own');
+
+  const own = 'scoped-own-1';
+  t.equal((await s.call('POST', `/api/services/${serviceId}/env`, { key: scoped.secret, body: { key: 'Y', value: '1' }, ...withId(own) })).status, 200);
+  t.equal((await s.call('POST', `/api/services/${serviceId}/env`, { key: scoped.secret, body: { key: 'Z', value: '1' }, ...withId(own) })).status, 200);
+  const mine = (await s.call('GET', `/api/events?correlationId=${own}&limit=100`)).body.events as AuditEvent[];
+  t.same(mine.map((e) => e.type), ['EnvVarSet', 'EnvVarSet'], 'an id only it has used stays its correlation id');
 });
