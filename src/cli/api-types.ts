@@ -1340,7 +1340,7 @@ export interface components {
             startedAt: string;
             finishedAt: string | null;
         };
-        /** @description The installation’s settings: never a secret. */
+        /** @description The installation’s settings: never a secret. A key scoped to some projects does not see where the remote storage, the AI providers and PowerDNS are (endpoint, bucket, access key id, base URLs). */
         Settings: {
             /** @description The domain a database service’s public host name is made under when none is given; null: none. */
             rootDomain: string | null;
@@ -1419,10 +1419,13 @@ export interface components {
             /** Format: date-time */
             connectedAt: string;
         };
-        /** @description The S3-compatible storage backups are copied to. */
+        /** @description The S3-compatible storage backups are copied to; its endpoint, bucket and access key id are shown to all-project keys only. */
         RemoteStorage: {
             /** @constant */
             connected: false;
+        } | {
+            /** @constant */
+            connected: true;
         } | {
             /** @constant */
             connected: true;

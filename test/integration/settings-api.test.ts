@@ -1,5 +1,7 @@
 import t from 'tap';
 import { createKey, createProject, createService } from '../helpers/api-suite.js';
+import { startFakeOpenAi } from '../helpers/fake-ai-servers.js';
+import { startS3Server } from '../helpers/s3-server.js';
 import { startTestServer } from '../helpers/test-server.js';
 
 const s = await startTestServer({ SLIPWAY_ROOT_DOMAIN: 'env.example.com' });
@@ -95,4 +97,31 @@ t.test('providers: every one is listed, unknown ids are 404, builtin is always t
   t.equal((await s.call('PUT', '/api/settings/ai-providers/gemini', { body: {} })).status, 404);
   t.equal((await s.call('DELETE', '/api/settings/dns-providers/provider_a')).status, 404, 'an alias of a provider that is not connected');
   t.equal((await s.call('DELETE', '/api/settings/ai-providers/builtin')).status, 400);
+});
+
+t.test('a project-scoped key does not see where the storage, the AI providers and PowerDNS are', async (t) => {
+  const ai = await startFakeOpenAi();
+  const s3 = await startS3Server();
+  t.teardown(async () => {
+    await ai.close();
+    await s3.stop();
+  });
+  t.equal((await s.call('PUT', '/api/settings/ai-providers/openai', { body: { baseUrl: `${ai.origin}/v1`, apiKey: 'sk-test' } })).status, 200);
+  const storage = { endpoint: s3.endpoint, region: s3.region, bucket: s3.bucket, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, forcePathStyle: true };
+  const connected = await s.call('PUT', '/api/settings/remote-storage', { body: storage });
+  t.equal(connected.status, 200, JSON.stringify(connected.body));
+
+  const admin = await settingsOf();
+  t.match(admin.remoteStorage, { connected: true, endpoint: s3.endpoint, bucket: s3.bucket, accessKeyId: s3.accessKeyId });
+  t.match(admin.aiProviders.find((p: { id: string }) => p.id === 'openai'), { connected: true, baseUrl: `${ai.origin}/v1` });
+
+  const p = await createProject(s, 'Scoped Settings');
+  for (const access of ['read', 'write'] as const) {
+    const scoped = await createKey(s, access, [p.id]);
+    const seen = await settingsOf(scoped.secret);
+    t.same(seen.remoteStorage, { connected: true }, `${access}: only that a storage is connected`);
+    t.same(seen.aiProviders.find((p: { id: string }) => p.id === 'openai'), { id: 'openai', name: admin.aiProviders.find((p: { id: string }) => p.id === 'openai').name, connected: true }, `${access}: only that the provider is connected`);
+    const text = JSON.stringify(seen);
+    for (const secretish of [s3.endpoint, s3.bucket, s3.accessKeyId, ai.origin]) t.notOk(text.includes(secretish), `${access}: ${secretish} appears nowhere`);
+  }
 });

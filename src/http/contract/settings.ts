@@ -52,8 +52,9 @@ export const settings = z
     dnsProviders: z.array(dnsProvider),
     aiProviders: z.array(aiProvider),
     remoteStorage: z
-      .discriminatedUnion('connected', [
+      .union([
         z.object({ connected: z.literal(false) }),
+        z.object({ connected: z.literal(true) }).meta({ description: 'What a key scoped to some projects sees of a connected storage.' }),
         z.object({
           connected: z.literal(true),
           endpoint: z.string(),
@@ -66,10 +67,13 @@ export const settings = z
           connectedAt: timestamp,
         }),
       ])
-      .meta({ id: 'RemoteStorage', description: 'The S3-compatible storage backups are copied to.' }),
+      .meta({ id: 'RemoteStorage', description: 'The S3-compatible storage backups are copied to; its endpoint, bucket and access key id are shown to all-project keys only.' }),
     backups: z.object({ hourUtc: z.number().int().meta({ description: 'The UTC hour scheduled backups run at.' }) }),
   })
-  .meta({ id: 'Settings', description: 'The installation’s settings: never a secret.' });
+  .meta({
+    id: 'Settings',
+    description: 'The installation’s settings: never a secret. A key scoped to some projects does not see where the remote storage, the AI providers and PowerDNS are (endpoint, bucket, access key id, base URLs).',
+  });
 
 const remoteAnswer = <C extends boolean>(connected: C) => okBody.extend({ remote: z.object({ connected: z.literal(connected) }) });
 

@@ -1,10 +1,10 @@
 import type Router from '@koa/router';
 import type { z } from 'zod';
 import { changeGeneralSettings, connectRemoteStorage, disconnectRemoteStorage } from '../../../commands/settings/handlers.js';
-import { findRemoteStorage, listAiProviders, listDnsProviders } from '../../../projections/settings-queries.js';
+import { findRemoteStorage, listAiProviders, listDnsProviders, type RemoteStorageRow } from '../../../projections/settings-queries.js';
 import { openRemoteStorage, RemoteStorageError } from '../../integrations/remote-storage.js';
 import type { Slipway } from '../../slipway.js';
-import { requireAllProjects, writerOf } from '../auth.js';
+import { principalOf, requireAllProjects, writerOf, type Principal } from '../auth.js';
 import { HttpError } from '../errors.js';
 import { requestContext } from '../request-context.js';
 import { parseInput } from '../validation.js';
@@ -13,28 +13,39 @@ import { settingsApi, type settings } from '../contract/settings.js';
 import { presentAiProviders } from './ai-providers.js';
 import { presentDnsProviders } from './dns-providers.js';
 
-async function presentSettings(app: Slipway): Promise<z.infer<typeof settings>> {
+type RemoteStorageAnswer = z.infer<typeof settings>['remoteStorage'];
+
+function presentRemoteStorage(remote: RemoteStorageRow | null, everything: boolean): RemoteStorageAnswer {
+  if (!remote) return { connected: false };
+  if (!everything) return { connected: true };
+  return {
+    connected: true,
+    endpoint: remote.endpoint,
+    region: remote.region,
+    bucket: remote.bucket,
+    accessKeyId: remote.access_key_id,
+    secretAccessKeySet: true,
+    prefix: remote.prefix,
+    forcePathStyle: remote.force_path_style,
+    connectedAt: new Date(remote.connected_at).toISOString(),
+  };
+}
+
+/**
+ * Where the installation's outside services are (storage endpoint and bucket, AI and PowerDNS addresses) is
+ * for all-project keys: a key scoped to some projects learns only whether each is connected.
+ */
+async function presentSettings(app: Slipway, principal: Principal): Promise<z.infer<typeof settings>> {
   const [general, remote, dnsProviders, aiProviders] = await Promise.all([app.settings(), findRemoteStorage(app.db), listDnsProviders(app.db), listAiProviders(app.db)]);
   const { source, ...values } = general;
+  const everything = principal.projectIds === null;
   return {
     ...values,
     sources: source,
     proxy: { mode: app.config.proxy.mode, httpPort: app.config.proxy.httpPort, httpsPort: app.config.proxy.httpsPort },
-    dnsProviders: presentDnsProviders(dnsProviders),
-    aiProviders: presentAiProviders(aiProviders),
-    remoteStorage: remote
-      ? {
-          connected: true,
-          endpoint: remote.endpoint,
-          region: remote.region,
-          bucket: remote.bucket,
-          accessKeyId: remote.access_key_id,
-          secretAccessKeySet: true,
-          prefix: remote.prefix,
-          forcePathStyle: remote.force_path_style,
-          connectedAt: new Date(remote.connected_at).toISOString(),
-        }
-      : { connected: false },
+    dnsProviders: presentDnsProviders(dnsProviders).map((p) => (everything || !p.connected ? p : { ...p, baseUrl: undefined, serverId: undefined })),
+    aiProviders: presentAiProviders(aiProviders).map((p) => (everything ? p : { id: p.id, name: p.name, connected: p.connected })),
+    remoteStorage: presentRemoteStorage(remote, everything),
     backups: { hourUtc: app.config.backups.hourUtc },
   };
 }
@@ -42,7 +53,7 @@ async function presentSettings(app: Slipway): Promise<z.infer<typeof settings>> 
 /** The installation's settings: any key reads them (never a secret); only all-project write keys change them. */
 export function settingsRoutes(router: Router, app: Slipway) {
   route(router, settingsApi.get, async (ctx) => {
-    ctx.body = { settings: await presentSettings(app) };
+    ctx.body = { settings: await presentSettings(app, principalOf(ctx)) };
   });
 
   route(router, settingsApi.update, async (ctx) => {
@@ -53,7 +64,7 @@ export function settingsRoutes(router: Router, app: Slipway) {
     await app.settle(position);
     // HTTPS and the ACME account are part of Caddy's configuration.
     const proxy = position ? await app.proxy.sync(position) : { ok: true, detail: 'nothing changed' };
-    ctx.body = { ok: true, settings: await presentSettings(app), proxy };
+    ctx.body = { ok: true, settings: await presentSettings(app, principal), proxy };
   });
 
   route(router, settingsApi.connectRemoteStorage, async (ctx) => {
