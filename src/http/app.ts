@@ -6,6 +6,7 @@ import { errorHandler } from './errors.js';
 import { idempotency } from './idempotency.js';
 import { IdempotencyStore } from './idempotency-store.js';
 import { correlation, requestId } from './request-id.js';
+import { securityHeaders } from './security-headers.js';
 import { correlationTakenByOtherKey } from '../../projections/audit-queries.js';
 import { jsonBody } from './json-body.js';
 import { KeyFailureLimiter } from './key-failure-limiter.js';
@@ -84,6 +85,7 @@ export function createHttpApp(app: Slipway): Koa {
     app.log.error('http error', { error: String(error) });
   });
   koa.use(requestId());
+  koa.use(securityHeaders());
   koa.use(errorHandler(app.log));
   koa.use(router.routes());
   koa.use(api.routes());

@@ -30,3 +30,25 @@ t.test('/api/docs renders the reference in a real browser, every endpoint listed
   t.same(missing, [], 'every path is listed');
   t.ok(dom.includes('Create a project'), 'with its summary');
 });
+
+t.test('every answer carries the security headers; the page a browser renders a strict Content-Security-Policy', async (t) => {
+  const s = await startTestServer();
+  t.teardown(() => s.close());
+  const common = { 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer' };
+  const answers = {
+    'the reference page': await fetch(`${s.url}/api/docs`),
+    'its script': await fetch(`${s.url}/api/docs/docs.js`),
+    'a JSON answer': await fetch(`${s.url}/api/projects`, { headers: { authorization: `Bearer ${s.key}` } }),
+    'an error': await fetch(`${s.url}/api/projects`),
+    'an unknown path': await fetch(`${s.url}/nowhere`),
+    '/healthz': await fetch(`${s.url}/healthz`),
+  };
+  for (const [label, r] of Object.entries(answers)) {
+    for (const [name, value] of Object.entries(common)) t.equal(r.headers.get(name), value, `${label}: ${name}`);
+    const csp = r.headers.get('content-security-policy') ?? '';
+    t.match(csp, /frame-ancestors 'none'/, `${label}: may not be framed`);
+    t.notMatch(csp, /unsafe-inline|unsafe-eval|\*/, `${label}: no inline code, no wildcard`);
+  }
+  t.match(answers['the reference page'].headers.get('content-security-policy'), /^default-src 'none'; script-src 'self'; style-src 'self';/, 'the page: its own scripts and styles only');
+  t.match(answers['a JSON answer'].headers.get('content-security-policy'), /^default-src 'none';/, 'JSON: nothing at all');
+});

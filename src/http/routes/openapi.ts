@@ -7,6 +7,7 @@ import { ENDPOINTS } from '../contract/all.js';
 import { route } from '../contract/endpoint.js';
 import { DOCS_ASSETS, metaApi } from '../contract/meta.js';
 import { notFoundHttp } from '../errors.js';
+import { PAGE_POLICY } from '../security-headers.js';
 import { buildOpenApiDocument } from '../openapi/document.js';
 
 const require = createRequire(import.meta.url);
@@ -57,6 +58,7 @@ export function openApiRoutes(router: Router, _app: Slipway) {
 
   route(router, metaApi.docs, (ctx) => {
     ctx.type = 'text/html; charset=utf-8';
+    ctx.set('Content-Security-Policy', PAGE_POLICY);
     ctx.body = DOCS_PAGE;
   });
 
