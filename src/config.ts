@@ -23,7 +23,8 @@ const seconds = (fallback: number) =>
 
 const schema = z.object({
   SLIPWAY_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  SLIPWAY_HOST: z.string().default('0.0.0.0'),
+  // Loopback unless asked otherwise: the API is reached from outside through Caddy on `apiDomain`, over HTTPS.
+  SLIPWAY_HOST: z.string().default('127.0.0.1'),
   SLIPWAY_DATA_DIR: z.string().default('.slipway'),
   DATABASE_URL: optional,
   EVENTSTORE_URL: optional,

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { Config } from '../config.js';
 import { createHttpApp } from '../http/app.js';
 import type { Logger } from '../logger.js';
+import { isLoopbackHost } from '../network.js';
 import { requireCaddyBinary } from '../proxy/caddy-binary.js';
 import { ensureBootstrapKey, startSlipway, type Slipway } from '../slipway.js';
 import { listenAdminSocket } from './admin-socket.js';
@@ -29,6 +30,9 @@ export async function serve(config: Config, log: Logger): Promise<RunningServer>
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
   log.info('slipway listening', { url, dataDir: config.dataDir, eventStore: app.store.kind, database: app.db.kind });
+  if (!isLoopbackHost(config.host)) {
+    log.warn('the API listens beyond this machine in plain HTTP: keys would cross the network in clear. Serve it over HTTPS on its own domain (the apiDomain setting, SLIPWAY_API_DOMAIN) and keep SLIPWAY_HOST on loopback', { host: config.host });
+  }
   return {
     app,
     http,
