@@ -10,8 +10,12 @@ const json = () => new Option('--json', "print the API's answers as JSON (one ob
 
 const program = new Command('slipway')
   .description('Slipway: a self-hosted deployment platform. Talks to the server at SLIPWAY_URL with SLIPWAY_KEY (or what `slipway login` saved).')
+  .option('--insecure', 'allow a plain http:// server on another machine (the API key then crosses the network in clear)')
   .showHelpAfterError()
-  .exitOverride();
+  .exitOverride()
+  .hook('preAction', async (command) => {
+    if ((command.opts() as { insecure?: boolean }).insecure) (await import('./api/client.js')).allowInsecure();
+  });
 
 program
   .command('serve')

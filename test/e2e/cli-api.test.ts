@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { cliArgs, root } from '../helpers/cli-process.js';
@@ -160,4 +160,30 @@ t.test('the CLI drives a real server over HTTP', { skip: await requireDocker() }
     t.ok(lines.every((e) => e.correlationId === 'cli-trace-1'));
     t.ok(lines.some((e) => e.type === 'ServiceCreated'));
   });
+});
+
+t.test('the CLI refuses to send a key in clear to another machine unless told to', async (t) => {
+  const s: TestServer = await startTestServer();
+  t.teardown(() => s.close());
+  const config = mkdtempSync(join(tmpdir(), 'slipway-cli-config-'));
+  const port = new URL(s.url).port;
+  const elsewhere = `http://192.0.2.10:${port}`;
+  const refused = await slipway({ XDG_CONFIG_HOME: config, SLIPWAY_URL: elsewhere, SLIPWAY_KEY: s.key }, ['projects']);
+  t.equal(refused.status, 1);
+  t.match(refused.stderr, /^slipway: refusing to send the API key in clear to 192\.0\.2\.10:\d+: use https:\/\//);
+  const login = await slipway({ XDG_CONFIG_HOME: config, SLIPWAY_URL: '', SLIPWAY_KEY: '' }, ['login', '--url', elsewhere, '--key', s.key]);
+  t.equal(login.status, 1, 'login too');
+  t.match(login.stderr, /refusing to send the API key in clear/);
+  t.throws(() => statSync(join(config, 'slipway', 'credentials.json')), 'and saves nothing');
+
+  for (const local of [s.url, s.url.replace('127.0.0.1', 'localhost')]) {
+    const ok = await slipway({ XDG_CONFIG_HOME: config, SLIPWAY_URL: local, SLIPWAY_KEY: s.key }, ['projects', '--json']);
+    t.equal(ok.status, 0, `${local}: this machine is fine over HTTP`);
+  }
+  // The server listens on loopback only: through this machine's other address the connection is refused at once.
+  const outside = Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal)?.address ?? '192.0.2.10';
+  for (const args of [['--insecure', 'projects'], ['projects', '--insecure']]) {
+    const told = await slipway({ XDG_CONFIG_HOME: config, SLIPWAY_URL: `http://${outside}:${port}`, SLIPWAY_KEY: s.key }, args);
+    t.match(told.stderr, /^slipway: cannot reach Slipway at/, `${args.join(' ')}: the URL is let through (and then not reached)`);
+  }
 });

@@ -1,5 +1,6 @@
 import createClient from 'openapi-fetch';
 import type { paths } from '../api-types.js';
+import { isLoopbackHost } from '../../network.js';
 import { resolveCredentials } from './credentials.js';
 
 export type Api = ReturnType<typeof createClient<paths>>;
@@ -23,12 +24,32 @@ interface ErrorBody {
 let credentials: { url: string; key: string | null } | undefined;
 const current = () => (credentials ??= resolveCredentials());
 
+let insecure = false;
+/** `--insecure`: plain HTTP to another machine is allowed for this command. */
+export const allowInsecure = () => void (insecure = true);
+
+/** A key sent in clear over the network is a key given away: plain HTTP only to this machine, or when asked. */
+function refuseClearText(url: string) {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new CliError(`${url} is not a URL: give the server as https://host or http://localhost:port`);
+  }
+  if (parsed.protocol === 'http:' && !isLoopbackHost(parsed.hostname) && !insecure) {
+    throw new CliError(
+      `refusing to send the API key in clear to ${parsed.host}: use https:// (the apiDomain setting serves the API over HTTPS), or --insecure if this network is trusted`,
+    );
+  }
+}
+
 /**
  * The client of the server in `SLIPWAY_URL` (or the one `slipway login` saved) with its key, or of the
  * server and key given (`slipway login` checks them before saving).
  */
 export function apiClient(given?: { url: string; key: string }): { api: Api; url: string; key: string } {
   const { url, key } = given ?? current();
+  refuseClearText(url);
   if (!key) throw new CliError('no API key: set SLIPWAY_KEY or run `slipway login`');
   const api = createClient<paths>({ baseUrl: url, headers: { authorization: `Bearer ${key}` } });
   return { api, url, key };
