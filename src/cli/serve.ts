@@ -1,5 +1,6 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { Config } from '../config.js';
+import { listenApiSocket } from '../http/api-socket.js';
 import { createHttpApp } from '../http/app.js';
 import type { Logger } from '../logger.js';
 import { isLoopbackHost } from '../network.js';
@@ -21,7 +22,10 @@ export async function serve(config: Config, log: Logger): Promise<RunningServer>
   const bootstrap = await ensureBootstrapKey(app);
   if (bootstrap) log.info('created the first API key (all projects, write); read it from the file', { file: bootstrap });
   const admin = await listenAdminSocket(app);
-  const http = createHttpApp(app).listen(config.port, config.host);
+  const handler = createHttpApp(app).callback();
+  const http = createServer(handler).listen(config.port, config.host);
+  // The Caddy Slipway runs reaches the API for apiDomain through a socket (see caddy-config.ts).
+  const proxied = config.proxy.mode === 'caddy' && !config.proxy.externalAdminUrl ? await listenApiSocket(handler, config.dataDir) : null;
   // Longer than clients' and proxies' idle timeouts, so the server is never the one closing a reused socket.
   http.keepAliveTimeout = 65_000;
   http.headersTimeout = 66_000;
@@ -45,6 +49,10 @@ export async function serve(config: Config, log: Logger): Promise<RunningServer>
       await closed;
       clearTimeout(force);
       await new Promise<void>((resolve) => admin.close(() => resolve()));
+      if (proxied) {
+        proxied.closeAllConnections();
+        await new Promise<void>((resolve) => proxied.close(() => resolve()));
+      }
       await app.stop();
     },
   };

@@ -2,11 +2,15 @@ import { isIPv6 } from 'node:net';
 import type { Context } from 'koa';
 
 /**
- * The address a request comes from, as the limits count it. IPv6 clients are counted by their /64: one
- * host commonly holds a whole /64 and could otherwise rotate through it.
+ * The address a request comes from, as the limits count it. A request on the API's Unix socket was relayed
+ * by Slipway's Caddy (apiDomain), which sets X-Forwarded-For to its client's address; any other request is
+ * counted by its TCP peer, whatever headers it sends. IPv6 clients are counted by their /64: one host
+ * commonly holds a whole /64 and could otherwise rotate through it.
  */
 export function clientAddressOf(ctx: Context): string {
-  const raw = ctx.req.socket.remoteAddress ?? 'unknown';
+  const peer = ctx.req.socket.remoteAddress;
+  const raw = peer ?? ctx.get('x-forwarded-for').split(',').at(-1)?.trim() ?? '';
+  if (raw === '') return 'unknown';
   const address = raw.startsWith('::ffff:') ? raw.slice('::ffff:'.length) : raw;
   if (!isIPv6(address)) return address;
   const groups = expandIPv6(address);

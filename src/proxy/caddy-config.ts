@@ -22,6 +22,8 @@ export interface ProxySettings {
   httpListen: string[];
   /** null: HTTP only (an installation behind another proxy, or no domains that need certificates). */
   https?: HttpsSettings | null;
+  /** The API itself on its own domain (`apiDomain`): where Caddy reaches it (`unix/<socket>` or host:port). */
+  api?: { hostname: string; dial: string } | null;
 }
 
 export interface ProxyResult {
@@ -58,6 +60,20 @@ const LOOP_GUARD = {
   handle: [{ handler: 'static_response', status_code: 502, body: 'The route to this service is being restored.\n' }],
   terminal: true,
 };
+
+/**
+ * The API on its domain. With HTTPS, browsers are told to use nothing else for a year (HSTS); answers stream
+ * as they are written (the deployment and log streams).
+ */
+function apiRoute(api: { hostname: string; dial: string }, https: boolean) {
+  const hsts = { handler: 'headers', response: { set: { 'Strict-Transport-Security': ['max-age=31536000'] } } };
+  return {
+    '@id': 'slipway-api',
+    match: [{ host: [api.hostname] }],
+    handle: [...(https ? [hsts] : []), { handler: 'reverse_proxy', upstreams: [{ dial: api.dial }], flush_interval: -1 }],
+    terminal: true,
+  };
+}
 
 const NOT_DEPLOYED = { handler: 'static_response', status_code: 503, body: 'This service has no running deployment yet.\n' };
 
@@ -118,6 +134,7 @@ export function buildCaddyConfig(settings: ProxySettings, routes: readonly Proxy
             // its TLS handshake fails).
             ...(https ? { listen: [`:${https.httpsPort}`] } : { listen: settings.httpListen, automatic_https: { disable: true } }),
             routes: [
+              ...(settings.api ? [apiRoute(settings.api, https !== null)] : []),
               ...routes
                 .filter((r) => r.hostnames.length > 0)
                 .map((route) => ({
