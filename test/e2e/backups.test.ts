@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t from 'tap';
 import { createKey, createProject, createService } from '../helpers/api-suite.js';
 import { deploy, deployEnv, outcome } from '../helpers/deploy.js';
@@ -119,6 +120,10 @@ t.test('backups: disk, remote and both; download, restore, delete, corruption, a
       t.ok(done.sizeBytes > 0);
       t.match(done.checksum, /^sha256:[0-9a-f]{64}$/);
       t.ok(done.localPath && done.remoteKey, 'both copies');
+      const files = join(s.dataDir, 'backups', e.svc.id);
+      const file = readdirSync(files).find((name) => name.startsWith(`${done.id}.`));
+      const modes = [join(s.dataDir, 'backups'), files, join(files, String(file))].map((path) => (statSync(path).mode & 0o777).toString(8));
+      t.same(modes, ['700', '700', '600'], 'the file and its directories are Slipway\'s alone');
       const got = await download(s, e.svc.id, done.id);
       t.equal(got.status, 200);
       t.equal(got.bytes.length, done.sizeBytes, 'the size matches');
