@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { writePrivateFile } from '../private-files.js';
 
 export interface CloneRequest {
   url: string;
@@ -61,14 +62,15 @@ function git(args: string[], env: Record<string, string>, signal: AbortSignal, o
 }
 
 /**
- * The token as an `Authorization` header in a config file of mode 0600 beside the checkout, which git
- * includes: the arguments (world-readable in /proc) and the environment of git then name only the file.
+ * The token as an `Authorization` header in a config file of mode 0600 beside the checkout, created exclusively
+ * in the build's own 0700 directory, which git includes: the arguments (world-readable in /proc) and the
+ * environment of git then name only the file.
  */
 function writeCredentials(request: CloneRequest): { env: Record<string, string>; path: string } | null {
   if (!request.token) return null;
   const path = join(dirname(request.dir), 'git-credentials.config');
   const basic = Buffer.from(`x-access-token:${request.token}`).toString('base64');
-  writeFileSync(path, `[http]\n\textraHeader = Authorization: Basic ${basic}\n`, { mode: 0o600 });
+  writePrivateFile(path, `[http]\n\textraHeader = Authorization: Basic ${basic}\n`);
   return { env: { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'include.path', GIT_CONFIG_VALUE_0: path }, path };
 }
 

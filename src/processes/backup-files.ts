@@ -1,9 +1,17 @@
 import { createHash, type Hash } from 'node:crypto';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { privateDirectory } from '../private-files.js';
 import { writeWithBackpressure } from '../runtime/backpressure.js';
 
 /** Where a backup's file lives, relative to the data directory: it carries the backup id (idempotency). */
 export const backupPathOf = (serviceId: string, backupId: string, extension: string) => `backups/${serviceId}/${backupId}.${extension}`;
+
+/** Makes `directory` (below `<data dir>/backups`) and `backups` itself private to Slipway, each level checked. */
+export function backupDirectoryFor(dataDir: string, directory: string) {
+  privateDirectory(join(dataDir, 'backups'));
+  privateDirectory(directory);
+}
 
 /** A file being written is named so until it is complete; a crash leaves only these behind. */
 export const partialPathOf = (path: string) => `${path}.partial`;

@@ -1,6 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, stat, unlink } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
@@ -9,6 +8,8 @@ import { loadBackup, recordRestore, recordRestoreFailure } from '../../commands/
 import type { CommandContext } from '../../commands/shared/command-context.js';
 import { conflict } from '../../commands/shared/domain-error.js';
 import { restoreDatabase } from '../engines/backup-tools.js';
+import { createPrivateFile, openPrivateFile, type OpenedFile } from '../private-files.js';
+import { backupDirectoryFor } from './backup-files.js';
 import { backupTargetOf, BackupFailure, type BackupDeps } from './backup-runner.js';
 
 const hashing = (hash: ReturnType<typeof createHash>) =>
@@ -19,33 +20,35 @@ const hashing = (hash: ReturnType<typeof createHash>) =>
     },
   });
 
-async function checksumOf(path: string): Promise<string> {
+/** The checksum of the file at `path`, or null when there is none. */
+async function checksumOf(path: string): Promise<string | null> {
+  const file = await openPrivateFile(path);
+  if (!file) return null;
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  for await (const chunk of file.handle.createReadStream()) hash.update(chunk as Buffer);
   return `sha256:${hash.digest('hex')}`;
 }
-
-const exists = (path: string) => stat(path).then((s) => s.isFile(), () => false);
 
 /**
  * The backup's bytes as a local file whose checksum is verified: the disk copy, or the remote object
  * downloaded (and hashed on the way) when there is no disk copy. A mismatch or a missing copy restores nothing.
  */
 async function verifiedCopy(deps: BackupDeps, id: string, expected: string, localPath: string | null, remoteKey: string | null) {
-  if (localPath && (await exists(join(deps.dataDir, localPath)))) {
-    const path = join(deps.dataDir, localPath);
-    if ((await checksumOf(path)) !== expected) throw conflict(`the backup file does not match its checksum ${expected}: it was changed or damaged; nothing was restored`);
-    return { path, temporary: false };
+  const local = localPath ? join(deps.dataDir, localPath) : null;
+  const checksum = local ? await checksumOf(local) : null;
+  if (local && checksum !== null) {
+    if (checksum !== expected) throw conflict(`the backup file does not match its checksum ${expected}: it was changed or damaged; nothing was restored`);
+    return { path: local, temporary: false };
   }
   if (!remoteKey) throw conflict('the backup file is missing from the disk; nothing was restored');
   const storage = await deps.remoteStorage();
   if (!storage) throw conflict('the backup is stored remotely and remote storage is not connected; nothing was restored');
   const path = join(deps.dataDir, 'backups', 'downloads', `${id}-${randomUUID()}`);
-  await mkdir(dirname(path), { recursive: true });
+  backupDirectoryFor(deps.dataDir, dirname(path));
   try {
     const { body } = await storage.download(remoteKey);
     const hash = createHash('sha256');
-    await pipeline(body, hashing(hash), createWriteStream(path));
+    await pipeline(body, hashing(hash), createPrivateFile(path));
     if (`sha256:${hash.digest('hex')}` !== expected) throw conflict(`the remote copy does not match its checksum ${expected}: it was changed or damaged; nothing was restored`);
     return { path, temporary: true };
   } catch (error) {
@@ -70,14 +73,17 @@ export async function restoreBackup(deps: BackupDeps, ctx: CommandContext, backu
     throw error instanceof BackupFailure ? conflict(error.message) : error;
   });
   const copy = await verifiedCopy(deps, backupId, state.checksum!, state.requested!.localPath, state.requested!.remoteKey);
+  let file: OpenedFile | null = null;
   try {
-    const { size } = await stat(copy.path);
-    await restoreDatabase(deps.runtime, target, createReadStream(copy.path), size, AbortSignal.timeout(deps.timeoutMs));
+    file = await openPrivateFile(copy.path);
+    if (!file) throw new Error('the backup file was removed before it could be restored');
+    await restoreDatabase(deps.runtime, target, file.handle.createReadStream({ autoClose: false }), file.size, AbortSignal.timeout(deps.timeoutMs));
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     await recordRestoreFailure(ctx, backupId, { serviceId: into.serviceId, projectId: into.projectId }, message);
     throw new RestoreFailure(message);
   } finally {
+    await file?.handle.close();
     if (copy.temporary) await unlink(copy.path).catch(() => undefined);
   }
   return recordRestore(ctx, backupId, into);

@@ -1,5 +1,4 @@
-import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, unlink } from 'node:fs/promises';
+import { rename, rm, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { PassThrough, type Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
@@ -19,7 +18,8 @@ import type { Logger } from '../logger.js';
 import type { ContainerRuntime } from '../runtime/container-runtime.js';
 import type { Keyring } from '../secrets/keyring.js';
 import { resolvedVariablesOf } from '../variables/project-variables.js';
-import { HashingTee, partialPathOf } from './backup-files.js';
+import { createPrivateFile } from '../private-files.js';
+import { backupDirectoryFor, HashingTee, partialPathOf } from './backup-files.js';
 import { message } from './deployment-run.js';
 import type { Reactor } from './reactor.js';
 import { RunSet } from './run-set.js';
@@ -82,10 +82,10 @@ async function runBackup(deps: BackupDeps, id: string, signal: AbortSignal): Pro
     const work: Promise<unknown>[] = [];
     if (r.localPath) {
       const path = join(deps.dataDir, r.localPath);
-      await mkdir(dirname(path), { recursive: true });
+      backupDirectoryFor(deps.dataDir, dirname(path));
       complete = path;
       partial = partialPathOf(path);
-      const file = createWriteStream(partial);
+      const file = createPrivateFile(partial);
       sinks.push(file);
       work.push(finished(file));
     }

@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join, posix } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { deploymentSteps } from '../../commands/deployment/handlers.js';
 import { NO_RELEASE, service as serviceAggregate } from '../../commands/service/aggregate.js';
@@ -9,6 +9,7 @@ import type { CommandContext } from '../../commands/shared/command-context.js';
 import { loadAggregate } from '../../commands/shared/execute.js';
 import { findService, type ServiceRow } from '../../projections/service-queries.js';
 import { chooseBuild, insideRoot } from '../build/build-plan.js';
+import { Checkout, CheckoutRefusal } from '../build/checkout.js';
 import { cloneBranch } from '../build/git-source.js';
 import { detect, type PackImages } from '../build/packbuilder/detect.js';
 import { packDockerfile } from '../build/packbuilder/dockerfile.js';
@@ -17,6 +18,7 @@ import type { ProxyResult } from '../proxy/caddy-config.js';
 import { LABEL, type ContainerRuntime } from '../runtime/container-runtime.js';
 import type { Keyring } from '../secrets/keyring.js';
 import { createRedactor, secretValues } from '../secrets/redactor.js';
+import { privateDirectory } from '../private-files.js';
 import { loadProjectVariables } from '../variables/project-variables.js';
 import { unresolvedReferences } from '../variables/references.js';
 import type { DeploymentLog } from './deployment-log.js';
@@ -59,7 +61,6 @@ export interface RunDeps {
 /** A failure whose message is the whole story for the user; anything else is prefixed with its step. */
 export class DeployFailure extends Error {}
 
-const GENERATED_DOCKERFILE = '.slipway.Dockerfile';
 export const networkOf = (projectId: string) => `slipway-${projectId}`;
 export const containerNameOf = (slug: string, deploymentId: string) => `slipway-${slug}-${deploymentId}`;
 const imageTagOf = (row: ServiceRow, deploymentId: string) => `slipway/${row.slug}-${row.id.slice(0, 8)}:${deploymentId}`;
@@ -142,13 +143,58 @@ async function prepare(deps: RunDeps, serviceId: string): Promise<Prepared> {
   return { row, env, gitToken, secrets };
 }
 
+/** Any error of `fn` as the deployment's reason: a refused checkout path as it is (it names the path), others after `prefix`. */
+function asDeployFailure<T>(prefix: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof CheckoutRefusal) throw new DeployFailure(error.message);
+    throw new DeployFailure(`${prefix}${message(error)}`);
+  }
+}
+
+/** The Dockerfile's text and how it came about: the repository's, read through the checkout, or the packbuilder's. */
+function dockerfileFor(deps: RunDeps, p: Prepared, checkout: Checkout, rootDir: string, log: DeploymentLog) {
+  const { row } = p;
+  const inRoot = (path: string) => posix.join(rootDir, path);
+  const plan = asDeployFailure('', () =>
+    chooseBuild(
+      { buildMethod: row.build_method as 'auto', dockerfilePath: row.dockerfile_path, dockerfilePathVariable: p.env.PLATFORM_DOCKERFILE_PATH ?? null },
+      (path) => checkout.isFile(inRoot(path)),
+    ),
+  );
+  if (plan.method === 'dockerfile') {
+    log.system(`Building with ${plan.dockerfile} (build method ${row.build_method}); custom install, build and start commands do not apply`);
+    const text = asDeployFailure('', () => checkout.read(inRoot(plan.dockerfile)));
+    if (text === null) throw new DeployFailure(`${inRoot(plan.dockerfile)} disappeared from the checkout`);
+    return { text, method: 'dockerfile' as const };
+  }
+  const pack = asDeployFailure('packbuilder: ', () =>
+    detect({
+      files: checkout.filesIn(rootDir),
+      installCommand: row.install_command,
+      buildCommand: row.build_command,
+      startCommand: row.start_command,
+      runtimeMode: row.runtime_mode as 'web',
+      internalPort: row.internal_port,
+      images: deps.settings.packImages,
+    }),
+  );
+  for (const note of pack.notes) log.system(`packbuilder: ${note}`);
+  const text = packDockerfile(pack, deps.settings.packImages, row.internal_port);
+  for (const line of text.split('\n')) log.system(`  ${line}`);
+  return { text, method: 'packbuilder' as const };
+}
+
 /** Clones and builds a source service; returns the image tag and the builder that ran. */
 async function buildFromSource(deps: RunDeps, id: string, p: Prepared, log: DeploymentLog, signal: AbortSignal) {
   const { row } = p;
   const { timeouts } = deps.settings;
   const dir = join(deps.settings.workDir, id);
+  privateDirectory(deps.settings.workDir);
   rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
+  // Exclusively: a directory of this id that appeared meanwhile is not ours to build in.
+  mkdirSync(dir, { mode: 0o700 });
   try {
     log.system(`Cloning ${row.repo_url} (branch ${row.branch}, depth 1)`);
     const sha = await step('git clone', timeouts.cloneMs, signal, (s) =>
@@ -157,57 +203,19 @@ async function buildFromSource(deps: RunDeps, id: string, p: Prepared, log: Depl
     await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentCommitResolved', data: { commitSha: sha } });
     log.system(`Checked out commit ${sha}`);
 
+    const checkout = new Checkout(join(dir, 'src'));
     const rootDir = row.root_dir ? insideRoot(row.root_dir) : '.';
-    const root = rootDir === null ? null : join(dir, 'src', rootDir);
-    if (!root || !existsSync(root) || !statSync(root).isDirectory()) {
+    const contextDir = rootDir === null ? null : asDeployFailure('', () => checkout.directory(rootDir));
+    if (rootDir === null || contextDir === null) {
       throw new DeployFailure(`the root directory ${JSON.stringify(row.root_dir)} does not exist in the repository`);
     }
-    const has = (path: string) => existsSync(join(root, path));
-    const plan = (() => {
-      try {
-        return chooseBuild(
-          { buildMethod: row.build_method as 'auto', dockerfilePath: row.dockerfile_path, dockerfilePathVariable: p.env.PLATFORM_DOCKERFILE_PATH ?? null },
-          (path) => has(path) && statSync(join(root, path)).isFile(),
-        );
-      } catch (error) {
-        throw new DeployFailure(message(error));
-      }
-    })();
-    let dockerfile: string;
-    let method: 'dockerfile' | 'packbuilder';
-    if (plan.method === 'dockerfile') {
-      dockerfile = plan.dockerfile;
-      method = 'dockerfile';
-      log.system(`Building with ${dockerfile} (build method ${row.build_method}); custom install, build and start commands do not apply`);
-    } else {
-      const read = (name: string) => (has(name) ? readFileSync(join(root, name), 'utf8') : null);
-      let pack;
-      try {
-        pack = detect({
-          files: { has, read },
-          installCommand: row.install_command,
-          buildCommand: row.build_command,
-          startCommand: row.start_command,
-          runtimeMode: row.runtime_mode as 'web',
-          internalPort: row.internal_port,
-          images: deps.settings.packImages,
-        });
-      } catch (error) {
-        throw new DeployFailure(`packbuilder: ${message(error)}`);
-      }
-      for (const note of pack.notes) log.system(`packbuilder: ${note}`);
-      const text = packDockerfile(pack, deps.settings.packImages, row.internal_port);
-      writeFileSync(join(root, GENERATED_DOCKERFILE), text + '\n');
-      for (const line of text.split('\n')) log.system(`  ${line}`);
-      dockerfile = GENERATED_DOCKERFILE;
-      method = 'packbuilder';
-    }
+    const dockerfile = dockerfileFor(deps, p, checkout, rootDir, log);
     const tag = imageTagOf(row, id);
     const labels = { [LABEL.project]: row.project_id, [LABEL.service]: row.id, [LABEL.deployment]: id };
     await step('docker build', timeouts.buildMs, signal, (s) =>
-      deps.runtime.build({ contextDir: root, dockerfile, tag, labels }, (l) => log.write(l), s),
+      deps.runtime.build({ contextDir, dockerfileText: dockerfile.text, tag, labels }, (l) => log.write(l), s),
     );
-    return { tag, method };
+    return { tag, method: dockerfile.method };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -82,10 +82,10 @@ export interface OwnedImage {
 }
 
 export interface BuildSpec {
-  /** Directory sent as the build context. */
+  /** Directory sent as the build context, as it is: links are sent as links, never followed. */
   contextDir: string;
-  /** Path of the Dockerfile inside the context. */
-  dockerfile: string;
+  /** The Dockerfile's text; it reaches the engine as an entry of the context, never as a file written to disk. */
+  dockerfileText: string;
   tag: string;
   labels: Record<string, string>;
 }

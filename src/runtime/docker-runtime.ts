@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import Docker from 'dockerode';
 import { pack } from 'tar-fs';
 import { pack as tarPack } from 'tar-stream';
@@ -22,6 +21,22 @@ import { execIn } from './docker-exec.js';
 import { followProgress, LogDemuxer } from './docker-streams.js';
 
 const LABELLED_DOCKERFILE = '.slipway-build.Dockerfile';
+
+/**
+ * Whether a path of the build context stays out of the archive: `.git`, a file of the context that has the
+ * name of the Dockerfile entry Slipway adds, and anything tar-fs cannot pack as it is (it packs links as
+ * links and files by content; a fifo or device would fail the whole archive, so it is left out).
+ */
+function leftOutOfContext(contextDir: string, path: string): boolean {
+  const inside = path.slice(contextDir.length);
+  if (/(^|\/)\.git(\/|$)/.test(inside) || inside === `/${LABELLED_DOCKERFILE}`) return true;
+  try {
+    const stats = lstatSync(path);
+    return !(stats.isFile() || stats.isDirectory() || stats.isSymbolicLink());
+  } catch {
+    return true;
+  }
+}
 
 /** A loopback port nothing listens on right now. */
 function freeLoopbackPort(): Promise<number> {
@@ -140,9 +155,9 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
       // The engine's `labels` option costs one build step (a container) per label; one LABEL line
       // appended to a copy of the Dockerfile, added to the context, costs one step in all.
       const labels = Object.entries({ ...spec.labels, ...owned }).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
-      const dockerfile = `${readFileSync(join(spec.contextDir, spec.dockerfile), 'utf8').trimEnd()}\nLABEL ${labels.join(' ')}\n`;
+      const dockerfile = `${spec.dockerfileText.trimEnd()}\nLABEL ${labels.join(' ')}\n`;
       const context = pack(spec.contextDir, {
-        ignore: (path) => /(^|\/)\.git(\/|$)/.test(path.slice(spec.contextDir.length)),
+        ignore: (path) => leftOutOfContext(spec.contextDir, path),
         finalize: false,
         finish: (tar) => {
           tar.entry({ name: LABELLED_DOCKERFILE }, dockerfile);

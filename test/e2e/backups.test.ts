@@ -120,8 +120,9 @@ t.test('backups: disk, remote and both; download, restore, delete, corruption, a
       t.ok(done.sizeBytes > 0);
       t.match(done.checksum, /^sha256:[0-9a-f]{64}$/);
       t.ok(done.localPath && done.remoteKey, 'both copies');
-      t.match(done.localPath, /^backups\/[0-9a-f-]+\/[0-9a-f-]+\.\w+$/, 'the path is relative to the data directory, no host path');
-      t.equal(statSync(join(s.dataDir, done.localPath)).mode & 0o777, 0o600, 'the file is readable by Slipway\'s user only');
+      t.equal(done.localPath, `backups/${e.svc.id}/${done.id}.${done.localPath.split('.').at(-1)}`, 'the path is relative to the data directory, no host path');
+      const modes = [join(s.dataDir, 'backups'), join(s.dataDir, 'backups', e.svc.id), join(s.dataDir, done.localPath)].map((path) => (statSync(path).mode & 0o777).toString(8));
+      t.same(modes, ['700', '700', '600'], 'the file and its directories are Slipway\'s alone');
       const got = await download(s, e.svc.id, done.id);
       t.equal(got.status, 200);
       t.equal(got.bytes.length, done.sizeBytes, 'the size matches');

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { LABEL } from '../../src/runtime/container-runtime.js';
@@ -72,12 +72,14 @@ t.test('SIGKILL while one deployment clones, one builds and one starts, with a r
     // The clone reads the token from a file in its build directory.
     credentials: existsSync(join(builds, inClone, 'git-credentials.config')),
     buildDir: existsSync(join(builds, inBuild)),
+    // Only Slipway's user may enter them or read the token.
+    modes: [builds, join(builds, inClone), join(builds, inClone, 'git-credentials.config')].map((path) => (statSync(path).mode & 0o777).toString(8)),
     buildContainers: (await buildContainersOf(marker)).length,
     startContainers: (await containersOf({ [LABEL.deployment]: inStart })).length,
   };
   t.same(
     before,
-    { statuses: ['running', 'running', 'running'], cloneDir: true, credentials: true, buildDir: true, buildContainers: 1, startContainers: 1 },
+    { statuses: ['running', 'running', 'running'], cloneDir: true, credentials: true, buildDir: true, modes: ['700', '700', '600'], buildContainers: 1, startContainers: 1 },
     'when Slipway dies: three runs, a checkout with its Git credentials, a build and a container',
   );
   t.not(gitProcesses.length, 0, `the clone's git processes run (${gitProcesses.join(', ')})`);

@@ -1,4 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t from 'tap';
 import { LABEL } from '../../src/runtime/container-runtime.js';
 import { createDockerRuntime } from '../../src/runtime/docker-runtime.js';
@@ -51,4 +55,41 @@ t.test('runs, finds and removes containers it labels', { skip: await requireDock
   await runtime.remove(spec.name, 1);
   t.same(await runtime.list({ [LABEL.project]: run }), [], 'removed');
   await t.resolves(runtime.remove(spec.name, 1), 'removing a missing container is fine');
+});
+
+t.test('builds a context as it is: links stay links, fifos and a file named like the Dockerfile entry stay out', { skip: await requireDocker() }, async (t) => {
+  const runtime = createDockerRuntime({ socketPath: '/var/run/docker.sock', callTimeoutMs: 30_000, instance: randomUUID() });
+  const run = randomUUID().slice(0, 8);
+  const base = mkdtempSync(join(tmpdir(), 'slipway-context-'));
+  t.teardown(() => rmSync(base, { recursive: true, force: true }));
+  const secret = `outside-${randomUUID()}`;
+  writeFileSync(join(base, 'secret.txt'), secret);
+  const context = join(base, 'context');
+  mkdirSync(context);
+  writeFileSync(join(context, 'app.txt'), 'inside\n');
+  symlinkSync(join(base, 'secret.txt'), join(context, 'leak'));
+  symlinkSync(base, join(context, 'leak-dir'));
+  execFileSync('mkfifo', [join(context, 'pipe')]);
+  // Were this file sent, the engine would build it instead of the text it was given.
+  writeFileSync(join(context, '.slipway-build.Dockerfile'), `FROM ${IMAGE}\nRUN exit 3\n`);
+  const tag = `slipway/test-context-${run}:1`;
+  t.teardown(() => docker.getImage(tag).remove({ force: true }).catch(() => undefined));
+  const lines: string[] = [];
+  await runtime.build(
+    {
+      contextDir: context,
+      dockerfileText: `FROM ${IMAGE}\nCOPY . /ctx\nRUN test -L /ctx/leak && test -L /ctx/leak-dir && test ! -e /ctx/pipe && test "$(cat /ctx/app.txt)" = inside\n`,
+      tag,
+      labels: { [LABEL.project]: run },
+    },
+    (line) => lines.push(line),
+    AbortSignal.timeout(120_000),
+  );
+  const built = await docker.getImage(tag).inspect();
+  t.equal(built.Config.Labels?.[LABEL.project], run, 'built from the text given, labelled');
+  t.notMatch(lines.join('\n'), secret, 'nothing of the link targets in the build output');
+  const inImage = (script: string) => execFileSync('docker', ['run', '--rm', '--entrypoint', '/bin/sh', tag, '-c', `${script} 2>&1; true`], { encoding: 'utf8' });
+  t.same(inImage('ls -A /ctx').split('\n').filter(Boolean).sort(), ['.slipway-build.Dockerfile', 'app.txt', 'leak', 'leak-dir'], 'the fifo stayed out');
+  t.notMatch(inImage('cat /ctx/leak /ctx/leak-dir/secret.txt'), secret, 'the links were sent as links: their targets are not in the image');
+  t.notMatch(inImage('cat /ctx/.slipway-build.Dockerfile'), /exit 3/, 'the entry is the Dockerfile given, the file of that name stayed out');
 });

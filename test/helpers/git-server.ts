@@ -1,9 +1,12 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+
+/** A file's content, a symbolic link committed as such, or a hard link to a file on this machine (git commits its content). */
+export type RepoEntry = string | { symlink: string } | { hardLinkTo: string };
 
 export interface GitServer {
   /** What SLIPWAY_GIT_BASE_URL should be. */
@@ -11,7 +14,7 @@ export interface GitServer {
   /** Every request line and Authorization header seen, to prove where a token travelled. */
   requests: { url: string; authorization: string | null }[];
   /** Creates (or replaces the content of) `owner/name` on branch `main` (or another); returns the commit. */
-  push(fullName: string, files: Record<string, string>, branch?: string): string;
+  push(fullName: string, files: Record<string, RepoEntry>, branch?: string): string;
   /**
    * Holds every request for `owner/name` unanswered (a clone then hangs, its git process alive) until the
    * returned function is called, which serves them, or the server closes, which refuses them.
@@ -94,9 +97,12 @@ export async function startGitServer(tokens: Record<string, string> = {}): Promi
     push(fullName, files, branch = 'main') {
       const work = mkdtempSync(join(tmpdir(), 'slipway-work-'));
       git(work, 'init', '-q', '-b', branch);
-      for (const [name, content] of Object.entries(files)) {
-        mkdirSync(dirname(join(work, name)), { recursive: true });
-        writeFileSync(join(work, name), content);
+      for (const [name, entry] of Object.entries(files)) {
+        const path = join(work, name);
+        mkdirSync(dirname(path), { recursive: true });
+        if (typeof entry === 'string') writeFileSync(path, entry);
+        else if ('symlink' in entry) symlinkSync(entry.symlink, path);
+        else linkSync(entry.hardLinkTo, path);
       }
       git(work, 'add', '-A');
       git(work, 'commit', '-q', '-m', 'deploy me');

@@ -1,5 +1,3 @@
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
@@ -16,6 +14,7 @@ import { BACKUP_FORMATS } from '../../engines/backup-tools.js';
 import { backupPathOf } from '../../processes/backup-files.js';
 import { restoreBackup, RestoreFailure } from '../../processes/backup-restore.js';
 import { removeBackupCopies } from '../../processes/backup-runner.js';
+import { openPrivateFile } from '../../private-files.js';
 import type { Slipway } from '../../slipway.js';
 import { isId, principalOf, visibleService, writerOf, type Principal } from '../auth.js';
 import { HttpError, notFoundHttp } from '../errors.js';
@@ -136,11 +135,10 @@ export function backupRoutes(router: Router, app: Slipway) {
     const row = await databaseService(app, principalOf(ctx), ctx.params.serviceId!);
     const found = await backupOf(app, row, ctx.params.backupId!);
     if (found.status !== 'succeeded') throw conflict(`the backup has not succeeded (it is ${found.status}): there is nothing to download`);
-    const local = found.local_path ? join(app.config.dataDir, found.local_path) : null;
-    const size = local ? await stat(local).then((s) => s.size, () => null) : null;
-    if (local && size !== null) {
-      ctx.body = createReadStream(local);
-      ctx.length = size;
+    const local = found.local_path ? await openPrivateFile(join(app.config.dataDir, found.local_path)) : null;
+    if (local) {
+      ctx.body = local.handle.createReadStream();
+      ctx.length = local.size;
     } else {
       if (!found.remote_key) throw conflict('the backup file is missing from the disk');
       const storage = await app.backups.remoteStorage();
