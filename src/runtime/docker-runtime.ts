@@ -1,7 +1,7 @@
 import { lstatSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import Docker from 'dockerode';
-import { pack } from 'tar-fs';
+import { pack, type Headers } from 'tar-fs';
 import { pack as tarPack } from 'tar-stream';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -36,6 +36,16 @@ function leftOutOfContext(contextDir: string, path: string): boolean {
   } catch {
     return true;
   }
+}
+
+/**
+ * Modes as Git knows them (it keeps only the executable bit): 0644 or 0755, directories 0755. The checkout is
+ * made under Slipway's umask (077), and an image whose app runs as another user must still read its files.
+ */
+function gitMode(header: Headers): Headers {
+  if (header.type === 'directory') return { ...header, mode: 0o755 };
+  if (header.type === 'file') return { ...header, mode: (header.mode ?? 0) & 0o100 ? 0o755 : 0o644 };
+  return header;
 }
 
 /** A loopback port nothing listens on right now. */
@@ -158,6 +168,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
       const dockerfile = `${spec.dockerfileText.trimEnd()}\nLABEL ${labels.join(' ')}\n`;
       const context = pack(spec.contextDir, {
         ignore: (path) => leftOutOfContext(spec.contextDir, path),
+        map: gitMode,
         finalize: false,
         finish: (tar) => {
           tar.entry({ name: LABELLED_DOCKERFILE }, dockerfile);

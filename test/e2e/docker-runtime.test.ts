@@ -66,7 +66,8 @@ t.test('builds a context as it is: links stay links, fifos and a file named like
   writeFileSync(join(base, 'secret.txt'), secret);
   const context = join(base, 'context');
   mkdirSync(context);
-  writeFileSync(join(context, 'app.txt'), 'inside\n');
+  writeFileSync(join(context, 'app.txt'), 'inside\n', { mode: 0o600 });
+  writeFileSync(join(context, 'run.sh'), 'echo ran\n', { mode: 0o700 });
   symlinkSync(join(base, 'secret.txt'), join(context, 'leak'));
   symlinkSync(base, join(context, 'leak-dir'));
   execFileSync('mkfifo', [join(context, 'pipe')]);
@@ -78,7 +79,8 @@ t.test('builds a context as it is: links stay links, fifos and a file named like
   await runtime.build(
     {
       contextDir: context,
-      dockerfileText: `FROM ${IMAGE}\nCOPY . /ctx\nRUN test -L /ctx/leak && test -L /ctx/leak-dir && test ! -e /ctx/pipe && test "$(cat /ctx/app.txt)" = inside\n`,
+      // The checkout is written under Slipway's umask (077): an app that runs as another user must still read it.
+      dockerfileText: `FROM ${IMAGE}\nCOPY . /ctx\nRUN test -L /ctx/leak && test -L /ctx/leak-dir && test ! -e /ctx/pipe && test "$(cat /ctx/app.txt)" = inside\nUSER nobody\nRUN test "$(cat /ctx/app.txt)" = inside && test "$(sh /ctx/run.sh)" = ran && test -x /ctx/run.sh && test "$(stat -c %a /ctx/app.txt /ctx/run.sh | tr '\\n' ' ')" = "644 755 "\n`,
       tag,
       labels: { [LABEL.project]: run },
     },
@@ -89,7 +91,7 @@ t.test('builds a context as it is: links stay links, fifos and a file named like
   t.equal(built.Config.Labels?.[LABEL.project], run, 'built from the text given, labelled');
   t.notMatch(lines.join('\n'), secret, 'nothing of the link targets in the build output');
   const inImage = (script: string) => execFileSync('docker', ['run', '--rm', '--entrypoint', '/bin/sh', tag, '-c', `${script} 2>&1; true`], { encoding: 'utf8' });
-  t.same(inImage('ls -A /ctx').split('\n').filter(Boolean).sort(), ['.slipway-build.Dockerfile', 'app.txt', 'leak', 'leak-dir'], 'the fifo stayed out');
+  t.same(inImage('ls -A /ctx').split('\n').filter(Boolean).sort(), ['.slipway-build.Dockerfile', 'app.txt', 'leak', 'leak-dir', 'run.sh'], 'the fifo stayed out');
   t.notMatch(inImage('cat /ctx/leak /ctx/leak-dir/secret.txt'), secret, 'the links were sent as links: their targets are not in the image');
   t.notMatch(inImage('cat /ctx/.slipway-build.Dockerfile'), /exit 3/, 'the entry is the Dockerfile given, the file of that name stayed out');
 });
