@@ -24,12 +24,12 @@ export async function serve(config: Config, log: Logger): Promise<RunningServer>
   const admin = await listenAdminSocket(app);
   const handler = createHttpApp(app).callback();
   const http = createServer(handler).listen(config.port, config.host);
-  // The Caddy Slipway runs reaches the API for apiDomain through a socket (see caddy-config.ts).
-  const proxied = config.proxy.mode === 'caddy' && !config.proxy.externalAdminUrl ? await listenApiSocket(handler, config.dataDir) : null;
   // Longer than clients' and proxies' idle timeouts, so the server is never the one closing a reused socket.
   http.keepAliveTimeout = 65_000;
   http.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => http.once('listening', resolve).once('error', reject));
+  // The Caddy Slipway runs reaches the API for apiDomain through a socket (see caddy-config.ts).
+  const proxied = config.proxy.mode === 'caddy' && !config.proxy.externalAdminUrl ? await listenApiSocket(handler, config.dataDir) : null;
   const address = http.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
