@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { hostOf, type DestinationPolicy } from '../outbound/destination-policy.js';
 
 export interface CloneRequest {
   url: string;
@@ -11,6 +13,8 @@ export interface CloneRequest {
   dir: string;
   signal: AbortSignal;
   onLine: (line: string) => void;
+  /** Where the repository's server may be: git connects only to the addresses this policy checked. */
+  outbound: DestinationPolicy;
 }
 
 const IN_PROGRESS = /\d+% \(\d+\/\d+\)(, [^,]+)?\s*$/;
@@ -64,26 +68,48 @@ function git(args: string[], env: Record<string, string>, signal: AbortSignal, o
  * The token as an `Authorization` header in a config file of mode 0600 beside the checkout, which git
  * includes: the arguments (world-readable in /proc) and the environment of git then name only the file.
  */
-function writeCredentials(request: CloneRequest): { env: Record<string, string>; path: string } | null {
+function writeCredentials(request: CloneRequest): string | null {
   if (!request.token) return null;
   const path = join(dirname(request.dir), 'git-credentials.config');
   const basic = Buffer.from(`x-access-token:${request.token}`).toString('base64');
   writeFileSync(path, `[http]\n\textraHeader = Authorization: Basic ${basic}\n`, { mode: 0o600 });
-  return { env: { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'include.path', GIT_CONFIG_VALUE_0: path }, path };
+  return path;
+}
+
+/** Configuration given to git through its environment (`GIT_CONFIG_COUNT`…), not its arguments. */
+const configEnv = (entries: [string, string][]): Record<string, string> =>
+  Object.fromEntries([['GIT_CONFIG_COUNT', String(entries.length)], ...entries.flatMap(([key, value], i) => [[`GIT_CONFIG_KEY_${i}`, key], [`GIT_CONFIG_VALUE_${i}`, value]])]);
+
+/**
+ * Where git may connect for `url`: the URL's host resolved once and checked by the policy, handed to curl as
+ * its only answer for that name (`http.curloptResolve`), with redirects off. Only http(s) is cloned:
+ * `file://`, local paths, `ext::` and ssh would reach what the policy cannot check.
+ */
+async function pinnedConnection(url: string, outbound: DestinationPolicy): Promise<[string, string][]> {
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`only http and https repositories can be cloned, not ${parsed.protocol}`);
+  const host = hostOf(parsed);
+  const port = Number(parsed.port) || (parsed.protocol === 'https:' ? 443 : 80);
+  const addresses = await outbound.resolve(host, port);
+  const pinned: [string, string][] = [['http.followRedirects', 'false']];
+  // An address in the URL is connected to as it is; a name gets exactly the addresses checked.
+  if (!isIP(host)) pinned.push(['http.curloptResolve', `${parsed.hostname}:${port}:${addresses.map((a) => (isIP(a) === 6 ? `[${a}]` : a)).join(',')}`]);
+  return pinned;
 }
 
 /** A shallow clone of one branch; returns the commit it checked out. */
 export async function cloneBranch(request: CloneRequest): Promise<string> {
+  const pinned = await pinnedConnection(request.url, request.outbound);
   const credentials = writeCredentials(request);
   try {
     await git(
       ['clone', '--depth', '1', '--single-branch', '--branch', request.branch, '--no-tags', '--progress', '--', request.url, request.dir],
-      credentials?.env ?? {},
+      { GIT_ALLOW_PROTOCOL: 'http:https', ...configEnv([...pinned, ...(credentials ? [['include.path', credentials] as [string, string]] : [])]) },
       request.signal,
       request.onLine,
     );
   } finally {
-    if (credentials) rmSync(credentials.path, { force: true });
+    if (credentials) rmSync(credentials, { force: true });
   }
   return git(['rev-parse', 'HEAD'], {}, request.signal, request.onLine, request.dir);
 }

@@ -18,6 +18,7 @@ import {
 } from './container-runtime.js';
 import { execIn } from './docker-exec.js';
 import { followProgress, LogDemuxer } from './docker-streams.js';
+import { registryFailureText } from '../outbound/outside-answers.js';
 
 const LABELLED_DOCKERFILE = '.slipway-build.Dockerfile';
 
@@ -167,11 +168,16 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
     },
 
     async pull(reference, onLine, signal) {
-      const stream = (await docker.pull(reference, { abortSignal: signal })) as Readable;
-      const cancel = () => stream.destroy(new Error('pull cancelled'));
-      if (signal.aborted) cancel();
-      else signal.addEventListener('abort', cancel, { once: true });
-      await followProgress(stream, onLine);
+      // The engine's refusal quotes the registry: only a short line of it, without the registry's answer, goes on.
+      try {
+        const stream = (await docker.pull(reference, { abortSignal: signal })) as Readable;
+        const cancel = () => stream.destroy(new Error('pull cancelled'));
+        if (signal.aborted) cancel();
+        else signal.addEventListener('abort', cancel, { once: true });
+        await followProgress(stream, onLine);
+      } catch (error) {
+        throw new Error(registryFailureText(error instanceof Error ? error.message : String(error)));
+      }
     },
 
     async removeImage(reference) {

@@ -42,7 +42,7 @@ export function aiProviderRoutes(router: Router, app: Slipway) {
     // Saved only once the provider listed its models with these settings.
     let models: string[];
     try {
-      models = await verifyAiProvider(id, connection, { timeoutMs: app.config.integrations.aiTimeoutMs });
+      models = await verifyAiProvider(id, connection, { timeoutMs: app.config.integrations.aiTimeoutMs, outbound: app.outbound });
     } catch (error) {
       if (error instanceof AiProviderError) throw new HttpError(400, 'ai_provider_failed', `${AI_PROVIDERS[id].name} refused the connection: ${error.message}`);
       throw error;

@@ -38,7 +38,7 @@ export function dnsProviderRoutes(router: Router, app: Slipway) {
     // Saved only once the provider listed its zones with these credentials.
     let zones: string[];
     try {
-      zones = (await verifyDnsProvider(openDnsProvider(id, credentials, app.config.integrations))).map((z) => z.name);
+      zones = (await verifyDnsProvider(openDnsProvider(id, credentials, { ...app.config.integrations, outbound: app.outbound }))).map((z) => z.name);
     } catch (error) {
       if (error instanceof DnsProviderError) throw new HttpError(400, 'dns_provider_failed', dnsFailureText(DNS_PROVIDERS[id].name, 'refused the credentials', error));
       throw error;

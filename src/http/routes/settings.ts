@@ -61,7 +61,7 @@ export function settingsRoutes(router: Router, app: Slipway) {
     requireAllProjects(principal, 'changing the installation settings');
     const config = parseInput(settingsApi.connectRemoteStorage.body, ctx.request.body ?? {});
     // Saved only once a probe object was written, read back and deleted with it.
-    const storage = await openRemoteStorage(config);
+    const storage = await openRemoteStorage(config, app.outbound);
     try {
       await storage.probe();
     } catch (error) {
