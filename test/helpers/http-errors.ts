@@ -12,7 +12,8 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unavailable'
   | 'engine_error'
-  | 'query_timeout';
+  | 'query_timeout'
+  | 'forbidden_destination';
 
 /**
  * The exact status and code, and the one error body shape `{ error: { code, message, details } }`:

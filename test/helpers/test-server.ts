@@ -6,6 +6,7 @@ import { serve, type RunningServer } from '../../src/cli/serve.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { checkAnswer } from './openapi-check.js';
+import { allowingConfiguredServers } from './outbound.js';
 
 export interface TestServer extends RunningServer {
   dataDir: string;
@@ -31,7 +32,8 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
     SLIPWAY_PUBLIC_IP: '203.0.113.7',
     // Deployments fail at once unless a test asks for the engine (test/helpers/deploy.ts does).
     SLIPWAY_DOCKER_SOCKET: '/nonexistent/docker.sock',
-    ...env,
+    // The local servers the test points Slipway at (its Git server, fake DNS APIs) are allowed, exactly they.
+    ...allowingConfiguredServers(env),
   });
   let logs = '';
   const server = await serve(config, createLogger(config.silent, (line) => (logs += line)));
