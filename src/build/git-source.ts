@@ -85,8 +85,7 @@ const configEnv = (entries: [string, string][]): Record<string, string> =>
  * its only answer for that name (`http.curloptResolve`), with redirects off. Only http(s) is cloned:
  * `file://`, local paths, `ext::` and ssh would reach what the policy cannot check.
  */
-async function pinnedConnection(url: string, outbound: DestinationPolicy): Promise<[string, string][]> {
-  const parsed = new URL(url);
+async function pinnedConnection(parsed: URL, outbound: DestinationPolicy): Promise<[string, string][]> {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`only http and https repositories can be cloned, not ${parsed.protocol}`);
   const host = hostOf(parsed);
   const port = Number(parsed.port) || (parsed.protocol === 'https:' ? 443 : 80);
@@ -99,11 +98,13 @@ async function pinnedConnection(url: string, outbound: DestinationPolicy): Promi
 
 /** A shallow clone of one branch; returns the commit it checked out. */
 export async function cloneBranch(request: CloneRequest): Promise<string> {
-  const pinned = await pinnedConnection(request.url, request.outbound);
+  // Git is given the URL as it was checked (`http://0x7f.1/` is `http://127.0.0.1/`), never a spelling curl could read otherwise.
+  const url = new URL(request.url);
+  const pinned = await pinnedConnection(url, request.outbound);
   const credentials = writeCredentials(request);
   try {
     await git(
-      ['clone', '--depth', '1', '--single-branch', '--branch', request.branch, '--no-tags', '--progress', '--', request.url, request.dir],
+      ['clone', '--depth', '1', '--single-branch', '--branch', request.branch, '--no-tags', '--progress', '--', url.toString(), request.dir],
       { GIT_ALLOW_PROTOCOL: 'http:https', ...configEnv([...pinned, ...(credentials ? [['include.path', credentials] as [string, string]] : [])]) },
       request.signal,
       request.onLine,

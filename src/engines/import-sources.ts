@@ -86,7 +86,8 @@ export function sourcePartsOf(source: ImportSource, url: string) {
   const u = new URL(url);
   const password = u.searchParams.get('password') ?? (u.password ? safeDecode(u.password) : null);
   return {
-    host: u.hostname.replace(/^\[(.*)\]$/, '$1'),
+    // Names are case-insensitive; a non-special URL keeps the case it was written in.
+    host: u.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase(),
     port: Number(u.port) || DEFAULT_PORTS[source],
     username: u.username ? safeDecode(u.username) : null,
     password: password || null,

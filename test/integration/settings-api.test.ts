@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { createKey, createProject, createService } from '../helpers/api-suite.js';
 import { loadConfig } from '../../src/config.js';
+import { assertError, detailPaths } from '../helpers/http-errors.js';
 import { destinationOf } from '../helpers/outbound.js';
 import { startTestServer } from '../helpers/test-server.js';
 
@@ -164,15 +165,15 @@ t.test('providers and storage on loopback: 400 forbidden_destination before any 
   t.teardown(() => new Promise<void>((resolve) => inside.close(() => resolve())));
   const base = `http://127.0.0.1:${(inside.address() as AddressInfo).port}`;
   const attempts: [string, Record<string, unknown>, string][] = [
-    ['/api/settings/ai-providers/openai', { baseUrl: `${base}/v1`, apiKey: 'k' }, 'AI provider'],
-    ['/api/settings/ai-providers/anthropic', { baseUrl: base.replace('127.0.0.1', 'localhost'), apiKey: 'k' }, 'AI provider by name'],
-    ['/api/settings/dns-providers/powerdns', { baseUrl: base, apiKey: 'k' }, 'PowerDNS'],
-    ['/api/settings/remote-storage', { endpoint: base, region: 'us-east-1', bucket: 'backups', accessKeyId: 'a', secretAccessKey: 'b', forcePathStyle: true }, 'remote storage'],
+    ['/api/settings/ai-providers/openai', { baseUrl: `${base}/v1`, apiKey: 'k' }, 'baseUrl'],
+    ['/api/settings/ai-providers/anthropic', { baseUrl: base.replace('127.0.0.1', 'localhost'), apiKey: 'k' }, 'baseUrl'],
+    ['/api/settings/dns-providers/powerdns', { baseUrl: base, apiKey: 'k' }, 'baseUrl'],
+    ['/api/settings/remote-storage', { endpoint: base, region: 'us-east-1', bucket: 'backups', accessKeyId: 'a', secretAccessKey: 'b', forcePathStyle: true }, 'endpoint'],
   ];
-  for (const [path, body, label] of attempts) {
+  for (const [path, body, field] of attempts) {
     const r = await s.call('PUT', path, { body });
-    t.equal(r.status, 400, `${label}: ${JSON.stringify(r.body)}`);
-    t.equal(r.body.error?.code, 'forbidden_destination', label);
+    assertError(t, r, 400, 'forbidden_destination', path);
+    t.same(detailPaths(r), [field], `${path}: details name ${field}`);
     t.notMatch(JSON.stringify(r.body), /internal-secret/);
   }
   t.same(requests, [], 'nothing reached the server on loopback');

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { changeGeneralSettings, connectRemoteStorage, disconnectRemoteStorage } from '../../../commands/settings/handlers.js';
 import { findRemoteStorage, listAiProviders, listDnsProviders } from '../../../projections/settings-queries.js';
 import { openRemoteStorage, RemoteStorageError } from '../../integrations/remote-storage.js';
+import { ForbiddenDestinationError } from '../../outbound/forbidden-destination.js';
 import type { Slipway } from '../../slipway.js';
 import { requireAllProjects, writerOf } from '../auth.js';
 import { HttpError } from '../errors.js';
@@ -66,6 +67,7 @@ export function settingsRoutes(router: Router, app: Slipway) {
       await storage.probe();
     } catch (error) {
       if (error instanceof RemoteStorageError) throw new HttpError(400, 'remote_storage_failed', `the remote storage refused the probe: ${error.message}`);
+      if (error instanceof ForbiddenDestinationError) throw error.at('endpoint');
       throw error;
     } finally {
       storage.close();
