@@ -17,9 +17,9 @@ function substitute(text: string, args: ReadonlyMap<string, string>): string {
 }
 
 /**
- * The images a Dockerfile's FROM lines make the engine pull: ARGs declared before the first FROM are
- * substituted with their defaults (Slipway passes no build arguments), and `scratch` and the names of
- * earlier stages are left out.
+ * The images a Dockerfile makes the engine pull: those of its FROM lines and of `COPY --from=<image>`. ARGs
+ * declared before the first FROM are substituted with their defaults (Slipway passes no build arguments);
+ * `scratch` and earlier stages (by name or number) are left out.
  */
 export function baseImagesOf(dockerfile: string): string[] {
   const lines = dockerfile.replace(/\\\r?\n/g, ' ').split(/\r?\n/);
@@ -30,10 +30,17 @@ export function baseImagesOf(dockerfile: string): string[] {
   for (const raw of lines) {
     const line = raw.trim();
     if (line.startsWith('#')) continue;
-    const instruction = /^(ARG|FROM)\s+(.*)$/i.exec(line);
+    const instruction = /^(ARG|FROM|COPY)\s+(.*)$/i.exec(line);
     if (!instruction) continue;
-    if (instruction[1]!.toUpperCase() === 'ARG') {
+    const keyword = instruction[1]!.toUpperCase();
+    if (keyword === 'ARG') {
       if (!seenFrom) for (const [name, value] of argDefaults(instruction[2]!)) args.set(name, value);
+      continue;
+    }
+    if (keyword === 'COPY') {
+      const from = /(?:^|\s)--from=(\S+)/i.exec(instruction[2]!)?.[1];
+      const image = from === undefined ? '' : substitute(from, args);
+      if (image && !/^\d+$/.test(image) && !stages.has(image.toLowerCase())) images.push(image);
       continue;
     }
     seenFrom = true;

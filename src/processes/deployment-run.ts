@@ -187,7 +187,7 @@ async function buildFromSource(deps: RunDeps, id: string, p: Prepared, log: Depl
       // The engine pulls the repository's base images itself: their registries are the key's destinations too.
       for (const base of baseImagesOf(readFileSync(join(root, dockerfile), 'utf8'))) {
         await vetRegistry(deps.outbound, base).catch((error: unknown) => {
-          throw new DeployFailure(`${dockerfile} starts FROM ${base}: ${message(error)}`);
+          throw new DeployFailure(`${dockerfile} uses the image ${base}: ${message(error)}`);
         });
       }
     } else {

@@ -264,7 +264,9 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
         if (statusOf(error) !== 304 && statusOf(error) !== 404) throw error;
       }
       try {
-        await call('remove', () => container.remove({ force: true }));
+        // With the anonymous volumes an image's VOLUME gave it (an import helper of a database image leaves
+        // none behind); named volumes, which hold the databases' data, stay.
+        await call('remove', () => container.remove({ force: true, v: true }));
       } catch (error) {
         // 409: a removal is already in progress.
         if (statusOf(error) !== 404 && statusOf(error) !== 409) throw error;

@@ -91,7 +91,7 @@ t.test('deployments reach only allowed destinations, checked again at run time, 
     const before = inside.requests.length;
     const svc = await createService(s, p.id, { name: 'from-inside', repoFullName: 'acme/from-inside', branch: 'main', internalPort: 8080 });
     const { done } = await deployed(s, svc.id);
-    t.match(done, { status: 'failed', reason: new RegExp(`^Dockerfile starts FROM 127\\.0\\.0\\.1:${inside.port}/base:1: 127\\.0\\.0\\.1:${inside.port} is a loopback address`) });
+    t.match(done, { status: 'failed', reason: new RegExp(`^Dockerfile uses the image 127\\.0\\.0\\.1:${inside.port}/base:1: 127\\.0\\.0\\.1:${inside.port} is a loopback address`) });
     t.equal(inside.requests.length, before, 'the engine never connected');
   });
 });

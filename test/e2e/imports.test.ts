@@ -175,10 +175,15 @@ t.test('imports from a Postgres or Redis URL: another service by name, an unreac
     t.match(output, /600 root \/run\/slipway-import\/source\.pgpass/);
     t.match(output, /600 root \/run\/slipway-import\/target\.pgpass/);
 
+    const anonymous = (helper.Mounts ?? []).filter((m) => m.Type === 'volume').map((m) => m.Name!);
+    t.ok(anonymous.length > 0, "the image's VOLUME gave the helper an anonymous volume");
+
     outside.release();
     await waitUntil('the stalled import to end', async () =>
       ((await s.call('GET', `/api/services/${main.id}/database/imports`)).body.imports as { id: string; status: string }[]).some((i) => i.id === first.body.result.id && i.status !== 'running'),
     );
+    await waitUntil('the helper to be removed', async () => (await docker.getContainer(helper.Id).inspect().then(() => true, () => false)) === false);
+    for (const name of anonymous) t.equal(await docker.getVolume(name).inspect().then(() => 'left behind', () => 'removed'), 'removed', `its volume ${name.slice(0, 12)} went with it`);
     const third = await s.call('POST', `/api/services/${main.id}/database/import/postgres-url`, { body: { sourceUrl: `postgresql://postgres:${PG_SECRET}@legacy-db:5432/legacy_db` } });
     t.equal(third.status, 200, 'accepted once the first has ended');
     await waitUntil('the third import to end', async () =>

@@ -144,7 +144,7 @@ t.test("an image's registry", async (t) => {
   t.same(registryOf('[::1]:5000/x'), { host: '::1', ports: [5000] });
 });
 
-t.test("a Dockerfile's base images: ARG defaults, stages and scratch", async (t) => {
+t.test("a Dockerfile's base images: ARG defaults, stages, scratch, COPY --from", async (t) => {
   const dockerfile = [
     '# syntax=docker/dockerfile:1',
     'ARG REGISTRY=127.0.0.1:5000',
@@ -156,6 +156,10 @@ t.test("a Dockerfile's base images: ARG defaults, stages and scratch", async (t)
     'FROM \\',
     '  node:20 AS node',
     'FROM ${MISSING:-ghcr.io/x/y}',
+    'COPY --from=build /out /out',
+    'COPY --from=0 /out /out',
+    'COPY --chown=1:1 --from=169.254.169.254/img:1 /a /b',
+    'COPY . .',
   ].join('\n');
-  t.same(baseImagesOf(dockerfile), ['127.0.0.1:5000/base:1.2', 'node:20', 'ghcr.io/x/y']);
+  t.same(baseImagesOf(dockerfile), ['127.0.0.1:5000/base:1.2', 'node:20', 'ghcr.io/x/y', '169.254.169.254/img:1']);
 });
