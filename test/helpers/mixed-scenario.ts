@@ -152,8 +152,8 @@ export async function runDeploymentHistory(s: TestServer, git: GitServer, provid
   // Remote storage connected, used, disconnected; then a remote backup fails for want of it.
   const s3 = await startS3Server();
   try {
-    // An operator allows the storage on this machine, as the setting's history shows.
-    await must('PATCH', '/api/settings', { allowedDestinations: [providers.ai.origin, providers.cloudflare.apiUrl, s3.endpoint].map(destinationOf) });
+    // An operator allows the storage on this machine (the setting replaces the environment's list), as the history shows.
+    await must('PATCH', '/api/settings', { allowedDestinations: [git.baseUrl, providers.ai.origin, providers.cloudflare.apiUrl, s3.endpoint].map(destinationOf) });
     const connected = await s.call('PUT', '/api/settings/remote-storage', {
       body: { endpoint: s3.endpoint, region: s3.region, bucket: s3.bucket, accessKeyId: s3.accessKeyId, secretAccessKey: 'history-secret', forcePathStyle: true },
     });
