@@ -105,7 +105,7 @@ export async function cloneBranch(request: CloneRequest): Promise<string> {
   try {
     await git(
       ['clone', '--depth', '1', '--single-branch', '--branch', request.branch, '--no-tags', '--progress', '--', url.toString(), request.dir],
-      { GIT_ALLOW_PROTOCOL: 'http:https', ...configEnv([...pinned, ...(credentials ? [['include.path', credentials] as [string, string]] : [])]) },
+      { GIT_ALLOW_PROTOCOL: 'http:https', ...configEnv([...(credentials ? [['include.path', credentials] as [string, string]] : []), ...pinned]) },
       request.signal,
       request.onLine,
     );
