@@ -8,6 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import { openRemoteStorage } from '../src/integrations/remote-storage.js';
 import { docker, removeProjectLeftovers } from '../test/helpers/docker.js';
 import { DB_IMAGE_ENV, dbImagesUnavailable } from '../test/helpers/engine-containers.js';
+import { policyAllowing } from '../test/helpers/outbound.js';
 import { startS3Server } from '../test/helpers/s3-server.js';
 import { line } from './print.js';
 import { rssMb } from './rss.js';
@@ -95,7 +96,7 @@ export async function backupBenchmarks(startServer: StartServer) {
     const restoreMs = performance.now() - restoreStarted;
     line('restore of that backup', `${seconds(restoreMs)} through the API (checksum verified first); pg_restore by hand ${seconds(handRestore)} (${(restoreMs / handRestore).toFixed(2)}×)`);
 
-    const storage = await openRemoteStorage({ endpoint: s3.endpoint, region: s3.region, bucket: s3.bucket, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, prefix: 'bench', forcePathStyle: true });
+    const storage = await openRemoteStorage({ endpoint: s3.endpoint, region: s3.region, bucket: s3.bucket, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, prefix: 'bench', forcePathStyle: true }, policyAllowing(s3.endpoint));
     const size = 256 * 1024 * 1024;
     const chunk = Buffer.alloc(1024 * 1024, 7);
     const uploadStarted = performance.now();

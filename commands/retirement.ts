@@ -28,6 +28,8 @@ export interface RetirementDeps {
   settle(position: string | null): Promise<void>;
   /** What the reservations read model says `ownerId` holds, under its own id and under `<ownerId>/…`. */
   reservationsOwnedBy(ownerId: string): Promise<HeldReservation[]>;
+  /** The ids of the imports into the service (each sealed its source URL under a data key of its own). */
+  importsOf(serviceId: string): Promise<string[]>;
 }
 
 export interface Retirement {
@@ -59,7 +61,7 @@ async function releaseEverythingOf(ctx: CommandContext, deps: RetirementDeps, ow
   return position;
 }
 
-/** Releases what a deleted service held, shreds its data key, detaches it from its project, records `ServiceRetired`. */
+/** Releases what a deleted service held, shreds its data key and its imports', detaches it from its project, records `ServiceRetired`. */
 export async function retireService(ctx: CommandContext, deps: RetirementDeps, id: string): Promise<Retirement> {
   const { state, deletion } = await deletionOf(ctx, service, id, 'ServiceDeleted');
   if (state.status !== 'deleted' || !state.service || !deletion) return { position: null, deleted: false };
@@ -68,6 +70,7 @@ export async function retireService(ctx: CommandContext, deps: RetirementDeps, i
   await deps.settle(deletion.position);
   const released = await releaseEverythingOf(caused, deps, id);
   await ctx.keyring.shred(id);
+  for (const importId of await deps.importsOf(id)) await ctx.keyring.shred(`import-${importId}`);
   const detached = await execute(caused, project, state.service.projectId, (s) => decideDetach(s, id));
   const retired = await execute(caused, service, id, decideRetireService);
   return { position: latest(released, detached.position, retired.position), deleted: true };

@@ -26,6 +26,17 @@ export async function listImportsOf(db: SqlExecutor, serviceId: string): Promise
   return rows;
 }
 
+/** The service's import that has not ended (requested or running), if there is one. */
+export async function findUnfinishedImport(db: SqlExecutor, serviceId: string): Promise<string | null> {
+  const { rows } = await db.query<{ id: string }>("select id from rm_imports where service_id = $1 and status = 'running' limit 1", [serviceId]);
+  return rows[0]?.id ?? null;
+}
+
+/** The ids of every import into the service, ended or not: their data keys go when it is retired. */
+export async function importIdsOf(db: SqlExecutor, serviceId: string): Promise<string[]> {
+  return (await db.query<{ id: string }>('select id from rm_imports where service_id = $1', [serviceId])).rows.map((r) => r.id);
+}
+
 export async function listRunningImports(db: SqlExecutor): Promise<ImportRow[]> {
   const { rows } = await db.query<ImportRow>("select * from rm_imports where status = 'running' order by created_at, id");
   return rows;

@@ -28,13 +28,14 @@ const importEvents = eachEventOf('import', parseImportEvent, (event, id, at, out
   }
 });
 
-const serviceDeletions = eachEventOf('service', parseServiceEvent, (event, serviceId, _at, out) => {
-  if (event.type === 'ServiceDeleted') out.sql(sql`delete from rm_imports where service_id = ${serviceId}`);
+// Kept until the service is retired: retirement shreds each import's data key, and finds them here.
+const serviceRetirements = eachEventOf('service', parseServiceEvent, (event, serviceId, _at, out) => {
+  if (event.type === 'ServiceRetired') out.sql(sql`delete from rm_imports where service_id = ${serviceId}`);
 });
 
 export const importsProjector: Projector = {
   name: 'imports',
-  version: 1,
+  version: 2,
   tables: ['rm_imports'],
   ddl: `
 create table if not exists rm_imports (
@@ -55,7 +56,7 @@ create table if not exists rm_imports (
   applyBatch(events: readonly RecordedEvent[], out: BatchWriter) {
     for (const event of events) {
       importEvents([event], out);
-      serviceDeletions([event], out);
+      serviceRetirements([event], out);
     }
   },
 };

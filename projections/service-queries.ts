@@ -120,12 +120,10 @@ export async function listDomainsOf(db: SqlExecutor, serviceId: string): Promise
 }
 
 /** The published port of a running database service of a project, by its slug; null when there is none. */
-export async function runningDatabasePortBySlug(db: SqlExecutor, projectId: string, slug: string): Promise<number | null> {
-  const { rows } = await db.query<{ host_port: number }>(
-    "select host_port from rm_services where project_id = $1 and slug = $2 and kind = 'database' and current_container is not null",
-    [projectId, slug],
-  );
-  return rows[0]?.host_port ?? null;
+/** Whether a service of the project with this slug runs a container (which the project's network knows by that name). */
+export async function isRunningServiceOf(db: SqlExecutor, projectId: string, slug: string): Promise<boolean> {
+  const { rows } = await db.query('select 1 from rm_services where project_id = $1 and slug = $2 and current_container is not null', [projectId, slug]);
+  return rows.length > 0;
 }
 
 export async function listAllDomains(db: SqlExecutor): Promise<DomainRow[]> {

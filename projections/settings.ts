@@ -10,6 +10,8 @@ const GENERAL_COLUMNS = {
   acmeEmail: 'acme_email',
   acmeDirectoryUrl: 'acme_directory_url',
   httpsEnabled: 'https_enabled',
+  allowedDestinations: 'allowed_destinations',
+  denyPrivateDestinations: 'deny_private_destinations',
 } as const;
 
 // Secrets stay in the log, sealed; the read side only knows that one is set.
@@ -61,7 +63,7 @@ const settingsEvents = eachEventOf('settings', parseSettingsEvent, (event, _id, 
 
 export const settingsProjector: Projector = {
   name: 'settings',
-  version: 2,
+  version: 3,
   tables: ['rm_remote_storage', 'rm_general_settings', 'rm_dns_providers', 'rm_ai_providers'],
   ddl: `
 create table if not exists rm_remote_storage (
@@ -81,6 +83,8 @@ create table if not exists rm_general_settings (
   acme_email text,
   acme_directory_url text,
   https_enabled boolean,
+  allowed_destinations jsonb,
+  deny_private_destinations boolean,
   updated_at timestamptz not null
 );
 create table if not exists rm_dns_providers (

@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { baseUrl } from './outbound/base-url.js';
+import { allowedDestinationsList } from './outbound/destination-entries.js';
 
 const portRange = z
   .string()
@@ -32,7 +34,7 @@ const schema = z.object({
   SLIPWAY_HOST_PORT_RANGE: portRange.default([20000, 29999]),
   SLIPWAY_ROOT_DOMAIN: optional,
   SLIPWAY_PUBLIC_IP: optional,
-  SLIPWAY_GIT_BASE_URL: z.string().url().default('https://github.com'),
+  SLIPWAY_GIT_BASE_URL: baseUrl.default('https://github.com'),
   SLIPWAY_CADDY_ADMIN: optional,
   SLIPWAY_CADDY_BIN: z.string().default('caddy'),
   SLIPWAY_CADDY_ADMIN_LISTEN: z.string().default('127.0.0.1:2019'),
@@ -43,8 +45,10 @@ const schema = z.object({
   SLIPWAY_ACME_EMAIL: optional,
   SLIPWAY_ACME_DIRECTORY_URL: z.string().url().default('https://acme-v02.api.letsencrypt.org/directory'),
   SLIPWAY_ACME_CA_ROOTS: optional,
-  SLIPWAY_CLOUDFLARE_API_URL: z.string().url().default('https://api.cloudflare.com/client/v4'),
-  SLIPWAY_DIGITALOCEAN_API_URL: z.string().url().default('https://api.digitalocean.com'),
+  SLIPWAY_CLOUDFLARE_API_URL: baseUrl.default('https://api.cloudflare.com/client/v4'),
+  SLIPWAY_DIGITALOCEAN_API_URL: baseUrl.default('https://api.digitalocean.com'),
+  SLIPWAY_ALLOW_DESTINATIONS: allowedDestinationsList,
+  SLIPWAY_DENY_PRIVATE_DESTINATIONS: z.enum(['on', 'off', 'true', 'false', '1', '0']).default('off'),
   SLIPWAY_AI_TIMEOUT: seconds(60),
   SLIPWAY_UPSTREAM_SWITCH: z.enum(['iptables', 'reload']).default('iptables'),
   SLIPWAY_UPSTREAM_CHECK: seconds(10),
@@ -121,6 +125,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       acmeEmail: c.SLIPWAY_ACME_EMAIL ?? null,
       acmeDirectoryUrl: c.SLIPWAY_ACME_DIRECTORY_URL,
       httpsEnabled: c.SLIPWAY_HTTPS === 'on',
+      allowedDestinations: c.SLIPWAY_ALLOW_DESTINATIONS,
+      denyPrivateDestinations: ['on', 'true', '1'].includes(c.SLIPWAY_DENY_PRIVATE_DESTINATIONS),
     },
     integrations: {
       cloudflareApiUrl: c.SLIPWAY_CLOUDFLARE_API_URL.replace(/\/+$/, ''),

@@ -7,6 +7,10 @@ export interface GeneralSettingsValues {
   acmeEmail: string | null;
   acmeDirectoryUrl: string;
   httpsEnabled: boolean;
+  /** Destinations the outbound policy lets through although it would refuse them. */
+  allowedDestinations: string[];
+  /** Private ranges (10/8, 172.16/12, 192.168/16, fc00::/7…) refused too. */
+  denyPrivateDestinations: boolean;
 }
 
 export type GeneralSettingName = keyof GeneralSettingsValues;
@@ -22,6 +26,8 @@ const COLUMNS: Record<GeneralSettingName, keyof GeneralSettingsRow> = {
   acmeEmail: 'acme_email',
   acmeDirectoryUrl: 'acme_directory_url',
   httpsEnabled: 'https_enabled',
+  allowedDestinations: 'allowed_destinations',
+  denyPrivateDestinations: 'deny_private_destinations',
 };
 
 /** The general settings in force: what `PATCH /api/settings` set wins over the environment's default. */

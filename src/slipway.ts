@@ -44,6 +44,7 @@ import { remoteStorageSettings } from '../commands/settings/handlers.js';
 import { createKeyring, type Keyring } from './secrets/keyring.js';
 import { effectiveSettings, type EffectiveSettings } from './installation-settings.js';
 import { loadMasterKey } from './secrets/master-key.js';
+import { createDestinationPolicy, type DestinationPolicy } from './outbound/destination-policy.js';
 
 export interface Slipway {
   config: Config;
@@ -63,6 +64,8 @@ export interface Slipway {
   serviceDeps: ServiceDeps;
   /** The general settings in force: the API's, else the environment's. */
   settings(): Promise<EffectiveSettings>;
+  /** Where connections made on a key's behalf may go (imports, Git, registries, AI, DNS, remote storage). */
+  outbound: DestinationPolicy;
   /** Connections to database services for the browser, SQL and row edits. */
   databases: BrowserPool<ServiceRow>;
   /** The installation's CA and the server certificates of Postgres-compatible services. */
@@ -142,6 +145,12 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
 
   const defaults = { ...config.general, publicIp: config.general.publicIp ?? detectPublicIp() };
   const settings = () => effectiveSettings(db, defaults);
+  const outbound = createDestinationPolicy({
+    async rules() {
+      const { allowedDestinations, denyPrivateDestinations } = await settings();
+      return { allowed: allowedDestinations, denyPrivate: denyPrivateDestinations };
+    },
+  });
   const states = new AggregateStateCache();
   const locks = new StreamLocks();
   const useProxy = options.proxy !== false;
@@ -200,6 +209,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
           keyring,
           runtime,
           proxy: reconciler,
+          outbound,
           databaseTls: (row) => certificates.serverTls(row),
           settings: {
             workDir: join(config.dataDir, 'builds'),
@@ -227,11 +237,11 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     timeoutMs: config.backups.timeoutMs,
     async remoteStorage() {
       const connected = await remoteStorageSettings(backups.cmd);
-      return connected ? (await import('./integrations/remote-storage.js')).openRemoteStorage(connected) : null;
+      return connected ? (await import('./integrations/remote-storage.js')).openRemoteStorage(connected, outbound) : null;
     },
   };
   const backupRunner = useProxy ? new BackupRunner(backups, log) : null;
-  const importRunner = useProxy ? new ImportRunner({ ...backups, cmd: commandContext('system:imports'), images: config.databases.images }, log) : null;
+  const importRunner = useProxy ? new ImportRunner({ ...backups, cmd: commandContext('system:imports'), images: config.databases.images, outbound }, log) : null;
   const backupScheduler = useProxy ? new BackupScheduler(backups, { hourUtc: config.backups.hourUtc, now: () => new Date() }, log) : null;
   // Certificate state comes from the storage and log of the Caddy Slipway runs; an external Caddy keeps its own.
   const certificateMonitor = supervisor
@@ -263,6 +273,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     deployer,
     processManagers,
     settings,
+    outbound,
     databases,
     certificates,
     backups,

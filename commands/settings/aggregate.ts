@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Aggregate } from '../shared/aggregate.js';
 import { notFound } from '../shared/domain-error.js';
 import { parseSettingsEvent, type GeneralSettingsChange, type SettingsEvent } from './events.js';
@@ -17,7 +18,15 @@ export interface SettingsState {
   aiProviders: Readonly<Record<string, AiProviderConnection>>;
 }
 
-const NO_GENERAL: GeneralSettings = { rootDomain: null, publicIp: null, acmeEmail: null, acmeDirectoryUrl: null, httpsEnabled: null };
+const NO_GENERAL: GeneralSettings = {
+  rootDomain: null,
+  publicIp: null,
+  acmeEmail: null,
+  acmeDirectoryUrl: null,
+  httpsEnabled: null,
+  allowedDestinations: null,
+  denyPrivateDestinations: null,
+};
 
 const without = <T>(map: Readonly<Record<string, T>>, key: string) => Object.fromEntries(Object.entries(map).filter(([k]) => k !== key));
 
@@ -60,7 +69,7 @@ export function decideDisconnect(state: SettingsState): SettingsEvent[] {
 /** Only the settings that really change are recorded; a PATCH that changes nothing appends nothing. */
 export function decideChangeGeneral(state: SettingsState, change: GeneralSettingsChange): SettingsEvent[] {
   const changed = Object.fromEntries(
-    Object.entries(change).filter(([key, value]) => value !== undefined && state.general[key as keyof GeneralSettings] !== value),
+    Object.entries(change).filter(([key, value]) => value !== undefined && !isDeepStrictEqual(state.general[key as keyof GeneralSettings], value)),
   ) as GeneralSettingsChange;
   return Object.keys(changed).length === 0 ? [] : [{ type: 'GeneralSettingsChanged', data: changed }];
 }

@@ -25,6 +25,9 @@ export const settingsEvents = {
     acmeEmail: setting(z.string()),
     acmeDirectoryUrl: setting(z.string()),
     httpsEnabled: setting(z.boolean()),
+    /** Canonical entries (`127.0.0.1:3000`, `10.0.0.0/8`, `[::1]:8080`) the outbound policy lets through. */
+    allowedDestinations: setting(z.array(z.string())),
+    denyPrivateDestinations: setting(z.boolean()),
   }),
   DnsProviderConnected: z.object({
     providerId: z.string(),

@@ -1,4 +1,4 @@
-export type DomainErrorCode = 'validation_failed' | 'not_found' | 'conflict' | 'forbidden';
+export type DomainErrorCode = 'validation_failed' | 'not_found' | 'conflict' | 'forbidden' | 'forbidden_destination';
 
 export interface ErrorDetail {
   path: string;

@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { isIP } from 'node:net';
+import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { hostOf, type DestinationPolicy } from '../outbound/destination-policy.js';
 import { writePrivateFile } from '../private-files.js';
 
 export interface CloneRequest {
@@ -12,6 +14,8 @@ export interface CloneRequest {
   dir: string;
   signal: AbortSignal;
   onLine: (line: string) => void;
+  /** Where the repository's server may be: git connects only to the addresses this policy checked. */
+  outbound: DestinationPolicy;
 }
 
 const IN_PROGRESS = /\d+% \(\d+\/\d+\)(, [^,]+)?\s*$/;
@@ -66,26 +70,51 @@ function git(args: string[], env: Record<string, string>, signal: AbortSignal, o
  * in the build's own 0700 directory, which git includes: the arguments (world-readable in /proc) and the
  * environment of git then name only the file.
  */
-function writeCredentials(request: CloneRequest): { env: Record<string, string>; path: string } | null {
+function writeCredentials(request: CloneRequest): string | null {
   if (!request.token) return null;
   const path = join(dirname(request.dir), 'git-credentials.config');
   const basic = Buffer.from(`x-access-token:${request.token}`).toString('base64');
   writePrivateFile(path, `[http]\n\textraHeader = Authorization: Basic ${basic}\n`);
-  return { env: { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'include.path', GIT_CONFIG_VALUE_0: path }, path };
+  return path;
+}
+
+/** Configuration given to git through its environment (`GIT_CONFIG_COUNT`…), not its arguments. */
+const configEnv = (entries: [string, string][]): Record<string, string> =>
+  Object.fromEntries([['GIT_CONFIG_COUNT', String(entries.length)], ...entries.flatMap(([key, value], i) => [[`GIT_CONFIG_KEY_${i}`, key], [`GIT_CONFIG_VALUE_${i}`, value]])]);
+
+/**
+ * Where git may connect for `url`: the URL's host resolved once and checked by the policy, handed to curl as
+ * its only answer for that name (`http.curloptResolve`), with redirects off. Only http(s) is cloned:
+ * `file://`, local paths, `ext::` and ssh would reach what the policy cannot check.
+ */
+async function pinnedConnection(parsed: URL, outbound: DestinationPolicy): Promise<[string, string][]> {
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`only http and https repositories can be cloned, not ${parsed.protocol}`);
+  const host = hostOf(parsed);
+  const port = Number(parsed.port) || (parsed.protocol === 'https:' ? 443 : 80);
+  const addresses = await outbound.resolve(host, port);
+  const pinned: [string, string][] = [['http.followRedirects', 'false']];
+  // An address in the URL is connected to as it is; a name gets exactly the addresses checked.
+  if (!isIP(host)) pinned.push(['http.curloptResolve', `${parsed.hostname}:${port}:${addresses.map((a) => (isIP(a) === 6 ? `[${a}]` : a)).join(',')}`]);
+  return pinned;
 }
 
 /** A shallow clone of one branch; returns the commit it checked out. */
 export async function cloneBranch(request: CloneRequest): Promise<string> {
+  // Git is given the URL as it was checked (`http://0x7f.1/` is `http://127.0.0.1/`), never a spelling curl could read otherwise.
+  const url = new URL(request.url);
+  const pinned = await pinnedConnection(url, request.outbound);
   const credentials = writeCredentials(request);
   try {
     await git(
-      ['clone', '--depth', '1', '--single-branch', '--branch', request.branch, '--no-tags', '--progress', '--', request.url, request.dir],
-      credentials?.env ?? {},
+      // Cloned from the build directory into a relative path: git's lines ("Cloning into 'src'…") name no host path.
+      ['clone', '--depth', '1', '--single-branch', '--branch', request.branch, '--no-tags', '--progress', '--', url.toString(), basename(request.dir)],
+      { GIT_ALLOW_PROTOCOL: 'http:https', ...configEnv([...(credentials ? [['include.path', credentials] as [string, string]] : []), ...pinned]) },
       request.signal,
       request.onLine,
+      dirname(request.dir),
     );
   } finally {
-    if (credentials) rmSync(credentials.path, { force: true });
+    if (credentials) rmSync(credentials, { force: true });
   }
   return git(['rev-parse', 'HEAD'], {}, request.signal, request.onLine, request.dir);
 }

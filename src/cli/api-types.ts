@@ -701,7 +701,7 @@ export interface paths {
         put?: never;
         /**
          * Copy the data of another Postgres database into this one
-         * @description Into a postgres or timeseries service that is running (409 otherwise). The import runs in the background: it is answered `running`; list the imports to see it finish.
+         * @description Into a postgres or timeseries service that is running (409 otherwise), one import at a time (409 while one runs). The import runs in the background: it is answered `running`; list the imports to see it finish.
          *
          *     Needs a write key.
          */
@@ -723,7 +723,7 @@ export interface paths {
         put?: never;
         /**
          * Copy the keys of another Redis server into this one
-         * @description Into a redis service that is running (409 otherwise). The import runs in the background: it is answered `running`; list the imports to see it finish.
+         * @description Into a redis service that is running (409 otherwise), one import at a time (409 while one runs). The import runs in the background: it is answered `running`; list the imports to see it finish.
          *
          *     Needs a write key.
          */
@@ -752,7 +752,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change general settings (root domain, public IP, ACME, HTTPS); the proxy is given them at once
+         * Change general settings (root domain, public IP, ACME, HTTPS, outbound destinations); the proxy is given them at once
          * @description Needs a write key. A key scoped to some projects is refused.
          */
         patch: operations["updateSettings"];
@@ -1329,7 +1329,7 @@ export interface components {
             engine: "postgres" | "timeseries" | "mysql" | "redis" | "mongodb" | "columnar";
             /** @enum {string} */
             source: "postgres-url" | "redis-url";
-            /** @description The source URL without its password. */
+            /** @description The source URL without its user name and password and without any parameter whose name suggests a secret. */
             sourceLabel: string;
             /** @enum {string} */
             status: "running" | "succeeded" | "failed";
@@ -1348,6 +1348,9 @@ export interface components {
             acmeEmail: string | null;
             acmeDirectoryUrl: string;
             httpsEnabled: boolean;
+            /** @description Destinations outbound connections made for a key may reach although the policy would refuse them. Shown to all-project keys only. */
+            allowedDestinations?: string[];
+            denyPrivateDestinations: boolean;
             /** @description Where each general setting comes from: set through this API, or the environment’s default. */
             sources: {
                 /** @enum {string} */
@@ -1360,6 +1363,10 @@ export interface components {
                 acmeDirectoryUrl: "settings" | "environment";
                 /** @enum {string} */
                 httpsEnabled: "settings" | "environment";
+                /** @enum {string} */
+                allowedDestinations: "settings" | "environment";
+                /** @enum {string} */
+                denyPrivateDestinations: "settings" | "environment";
             };
             proxy: {
                 /** @enum {string} */
@@ -1560,7 +1567,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The input is invalid (`validation_failed`, also for a body nested deeper than 64 levels) or the body is not JSON (`invalid_json`). */
+        /** @description The input is invalid (`validation_failed`, also for a body nested deeper than 64 levels), the body is not JSON (`invalid_json`), or the input names a destination the outbound policy refuses (`forbidden_destination`). */
         Error400: {
             headers: {
                 [name: string]: unknown;
@@ -3335,7 +3342,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description A postgres:// or postgresql:// URL with a host, with the password if the source needs one (it is never shown or logged). */
+                    /** @description A postgres:// or postgresql:// URL with one host, with the password if the source needs one (it is never shown or logged). The host is a service of the project by its name, or a destination the outbound policy allows (400 `forbidden_destination` otherwise); it is reached from a helper container on the project's network, where 127.0.0.1 is that container. */
                     sourceUrl: string;
                 };
             };
@@ -3385,7 +3392,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description A redis:// or rediss:// URL with a host, with the password if the source needs one (it is never shown or logged). */
+                    /** @description A redis:// or rediss:// URL with one host, with the password if the source needs one (it is never shown or logged). The host is a service of the project by its name, or a destination the outbound policy allows (400 `forbidden_destination` otherwise); it is reached from a helper container on the project's network, where 127.0.0.1 is that container. */
                     sourceUrl: string;
                 };
             };
@@ -3463,6 +3470,10 @@ export interface operations {
                     acmeEmail?: string | null;
                     acmeDirectoryUrl?: string | null;
                     httpsEnabled?: boolean | null;
+                    /** @description Networks, each with an optional port, that outbound connections made for a key may reach although the policy refuses them (loopback, link-local, this host, Docker networks, private ranges when denied): `127.0.0.1:3000`, `127.0.0.0/8`, `[::1]:8080`, `::1`, `10.0.0.0/8`. */
+                    allowedDestinations?: string[] | null;
+                    /** @description Refuse private ranges (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7) too. */
+                    denyPrivateDestinations?: boolean | null;
                 };
             };
         };
@@ -3502,7 +3513,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: uri */
                     endpoint: string;
                     region: string;
                     bucket: string;
@@ -3593,7 +3603,6 @@ export interface operations {
                 "application/json": {
                     apiToken: string;
                 } | {
-                    /** Format: uri */
                     baseUrl: string;
                     apiKey: string;
                     /** @default localhost */
@@ -3693,7 +3702,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: uri */
                     baseUrl?: string;
                     apiKey?: string;
                     defaultModel?: string;

@@ -59,7 +59,7 @@ program
   .description('list a project’s services (action omitted or `list`), or `create <name>` from an image, a hosted repository or a Git URL')
   .option('--image <image>', 'create: a container image, e.g. nginx:1.27')
   .option('--repo <owner/repo>', 'create: a repository on the Git host Slipway is set up with')
-  .option('--git-url <url>', 'create: any Git URL (https://, ssh://, git@host:path)')
+  .option('--git-url <url>', 'create: an http(s) Git URL')
   .option('--branch <branch>', 'create: the branch to build (default main)')
   .option('--port <port>', 'create: the port the app listens on')
   .addOption(new Option('--mode <mode>', 'create: how it runs').choices(['web', 'worker', 'static']))

@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+import { checkServerIdentity } from 'node:tls';
 import type { Redis } from 'ioredis';
 
 /** Logical databases copied when the source does not say how many it has (Redis' default). */
@@ -10,14 +12,33 @@ const connect = async (client: Redis) => {
 };
 const options = { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 5_000, retryStrategy: () => null, enableOfflineQueue: false } as const;
 
+/** The source as reached through a relay: the relay's socket, and what the URL said of the server. */
+export interface RedisSource {
+  /** The unix socket each connection to the source goes through. */
+  path: string;
+  /** The host the URL names: what a rediss:// server's certificate must be for. */
+  host: string;
+  tls: boolean;
+  username: string | null;
+  password: string | null;
+}
+
+/** ioredis options for a source behind a relay; TLS is verified against the URL's host, not the socket. */
+function sourceOptions(source: RedisSource) {
+  const tls = source.tls
+    ? { tls: { servername: isIP(source.host) ? undefined : source.host, checkServerIdentity: (_: string, cert: Parameters<typeof checkServerIdentity>[1]) => checkServerIdentity(source.host, cert) } }
+    : {};
+  return { ...options, path: source.path, username: source.username ?? undefined, password: source.password ?? undefined, ...tls };
+}
+
 /**
  * Copies every key of every logical database with SCAN, DUMP and RESTORE … REPLACE, keeping TTLs. Keys that
  * expire while being copied are skipped. Returns how many keys were copied.
  */
-export async function copyRedis(sourceUrl: string, target: { host: string; port: number; password: string | null }, signal: AbortSignal): Promise<number> {
+export async function copyRedis(from: RedisSource, target: { host: string; port: number; password: string | null }, signal: AbortSignal): Promise<number> {
   // Loaded when an import runs, not with the server.
   const { Redis } = await import('ioredis');
-  const source = await connect(new Redis(sourceUrl, options));
+  const source = await connect(new Redis(sourceOptions(from)));
   const into = await connect(new Redis({ ...options, host: target.host, port: target.port, password: target.password ?? undefined })).catch(async (error: unknown) => {
     source.disconnect();
     throw error;

@@ -20,7 +20,7 @@ export const unauthorized = (message: string) => new HttpError(401, 'unauthorize
 export const forbidden = (message: string) => new HttpError(403, 'forbidden', message);
 export const notFoundHttp = (what: string) => new HttpError(404, 'not_found', `${what} not found`);
 
-const DOMAIN_STATUS = { validation_failed: 400, not_found: 404, conflict: 409, forbidden: 403 } as const;
+const DOMAIN_STATUS = { validation_failed: 400, not_found: 404, conflict: 409, forbidden: 403, forbidden_destination: 400 } as const;
 
 interface ThrownHttp {
   status?: number;

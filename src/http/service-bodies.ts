@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { CreateServiceInput } from '../../commands/service/handlers.js';
 import { BUILD_METHODS, ENGINES, RUNTIME_MODES } from '../../commands/service/fields.js';
 import { ENGINE_CATALOGUE } from '../../commands/service/engines.js';
+import { hostOf, type DestinationPolicy } from '../outbound/destination-policy.js';
+import { vetRegistry } from '../outbound/image-registry.js';
 import { branch, envKey, parseInput, envValue, hostname, name, optionalCommand, port, repoPath, text } from './validation.js';
 
 const envList = z
@@ -15,16 +17,21 @@ const optionalPath = repoPath
   .optional()
   .transform((p) => (p === undefined ? undefined : p === null || p === '' || p === '.' ? null : p));
 
+const parsesAsUrl = (u: string) => {
+  try {
+    return Boolean(new URL(u).hostname);
+  } catch {
+    return false;
+  }
+};
+
+// Cloned over HTTP(S) only: the host is then resolved and checked by the outbound policy, and git connects to
+// exactly what was checked. ssh, git:// and local paths would connect where the policy cannot see.
 const gitUrl = z
   .string()
   .max(2048)
-  .refine(
-    (u) => /^(https?|ssh|git):\/\/[^\s/]+\/\S+$/.test(u) || /^[\w.-]+@[\w.-]+:[\w./~-]+$/.test(u),
-    'must be a Git URL (https://, ssh://, git:// or user@host:path)',
-  )
-  .refine((u) => !/^(https?|ssh|git):\/\/[^/\s]*@/.test(u) || /^ssh:\/\/[\w.-]+@[^:/\s]+[/:]/.test(u), {
-    message: 'must not carry credentials: send the token as gitToken',
-  });
+  .refine((u) => /^https?:\/\/[^\s/]+\/\S+$/.test(u) && parsesAsUrl(u), 'must be an http:// or https:// Git URL')
+  .refine((u) => !/^https?:\/\/[^/\s]*@/.test(u), { message: 'must not carry credentials: send the token as gitToken' });
 
 const imageReference = z
   .string()
@@ -149,6 +156,18 @@ export function parseCreateService(body: unknown, gitBaseUrl: string): CreateSer
   }
   const direct = parseInput(directSource, body);
   return sourceInput(direct, null, direct.repoUrl);
+}
+
+/**
+ * Refuses (400 `forbidden_destination`) a service whose source the outbound policy refuses: the Git server
+ * of a repository (a `repoFullName` lives on SLIPWAY_GIT_BASE_URL), the registry of an image.
+ */
+export async function vetServiceSource(policy: DestinationPolicy, input: CreateServiceInput): Promise<void> {
+  if (input.kind === 'image' && input.dockerImage) return vetRegistry(policy, input.dockerImage, 'dockerImage');
+  if (input.kind !== 'source') return;
+  const url = new URL(input.repoUrl);
+  const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+  await policy.vet(hostOf(url), port, input.repoFullName ? 'repoFullName' : 'repoUrl');
 }
 
 export const updateServiceBody = z

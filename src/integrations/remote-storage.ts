@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
+import { checkedAgents } from '../outbound/checked-connections.js';
+import type { DestinationPolicy } from '../outbound/destination-policy.js';
+import { ForbiddenDestinationError } from '../outbound/forbidden-destination.js';
+import { shortLine } from '../outbound/outside-answers.js';
 
 export interface RemoteStorageConfig {
   endpoint: string;
@@ -52,11 +56,14 @@ interface ErrorDetails {
   $metadata?: { httpStatusCode?: unknown };
 }
 
-/** The storage's own words for a failure: SDK errors carry them as `message` unless the answer had no body. */
+/**
+ * The storage's own words for a failure, as one short line: SDK errors carry the `<Message>` of the
+ * storage's error answer as `message` unless the answer had none it could read; never more of the answer.
+ */
 function describe(error: unknown): string {
   if (typeof error !== 'object' || error === null) return String(error);
   const details = error as ErrorDetails;
-  const message = typeof details.message === 'string' ? details.message : '';
+  const message = typeof details.message === 'string' ? shortLine(details.message) : null;
   if (message && message !== 'UnknownError') return message;
   // Node reports a refused connection to a name with several addresses as an AggregateError with no message.
   if (Array.isArray(details.errors) && details.errors.length > 0) return describe(details.errors[0]);
@@ -71,10 +78,12 @@ function errorName(error: unknown): string | undefined {
   return error instanceof Error ? error.name : undefined;
 }
 
-export async function openRemoteStorage(config: RemoteStorageConfig): Promise<RemoteStorage> {
+/** The storage at `config.endpoint`, every connection to it made where `outbound` lets it. */
+export async function openRemoteStorage(config: RemoteStorageConfig, outbound: DestinationPolicy): Promise<RemoteStorage> {
   // Loaded on first use: the SDK costs tens of MB that a 1 GB server without remote storage should not pay.
   const { S3Client, PutObjectCommand, GetObjectCommand, DeleteObjectCommand } = await import('@aws-sdk/client-s3');
   const { Upload } = await import('@aws-sdk/lib-storage');
+  const { NodeHttpHandler } = await import('@smithy/node-http-handler');
 
   const client: S3Client = new S3Client({
     endpoint: config.endpoint,
@@ -84,10 +93,12 @@ export async function openRemoteStorage(config: RemoteStorageConfig): Promise<Re
     // The SDK's default CRC32 headers and checksum trailers are refused or mishandled by several S3-compatible services.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
+    requestHandler: new NodeHttpHandler(checkedAgents(outbound)),
   });
   const Bucket = config.bucket;
 
-  const failure = (error: unknown, context?: string): RemoteStorageError => {
+  const failure = (error: unknown, context?: string): RemoteStorageError | ForbiddenDestinationError => {
+    if (error instanceof ForbiddenDestinationError) return error;
     let message = describe(error);
     // A very short "secret" would also match ordinary words in the message.
     if (config.secretAccessKey.length >= 8) message = message.replaceAll(config.secretAccessKey, '[secret]');

@@ -10,7 +10,10 @@ import { loadAggregate } from '../../commands/shared/execute.js';
 import { findService, type ServiceRow } from '../../projections/service-queries.js';
 import { chooseBuild, insideRoot } from '../build/build-plan.js';
 import { Checkout, CheckoutRefusal } from '../build/checkout.js';
+import { baseImagesOf } from '../build/dockerfile-bases.js';
 import { cloneBranch } from '../build/git-source.js';
+import type { DestinationPolicy } from '../outbound/destination-policy.js';
+import { vetRegistry } from '../outbound/image-registry.js';
 import { detect, type PackImages } from '../build/packbuilder/detect.js';
 import { packDockerfile } from '../build/packbuilder/dockerfile.js';
 import type { SqlExecutor } from '../db/sql-client.js';
@@ -54,6 +57,8 @@ export interface RunDeps {
   runtime: ContainerRuntime;
   proxy: { sync(position: string | null): Promise<ProxyResult> };
   settings: DeploySettings;
+  /** Where a deployment may fetch from for its service: the repository's server, an image's registry. */
+  outbound: DestinationPolicy;
   /** The server certificate of a Postgres-compatible service; null runs it without TLS. */
   databaseTls?: DatabaseTls;
 }
@@ -167,7 +172,7 @@ function dockerfileFor(deps: RunDeps, p: Prepared, checkout: Checkout, rootDir: 
     log.system(`Building with ${plan.dockerfile} (build method ${row.build_method}); custom install, build and start commands do not apply`);
     const text = asDeployFailure('', () => checkout.read(inRoot(plan.dockerfile)));
     if (text === null) throw new DeployFailure(`${inRoot(plan.dockerfile)} disappeared from the checkout`);
-    return { text, method: 'dockerfile' as const };
+    return { text, method: 'dockerfile' as const, path: inRoot(plan.dockerfile) };
   }
   const pack = asDeployFailure('packbuilder: ', () =>
     detect({
@@ -198,7 +203,7 @@ async function buildFromSource(deps: RunDeps, id: string, p: Prepared, log: Depl
   try {
     log.system(`Cloning ${row.repo_url} (branch ${row.branch}, depth 1)`);
     const sha = await step('git clone', timeouts.cloneMs, signal, (s) =>
-      cloneBranch({ url: row.repo_url, branch: row.branch, token: p.gitToken, dir: join(dir, 'src'), signal: s, onLine: (l) => log.write(l, 'stderr') }),
+      cloneBranch({ url: row.repo_url, branch: row.branch, token: p.gitToken, dir: join(dir, 'src'), signal: s, onLine: (l) => log.write(l, 'stderr'), outbound: deps.outbound }),
     );
     await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentCommitResolved', data: { commitSha: sha } });
     log.system(`Checked out commit ${sha}`);
@@ -210,6 +215,14 @@ async function buildFromSource(deps: RunDeps, id: string, p: Prepared, log: Depl
       throw new DeployFailure(`the root directory ${JSON.stringify(row.root_dir)} does not exist in the repository`);
     }
     const dockerfile = dockerfileFor(deps, p, checkout, rootDir, log);
+    if (dockerfile.method === 'dockerfile') {
+      // The engine pulls the repository's base images itself: their registries are the key's destinations too.
+      for (const base of baseImagesOf(dockerfile.text)) {
+        await vetRegistry(deps.outbound, base).catch((error: unknown) => {
+          throw new DeployFailure(`${dockerfile.path} uses the image ${base}: ${message(error)}`);
+        });
+      }
+    }
     const tag = imageTagOf(row, id);
     const labels = { [LABEL.project]: row.project_id, [LABEL.service]: row.id, [LABEL.deployment]: id };
     await step('docker build', timeouts.buildMs, signal, (s) =>
@@ -221,10 +234,19 @@ async function buildFromSource(deps: RunDeps, id: string, p: Prepared, log: Depl
   }
 }
 
-export async function ensureImage(deps: RunDeps, reference: string, log: DeploymentLog, signal: AbortSignal) {
+/**
+ * Pulls the image unless it is present. An image a key named (`fromKey`) is pulled only from a registry the
+ * outbound policy lets through; the installation's own images (database, packbuilder) are the operator's.
+ */
+export async function ensureImage(deps: RunDeps, reference: string, log: DeploymentLog, signal: AbortSignal, fromKey = false) {
   if (await deps.runtime.imageExists(reference)) {
     log.system(`Image ${reference} is present`);
     return;
+  }
+  if (fromKey) {
+    await vetRegistry(deps.outbound, reference).catch((error: unknown) => {
+      throw new DeployFailure(`pulling ${reference} refused: ${message(error)}`);
+    });
   }
   log.system(`Pulling ${reference}`);
   await step(`pulling ${reference}`, deps.settings.timeouts.pullMs, signal, (s) => deps.runtime.pull(reference, (l) => log.write(l), s));
@@ -304,7 +326,7 @@ export async function runDeployment(
     let buildMethod: 'dockerfile' | 'packbuilder' | null = null;
     if (row.kind === 'image') {
       image = row.docker_image!;
-      await ensureImage(deps, image, log, signal);
+      await ensureImage(deps, image, log, signal, true);
       await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentImageBuilt', data: { imageTag: image, buildMethod: 'image' } });
     } else {
       const built = await buildFromSource(deps, id, p, log, signal);

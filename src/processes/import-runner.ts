@@ -3,14 +3,16 @@ import { parseServiceEvent } from '../../commands/service/events.js';
 import { importSteps, loadImport } from '../../commands/import/handlers.js';
 import type { Engine } from '../../commands/service/fields.js';
 import { listRunningImports } from '../../projections/import-queries.js';
-import { findService, runningDatabasePortBySlug, type ServiceRow } from '../../projections/service-queries.js';
+import { findService, type ServiceRow } from '../../projections/service-queries.js';
 import { aggregateIdOf } from '../../projections/stream-id.js';
 import { endpointOf } from '../engines/engine-plans.js';
-import { redactSource } from '../engines/import-sources.js';
-import { importPostgres } from '../engines/postgres-import.js';
+import { openRelay } from '../engines/import-relay.js';
+import { redactSource, sourceAddress, sourcePartsOf } from '../engines/import-sources.js';
+import { importPostgres, sourceEndpoint } from '../engines/postgres-import.js';
 import { copyRedis } from '../engines/redis-import.js';
 import type { RecordedEvent } from '../eventstore/port.js';
 import type { Logger } from '../logger.js';
+import type { DestinationPolicy } from '../outbound/destination-policy.js';
 import { LABEL } from '../runtime/container-runtime.js';
 import { resolvedVariablesOf } from '../variables/project-variables.js';
 import { backupTargetOf, type BackupDeps } from './backup-runner.js';
@@ -20,16 +22,46 @@ import { RunSet } from './run-set.js';
 
 export interface ImportDeps extends BackupDeps {
   images: Record<Engine, string>;
+  /** Where a source may be: checked again when the import runs (a name may resolve elsewhere by then). */
+  outbound: DestinationPolicy;
 }
 
-/** A Redis source that names another service of the project is reached on that service's published port. */
-async function reachable(deps: ImportDeps, target: ServiceRow, sourceUrl: string): Promise<string> {
-  const url = new URL(sourceUrl);
-  const port = await runningDatabasePortBySlug(deps.db, target.project_id, url.hostname);
-  if (port === null) return sourceUrl;
-  url.hostname = '127.0.0.1';
-  url.port = String(port);
-  return url.toString();
+const helperOf = (id: string) => `slipway-import-${id}`;
+
+/**
+ * The keys of the source, copied by Slipway through a relay whose connections the helper container opens on
+ * the project's network (a password travels inside the relayed connection only). The target is reached by
+ * Slipway on its own published port, as its browser does.
+ */
+async function importRedis(deps: ImportDeps, id: string, row: ServiceRow, env: Record<string, string>, sourceUrl: string, signal: AbortSignal) {
+  const parts = sourcePartsOf('redis-url', sourceUrl);
+  const address = await sourceAddress(deps, row.project_id, parts.host, parts.port);
+  const helper = helperOf(id);
+  await deps.runtime.remove(helper, 0);
+  await deps.runtime.run({
+    name: helper,
+    image: deps.images.redis,
+    env: {},
+    labels: { [LABEL.project]: row.project_id, [LABEL.service]: row.id },
+    network: networkOf(row.project_id),
+    aliases: [],
+    internalPort: null,
+    publish: false,
+    command: ['sleep', 'infinity'],
+  });
+  try {
+    const relay = await openRelay(deps.runtime, helper, { host: address, port: parts.port }, signal);
+    try {
+      const endpoint = endpointOf('redis', env, row.host_port, null);
+      await copyRedis({ path: relay.path, host: parts.host, tls: parts.tls, username: parts.username, password: parts.password }, endpoint, signal).catch((error: unknown) => {
+        throw new Error(relay.failure() ?? message(error));
+      });
+    } finally {
+      await relay.close();
+    }
+  } finally {
+    await deps.runtime.remove(helper, 0).catch(() => undefined);
+  }
 }
 
 async function runImport(deps: ImportDeps, id: string, signal: AbortSignal): Promise<void> {
@@ -49,23 +81,22 @@ async function runImport(deps: ImportDeps, id: string, signal: AbortSignal): Pro
       target.hostname = row!.slug;
       target.port = '5432';
       target.username = user;
-      target.password = env.POSTGRES_PASSWORD ?? '';
       target.pathname = `/${env.POSTGRES_DB || user}`;
+      const { host, port } = sourcePartsOf('postgres-url', request.sourceUrl);
       await importPostgres(
         deps.runtime,
         {
-          name: `slipway-import-${id}`,
+          name: helperOf(id),
           image: deps.images[engine],
           network: networkOf(row!.project_id),
           labels: { [LABEL.project]: row!.project_id, [LABEL.service]: row!.id },
-          sourceUrl: request.sourceUrl,
-          targetUrl: target.toString(),
+          source: sourceEndpoint(request.sourceUrl, await sourceAddress(deps, row!.project_id, host, port)),
+          target: { url: target.toString(), password: env.POSTGRES_PASSWORD || null },
         },
         cut,
       );
     } else {
-      const endpoint = endpointOf(engine, env, row!.host_port, null);
-      await copyRedis(await reachable(deps, row!, request.sourceUrl), { host: endpoint.host, port: endpoint.port, password: endpoint.password }, cut);
+      await importRedis(deps, id, row!, env, request.sourceUrl, cut);
     }
     await importSteps.succeed(deps.cmd, id);
   } catch (error) {
@@ -100,7 +131,7 @@ export class ImportRunner implements Reactor {
       if (this.runs.has(row.id)) continue;
       if (row.run_started) {
         await importSteps.fail(this.deps.cmd, row.id, 'Slipway stopped while the import ran; run it again');
-        await this.deps.runtime.remove(`slipway-import-${row.id}`, 0).catch(() => undefined);
+        await this.deps.runtime.remove(helperOf(row.id), 0).catch(() => undefined);
       } else this.launch(row.id, row.service_id);
     }
   }

@@ -2,6 +2,7 @@ import { parseProjectEvent } from '../../commands/project/events.js';
 import { retireProject, retireService, settleStrayReservation, type RetirementDeps } from '../../commands/retirement.js';
 import { parseServiceEvent } from '../../commands/service/events.js';
 import type { CommandContext } from '../../commands/shared/command-context.js';
+import { importIdsOf } from '../../projections/import-queries.js';
 import { reservationsOwnedBy, strayReservations } from '../../projections/reservation-queries.js';
 import { pendingRetirements } from '../../projections/retirement-queries.js';
 import { aggregateIdOf } from '../../projections/stream-id.js';
@@ -17,6 +18,7 @@ export function retirementDeps(app: { db: SqlExecutor; settle(position: string |
   return {
     settle: (position) => app.settle(position),
     reservationsOwnedBy: (ownerId) => reservationsOwnedBy(app.db, ownerId),
+    importsOf: (serviceId) => importIdsOf(app.db, serviceId),
   };
 }
 

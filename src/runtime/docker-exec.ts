@@ -45,8 +45,10 @@ export async function execIn(docker: Docker, name: string, spec: ExecSpec, signa
   const cut = () => stream.destroy(new Error(String(signal.reason ?? 'aborted')));
   signal.addEventListener('abort', cut, { once: true });
   let stderr = '';
-  let feeding: Promise<void> = Promise.resolve();
-  if (spec.stdin) feeding = feed(spec.stdin, stream);
+  // A source that fails cuts the exec stream, which ends the loop below with its error. Once the command's
+  // output has ended the command is done: what it did not read is not waited for (a relay's client may keep
+  // its connection open and silent).
+  if (spec.stdin) feed(spec.stdin, stream).catch(() => undefined);
   try {
     const frames = new FrameSplitter();
     for await (const chunk of stream as AsyncIterable<Buffer>) {
@@ -55,7 +57,6 @@ export async function execIn(docker: Docker, name: string, spec: ExecSpec, signa
         else if (spec.stdout) await writeWithBackpressure(spec.stdout, payload);
       }
     }
-    await feeding;
   } finally {
     signal.removeEventListener('abort', cut);
     stream.destroy();

@@ -19,6 +19,7 @@ import {
 import { privilegedHostConfig } from './container-privileges.js';
 import { execIn } from './docker-exec.js';
 import { followProgress, LogDemuxer } from './docker-streams.js';
+import { registryFailureText } from '../outbound/outside-answers.js';
 
 const LABELLED_DOCKERFILE = '.slipway-build.Dockerfile';
 
@@ -200,11 +201,16 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
     },
 
     async pull(reference, onLine, signal) {
-      const stream = (await docker.pull(reference, { abortSignal: signal })) as Readable;
-      const cancel = () => stream.destroy(new Error('pull cancelled'));
-      if (signal.aborted) cancel();
-      else signal.addEventListener('abort', cancel, { once: true });
-      await followProgress(stream, onLine);
+      // The engine's refusal quotes the registry: only a short line of it, without the registry's answer, goes on.
+      try {
+        const stream = (await docker.pull(reference, { abortSignal: signal })) as Readable;
+        const cancel = () => stream.destroy(new Error('pull cancelled'));
+        if (signal.aborted) cancel();
+        else signal.addEventListener('abort', cancel, { once: true });
+        await followProgress(stream, onLine);
+      } catch (error) {
+        throw new Error(registryFailureText(error instanceof Error ? error.message : String(error)));
+      }
     },
 
     async removeImage(reference) {
@@ -292,7 +298,9 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
         if (statusOf(error) !== 304 && statusOf(error) !== 404) throw error;
       }
       try {
-        await call('remove', () => container.remove({ force: true }));
+        // With the anonymous volumes an image's VOLUME gave it (an import helper of a database image leaves
+        // none behind); named volumes, which hold the databases' data, stay.
+        await call('remove', () => container.remove({ force: true, v: true }));
       } catch (error) {
         // 409: a removal is already in progress.
         if (statusOf(error) !== 404 && statusOf(error) !== 409) throw error;

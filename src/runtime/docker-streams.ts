@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { withoutRegistryAnswer } from '../outbound/outside-answers.js';
 import type { OutputLine } from './container-runtime.js';
 
 interface ProgressMessage {
@@ -12,7 +13,8 @@ interface ProgressMessage {
 
 /**
  * Reads the engine's JSON progress stream (build, pull). Output text goes to `onLine`; an `error`
- * message rejects, since the engine reports a failed step in the stream and not as an HTTP error.
+ * message rejects, since the engine reports a failed step in the stream and not as an HTTP error. A
+ * registry's answer the engine quotes in it (a base image pulled by a build) is left out.
  */
 export async function followProgress(stream: Readable, onLine: (line: string) => void): Promise<void> {
   let pending = '';
@@ -32,7 +34,7 @@ export async function followProgress(stream: Readable, onLine: (line: string) =>
       emitText(raw + '\n');
       return;
     }
-    if (message.error) throw new Error(message.errorDetail?.message ?? message.error);
+    if (message.error) throw new Error(withoutRegistryAnswer(message.errorDetail?.message ?? message.error));
     if (message.stream) emitText(message.stream);
     // Pull progress bars repeat many times a second; only the state changes are worth a line.
     else if (message.status && !message.progress) emitText(`${message.id ? `${message.id}: ` : ''}${message.status}\n`);

@@ -7,6 +7,7 @@ import { deploy, deployEnv, outcome } from '../helpers/deploy.js';
 import { removeProjectLeftovers, requireDocker } from '../helpers/docker.js';
 import { DB_IMAGE_ENV, requireDbImages } from '../helpers/engine-containers.js';
 import { waitFor } from '../helpers/net.js';
+import { destinationOf } from '../helpers/outbound.js';
 import { startS3Server } from '../helpers/s3-server.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -45,7 +46,8 @@ const sql = async (s: TestServer, serviceId: string, text: string) => {
 t.test('backups: disk, remote and both; download, restore, delete, corruption, access', { skip: (await requireDocker()) || (await requireDbImages()) }, async (t) => {
   const s3 = await startS3Server();
   t.teardown(() => s3.stop());
-  const { env } = await deployEnv({ ...DB_IMAGE_ENV, SLIPWAY_DEPLOY_CONCURRENCY: '4', SLIPWAY_RECONCILE_INTERVAL: '1' });
+  // s3rver runs on loopback: allowed, exactly it.
+  const { env } = await deployEnv({ ...DB_IMAGE_ENV, SLIPWAY_DEPLOY_CONCURRENCY: '4', SLIPWAY_RECONCILE_INTERVAL: '1', SLIPWAY_ALLOW_DESTINATIONS: destinationOf(s3.endpoint) });
   const s = await startTestServer(env);
   t.teardown(() => s.close());
   const project = await createProject(s, 'Backups');

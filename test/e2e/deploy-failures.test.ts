@@ -52,6 +52,8 @@ t.test('deployments that cannot succeed fail with the reason: Git, images and ti
     SLIPWAY_CLONE_TIMEOUT: '3',
     SLIPWAY_BUILD_TIMEOUT: '6',
     SLIPWAY_PULL_TIMEOUT: '3',
+    // The silent registry on loopback is allowed, exactly it.
+    SLIPWAY_ALLOW_DESTINATIONS: `127.0.0.1:${registry.port}`,
   });
   const s = await startTestServer(env);
   t.teardown(() => s.close());

@@ -3,6 +3,7 @@ import { createProject, createService } from '../helpers/api-suite.js';
 import { deployEnv, waitForDeployment } from '../helpers/deploy.js';
 import { removeProjectLeftovers, requireDocker, TEST_IMAGES } from '../helpers/docker.js';
 import { openAiCompletion, startFakeOpenAi } from '../helpers/fake-ai-servers.js';
+import { destinationOf } from '../helpers/outbound.js';
 import { startGitServer } from '../helpers/git-server.js';
 import { startTestServer } from '../helpers/test-server.js';
 
@@ -94,6 +95,8 @@ t.test('explain-failure on real failed deployments', { skip: await requireDocker
 
   await t.test('an OpenAI-compatible provider gets the redacted log, the build settings and variable names only', async (t) => {
     const ai = await startFakeOpenAi();
+    // The fake provider listens on loopback: the operator allows it (and the Git server, allowed from the start).
+    t.equal((await s.call('PATCH', '/api/settings', { body: { allowedDestinations: [git.baseUrl, ai.origin].map(destinationOf) } })).status, 200);
     t.teardown(() => ai.close());
     t.equal((await explain(done.leaky!.id, { providerId: 'openai', model: 'gpt-test' })).status, 409, 'not connected yet: 409');
     const connected = await s.call('PUT', '/api/settings/ai-providers/openai', { body: { baseUrl: `${ai.origin}/v1`, apiKey: 'sk-test-key-123456', defaultModel: 'gpt-test' } });

@@ -10,6 +10,7 @@ import { eventually, freePort } from '../helpers/net.js';
 import { requirePebble, startPebble } from '../helpers/pebble.js';
 import { required } from '../helpers/requirements.js';
 import { startTestServer } from '../helpers/test-server.js';
+import { destinationOf } from '../helpers/outbound.js';
 
 const pdns = process.env.PDNS_TEST_URL;
 
@@ -61,6 +62,8 @@ t.test('automatic HTTPS: pebble issues through Caddy, the state is recorded, red
     SLIPWAY_ACME_CA_ROOTS: pebble.directoryRootFile,
     SLIPWAY_PUBLIC_IP: '127.0.0.1',
     SLIPWAY_RECONCILE_INTERVAL: '0.5',
+    // PowerDNS runs on this machine's loopback: allowed, exactly it.
+    SLIPWAY_ALLOW_DESTINATIONS: destinationOf(pdns!),
   });
   // HTTPS is a setting: on here through the API (the test servers start with it off).
   const s = await startTestServer(env);

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
+import { allowingConfiguredServers } from './outbound.js';
 
 export const root = resolve(import.meta.dirname, '../..');
 export const cliArgs = ['--import', 'tsx', join(root, 'src/cli/main.ts')];
@@ -15,7 +16,7 @@ export async function spawnServe(
 ): Promise<{ child: ChildProcess; url: string; logs: () => string }> {
   const child = spawn(process.execPath, [...cliArgs, 'serve'], {
     cwd: root,
-    env: { ...process.env, SLIPWAY_PROXY: 'off', SLIPWAY_HTTPS: 'off', ...env, SLIPWAY_DATA_DIR: dataDir, SLIPWAY_PORT: '0', SLIPWAY_HOST: '127.0.0.1' },
+    env: { ...process.env, SLIPWAY_PROXY: 'off', SLIPWAY_HTTPS: 'off', ...allowingConfiguredServers(env), SLIPWAY_DATA_DIR: dataDir, SLIPWAY_PORT: '0', SLIPWAY_HOST: '127.0.0.1' },
   });
   let logs = '';
   child.stderr!.setEncoding('utf8');

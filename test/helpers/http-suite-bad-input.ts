@@ -128,6 +128,20 @@ export function badInputTests(t: Test, server: () => TestServer) {
       assertError(t, await s.call(method, path, method === 'GET' ? {} : { body: valid }), 404, 'not_found', `${method} ${path} is unknown`);
     }
 
+    // A source on this host (loopback, its own address) that the installation does not allow.
+    const forbidden: [string, Record<string, unknown>, string][] = [
+      ['a Git URL on loopback', { name: 'f1', repoUrl: 'http://127.0.0.1:1/acme/x.git' }, 'repoUrl'],
+      ['a Git URL naming localhost', { name: 'f2', repoUrl: 'http://localhost:2019/load.git' }, 'repoUrl'],
+      ['a Git URL on an IPv4-mapped loopback address', { name: 'f3', repoUrl: 'http://[::ffff:127.0.0.1]:1/x.git' }, 'repoUrl'],
+      ['an image from a registry on loopback', { name: 'f4', repoUrl: 'docker-image', dockerImage: '127.0.0.1:5000/x:1', internalPort: 80 }, 'dockerImage'],
+      ['an image from the link-local metadata address', { name: 'f5', repoUrl: 'docker-image', dockerImage: '169.254.169.254/x:1', internalPort: 80 }, 'dockerImage'],
+    ];
+    for (const [label, body, field] of forbidden) {
+      const r = await s.call('POST', `/api/projects/${p.id}/services`, { body });
+      assertError(t, r, 400, 'forbidden_destination', label);
+      t.same(detailPaths(r), [field], `${label}: details name ${field}`);
+    }
+
     await t.test('paths with .. are not resolved: sent as written, they name nothing', async (t) => {
       // `fetch` would resolve each of these to another path before sending it; node:http sends it as written.
       for (const path of [

@@ -7,6 +7,7 @@ import { waitFor } from './net.js';
 import { recordCertificateChange } from '../../commands/service/handlers.js';
 import { startFakeOpenAi } from './fake-ai-servers.js';
 import { startFakeCloudflare } from './fake-cloudflare.js';
+import { destinationOf } from './outbound.js';
 import { startS3Server } from './s3-server.js';
 import type { TestServer } from './test-server.js';
 
@@ -68,7 +69,8 @@ export async function startHistoryProviders() {
   return {
     cloudflare,
     ai,
-    env: { SLIPWAY_CLOUDFLARE_API_URL: cloudflare.apiUrl },
+    // The AI provider is connected through the API: the installation allows it (the Cloudflare URL is allowed as configured).
+    env: { SLIPWAY_CLOUDFLARE_API_URL: cloudflare.apiUrl, SLIPWAY_ALLOW_DESTINATIONS: destinationOf(ai.origin) },
     close: () => Promise.all([cloudflare.close(), ai.close()]),
   };
 }
@@ -150,6 +152,8 @@ export async function runDeploymentHistory(s: TestServer, git: GitServer, provid
   // Remote storage connected, used, disconnected; then a remote backup fails for want of it.
   const s3 = await startS3Server();
   try {
+    // An operator allows the storage on this machine (the setting replaces the environment's list), as the history shows.
+    await must('PATCH', '/api/settings', { allowedDestinations: [git.baseUrl, providers.ai.origin, providers.cloudflare.apiUrl, s3.endpoint].map(destinationOf) });
     const connected = await s.call('PUT', '/api/settings/remote-storage', {
       body: { endpoint: s3.endpoint, region: s3.region, bucket: s3.bucket, accessKeyId: s3.accessKeyId, secretAccessKey: 'history-secret', forcePathStyle: true },
     });

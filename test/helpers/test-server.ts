@@ -6,6 +6,7 @@ import { serve, type RunningServer } from '../../src/cli/serve.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { checkAnswer } from './openapi-check.js';
+import { allowingConfiguredServers } from './outbound.js';
 
 export interface TestServer extends RunningServer {
   dataDir: string;
@@ -33,7 +34,8 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
     SLIPWAY_DOCKER_SOCKET: '/nonexistent/docker.sock',
     // The suites send many unknown keys on purpose from one address; the limit has tests of its own.
     SLIPWAY_KEY_FAILURES_PER_MINUTE: '100000',
-    ...env,
+    // The local servers the test points Slipway at (its Git server, fake DNS APIs) are allowed, exactly they.
+    ...allowingConfiguredServers(env),
   });
   let logs = '';
   const server = await serve(config, createLogger(config.silent, (line) => (logs += line)));

@@ -11,6 +11,9 @@ import { startFakeCloudflare } from '../helpers/fake-cloudflare.js';
 import { startFakeDigitalOcean } from '../helpers/fake-digitalocean.js';
 import { freePort } from '../helpers/net.js';
 import { required } from '../helpers/requirements.js';
+import { policyAllowing } from '../helpers/outbound.js';
+import { createDestinationPolicy } from '../../src/outbound/destination-policy.js';
+import { ForbiddenDestinationError } from '../../src/outbound/forbidden-destination.js';
 
 /** What the contract needs of each provider besides its client: what it holds, and how writes show. */
 interface Harness {
@@ -117,7 +120,7 @@ function contract(t: Test, h: Harness) {
 /** A server that never answers, nor listens: both end in a DnsProviderError naming the URL. */
 t.test('network failures and timeouts', async (t) => {
   const port = await freePort();
-  const unreachable = openDnsProvider('cloudflare', { apiToken: 'x' }, { cloudflareApiUrl: `http://127.0.0.1:${port}/client/v4` });
+  const unreachable = openDnsProvider('cloudflare', { apiToken: 'x' }, { cloudflareApiUrl: `http://127.0.0.1:${port}/client/v4`, outbound: policyAllowing(`http://127.0.0.1:${port}`) });
   const refused = await failureOf(unreachable.listZones());
   t.ok(refused instanceof DnsProviderError);
   t.match(refused, { status: null, message: new RegExp(`^could not reach http://127\\.0\\.0\\.1:${port}/client/v4/zones: .*ECONNREFUSED`) });
@@ -126,21 +129,60 @@ t.test('network failures and timeouts', async (t) => {
   t.teardown(() => fake.close());
   fake.stall = true;
   const started = Date.now();
-  const slow = openDnsProvider('digitalocean', { apiToken: fake.token }, { digitaloceanApiUrl: fake.apiUrl, timeoutMs: 300 });
+  const slow = openDnsProvider('digitalocean', { apiToken: fake.token }, { digitaloceanApiUrl: fake.apiUrl, timeoutMs: 300, outbound: policyAllowing(fake.apiUrl) });
   const timedOut = await failureOf(slow.listZones());
   t.match(timedOut, { status: null, message: `could not reach ${fake.apiUrl}/v2/domains: no answer within 0.3 s` });
   t.ok(timedOut instanceof DnsProviderError);
   t.ok(Date.now() - started < 5000, 'gave up at the timeout');
 });
 
-t.test('an error page that is not the provider’s own body: the HTTP status', async (t) => {
-  const gateway = createServer((_req, res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<html><body>Bad gateway</body></html>'));
+t.test('an error page or plain text that is not the provider’s JSON error: only the HTTP status, with its standard phrase', async (t) => {
+  const answers = [
+    [502, 'text/html', '<html><body>Bad gateway internal-secret</body></html>'],
+    [401, 'text/plain', 'internal-secret plain words'],
+    [418, 'application/json', JSON.stringify({ error: '<a href="x">internal-secret</a>' })],
+  ] as const;
+  let next = 0;
+  const gateway = createServer((_req, res) => {
+    const [status, type, body] = answers[next++ % answers.length]!;
+    res.writeHead(status, 'internal-secret reason phrase', { 'content-type': type }).end(body);
+  });
   await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => gateway.close(() => resolve())));
   const base = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
-  const error = await failureOf(openDnsProvider('powerdns', { baseUrl: base, apiKey: 'k', serverId: 'localhost' }).listZones());
-  t.ok(error instanceof DnsProviderError);
-  t.match(error, { status: 502, message: 'HTTP 502 Bad Gateway' });
+  const client = openDnsProvider('powerdns', { baseUrl: base, apiKey: 'k', serverId: 'localhost' }, { outbound: policyAllowing(base) });
+  for (const expected of ['HTTP 502 Bad Gateway', 'HTTP 401 Unauthorized', "HTTP 418 I'm a Teapot"]) {
+    const error = await failureOf(client.listZones());
+    t.ok(error instanceof DnsProviderError);
+    t.equal((error as Error).message, expected);
+    t.notOk((error as Error).message.includes('internal-secret'));
+  }
+});
+
+t.test('a provider on loopback is refused unless allowed; a base URL cannot pick the path', async (t) => {
+  const requests: string[] = [];
+  const server = createServer((req, res) => {
+    requests.push(req.url ?? '');
+    res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const defaults = createDestinationPolicy({ rules: async () => ({ allowed: [], denyPrivate: false }) });
+  const refused = await failureOf(openDnsProvider('powerdns', { baseUrl: base, apiKey: 'k', serverId: 'localhost' }, { outbound: defaults }).listZones());
+  t.type(refused, ForbiddenDestinationError);
+  const cloudflare = await failureOf(openDnsProvider('cloudflare', { apiToken: 't' }, { cloudflareApiUrl: `${base}/client/v4`, outbound: defaults }).listZones());
+  t.type(cloudflare, ForbiddenDestinationError, 'the API URLs of the environment go through the same policy');
+  t.same(requests, [], 'nothing reached the server');
+
+  await openDnsProvider('powerdns', { baseUrl: `${base}/prefix`, apiKey: 'k', serverId: 'localhost' }, { outbound: policyAllowing(base) }).listZones();
+  t.same(requests, ['/prefix/api/v1/servers/localhost/zones'], 'the path is appended to the base path');
+
+  const pdns = dnsCredentialsSchema('powerdns');
+  for (const baseUrl of [`${base}/?x=`, `${base}/config/#`, `${base}?`, `http://u:p@127.0.0.1:1/`]) {
+    t.notOk(pdns.safeParse({ baseUrl, apiKey: 'k' }).success, `${baseUrl} is refused`);
+  }
+  for (const serverId of ['..', '.', 'a/b', 'a?b']) t.notOk(pdns.safeParse({ baseUrl: base, apiKey: 'k', serverId }).success, `server id ${serverId}`);
 });
 
 t.test('provider ids and credential schemas', async (t) => {
@@ -165,13 +207,13 @@ t.test('provider ids and credential schemas', async (t) => {
   t.notOk(pdns.safeParse({ baseUrl: 'https://dns.example', apiKey: '' }).success);
   t.notOk(pdns.safeParse({ baseUrl: 'https://dns.example', apiKey: 'k', apiToken: 'x' }).success, 'strict');
 
-  t.throws(() => openDnsProvider('powerdns', { apiKey: 'k' }), DnsProviderError, 'incomplete stored credentials are refused before any call');
+  t.throws(() => openDnsProvider('powerdns', { apiKey: 'k' }, { outbound: policyAllowing() }), DnsProviderError, 'incomplete stored credentials are refused before any call');
 });
 
 t.test('Cloudflare', async (t) => {
   const fake = await startFakeCloudflare(['example.test', 'sub.example.test', 'other.test', 'fourth.test', 'fifth.test']);
   t.teardown(() => fake.close());
-  const endpoints = { cloudflareApiUrl: fake.apiUrl };
+  const endpoints = { cloudflareApiUrl: fake.apiUrl, outbound: policyAllowing(fake.apiUrl) };
   const zoneId = (name: string) => fake.zones.find((z) => z.name === name)!.id;
   const writes = () => fake.requests.filter((r) => r.method !== 'GET');
 
@@ -225,7 +267,7 @@ t.test('Cloudflare', async (t) => {
 t.test('DigitalOcean', async (t) => {
   const fake = await startFakeDigitalOcean(['example.test', 'sub.example.test', 'other.test', 'fourth.test', 'fifth.test']);
   t.teardown(() => fake.close());
-  const endpoints = { digitaloceanApiUrl: fake.apiUrl };
+  const endpoints = { digitaloceanApiUrl: fake.apiUrl, outbound: policyAllowing(fake.apiUrl) };
   const writes = () => fake.requests.filter((r) => r.method !== 'GET');
 
   contract(t, {
@@ -311,10 +353,11 @@ t.test('PowerDNS, a real server', { skip: required(pdnsMissing) }, async (t) => 
   // Every accepted spelling of the URL: with a trailing slash, with /api/v1.
   const spellings = [pdnsUrl!, `${pdnsUrl!.replace(/\/+$/, '')}/`, `${pdnsUrl!.replace(/\/+$/, '')}/api/v1`, `${pdnsUrl!.replace(/\/+$/, '')}/api/v1/`];
   let opened = 0;
+  const outbound = policyAllowing(pdnsUrl!);
 
   contract(t, {
-    open: (options = {}) => openDnsProvider('powerdns', { baseUrl: spellings[opened++ % spellings.length]!, apiKey: pdnsKey, serverId: pdnsServerId }, options),
-    refused: { client: openDnsProvider('powerdns', { baseUrl: pdnsUrl!, apiKey: 'wrong-key', serverId: pdnsServerId }), status: 401, message: 'Unauthorized' },
+    open: (options = {}) => openDnsProvider('powerdns', { baseUrl: spellings[opened++ % spellings.length]!, apiKey: pdnsKey, serverId: pdnsServerId }, { ...options, outbound }),
+    refused: { client: openDnsProvider('powerdns', { baseUrl: pdnsUrl!, apiKey: 'wrong-key', serverId: pdnsServerId }, { outbound }), status: 401, message: 'Unauthorized' },
     zones: { parent, child: `sub.${parent}`, all: zones },
     // What the server answers on port 53's stand-in, not what the API says it holds.
     addresses: dig,
@@ -323,7 +366,7 @@ t.test('PowerDNS, a real server', { skip: required(pdnsMissing) }, async (t) => 
   });
 
   t.test('dig answers the applied record', async (t) => {
-    const client = openDnsProvider('powerdns', { baseUrl: pdnsUrl!, apiKey: pdnsKey, serverId: pdnsServerId });
+    const client = openDnsProvider('powerdns', { baseUrl: pdnsUrl!, apiKey: pdnsKey, serverId: pdnsServerId }, { outbound });
     const hostname = `shop.sub.${parent}`;
     t.equal((await applyDnsRecord(client, hostname, '192.0.2.44')).action, 'created');
     t.same(await dig(hostname, 'A'), ['192.0.2.44']);
@@ -335,7 +378,7 @@ t.test('PowerDNS, a real server', { skip: required(pdnsMissing) }, async (t) => 
   });
 
   t.test('an unknown server id is the server’s 404', async (t) => {
-    const error = await failureOf(openDnsProvider('powerdns', { baseUrl: pdnsUrl!, apiKey: pdnsKey, serverId: 'nope' }).listZones());
+    const error = await failureOf(openDnsProvider('powerdns', { baseUrl: pdnsUrl!, apiKey: pdnsKey, serverId: 'nope' }, { outbound }).listZones());
     t.ok(error instanceof DnsProviderError);
     t.equal((error as DnsProviderError).status, 404);
   });

@@ -3,6 +3,7 @@ import t from 'tap';
 import { createKey, createProject, createService } from '../helpers/api-suite.js';
 import { startFakeCloudflare } from '../helpers/fake-cloudflare.js';
 import { startFakeDigitalOcean } from '../helpers/fake-digitalocean.js';
+import { destinationOf } from '../helpers/outbound.js';
 import { required } from '../helpers/requirements.js';
 import { startTestServer } from '../helpers/test-server.js';
 
@@ -11,7 +12,12 @@ const cloudflare = await startFakeCloudflare(CF_ZONES);
 const digitalocean = await startFakeDigitalOcean(['do.test', 'more.test', 'last.test']);
 t.teardown(() => Promise.all([cloudflare.close(), digitalocean.close()]));
 
-const s = await startTestServer({ SLIPWAY_CLOUDFLARE_API_URL: cloudflare.apiUrl, SLIPWAY_DIGITALOCEAN_API_URL: digitalocean.apiUrl });
+// The fakes' URLs are allowed as configured; PowerDNS (connected through the API) runs on loopback: allowed too, exactly it.
+const s = await startTestServer({
+  SLIPWAY_CLOUDFLARE_API_URL: cloudflare.apiUrl,
+  SLIPWAY_DIGITALOCEAN_API_URL: digitalocean.apiUrl,
+  ...(process.env.PDNS_TEST_URL ? { SLIPWAY_ALLOW_DESTINATIONS: destinationOf(process.env.PDNS_TEST_URL) } : {}),
+});
 t.teardown(() => s.close());
 const project = await createProject(s, 'Dns');
 const web = await createService(s, project.id, { name: 'web', repoFullName: 'acme/web', branch: 'main' });

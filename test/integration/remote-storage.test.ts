@@ -4,12 +4,20 @@ import { pipeline } from 'node:stream/promises';
 import { ListMultipartUploadsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import t, { type Test } from 'tap';
 import { openRemoteStorage, RemoteStorageError, type RemoteStorage, type RemoteStorageConfig } from '../../src/integrations/remote-storage.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createDestinationPolicy } from '../../src/outbound/destination-policy.js';
+import { ForbiddenDestinationError } from '../../src/outbound/forbidden-destination.js';
+import { policyAllowing } from '../helpers/outbound.js';
 import { startS3Server } from '../helpers/s3-server.js';
 
 const MiB = 1024 * 1024;
 
 const server = await startS3Server();
 t.teardown(() => server.stop());
+
+/** s3rver listens on loopback: allowed, exactly it. */
+const outbound = policyAllowing(server.endpoint);
 
 const baseConfig: RemoteStorageConfig = {
   endpoint: server.endpoint,
@@ -31,7 +39,7 @@ const inspector = new S3Client({
 t.teardown(() => inspector.destroy());
 
 async function open(t: Test, overrides: Partial<RemoteStorageConfig> = {}): Promise<RemoteStorage> {
-  const storage = await openRemoteStorage({ ...baseConfig, ...overrides });
+  const storage = await openRemoteStorage({ ...baseConfig, ...overrides }, outbound);
   t.teardown(() => storage.close());
   return storage;
 }
@@ -208,4 +216,52 @@ t.test('remove deletes; a missing key is fine to remove and not found to downloa
   );
   t.ok(error instanceof RemoteStorageError, 'a RemoteStorageError');
   t.match(error, { name: 'RemoteStorageError', kind: 'not_found' });
+});
+
+/** A server that records what reaches it and answers every request with `answer`. */
+async function recordingServer(t: Test, answer: { status: number; type: string; body: string }) {
+  const requests: string[] = [];
+  const http = createServer((req, res) => {
+    requests.push(`${req.method} ${req.url}`);
+    req.resume();
+    res.writeHead(answer.status, { 'content-type': answer.type }).end(answer.body);
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => http.close(() => resolve())));
+  return { endpoint: `http://127.0.0.1:${(http.address() as AddressInfo).port}`, requests };
+}
+
+t.test('an endpoint on loopback is refused unless allowed, before any request', async (t) => {
+  const fake = await recordingServer(t, { status: 200, type: 'application/xml', body: '' });
+  const defaults = createDestinationPolicy({ rules: async () => ({ allowed: [], denyPrivate: false }) });
+  for (const endpoint of [fake.endpoint, fake.endpoint.replace('127.0.0.1', 'localhost')]) {
+    const storage = await openRemoteStorage({ ...baseConfig, endpoint }, defaults);
+    t.teardown(() => storage.close());
+    const error = await storage.probe().then(() => undefined, (e: unknown) => e);
+    t.type(error, ForbiddenDestinationError, endpoint);
+    const upload = await storage.upload('x.dump', Readable.from([Buffer.from('x')]), new AbortController().signal).then(() => undefined, (e: unknown) => e);
+    t.type(upload, ForbiddenDestinationError, 'an upload too');
+  }
+  t.same(fake.requests, [], 'nothing reached the server');
+});
+
+t.test('an error page from the endpoint is never repeated, its error message at most one short line', async (t) => {
+  const page = '<html><body><h1>internal-secret admin page</h1></body></html>';
+  const escaped = page.replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+  const answers = [
+    { status: 502, type: 'text/html', body: page },
+    { status: 500, type: 'application/xml', body: `<?xml version="1.0"?><Error><Code>InternalError</Code><Message>${escaped}</Message></Error>` },
+    { status: 500, type: 'application/xml', body: `<?xml version="1.0"?><Error><Code>InternalError</Code><Message>${'x'.repeat(300)}\ninternal-secret</Message></Error>` },
+  ];
+  for (const answer of answers) {
+    const fake = await recordingServer(t, answer);
+    const storage = await openRemoteStorage({ ...baseConfig, endpoint: fake.endpoint }, policyAllowing(fake.endpoint));
+    t.teardown(() => storage.close());
+    const error = await storage.probe().then(() => undefined, (e: unknown) => e);
+    t.type(error, RemoteStorageError);
+    t.ok(fake.requests.length > 0, 'the allowed endpoint was asked');
+    const message = (error as Error).message;
+    t.notMatch(message, /internal-secret|<html|<h1/, message);
+    t.ok(message.length <= 200 && !message.includes('\n'), `one short line: ${message.slice(0, 60)}…`);
+  }
 });

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { loadImport, requestImport } from '../../commands/import/handlers.js';
 import { reserve } from '../../commands/reservation/handlers.js';
 import { decideDelete, service } from '../../commands/service/aggregate.js';
 import { deleteService } from '../../commands/service/handlers.js';
@@ -12,6 +13,7 @@ import { openPglite } from '../../src/db/pglite-client.js';
 import type { EventStore, RecordedEvent } from '../../src/eventstore/port.js';
 import { createPostgresEventStore } from '../../src/eventstore/postgres-event-store.js';
 import { createLogger } from '../../src/logger.js';
+import { findUnfinishedImport } from '../../projections/import-queries.js';
 import { createRetirement, retirementDeps } from '../../src/processes/retirement.js';
 import { createKeyring } from '../../src/secrets/keyring.js';
 import { loadMasterKey } from '../../src/secrets/master-key.js';
@@ -121,6 +123,21 @@ t.test('deletion and retirement on one server (no process manager: what DELETE d
       body: { name: 'shopdb', repoFullName: 'database:postgres', repoUrl: 'database', branch: 'main', internalPort: 5432, databasePublicHostname: 'shopdb.example.com', env: [] },
     });
     t.equal(db2.status, 200, 'and the public hostname');
+  });
+
+  await t.test("a deleted service's imports lose their data keys with it: their source URLs can no longer be opened", async (t) => {
+    const p = await createProject(s, 'Imported');
+    const db = await createService(s, p.id, { name: 'cache', repoFullName: 'database:redis', repoUrl: 'database', branch: 'main', internalPort: 6379, env: [] });
+    const ctx = s.app.commandContext('test');
+    const deps = { unfinishedImportOf: (serviceId: string) => findUnfinishedImport(s.app.db, serviceId), settle: (position: string | null) => s.app.settle(position) };
+    const { id } = await requestImport(ctx, deps, { serviceId: db.id, projectId: p.id, engine: 'redis', source: 'redis-url', sourceLabel: 'redis://old.example.com:6379' }, 'redis://default:Imp0rt-Secret@old.example.com:6379');
+    t.equal((await loadImport(ctx, id))?.sourceUrl, 'redis://default:Imp0rt-Secret@old.example.com:6379', 'readable while the service lives');
+    t.equal((await dataKeysOf(s, [`import-${id}`])).length, 1);
+    t.equal((await s.call('DELETE', `/api/services/${db.id}`)).status, 200);
+    t.same(await dataKeysOf(s, [`import-${id}`]), [], "the import's data key is shredded at the retirement");
+    t.equal((await loadImport(ctx, id))?.sourceUrl, null, 'its source URL can no longer be opened');
+    await s.app.runner.caughtUp();
+    t.same((await s.app.db.query('select id from rm_imports where service_id = $1', [db.id])).rows, [], 'the read model forgets the imports once the service is retired');
   });
 
   await t.test('reconcile reaps reservations whose owner never came into existence, after the grace period', async (t) => {

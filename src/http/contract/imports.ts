@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { IMPORT_SOURCES, type ImportSource } from '../../../commands/import/events.js';
+import { sourceUrlProblem } from '../../engines/import-sources.js';
 import { endpoint } from './endpoint.js';
 import { id, nullableTimestamp, timestamp } from './common.js';
 import { databaseEngine } from './database.js';
@@ -19,15 +20,20 @@ const bodyFor = (source: ImportSource) =>
     sourceUrl: z
       .string()
       .max(4096)
-      .refine((value) => {
+      .superRefine((value, ctx) => {
+        let url: URL;
         try {
-          const url = new URL(value);
-          return SOURCES[source].schemes.includes(url.protocol) && url.hostname !== '';
+          url = new URL(value);
         } catch {
-          return false;
+          return void ctx.addIssue({ code: 'custom', message: `must be a ${schemesOf(source)} URL with a host` });
         }
-      }, `must be a ${schemesOf(source)} URL with a host`)
-      .meta({ description: `A ${schemesOf(source)} URL with a host, with the password if the source needs one (it is never shown or logged).` }),
+        if (!SOURCES[source].schemes.includes(url.protocol)) return void ctx.addIssue({ code: 'custom', message: `must be a ${schemesOf(source)} URL with a host` });
+        const problem = sourceUrlProblem(source, url);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .meta({
+        description: `A ${schemesOf(source)} URL with one host, with the password if the source needs one (it is never shown or logged). The host is a service of the project by its name, or a destination the outbound policy allows (400 \`forbidden_destination\` otherwise); it is reached from a helper container on the project's network, where 127.0.0.1 is that container.`,
+      }),
   });
 
 const source = z.enum(IMPORT_SOURCES);
@@ -39,7 +45,7 @@ export const dataImport = z
     serviceId: id,
     engine: databaseEngine,
     source,
-    sourceLabel: z.string().meta({ description: 'The source URL without its password.' }),
+    sourceLabel: z.string().meta({ description: 'The source URL without its user name and password and without any parameter whose name suggests a secret.' }),
     status,
     error: z.string().nullable(),
     createdAt: timestamp,
@@ -55,7 +61,7 @@ const importFrom = (from: ImportSource, operationId: string, summary: string) =>
     operationId,
     tag: 'Imports',
     summary,
-    description: `Into a ${SOURCES[from].engines.join(' or ')} service that is running (409 otherwise). The import runs in the background: it is answered \`running\`; list the imports to see it finish.`,
+    description: `Into a ${SOURCES[from].engines.join(' or ')} service that is running (409 otherwise), one import at a time (409 while one runs). The import runs in the background: it is answered \`running\`; list the imports to see it finish.`,
     access: 'write',
     body: bodyFor(from),
     response: z.object({ result: z.object({ id, status, source, createdAt: timestamp }) }),

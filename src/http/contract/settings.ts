@@ -1,5 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { baseUrl } from '../../outbound/base-url.js';
+import { allowedDestinationsSchema } from '../../outbound/destination-entries.js';
 import { hostname, text } from '../validation.js';
 import { aiProvider } from './ai-providers.js';
 import { okBody, proxyResult, timestamp } from './common.js';
@@ -8,7 +10,7 @@ import { endpoint } from './endpoint.js';
 
 const remoteStorageBody = z
   .object({
-    endpoint: z.string().url().refine((u) => /^https?:\/\//.test(u), 'must be an http or https URL').max(2048),
+    endpoint: baseUrl,
     region: text(64).trim().min(1, 'must not be empty'),
     bucket: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name: 3-63 lowercase letters, digits, dots and hyphens'),
     accessKeyId: text(256).trim().min(1, 'must not be empty'),
@@ -31,6 +33,10 @@ const generalSettingsBody = z
     acmeEmail: nullable(z.string().email().max(254)),
     acmeDirectoryUrl: nullable(z.string().url().refine((u) => u.startsWith('https://'), 'must be an https URL (ACME requires TLS)').max(2048)),
     httpsEnabled: nullable(z.boolean()),
+    allowedDestinations: nullable(allowedDestinationsSchema).meta({
+      description: 'Networks, each with an optional port, that outbound connections made for a key may reach although the policy refuses them (loopback, link-local, this host, Docker networks, private ranges when denied): `127.0.0.1:3000`, `127.0.0.0/8`, `[::1]:8080`, `::1`, `10.0.0.0/8`.',
+    }),
+    denyPrivateDestinations: nullable(z.boolean()).meta({ description: 'Refuse private ranges (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7) too.' }),
   })
   .strict()
   .refine((body) => Object.values(body).some((v) => v !== undefined), 'give at least one setting to change')
@@ -45,8 +51,21 @@ export const settings = z
     acmeEmail: z.string().nullable(),
     acmeDirectoryUrl: z.string(),
     httpsEnabled: z.boolean(),
+    allowedDestinations: z
+      .array(z.string())
+      .optional()
+      .meta({ description: 'Destinations outbound connections made for a key may reach although the policy would refuse them. Shown to all-project keys only.' }),
+    denyPrivateDestinations: z.boolean(),
     sources: z
-      .object({ rootDomain: source, publicIp: source, acmeEmail: source, acmeDirectoryUrl: source, httpsEnabled: source })
+      .object({
+        rootDomain: source,
+        publicIp: source,
+        acmeEmail: source,
+        acmeDirectoryUrl: source,
+        httpsEnabled: source,
+        allowedDestinations: source,
+        denyPrivateDestinations: source,
+      })
       .meta({ description: 'Where each general setting comes from: set through this API, or the environment’s default.' }),
     proxy: z.object({ mode: z.enum(['caddy', 'off']), httpPort: z.number().int(), httpsPort: z.number().int() }),
     dnsProviders: z.array(dnsProvider),
@@ -92,7 +111,7 @@ export const settingsApi = {
     path: '/api/settings',
     operationId: 'updateSettings',
     tag: 'Settings',
-    summary: 'Change general settings (root domain, public IP, ACME, HTTPS); the proxy is given them at once',
+    summary: 'Change general settings (root domain, public IP, ACME, HTTPS, outbound destinations); the proxy is given them at once',
     access: 'write',
     allProjects: true,
     body: generalSettingsBody,

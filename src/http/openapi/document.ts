@@ -4,7 +4,7 @@ import { pathParams, type Endpoint } from '../contract/endpoint.js';
 import { SchemaComponents, type JsonSchema } from './json-schema.js';
 
 const ERROR_MEANING: Record<number, string> = {
-  400: 'The input is invalid (`validation_failed`, also for a body nested deeper than 64 levels) or the body is not JSON (`invalid_json`).',
+  400: 'The input is invalid (`validation_failed`, also for a body nested deeper than 64 levels), the body is not JSON (`invalid_json`), or the input names a destination the outbound policy refuses (`forbidden_destination`).',
   401: 'No key, or a key that is unknown or revoked (`unauthorized`).',
   403: 'The key may not do this: a read key asking to write, or a key scoped to some projects asking for an installation-wide action (`forbidden`).',
   404: 'Not found, or in a project the key cannot see (`not_found`).',

@@ -4,6 +4,7 @@ import { connectAiProvider, disconnectAiProvider } from '../../../commands/setti
 import type { AiProviderRow } from '../../../projections/settings-queries.js';
 import { AiProviderError } from '../../integrations/ai/explanation.js';
 import { AI_PROVIDERS, verifyAiProvider, type AiProviderId } from '../../integrations/ai/providers.js';
+import { ForbiddenDestinationError } from '../../outbound/forbidden-destination.js';
 import type { Slipway } from '../../slipway.js';
 import { requireAllProjects, writerOf } from '../auth.js';
 import { HttpError } from '../errors.js';
@@ -42,9 +43,11 @@ export function aiProviderRoutes(router: Router, app: Slipway) {
     // Saved only once the provider listed its models with these settings.
     let models: string[];
     try {
-      models = await verifyAiProvider(id, connection, { timeoutMs: app.config.integrations.aiTimeoutMs });
+      models = await verifyAiProvider(id, connection, { timeoutMs: app.config.integrations.aiTimeoutMs, outbound: app.outbound });
     } catch (error) {
       if (error instanceof AiProviderError) throw new HttpError(400, 'ai_provider_failed', `${AI_PROVIDERS[id].name} refused the connection: ${error.message}`);
+      // The provider's address: the one given, or its public default.
+      if (error instanceof ForbiddenDestinationError) throw error.at('baseUrl');
       throw error;
     }
     const { position } = await connectAiProvider(requestContext(app, ctx, principal), { providerId: id, ...connection, models: models.slice(0, 200) });

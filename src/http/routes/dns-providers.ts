@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { connectDnsProvider, disconnectDnsProvider } from '../../../commands/settings/handlers.js';
 import type { DnsProviderRow } from '../../../projections/settings-queries.js';
 import { DnsProviderError, dnsFailureText } from '../../integrations/dns/provider.js';
+import { ForbiddenDestinationError } from '../../outbound/forbidden-destination.js';
 import { canonicalDnsProviderId, DNS_PROVIDERS, dnsCredentialsSchema, openDnsProvider, verifyDnsProvider, type DnsProviderId } from '../../integrations/dns/providers.js';
 import type { Slipway } from '../../slipway.js';
 import { requireAllProjects, writerOf } from '../auth.js';
@@ -38,9 +39,11 @@ export function dnsProviderRoutes(router: Router, app: Slipway) {
     // Saved only once the provider listed its zones with these credentials.
     let zones: string[];
     try {
-      zones = (await verifyDnsProvider(openDnsProvider(id, credentials, app.config.integrations))).map((z) => z.name);
+      zones = (await verifyDnsProvider(openDnsProvider(id, credentials, { ...app.config.integrations, outbound: app.outbound }))).map((z) => z.name);
     } catch (error) {
       if (error instanceof DnsProviderError) throw new HttpError(400, 'dns_provider_failed', dnsFailureText(DNS_PROVIDERS[id].name, 'refused the credentials', error));
+      // PowerDNS' address is given here; the hosted providers' come from the environment.
+      if (error instanceof ForbiddenDestinationError && id === 'powerdns') throw error.at('baseUrl');
       throw error;
     }
     const visible: Record<string, string> = id === 'powerdns' ? { baseUrl: credentials.baseUrl!, serverId: credentials.serverId! } : {};

@@ -57,7 +57,7 @@ export function domainRoutes(router: Router, app: Slipway, scopes: ServiceScopeC
     const settings = await app.settings();
     let applied: Awaited<ReturnType<typeof applyDnsRecord>>;
     try {
-      applied = await applyDnsRecord(openDnsProvider(id, credentials, app.config.integrations), domain.hostname, settings.publicIp);
+      applied = await applyDnsRecord(openDnsProvider(id, credentials, { ...app.config.integrations, outbound: app.outbound }), domain.hostname, settings.publicIp);
     } catch (error) {
       if (error instanceof NoMatchingZoneError) {
         const looked = error.zones.length ? error.zones.join(', ') : 'none (the provider has no zones)';

@@ -41,7 +41,7 @@ export function explainFailureRoutes(router: Router, app: Slipway) {
     const context = await failureContextOf(app, deployment, service);
     let explanation;
     try {
-      explanation = await openExplainer(providerId, connection, { timeoutMs: app.config.integrations.aiTimeoutMs }).explain(context, model);
+      explanation = await openExplainer(providerId, connection, { timeoutMs: app.config.integrations.aiTimeoutMs, outbound: app.outbound }).explain(context, model);
     } catch (error) {
       if (!(error instanceof AiProviderError)) throw error;
       const [status, code] = ERROR_STATUS[error.kind];

@@ -4,8 +4,8 @@ import { IMPORT_SOURCES } from '../../../commands/import/events.js';
 import type { Engine } from '../../../commands/service/fields.js';
 import { requestImport } from '../../../commands/import/handlers.js';
 import { conflict, invalid } from '../../../commands/shared/domain-error.js';
-import { findImport, listImportsOf, type ImportRow } from '../../../projections/import-queries.js';
-import { sourceLabelOf } from '../../engines/import-sources.js';
+import { findImport, findUnfinishedImport, listImportsOf, type ImportRow } from '../../../projections/import-queries.js';
+import { sourceLabelOf, sourcePartsOf, vetSource } from '../../engines/import-sources.js';
 import type { Slipway } from '../../slipway.js';
 import { principalOf, visibleService, writerOf } from '../auth.js';
 import { requestContext } from '../request-context.js';
@@ -44,12 +44,14 @@ export function importRoutes(router: Router, app: Slipway) {
       const { sourceUrl } = parseInput(endpoint.body, ctx.request.body ?? {});
       if (!SOURCES[source].engines.includes(row.database_engine)) throw invalid('serviceId', `a ${source} import goes into a ${SOURCES[source].engines.join(' or ')} service, not ${row.database_engine}`);
       if (!row.current_container) throw conflict('the database is not running: deploy it first');
-      const { id, position } = await requestImport(
+      const { host, port } = sourcePartsOf(source, sourceUrl);
+      await vetSource(app, row.project_id, host, port);
+      const { id } = await requestImport(
         requestContext(app, ctx, principal),
+        { unfinishedImportOf: (serviceId) => findUnfinishedImport(app.db, serviceId), settle: (position) => app.settle(position) },
         { serviceId: row.id, projectId: row.project_id, engine: row.database_engine, source, sourceLabel: sourceLabelOf(sourceUrl) },
         sourceUrl,
       );
-      await app.settle(position);
       const found = (await findImport(app.db, id))!;
       ctx.body = { result: { id, status: found.status, source, createdAt: iso(found.created_at) } };
     });

@@ -9,7 +9,7 @@ import { requestContext } from '../request-context.js';
 import { notFoundHttp } from '../errors.js';
 import { issuesCertificates } from '../../installation-settings.js';
 import { iso, presentDeployment, presentDomain, presentService } from '../presenters.js';
-import { parseCreateService } from '../service-bodies.js';
+import { parseCreateService, vetServiceSource } from '../service-bodies.js';
 import { parseInput } from '../validation.js';
 import { databaseSuggestions, projectWithServices } from './projects.js';
 import { route } from '../contract/endpoint.js';
@@ -27,6 +27,7 @@ export function serviceRoutes(router: Router, app: Slipway) {
     const principal = writerOf(ctx);
     const project = await visibleProject(app.db, principal, { id: ctx.params.projectId! });
     const input = parseCreateService(ctx.request.body, app.config.gitBaseUrl);
+    await vetServiceSource(app.outbound, input);
     const { id, position } = await createService(requestContext(app, ctx, principal), app.serviceDeps, project.id, input);
     await app.settle(position);
     ctx.body = { service: await presentServiceById(app, id) };

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { changeGeneralSettings, connectRemoteStorage, disconnectRemoteStorage } from '../../../commands/settings/handlers.js';
 import { findRemoteStorage, listAiProviders, listDnsProviders, type RemoteStorageRow } from '../../../projections/settings-queries.js';
 import { openRemoteStorage, RemoteStorageError } from '../../integrations/remote-storage.js';
+import { ForbiddenDestinationError } from '../../outbound/forbidden-destination.js';
 import type { Slipway } from '../../slipway.js';
 import { principalOf, requireAllProjects, writerOf, type Principal } from '../auth.js';
 import { HttpError } from '../errors.js';
@@ -32,15 +33,17 @@ function presentRemoteStorage(remote: RemoteStorageRow | null, everything: boole
 }
 
 /**
- * Where the installation's outside services are (storage endpoint and bucket, AI and PowerDNS addresses) is
- * for all-project keys: a key scoped to some projects learns only whether each is connected.
+ * Where the installation's outside services are (storage endpoint and bucket, AI and PowerDNS addresses) and
+ * which inner destinations are open is for all-project keys: a key scoped to some projects learns only
+ * whether each service is connected.
  */
 async function presentSettings(app: Slipway, principal: Principal): Promise<z.infer<typeof settings>> {
   const [general, remote, dnsProviders, aiProviders] = await Promise.all([app.settings(), findRemoteStorage(app.db), listDnsProviders(app.db), listAiProviders(app.db)]);
-  const { source, ...values } = general;
+  const { source, allowedDestinations, ...values } = general;
   const everything = principal.projectIds === null;
   return {
     ...values,
+    ...(everything ? { allowedDestinations } : {}),
     sources: source,
     proxy: { mode: app.config.proxy.mode, httpPort: app.config.proxy.httpPort, httpsPort: app.config.proxy.httpsPort },
     dnsProviders: presentDnsProviders(dnsProviders).map((p) => (everything || !p.connected ? p : { ...p, baseUrl: undefined, serverId: undefined })),
@@ -72,11 +75,12 @@ export function settingsRoutes(router: Router, app: Slipway) {
     requireAllProjects(principal, 'changing the installation settings');
     const config = parseInput(settingsApi.connectRemoteStorage.body, ctx.request.body ?? {});
     // Saved only once a probe object was written, read back and deleted with it.
-    const storage = await openRemoteStorage(config);
+    const storage = await openRemoteStorage(config, app.outbound);
     try {
       await storage.probe();
     } catch (error) {
       if (error instanceof RemoteStorageError) throw new HttpError(400, 'remote_storage_failed', `the remote storage refused the probe: ${error.message}`);
+      if (error instanceof ForbiddenDestinationError) throw error.at('endpoint');
       throw error;
     } finally {
       storage.close();

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { appendPath } from '../../outbound/base-url.js';
+import type { DestinationPolicy } from '../../outbound/destination-policy.js';
 import { AiProviderError } from './explanation.js';
 import { callProvider, DEFAULT_TIMEOUT_MS, type ChatProvider } from './explainer.js';
 
@@ -11,6 +13,7 @@ export interface AnthropicSettings {
   apiKey?: string | null;
   defaultModel?: string | null;
   timeoutMs?: number;
+  outbound: DestinationPolicy;
 }
 
 const message = z.object({ content: z.array(z.object({ type: z.string(), text: z.string().optional() })) });
@@ -20,7 +23,7 @@ const modelList = z.object({ data: z.array(z.object({ id: z.string() })) });
 export function anthropicClient(settings: AnthropicSettings): ChatProvider & { verify(): Promise<string[]> } {
   const baseUrl = (settings.baseUrl || ANTHROPIC_BASE_URL).replace(/\/+$/, '');
   const apiKey = settings.apiKey || null;
-  const options = { timeoutMs: settings.timeoutMs ?? DEFAULT_TIMEOUT_MS, secret: apiKey };
+  const options = { timeoutMs: settings.timeoutMs ?? DEFAULT_TIMEOUT_MS, secret: apiKey, outbound: settings.outbound };
   const headers = () => {
     if (!apiKey) throw new AiProviderError('an API key is required for the Anthropic API', 'refused');
     return { 'x-api-key': apiKey, 'anthropic-version': API_VERSION, 'content-type': 'application/json' };
@@ -33,7 +36,7 @@ export function anthropicClient(settings: AnthropicSettings): ChatProvider & { v
       const body = await callProvider(
         {
           method: 'POST',
-          url: `${baseUrl}/v1/messages`,
+          url: appendPath(baseUrl, 'v1/messages'),
           headers: headers(),
           body: { model, max_tokens: MAX_TOKENS, system: prompt.system, messages: [{ role: 'user', content: prompt.user }] },
         },
@@ -49,7 +52,7 @@ export function anthropicClient(settings: AnthropicSettings): ChatProvider & { v
 
     async verify() {
       // The default page holds 20 models; 1000 is the largest the API allows.
-      const answer = await callProvider({ method: 'GET', url: `${baseUrl}/v1/models?limit=1000`, headers: headers() }, options);
+      const answer = await callProvider({ method: 'GET', url: appendPath(baseUrl, 'v1/models?limit=1000'), headers: headers() }, options);
       const parsed = modelList.safeParse(answer);
       if (!parsed.success) throw new AiProviderError(`${baseUrl}/v1/models answered without a list of models (data[].id)`, 'malformed');
       return parsed.data.data.map((m) => m.id);

@@ -1,3 +1,7 @@
+import type { DestinationPolicy } from '../../outbound/destination-policy.js';
+import { outboundFetch } from '../../outbound/checked-connections.js';
+import { ForbiddenDestinationError } from '../../outbound/forbidden-destination.js';
+import { outsideAnswerText } from '../../outbound/outside-answers.js';
 import { parseExplanation } from './answer.js';
 import { AiProviderError, type FailureContext, type FailureExplanation } from './explanation.js';
 import { explanationPrompt, type ExplanationPrompt } from './prompt.js';
@@ -43,6 +47,8 @@ export interface RequestOptions {
   timeoutMs: number;
   /** Taken out of every error message (a provider may echo a wrong key back). */
   secret: string | null;
+  /** Every connection goes where this policy lets it. */
+  outbound: DestinationPolicy;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -77,9 +83,11 @@ function parseJson(text: string): unknown {
 
 /**
  * One HTTP call to a provider with a deadline on the whole exchange, body included. Every failure is an
- * AiProviderError: unreachable, timeout, refused (non-2xx, with the provider's own words) or malformed (not JSON).
+ * AiProviderError: unreachable, timeout, refused (non-2xx, with at most a short line of the provider's own
+ * words from its JSON error) or malformed (not JSON); a destination the policy refuses stays a
+ * ForbiddenDestinationError.
  */
-export async function callProvider(request: ProviderRequest, { timeoutMs, secret }: RequestOptions): Promise<unknown> {
+export async function callProvider(request: ProviderRequest, { timeoutMs, secret, outbound }: RequestOptions): Promise<unknown> {
   const hide = (text: string) => (secret && secret.length >= 8 ? text.replaceAll(secret, '[secret]') : text);
   const where = new URL(request.url);
   const endpoint = `${where.origin}${where.pathname}`;
@@ -89,26 +97,21 @@ export async function callProvider(request: ProviderRequest, { timeoutMs, secret
   let status: number;
   let text: string;
   try {
-    const response = await fetch(request.url, {
+    ({ status, text } = await outboundFetch(outbound, request.url, {
       method: request.method,
       headers: request.headers,
       ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
       signal: controller.signal,
-      redirect: 'error',
-    });
-    status = response.status;
-    text = await response.text();
+    }));
   } catch (error) {
+    if (error instanceof ForbiddenDestinationError) throw error;
     if (controller.signal.aborted) throw new AiProviderError(`${endpoint} did not answer within ${duration(timeoutMs)}`, 'timeout');
     throw new AiProviderError(hide(`${endpoint} is unreachable: ${networkCause(error)}`), 'unreachable');
   } finally {
     clearTimeout(timer);
   }
   const body = parseJson(text);
-  if (status < 200 || status > 299) {
-    const said = providerMessage(body) ?? (text.trim().slice(0, 300) || 'no details given');
-    throw new AiProviderError(hide(`${endpoint} answered HTTP ${status}: ${said}`), 'refused');
-  }
+  if (status < 200 || status > 299) throw new AiProviderError(hide(`${endpoint} answered ${outsideAnswerText(status, text, providerMessage)}`), 'refused');
   if (body === undefined) throw new AiProviderError(`${endpoint} answered HTTP ${status} with a body that is not JSON`, 'malformed');
   return body;
 }

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { appendPath } from '../../outbound/base-url.js';
+import type { DestinationPolicy } from '../../outbound/destination-policy.js';
 import { AiProviderError } from './explanation.js';
 import { callProvider, DEFAULT_TIMEOUT_MS, type ChatProvider } from './explainer.js';
 
@@ -10,6 +12,7 @@ export interface OpenAiSettings {
   apiKey?: string | null;
   defaultModel?: string | null;
   timeoutMs?: number;
+  outbound: DestinationPolicy;
 }
 
 const completion = z.object({
@@ -21,7 +24,7 @@ const modelList = z.object({ data: z.array(z.object({ id: z.string() })) });
 export function openAiClient(settings: OpenAiSettings): ChatProvider & { verify(): Promise<string[]> } {
   const baseUrl = (settings.baseUrl || OPENAI_BASE_URL).replace(/\/+$/, '');
   const apiKey = settings.apiKey || null;
-  const options = { timeoutMs: settings.timeoutMs ?? DEFAULT_TIMEOUT_MS, secret: apiKey };
+  const options = { timeoutMs: settings.timeoutMs ?? DEFAULT_TIMEOUT_MS, secret: apiKey, outbound: settings.outbound };
   const headers: Record<string, string> = { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) };
 
   return {
@@ -31,7 +34,7 @@ export function openAiClient(settings: OpenAiSettings): ChatProvider & { verify(
       const body = await callProvider(
         {
           method: 'POST',
-          url: `${baseUrl}/chat/completions`,
+          url: appendPath(baseUrl, 'chat/completions'),
           headers,
           body: {
             model,
@@ -52,7 +55,7 @@ export function openAiClient(settings: OpenAiSettings): ChatProvider & { verify(
     },
 
     async verify() {
-      const parsed = modelList.safeParse(await callProvider({ method: 'GET', url: `${baseUrl}/models`, headers }, options));
+      const parsed = modelList.safeParse(await callProvider({ method: 'GET', url: appendPath(baseUrl, 'models'), headers }, options));
       if (!parsed.success) throw new AiProviderError(`${baseUrl}/models answered without a list of models (data[].id)`, 'malformed');
       return parsed.data.data.map((m) => m.id);
     },

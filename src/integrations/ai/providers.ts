@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { baseUrl } from '../../outbound/base-url.js';
+import type { DestinationPolicy } from '../../outbound/destination-policy.js';
 import { anthropicClient } from './anthropic.js';
 import { builtinExplainer } from './builtin.js';
 import { chatExplainer, DEFAULT_TIMEOUT_MS, type FailureExplainer } from './explainer.js';
@@ -13,7 +15,7 @@ export type AiProviderId = keyof typeof AI_PROVIDERS;
 
 export const aiConnectBody = z
   .object({
-    baseUrl: z.url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' }).max(2000).optional(),
+    baseUrl: baseUrl.optional(),
     apiKey: z.string().min(1).max(4096).optional(),
     defaultModel: z.string().trim().min(1).max(200).optional(),
   })
@@ -29,17 +31,19 @@ export interface AiProviderSettings {
 export interface AiCallOptions {
   /** Deadline of each request to the provider. */
   timeoutMs?: number;
+  /** Where the provider's API may be reached. */
+  outbound: DestinationPolicy;
 }
 
-const clientOf = (id: Exclude<AiProviderId, 'builtin'>, settings: AiProviderSettings, { timeoutMs = DEFAULT_TIMEOUT_MS }: AiCallOptions) =>
-  id === 'openai' ? openAiClient({ ...settings, timeoutMs }) : anthropicClient({ ...settings, timeoutMs });
+const clientOf = (id: Exclude<AiProviderId, 'builtin'>, settings: AiProviderSettings, { timeoutMs = DEFAULT_TIMEOUT_MS, outbound }: AiCallOptions) =>
+  id === 'openai' ? openAiClient({ ...settings, timeoutMs, outbound }) : anthropicClient({ ...settings, timeoutMs, outbound });
 
-export function openExplainer(id: AiProviderId, settings: AiProviderSettings, options: AiCallOptions = {}): FailureExplainer {
+export function openExplainer(id: AiProviderId, settings: AiProviderSettings, options: AiCallOptions): FailureExplainer {
   return id === 'builtin' ? builtinExplainer() : chatExplainer(clientOf(id, settings, options));
 }
 
 /** The ids of the models the provider offers with these settings; an AiProviderError when it refuses them. */
-export async function verifyAiProvider(id: AiProviderId, settings: AiProviderSettings, options: AiCallOptions = {}): Promise<string[]> {
+export async function verifyAiProvider(id: AiProviderId, settings: AiProviderSettings, options: AiCallOptions): Promise<string[]> {
   if (id === 'builtin') return ['builtin'];
   return clientOf(id, settings, options).verify();
 }

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { appendPath, pathSegment } from '../../outbound/base-url.js';
+import type { DestinationPolicy } from '../../outbound/destination-policy.js';
 import { callJson, DnsProviderError, expectShape, type DnsProviderClient, type JsonCall } from './provider.js';
 
 export const CLOUDFLARE_API_URL = 'https://api.cloudflare.com/client/v4';
@@ -27,11 +29,11 @@ const ZONES_PER_PAGE = 50;
 const MAX_PAGES = 1000;
 
 /** Cloudflare API v4 with an API token that may read zones and edit DNS. */
-export function cloudflareClient(apiToken: string, options: { apiUrl?: string; timeoutMs?: number } = {}): DnsProviderClient {
+export function cloudflareClient(apiToken: string, options: { apiUrl?: string; timeoutMs?: number; outbound: DestinationPolicy }): DnsProviderClient {
   const base = (options.apiUrl ?? CLOUDFLARE_API_URL).replace(/\/+$/, '');
   const headers = { authorization: `Bearer ${apiToken}` };
-  const call = async (path: string, what: string, init: Omit<JsonCall, 'headers'> = {}) => {
-    const body = expectShape(envelope, await callJson(`${base}${path}`, { timeoutMs: options.timeoutMs, ...init, headers }, errorOf), what);
+  const call = async (path: string, what: string, init: Omit<JsonCall, 'headers' | 'outbound'> = {}) => {
+    const body = expectShape(envelope, await callJson(appendPath(base, path), { timeoutMs: options.timeoutMs, outbound: options.outbound, ...init, headers }, errorOf), what);
     // The envelope's own verdict counts even when the status was 2xx.
     if (!body.success) throw new DnsProviderError(errorOf(body) ?? `Cloudflare refused ${what}`, null);
     return body;
@@ -49,15 +51,15 @@ export function cloudflareClient(apiToken: string, options: { apiUrl?: string; t
     },
     async findRecords(zone, fqdn, type) {
       const query = new URLSearchParams({ type, name: fqdn, per_page: '100' });
-      const body = await call(`/zones/${encodeURIComponent(zone.id)}/dns_records?${query}`, 'the record list');
+      const body = await call(`/zones/${pathSegment(zone.id)}/dns_records?${query}`, 'the record list');
       return expectShape(records, body.result, 'the record list').map((r) => ({ id: r.id, content: r.content }));
     },
     async createRecord(zone, fqdn, type, content) {
       // ttl 1 is Cloudflare's "automatic". Not proxied: the name must reach this server, whose proxy answers the ACME challenge.
-      await call(`/zones/${encodeURIComponent(zone.id)}/dns_records`, 'the new record', { method: 'POST', body: { type, name: fqdn, content, ttl: 1, proxied: false } });
+      await call(`/zones/${pathSegment(zone.id)}/dns_records`, 'the new record', { method: 'POST', body: { type, name: fqdn, content, ttl: 1, proxied: false } });
     },
     async updateRecord(zone, record, fqdn, type, content) {
-      await call(`/zones/${encodeURIComponent(zone.id)}/dns_records/${encodeURIComponent(record.id)}`, 'the record change', { method: 'PATCH', body: { type, name: fqdn, content } });
+      await call(`/zones/${pathSegment(zone.id)}/dns_records/${pathSegment(record.id)}`, 'the record change', { method: 'PATCH', body: { type, name: fqdn, content } });
     },
   };
 }

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { appendPath, pathSegment } from '../../outbound/base-url.js';
+import type { DestinationPolicy } from '../../outbound/destination-policy.js';
 import { callJson, expectShape, type DnsProviderClient, type JsonCall } from './provider.js';
 import { hostLabel } from './zones.js';
 
@@ -33,11 +35,12 @@ function nextPage(next: string | undefined, current: number): number | null {
 }
 
 /** DigitalOcean API v2 with a personal access token that may read and write domains. Its "domains" are the zones. */
-export function digitalOceanClient(apiToken: string, options: { apiUrl?: string; timeoutMs?: number } = {}): DnsProviderClient {
+export function digitalOceanClient(apiToken: string, options: { apiUrl?: string; timeoutMs?: number; outbound: DestinationPolicy }): DnsProviderClient {
   const base = (options.apiUrl ?? DIGITALOCEAN_API_URL).replace(/\/+$/, '');
   const headers = { authorization: `Bearer ${apiToken}` };
-  const call = (path: string, init: Omit<JsonCall, 'headers'> = {}) => callJson(`${base}${path}`, { timeoutMs: options.timeoutMs, ...init, headers }, errorOf);
-  const records = (zoneId: string) => `/v2/domains/${encodeURIComponent(zoneId)}/records`;
+  const call = (path: string, init: Omit<JsonCall, 'headers' | 'outbound'> = {}) =>
+    callJson(appendPath(base, path), { timeoutMs: options.timeoutMs, outbound: options.outbound, ...init, headers }, errorOf);
+  const records = (zoneId: string) => `/v2/domains/${pathSegment(zoneId)}/records`;
   return {
     async listZones() {
       const names: string[] = [];
@@ -60,7 +63,7 @@ export function digitalOceanClient(apiToken: string, options: { apiUrl?: string;
       await call(records(zone.id), { method: 'POST', body: { type, name: hostLabel(fqdn, zone.name), data: content, ttl: 300 } });
     },
     async updateRecord(zone, record, fqdn, type, content) {
-      await call(`${records(zone.id)}/${encodeURIComponent(record.id)}`, { method: 'PUT', body: { type, name: hostLabel(fqdn, zone.name), data: content } });
+      await call(`${records(zone.id)}/${pathSegment(record.id)}`, { method: 'PUT', body: { type, name: hostLabel(fqdn, zone.name), data: content } });
     },
   };
 }

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { appendPath, pathSegment } from '../../outbound/base-url.js';
+import type { DestinationPolicy } from '../../outbound/destination-policy.js';
 import { callJson, expectShape, type DnsProviderClient, type JsonCall } from './provider.js';
 import { normalName } from './zones.js';
 
@@ -26,12 +28,13 @@ const TTL = 300;
 export const powerDnsRoot = (baseUrl: string) => baseUrl.replace(/\/+$/, '').replace(/\/api\/v1$/, '').replace(/\/+$/, '');
 
 /** The PowerDNS Authoritative HTTP API (`api=yes`), with its `X-API-Key`. */
-export function powerDnsClient(settings: PowerDnsSettings, options: { timeoutMs?: number } = {}): DnsProviderClient {
-  const server = `${powerDnsRoot(settings.baseUrl)}/api/v1/servers/${encodeURIComponent(settings.serverId)}`;
+export function powerDnsClient(settings: PowerDnsSettings, options: { timeoutMs?: number; outbound: DestinationPolicy }): DnsProviderClient {
+  const server = appendPath(powerDnsRoot(settings.baseUrl), `api/v1/servers/${pathSegment(settings.serverId)}`);
   const headers = { 'x-api-key': settings.apiKey };
-  const call = (path: string, init: Omit<JsonCall, 'headers'> = {}) => callJson(`${server}${path}`, { timeoutMs: options.timeoutMs, ...init, headers }, errorOf);
-  // Zone ids come from PowerDNS already made URL-safe (it writes `/` as `=2F`), so they go into paths as they are.
-  const zonePath = (zoneId: string) => `/zones/${zoneId}`;
+  const call = (path: string, init: Omit<JsonCall, 'headers' | 'outbound'> = {}) =>
+    callJson(appendPath(server, path), { timeoutMs: options.timeoutMs, outbound: options.outbound, ...init, headers }, errorOf);
+  // Zone ids come from PowerDNS already made URL-safe (it writes `/` as `=2F`); encoding keeps them one segment.
+  const zonePath = (zoneId: string) => `zones/${pathSegment(zoneId)}`;
   // Records have no ids: an rrset holds every address of a name, and REPLACE writes it whole, so creating and
   // updating are the same change, and PowerDNS answers it with 204.
   const replace = (zoneId: string, fqdn: string, type: string, content: string) =>
@@ -41,7 +44,7 @@ export function powerDnsClient(settings: PowerDnsSettings, options: { timeoutMs?
     });
   return {
     async listZones() {
-      return expectShape(zones, await call('/zones'), 'the zone list').map((z) => ({ id: z.id, name: normalName(z.name) }));
+      return expectShape(zones, await call('zones'), 'the zone list').map((z) => ({ id: z.id, name: normalName(z.name) }));
     },
     async findRecords(zone, fqdn, type) {
       const name = `${normalName(fqdn)}.`;

@@ -1,4 +1,9 @@
+import { STATUS_CODES } from 'node:http';
 import type { z } from 'zod';
+import { outboundFetch } from '../../outbound/checked-connections.js';
+import type { DestinationPolicy } from '../../outbound/destination-policy.js';
+import { ForbiddenDestinationError } from '../../outbound/forbidden-destination.js';
+import { outsideMessage } from '../../outbound/outside-answers.js';
 
 export type DnsRecordType = 'A' | 'AAAA';
 
@@ -46,6 +51,8 @@ export interface JsonCall {
   headers: Record<string, string>;
   body?: unknown;
   timeoutMs?: number;
+  /** Where the provider's API may be reached. */
+  outbound: DestinationPolicy;
 }
 
 /** Where a call went, without the query string: enough to tell which server did not answer. */
@@ -66,27 +73,25 @@ function networkCause(error: unknown, timeoutMs: number): string {
 
 /**
  * One JSON call to a provider's API, answered with the parsed body (null when empty). A non-2xx answer
- * becomes a DnsProviderError carrying what `errorOf` finds in the provider's error body; a network failure
- * or timeout, one that names the URL it could not reach.
+ * becomes a DnsProviderError carrying at most a short line of what `errorOf` finds in the provider's JSON
+ * error body (never a page it sent); a network failure or timeout, one that names the URL it could not
+ * reach. Redirects are refused (they would carry the credentials wherever they point) and a destination
+ * the policy refuses stays a ForbiddenDestinationError.
  */
 export async function callJson(url: string, call: JsonCall, errorOf: (body: unknown) => string | null): Promise<unknown> {
   const timeoutMs = call.timeoutMs ?? DEFAULT_DNS_TIMEOUT_MS;
   let status: number;
-  let statusText: string;
   let text: string;
   try {
-    const response = await fetch(url, {
+    // The timeout also covers the body: a server that stalls mid-answer is as unreachable as a silent one.
+    ({ status, text } = await outboundFetch(call.outbound, url, {
       method: call.method ?? 'GET',
       headers: { accept: 'application/json', ...(call.body === undefined ? {} : { 'content-type': 'application/json' }), ...call.headers },
       body: call.body === undefined ? undefined : JSON.stringify(call.body),
-      // A redirect would carry the credentials to wherever it points.
-      redirect: 'error',
       signal: AbortSignal.timeout(timeoutMs),
-    });
-    ({ status, statusText } = response);
-    // The timeout also covers the body: a server that stalls mid-answer is as unreachable as a silent one.
-    text = await response.text();
+    }));
   } catch (error) {
+    if (error instanceof ForbiddenDestinationError) throw error;
     throw new DnsProviderError(`could not reach ${target(url)}: ${networkCause(error, timeoutMs)}`, null);
   }
   let body: unknown = null;
@@ -100,10 +105,8 @@ export async function callJson(url: string, call: JsonCall, errorOf: (body: unkn
     }
   }
   if (status < 200 || status > 299) {
-    // A short plain-text body is the server's own words (PowerDNS answers 401 with "Unauthorized"); an HTML page is not.
-    const plain = isJson || text.trimStart().startsWith('<') ? '' : text.trim().slice(0, 300);
-    const message = errorOf(body) ?? (plain || `HTTP ${status} ${statusText}`.trim());
-    throw new DnsProviderError(message, status);
+    // The standard phrase of the status, not the server's: nothing but its JSON error is ever repeated.
+    throw new DnsProviderError(outsideMessage(text, errorOf) ?? `HTTP ${status} ${STATUS_CODES[status] ?? ''}`.trim(), status);
   }
   if (!isJson) throw new DnsProviderError(`unexpected answer from ${target(url)}: not JSON`, status);
   return body;

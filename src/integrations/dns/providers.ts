@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { baseUrl } from '../../outbound/base-url.js';
+import type { DestinationPolicy } from '../../outbound/destination-policy.js';
 import { cloudflareClient } from './cloudflare.js';
 import { digitalOceanClient } from './digitalocean.js';
 import { powerDnsClient } from './powerdns.js';
@@ -21,9 +23,13 @@ export function canonicalDnsProviderId(id: string): DnsProviderId | null {
 
 const tokenCredentials = z.strictObject({ apiToken: z.string().trim().min(1, 'must not be empty').max(512) });
 const powerDnsCredentials = z.strictObject({
-  baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2048),
+  baseUrl,
   apiKey: z.string().min(1, 'must not be empty').max(512),
-  serverId: z.string().trim().min(1, 'must not be empty').max(128).default('localhost'),
+  serverId: z
+    .string()
+    .trim()
+    .regex(/^(?!\.\.?$)[A-Za-z0-9._-]{1,128}$/, 'must be a PowerDNS server id such as localhost')
+    .default('localhost'),
 });
 
 const CREDENTIALS = { cloudflare: tokenCredentials, digitalocean: tokenCredentials, powerdns: powerDnsCredentials } as const;
@@ -41,6 +47,8 @@ export interface DnsEndpoints {
   cloudflareApiUrl?: string;
   digitaloceanApiUrl?: string;
   timeoutMs?: number;
+  /** Where the providers' APIs may be reached. */
+  outbound: DestinationPolicy;
 }
 
 function credentialsOf<T>(id: DnsProviderId, schema: z.ZodType<T>, credentials: unknown): T {
@@ -49,15 +57,15 @@ function credentialsOf<T>(id: DnsProviderId, schema: z.ZodType<T>, credentials: 
   return parsed.data;
 }
 
-export function openDnsProvider(id: DnsProviderId, credentials: DnsCredentials, endpoints: DnsEndpoints = {}): DnsProviderClient {
-  const { timeoutMs } = endpoints;
+export function openDnsProvider(id: DnsProviderId, credentials: DnsCredentials, endpoints: DnsEndpoints): DnsProviderClient {
+  const { timeoutMs, outbound } = endpoints;
   switch (id) {
     case 'cloudflare':
-      return cloudflareClient(credentialsOf(id, tokenCredentials, credentials).apiToken, { apiUrl: endpoints.cloudflareApiUrl, timeoutMs });
+      return cloudflareClient(credentialsOf(id, tokenCredentials, credentials).apiToken, { apiUrl: endpoints.cloudflareApiUrl, timeoutMs, outbound });
     case 'digitalocean':
-      return digitalOceanClient(credentialsOf(id, tokenCredentials, credentials).apiToken, { apiUrl: endpoints.digitaloceanApiUrl, timeoutMs });
+      return digitalOceanClient(credentialsOf(id, tokenCredentials, credentials).apiToken, { apiUrl: endpoints.digitaloceanApiUrl, timeoutMs, outbound });
     case 'powerdns':
-      return powerDnsClient(credentialsOf(id, powerDnsCredentials, credentials), { timeoutMs });
+      return powerDnsClient(credentialsOf(id, powerDnsCredentials, credentials), { timeoutMs, outbound });
   }
 }
 
