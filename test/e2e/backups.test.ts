@@ -186,7 +186,7 @@ t.test('backups: disk, remote and both; download, restore, delete, corruption, a
     t.equal((await s.call('GET', `/api/services/${cache.id}/database/backups`, { key: stranger.secret })).status, 404, 'an invisible project');
     const settings = await s.call('GET', '/api/settings', { key: reader.secret });
     t.equal(settings.status, 200, 'any key reads the settings (they hold no secret)');
-    t.equal(settings.body.settings.remoteStorage.secretAccessKeySet, true);
+    t.same(settings.body.settings.remoteStorage, { connected: true }, 'a project-scoped key learns only that a storage is connected');
     t.equal((await s.call('PUT', '/api/settings/remote-storage', { body: {}, key: stranger.secret })).status, 403, 'a project-scoped write key changes none');
   });
 
