@@ -119,11 +119,14 @@ export async function listDomainsOf(db: SqlExecutor, serviceId: string): Promise
   return rows;
 }
 
-/** The published port of a running database service of a project, by its slug; null when there is none. */
 /** Whether a service of the project with this slug runs a container (which the project's network knows by that name). */
 export async function isRunningServiceOf(db: SqlExecutor, projectId: string, slug: string): Promise<boolean> {
   const { rows } = await db.query('select 1 from rm_services where project_id = $1 and slug = $2 and current_container is not null', [projectId, slug]);
   return rows.length > 0;
+}
+
+export async function isDomainUsed(db: SqlExecutor, hostname: string): Promise<boolean> {
+  return (await db.query('select 1 from rm_domains where hostname = $1', [hostname])).rows.length > 0;
 }
 
 export async function listAllDomains(db: SqlExecutor): Promise<DomainRow[]> {

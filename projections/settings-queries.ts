@@ -23,11 +23,12 @@ export interface GeneralSettingsRow {
   https_enabled: boolean | null;
   allowed_destinations: string[] | null;
   deny_private_destinations: boolean | null;
+  api_domain: string | null;
 }
 
 /** What was set through the API; null columns fall back to the environment. */
 export async function findGeneralSettings(db: SqlExecutor): Promise<GeneralSettingsRow | null> {
-  const { rows } = await db.query<GeneralSettingsRow>('select root_domain, public_ip, acme_email, acme_directory_url, https_enabled, allowed_destinations, deny_private_destinations from rm_general_settings where id = 1');
+  const { rows } = await db.query<GeneralSettingsRow>('select root_domain, public_ip, acme_email, acme_directory_url, https_enabled, allowed_destinations, deny_private_destinations, api_domain from rm_general_settings where id = 1');
   return rows[0] ?? null;
 }
 

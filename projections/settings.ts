@@ -12,6 +12,7 @@ const GENERAL_COLUMNS = {
   httpsEnabled: 'https_enabled',
   allowedDestinations: 'allowed_destinations',
   denyPrivateDestinations: 'deny_private_destinations',
+  apiDomain: 'api_domain',
 } as const;
 
 // Secrets stay in the log, sealed; the read side only knows that one is set.
@@ -63,7 +64,7 @@ const settingsEvents = eachEventOf('settings', parseSettingsEvent, (event, _id, 
 
 export const settingsProjector: Projector = {
   name: 'settings',
-  version: 3,
+  version: 4,
   tables: ['rm_remote_storage', 'rm_general_settings', 'rm_dns_providers', 'rm_ai_providers'],
   ddl: `
 create table if not exists rm_remote_storage (
@@ -85,6 +86,7 @@ create table if not exists rm_general_settings (
   https_enabled boolean,
   allowed_destinations jsonb,
   deny_private_destinations boolean,
+  api_domain text,
   updated_at timestamptz not null
 );
 create table if not exists rm_dns_providers (

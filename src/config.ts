@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { hostname } from './http/validation.js';
 import { baseUrl } from './outbound/base-url.js';
 import { allowedDestinationsList } from './outbound/destination-entries.js';
 
@@ -33,6 +34,7 @@ const schema = z.object({
   SLIPWAY_SECRET_KEY: optional,
   SLIPWAY_HOST_PORT_RANGE: portRange.default([20000, 29999]),
   SLIPWAY_ROOT_DOMAIN: optional,
+  SLIPWAY_API_DOMAIN: optional.pipe(hostname.optional()),
   SLIPWAY_PUBLIC_IP: optional,
   SLIPWAY_GIT_BASE_URL: baseUrl.default('https://github.com'),
   SLIPWAY_CADDY_ADMIN: optional,
@@ -121,6 +123,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     /** The general settings' defaults; `PATCH /api/settings` overrides each. */
     general: {
       rootDomain: c.SLIPWAY_ROOT_DOMAIN?.toLowerCase() ?? null,
+      apiDomain: c.SLIPWAY_API_DOMAIN ?? null,
       publicIp: c.SLIPWAY_PUBLIC_IP ?? null,
       acmeEmail: c.SLIPWAY_ACME_EMAIL ?? null,
       acmeDirectoryUrl: c.SLIPWAY_ACME_DIRECTORY_URL,

@@ -11,6 +11,8 @@ export interface GeneralSettingsValues {
   allowedDestinations: string[];
   /** Private ranges (10/8, 172.16/12, 192.168/16, fc00::/7…) refused too. */
   denyPrivateDestinations: boolean;
+  /** The API's own domain, served by Caddy with HTTPS; null: none. */
+  apiDomain: string | null;
 }
 
 export type GeneralSettingName = keyof GeneralSettingsValues;
@@ -28,6 +30,7 @@ const COLUMNS: Record<GeneralSettingName, keyof GeneralSettingsRow> = {
   httpsEnabled: 'https_enabled',
   allowedDestinations: 'allowed_destinations',
   denyPrivateDestinations: 'deny_private_destinations',
+  apiDomain: 'api_domain',
 };
 
 /** The general settings in force: what `PATCH /api/settings` set wins over the environment's default. */

@@ -12,6 +12,7 @@ import { ProjectionRunner, ReadModelBehindError } from '../projections/runner.js
 import { takenHostPorts, type ServiceRow } from '../projections/service-queries.js';
 import type { Config } from './config.js';
 import { prepareDataDir, tighten } from './data-dir.js';
+import { apiSocketPath } from './http/api-socket.js';
 import { lockDataDir } from './db/data-dir-lock.js';
 import { loadInstanceId } from './db/instance-id.js';
 import { openPglite } from './db/pglite-client.js';
@@ -108,6 +109,17 @@ async function openDatabase(config: Config): Promise<{ db: SqlClient; unlock: ()
   }
 }
 
+/**
+ * Where Caddy reaches the API for `apiDomain`: the Caddy Slipway runs through the API's own socket (so the
+ * client address it forwards can be trusted); a Caddy of the operator's on this host through the TCP port.
+ */
+function apiDialOf(config: Config, supervised: boolean): string | null {
+  if (supervised) return `unix/${apiSocketPath(config.dataDir)}`;
+  if (config.port === 0) return null;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return `${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+}
+
 function proxyTarget(config: Config, log: Logger, onReady: () => Promise<void>) {
   if (config.proxy.mode === 'off') {
     return { target: { client: null, unavailable: () => 'proxy disabled (SLIPWAY_PROXY=off)' }, supervisor: null };
@@ -170,12 +182,14 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     runner,
     target,
     async () => {
-      const { httpsEnabled, acmeDirectoryUrl, acmeEmail } = await settings();
+      const { httpsEnabled, acmeDirectoryUrl, acmeEmail, apiDomain } = await settings();
       const { httpPort, httpsPort, acmeCaRoots } = config.proxy;
+      const apiDial = apiDialOf(config, Boolean(supervisor));
       return {
         adminListen: config.proxy.externalAdminUrl ? new URL(config.proxy.externalAdminUrl).host : config.proxy.adminListen,
         httpListen: [`:${httpPort}`],
         https: httpsEnabled ? { httpPort, httpsPort, acmeDirectoryUrl, acmeEmail, trustedRootsPemFiles: acmeCaRoots } : null,
+        api: apiDomain && apiDial ? { hostname: apiDomain, dial: apiDial } : null,
       };
     },
     upstreams,

@@ -26,6 +26,7 @@ const NO_GENERAL: GeneralSettings = {
   httpsEnabled: null,
   allowedDestinations: null,
   denyPrivateDestinations: null,
+  apiDomain: null,
 };
 
 const without = <T>(map: Readonly<Record<string, T>>, key: string) => Object.fromEntries(Object.entries(map).filter(([k]) => k !== key));

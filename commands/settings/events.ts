@@ -28,6 +28,7 @@ export const settingsEvents = {
     /** Canonical entries (`127.0.0.1:3000`, `10.0.0.0/8`, `[::1]:8080`) the outbound policy lets through. */
     allowedDestinations: setting(z.array(z.string())),
     denyPrivateDestinations: setting(z.boolean()),
+    apiDomain: setting(z.string()),
   }),
   DnsProviderConnected: z.object({
     providerId: z.string(),

@@ -1351,6 +1351,8 @@ export interface components {
             /** @description Destinations outbound connections made for a key may reach although the policy would refuse them. Shown to all-project keys only. */
             allowedDestinations?: string[];
             denyPrivateDestinations: boolean;
+            /** @description The name the API is served on through Caddy; null: only on `SLIPWAY_HOST`. */
+            apiDomain: string | null;
             /** @description Where each general setting comes from: set through this API, or the environment’s default. */
             sources: {
                 /** @enum {string} */
@@ -1367,6 +1369,8 @@ export interface components {
                 allowedDestinations: "settings" | "environment";
                 /** @enum {string} */
                 denyPrivateDestinations: "settings" | "environment";
+                /** @enum {string} */
+                apiDomain: "settings" | "environment";
             };
             proxy: {
                 /** @enum {string} */
@@ -3474,6 +3478,8 @@ export interface operations {
                     allowedDestinations?: string[] | null;
                     /** @description Refuse private ranges (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7) too. */
                     denyPrivateDestinations?: boolean | null;
+                    /** @description Serve the API on this name through Caddy, with HTTPS when `httpsEnabled` (a certificate from the ACME directory, HSTS). Point its DNS record at this server; no service may use the name. */
+                    apiDomain?: string | null;
                 };
             };
         };

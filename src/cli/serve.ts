@@ -34,6 +34,9 @@ export async function serve(config: Config, log: Logger): Promise<RunningServer>
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
   log.info('slipway listening', { url, dataDir: config.dataDir, eventStore: app.store.kind, database: app.db.kind });
+  const { apiDomain, httpsEnabled } = await app.settings();
+  if (apiDomain && config.proxy.mode === 'off') log.warn('apiDomain is set but there is no proxy (SLIPWAY_PROXY=off): the API is not served on it', { apiDomain });
+  else if (apiDomain && !httpsEnabled) log.warn('the API is served on its domain in plain HTTP (httpsEnabled is off): only behind another proxy that does TLS', { apiDomain });
   if (!isLoopbackHost(config.host)) {
     log.warn('the API listens beyond this machine in plain HTTP: keys would cross the network in clear. Serve it over HTTPS on its own domain (the apiDomain setting, SLIPWAY_API_DOMAIN) and keep SLIPWAY_HOST on loopback', { host: config.host });
   }

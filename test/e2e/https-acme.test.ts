@@ -29,6 +29,22 @@ function httpsGet(port: number, hostname: string, ca: string): Promise<{ status:
   });
 }
 
+/** A request over HTTPS for `hostname` through this host's Caddy, trusting only `ca`, with a key. */
+function httpsRequest(port: number, hostname: string, ca: string, path: string, key: string): Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }> {
+  return new Promise((resolve, reject) => {
+    const headers = { host: hostname, authorization: `Bearer ${key}` };
+    const req = request({ host: '127.0.0.1', port, path, servername: hostname, headers, ca, agent: false, timeout: 10_000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 function httpGet(port: number, hostname: string, path: string): Promise<{ status: number; location: string | undefined }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: '127.0.0.1', port, path, headers: { host: hostname }, agent: false }, (res) => {
@@ -64,6 +80,7 @@ t.test('automatic HTTPS: pebble issues through Caddy, the state is recorded, red
     SLIPWAY_RECONCILE_INTERVAL: '0.5',
     // PowerDNS runs on this machine's loopback: allowed, exactly it.
     SLIPWAY_ALLOW_DESTINATIONS: destinationOf(pdns!),
+    SLIPWAY_LOG: 'json',
   });
   // HTTPS is a setting: on here through the API (the test servers start with it off).
   const s = await startTestServer(env);
@@ -125,6 +142,44 @@ t.test('automatic HTTPS: pebble issues through Caddy, the state is recorded, red
     const events = (await s.call('GET', `/api/events?stream=service-${web.id}&limit=1000`)).body.events.filter((e: { type: string }) => e.type === 'DomainCertificateChanged');
     t.ok(events.some((e: { data: { hostname: string; status: string } }) => e.data.hostname === unresolvable && e.data.status === 'failed'), 'on record');
     t.ok(events.some((e: { data: { hostname: string; status: string } }) => e.data.hostname === hostname && e.data.status === 'active'));
+  });
+
+  await t.test('the API on its own domain: HTTPS with a certificate, HSTS, the client address counted', async (t) => {
+    const apiHost = `api.${zone}`;
+    const record = await fetch(`${pdns}/api/v1/servers/localhost/zones/${zone}.`, {
+      method: 'PATCH',
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ rrsets: [{ name: `${apiHost}.`, type: 'A', ttl: 60, changetype: 'REPLACE', records: [{ content: '127.0.0.1', disabled: false }] }] }),
+    });
+    t.equal(record.status, 204, 'its address record');
+    const set = await s.call('PATCH', '/api/settings', { body: { apiDomain: apiHost } });
+    t.match(set.body, { ok: true, settings: { apiDomain: apiHost, sources: { apiDomain: 'settings' } }, proxy: { ok: true } });
+
+    const projects = await eventually(
+      () => httpsRequest(httpsPort, apiHost, issuedRoot, '/api/projects', s.key).catch((e: Error) => ({ status: 0, body: e.message, headers: {} as Record<string, string | undefined> })),
+      (r) => r.status === 200,
+      60_000,
+    );
+    t.equal(projects.status, 200, 'a client that trusts the ACME root reaches the API over HTTPS');
+    t.ok(JSON.parse(projects.body).projects.some((x: { id: string }) => x.id === p.id), 'and reads it');
+    t.equal(projects.headers['strict-transport-security'], 'max-age=31536000', 'HSTS on the API domain');
+    t.equal(projects.headers['x-frame-options'], 'DENY', 'Slipway\'s own headers come through');
+
+    const plain = await httpGet(httpPort, apiHost, '/api/projects');
+    t.equal(plain.status, 308, 'plain HTTP is redirected, never served');
+    t.equal(plain.location, `https://${apiHost}/api/projects`);
+
+    const refused = await httpsRequest(httpsPort, apiHost, issuedRoot, '/api/projects', 'slw_not-a-key-over-https');
+    t.equal(refused.status, 401);
+    t.match(s.logs(), /"message":"unknown API key refused","address":"127\.0\.0\.1","keyPrefix":"slw_not-"/, 'failures are counted by the client address Caddy forwards');
+
+    const taken = await s.call('POST', `/api/services/${web.id}/domains`, { body: { hostname: apiHost } });
+    t.equal(taken.status, 409, 'no service may take the API\'s domain');
+    const clash = await s.call('PATCH', '/api/settings', { body: { apiDomain: hostname } });
+    t.equal(clash.status, 409, 'nor may the API take a service\'s');
+    t.match((await s.call('PATCH', '/api/settings', { body: { apiDomain: null } })).body, { ok: true, settings: { apiDomain: null }, proxy: { ok: true } });
+    const gone = await httpsRequest(httpsPort, apiHost, issuedRoot, '/api/projects', s.key).catch((e: Error) => ({ status: 0, body: e.message, headers: {} as Record<string, string | undefined> }));
+    t.not(gone.status, 200, 'without the setting the name serves nothing');
   });
 
   await t.test('HTTP only is an explicit setting', async (t) => {

@@ -63,6 +63,8 @@ t.test('bad input is a 400 with the error body and changes nothing', async (t) =
     { acmeEmail: 'nobody' },
     { acmeDirectoryUrl: 'http://insecure.example.com/dir' },
     { httpsEnabled: 'yes' },
+    { apiDomain: 'not a domain' },
+    { apiDomain: 'https://api.example.com' },
     { somethingElse: true },
   ]) {
     const r = await s.call('PATCH', '/api/settings', { body });

@@ -37,6 +37,9 @@ const generalSettingsBody = z
       description: 'Networks, each with an optional port, that outbound connections made for a key may reach although the policy refuses them (loopback, link-local, this host, Docker networks, private ranges when denied): `127.0.0.1:3000`, `127.0.0.0/8`, `[::1]:8080`, `::1`, `10.0.0.0/8`.',
     }),
     denyPrivateDestinations: nullable(z.boolean()).meta({ description: 'Refuse private ranges (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7) too.' }),
+    apiDomain: nullable(hostname).meta({
+      description: 'Serve the API on this name through Caddy, with HTTPS when `httpsEnabled` (a certificate from the ACME directory, HSTS). Point its DNS record at this server; no service may use the name.',
+    }),
   })
   .strict()
   .refine((body) => Object.values(body).some((v) => v !== undefined), 'give at least one setting to change')
@@ -56,6 +59,7 @@ export const settings = z
       .optional()
       .meta({ description: 'Destinations outbound connections made for a key may reach although the policy would refuse them. Shown to all-project keys only.' }),
     denyPrivateDestinations: z.boolean(),
+    apiDomain: z.string().nullable().meta({ description: 'The name the API is served on through Caddy; null: only on `SLIPWAY_HOST`.' }),
     sources: z
       .object({
         rootDomain: source,
@@ -65,6 +69,7 @@ export const settings = z
         httpsEnabled: source,
         allowedDestinations: source,
         denyPrivateDestinations: source,
+        apiDomain: source,
       })
       .meta({ description: 'Where each general setting comes from: set through this API, or the environment’s default.' }),
     proxy: z.object({ mode: z.enum(['caddy', 'off']), httpPort: z.number().int(), httpsPort: z.number().int() }),

@@ -12,15 +12,22 @@ import type { ServiceScopeCache } from '../service-scope-cache.js';
 import { isId, visibleServiceId, writerOf } from '../auth.js';
 import { requestContext } from '../request-context.js';
 import { HttpError, notFoundHttp } from '../errors.js';
+import { conflict } from '../../../commands/shared/domain-error.js';
 import { route } from '../contract/endpoint.js';
 import { dnsRecordBody, domainsApi, hostnameBody } from '../contract/domains.js';
 import { parseInput } from '../validation.js';
+
+/** The API's own domain belongs to the API: no service may route it. */
+async function refuseApiDomain(app: Slipway, hostname: string) {
+  if ((await app.settings()).apiDomain === hostname) throw conflict(`${hostname} is the API's own domain (the apiDomain setting)`);
+}
 
 export function domainRoutes(router: Router, app: Slipway, scopes: ServiceScopeCache) {
   route(router, domainsApi.add, async (ctx) => {
     const principal = writerOf(ctx);
     const serviceId = await visibleServiceId(scopes, principal, ctx.params.serviceId!);
     const body = parseInput(hostnameBody, ctx.request.body);
+    await refuseApiDomain(app, body.hostname);
     const { position } = await addDomain(requestContext(app, ctx, principal), serviceId, body.hostname);
     ctx.body = { ok: true, proxy: await app.proxy.sync(position) };
   });
@@ -30,6 +37,7 @@ export function domainRoutes(router: Router, app: Slipway, scopes: ServiceScopeC
     const serviceId = await visibleServiceId(scopes, principal, ctx.params.serviceId!);
     if (!isId(ctx.params.domainId!)) throw notFoundHttp('domain');
     const body = parseInput(hostnameBody, ctx.request.body);
+    await refuseApiDomain(app, body.hostname);
     const { position } = await changeDomain(requestContext(app, ctx, principal), serviceId, ctx.params.domainId!, body.hostname);
     ctx.body = { ok: true, proxy: await app.proxy.sync(position) };
   });

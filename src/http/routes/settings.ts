@@ -7,6 +7,8 @@ import { ForbiddenDestinationError } from '../../outbound/forbidden-destination.
 import type { Slipway } from '../../slipway.js';
 import { principalOf, requireAllProjects, writerOf, type Principal } from '../auth.js';
 import { HttpError } from '../errors.js';
+import { conflict } from '../../../commands/shared/domain-error.js';
+import { isDomainUsed } from '../../../projections/service-queries.js';
 import { requestContext } from '../request-context.js';
 import { parseInput } from '../validation.js';
 import { route } from '../contract/endpoint.js';
@@ -63,6 +65,7 @@ export function settingsRoutes(router: Router, app: Slipway) {
     const principal = writerOf(ctx);
     requireAllProjects(principal, 'changing the installation settings');
     const change = parseInput(settingsApi.update.body, ctx.request.body ?? {});
+    if (change.apiDomain && (await isDomainUsed(app.db, change.apiDomain))) throw conflict(`${change.apiDomain} is a service's domain: remove it there first`);
     const { position } = await changeGeneralSettings(requestContext(app, ctx, principal), change);
     await app.settle(position);
     // HTTPS and the ACME account are part of Caddy's configuration.
