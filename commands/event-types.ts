@@ -1,4 +1,4 @@
-import { apiKeyEvents } from './apikey/events.js';
+import { apiKeyEvents } from './api-key/events.js';
 import { backupEvents } from './backup/events.js';
 import { backupSettingsEvents } from './backup-settings/events.js';
 import { certificateEvents } from './certificate/events.js';

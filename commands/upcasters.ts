@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../src/eventstore/port.js';
-import { apiKeyCreatedV1toV2 } from './apikey/upcasters.js';
+import { apiKeyCreatedV1toV2 } from './api-key/upcasters.js';
 import { databaseQueryRunV1toV2 } from './database/upcasters.js';
 
 /** Turns the data of one schema version of an event type into the next version's. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createApiKey } from '../commands/apikey/handlers.js';
+import { createApiKey } from '../commands/api-key/handlers.js';
 import type { CommandContext } from '../commands/shared/command-context.js';
 import type { ServiceDeps } from '../commands/service/handlers.js';
 import { StreamLocks } from '../commands/shared/stream-locks.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createApiKey, revokeApiKey } from '../../commands/apikey/handlers.js';
+import { createApiKey, revokeApiKey } from '../../commands/api-key/handlers.js';
 import { findApiKey, listApiKeys } from '../../projections/api-key-queries.js';
 import { listAuditEvents } from '../../projections/audit-queries.js';
 import { listParked } from '../../projections/parked.js';

@@ -20,9 +20,9 @@ import { deploymentRoutes } from './routes/deployments.js';
 import { explainFailureRoutes } from './routes/explain-failure.js';
 import { domainRoutes } from './routes/domains.js';
 import { envRoutes } from './routes/env.js';
-import { eventRoutes } from './routes/events.js';
+import { auditRoutes } from './routes/audit.js';
 import { healthRoutes } from './routes/health.js';
-import { keyRoutes } from './routes/keys.js';
+import { apiKeyRoutes } from './routes/api-keys.js';
 import { projectRoutes } from './routes/projects.js';
 import { serviceRoutes } from './routes/services.js';
 import { ServiceScopeCache } from './service-scope-cache.js';
@@ -75,8 +75,8 @@ export function createHttpApp(app: Slipway): Koa {
   settingsRoutes(api, app);
   dnsProviderRoutes(api, app);
   aiProviderRoutes(api, app);
-  keyRoutes(api, app);
-  eventRoutes(api, app);
+  apiKeyRoutes(api, app);
+  auditRoutes(api, app);
   healthRoutes(api, app);
 
   // A client that goes away mid-stream (SSE) is normal, not an error worth a line.

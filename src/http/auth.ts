@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { hashApiKeySecret } from '../../commands/apikey/secret.js';
+import { hashApiKeySecret } from '../../commands/api-key/secret.js';
 import { findActiveKeyByHash } from '../../projections/api-key-queries.js';
 import { findDeployment } from '../../projections/deployment-queries.js';
 import { findService, type ServiceRow } from '../../projections/service-queries.js';

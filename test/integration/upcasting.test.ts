@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
-import { apiKey } from '../../commands/apikey/aggregate.js';
-import { generateApiKeySecret } from '../../commands/apikey/secret.js';
+import { apiKey } from '../../commands/api-key/aggregate.js';
+import { generateApiKeySecret } from '../../commands/api-key/secret.js';
 import { loadAggregate } from '../../commands/shared/execute.js';
 import { createProject } from '../helpers/api-suite.js';
 import { startTestServer } from '../helpers/test-server.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import t from 'tap';
-import { apiKey, decideCreate, decideRevoke } from '../../commands/apikey/aggregate.js';
-import { hashApiKeySecret, generateApiKeySecret } from '../../commands/apikey/secret.js';
+import { apiKey, decideCreate, decideRevoke } from '../../commands/api-key/aggregate.js';
+import { hashApiKeySecret, generateApiKeySecret } from '../../commands/api-key/secret.js';
 import { decideRelease, decideReserve, reservation } from '../../commands/reservation/aggregate.js';
 
 t.test('reservations: one owner at a time, reusable after release', async (t) => {

@@ -1,6 +1,6 @@
 import t from 'tap';
-import { decideCreate, apiKey } from '../../commands/apikey/aggregate.js';
-import { apiKeyEvents, parseApiKeyEvent } from '../../commands/apikey/events.js';
+import { decideCreate, apiKey } from '../../commands/api-key/aggregate.js';
+import { apiKeyEvents, parseApiKeyEvent } from '../../commands/api-key/events.js';
 import { parseDatabaseEvent } from '../../commands/database/events.js';
 import { currentSchemaVersion, upcast, upcasting } from '../../commands/upcasters.js';
 import { auditData } from '../../projections/audit-redaction.js';

@@ -6,11 +6,11 @@ import { deploymentsApi } from './deployments.js';
 import { dnsProvidersApi } from './dns-providers.js';
 import { domainsApi } from './domains.js';
 import { envApi } from './env.js';
-import { eventsApi } from './events.js';
+import { auditApi } from './audit.js';
 import { explainFailureApi } from './explain-failure.js';
 import { healthApi } from './health.js';
 import { importsApi } from './imports.js';
-import { keysApi } from './keys.js';
+import { apiKeysApi } from './api-keys.js';
 import { metaApi } from './meta.js';
 import { projectsApi } from './projects.js';
 import { servicesApi } from './services.js';
@@ -30,8 +30,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
   settingsApi,
   dnsProvidersApi,
   aiProvidersApi,
-  keysApi,
-  eventsApi,
+  apiKeysApi,
+  auditApi,
   healthApi,
   metaApi,
 ].flatMap((group) => Object.values(group));

@@ -19,7 +19,7 @@ export const auditEvent = z
   })
   .meta({ id: 'AuditEvent' });
 
-export const eventsQuery = z.object({
+export const auditQuery = z.object({
   after: z
     .string()
     .optional()
@@ -32,7 +32,7 @@ export const eventsQuery = z.object({
 const page = z.object({ events: z.array(auditEvent), next: z.string().nullable().meta({ description: 'Pass as `after` for the next page; null at the end.' }) });
 const tag = 'History';
 
-export const eventsApi = {
+export const auditApi = {
   all: endpoint({
     method: 'get',
     path: '/api/events',
@@ -41,7 +41,7 @@ export const eventsApi = {
     summary: 'The whole event history, oldest first, in pages',
     access: 'read',
     allProjects: true,
-    query: eventsQuery,
+    query: auditQuery,
     response: page,
   }),
   ofProject: endpoint({
@@ -51,7 +51,7 @@ export const eventsApi = {
     tag,
     summary: 'The event history of one project and its services, oldest first, in pages',
     access: 'read',
-    query: eventsQuery,
+    query: auditQuery,
     response: page,
   }),
 };

@@ -15,7 +15,7 @@ export const apiKey = z
   })
   .meta({ id: 'ApiKey' });
 
-export const keysApi = {
+export const apiKeysApi = {
   list: endpoint({
     method: 'get',
     path: '/api/keys',

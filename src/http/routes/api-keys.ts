@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import { createApiKey, revokeApiKey } from '../../../commands/apikey/handlers.js';
+import { createApiKey, revokeApiKey } from '../../../commands/api-key/handlers.js';
 import { findApiKey, listApiKeys } from '../../../projections/api-key-queries.js';
 import type { Slipway } from '../../slipway.js';
 import { isId, principalOf, requireAllProjects, requireWrite, type Principal } from '../auth.js';
@@ -8,30 +8,30 @@ import { notFoundHttp } from '../errors.js';
 import { presentApiKey } from '../presenters.js';
 import { parseInput } from '../validation.js';
 import { route } from '../contract/endpoint.js';
-import { keysApi } from '../contract/keys.js';
+import { apiKeysApi } from '../contract/api-keys.js';
 
 function requireKeyAdmin(principal: Principal) {
   requireWrite(principal);
   requireAllProjects(principal, 'managing API keys');
 }
 
-export function keyRoutes(router: Router, app: Slipway) {
-  route(router, keysApi.list, async (ctx) => {
+export function apiKeyRoutes(router: Router, app: Slipway) {
+  route(router, apiKeysApi.list, async (ctx) => {
     requireKeyAdmin(principalOf(ctx));
     ctx.body = { keys: (await listApiKeys(app.db)).map(presentApiKey) };
   });
 
-  route(router, keysApi.create, async (ctx) => {
+  route(router, apiKeysApi.create, async (ctx) => {
     const principal = principalOf(ctx);
     requireKeyAdmin(principal);
-    const body = parseInput(keysApi.create.body, ctx.request.body);
+    const body = parseInput(apiKeysApi.create.body, ctx.request.body);
     const projectIds = body.projectIds ? [...new Set(body.projectIds)] : null;
     const { id, secret, position } = await createApiKey(requestContext(app, ctx, principal), { ...body, projectIds });
     await app.settle(position);
     ctx.body = { key: presentApiKey((await findApiKey(app.db, id))!), secret };
   });
 
-  route(router, keysApi.revoke, async (ctx) => {
+  route(router, apiKeysApi.revoke, async (ctx) => {
     const principal = principalOf(ctx);
     requireKeyAdmin(principal);
     if (!isId(ctx.params.keyId!)) throw notFoundHttp('api key');

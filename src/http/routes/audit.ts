@@ -4,11 +4,11 @@ import type { Slipway } from '../../slipway.js';
 import { principalOf, requireAllProjects, visibleProject } from '../auth.js';
 import { presentAuditEvent } from '../presenters.js';
 import { route } from '../contract/endpoint.js';
-import { eventsApi, eventsQuery } from '../contract/events.js';
+import { auditApi, auditQuery } from '../contract/audit.js';
 import { parseInput } from '../validation.js';
 
 async function page(app: Slipway, query: unknown, projectId?: string) {
-  const { after, limit, stream, correlationId } = parseInput(eventsQuery, query);
+  const { after, limit, stream, correlationId } = parseInput(auditQuery, query);
   const rows = await listAuditEvents(app.db, {
     after: after || null,
     limit,
@@ -19,13 +19,13 @@ async function page(app: Slipway, query: unknown, projectId?: string) {
   return { events: rows.map(presentAuditEvent), next: rows.length === limit ? rows[rows.length - 1]!.position : null };
 }
 
-export function eventRoutes(router: Router, app: Slipway) {
-  route(router, eventsApi.all, async (ctx) => {
+export function auditRoutes(router: Router, app: Slipway) {
+  route(router, auditApi.all, async (ctx) => {
     requireAllProjects(principalOf(ctx), 'the platform-wide event history');
     ctx.body = await page(app, ctx.query);
   });
 
-  route(router, eventsApi.ofProject, async (ctx) => {
+  route(router, auditApi.ofProject, async (ctx) => {
     const project = await visibleProject(app.db, principalOf(ctx), { id: ctx.params.projectId! });
     ctx.body = await page(app, ctx.query, project.id);
   });
