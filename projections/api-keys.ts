@@ -1,4 +1,4 @@
-import { parseApiKeyEvent } from '../commands/apikey/events.js';
+import { parseApiKeyEvent } from '../commands/api-key/events.js';
 import { eachEventOf, type Projector } from './projector.js';
 import { sql } from './sql-text.js';
 
