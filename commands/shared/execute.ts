@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { WrongExpectedRevisionError, type AppendResult, type NewEvent, type RecordedEvent } from '../../src/eventstore/port.js';
+import { WrongExpectedRevisionError, type AppendResult, type ExpectedRevision, type NewEvent, type RecordedEvent } from '../../src/eventstore/port.js';
 import { currentSchemaVersion } from '../upcasters.js';
 import type { Aggregate } from './aggregate.js';
 import { streamOf } from './aggregate.js';
 import type { CommandContext } from './command-context.js';
 import { conflict } from './domain-error.js';
 import type { DomainEvent } from './event.js';
+import type { Snapshot } from './state-cache.js';
 import { appendEventIds } from './ids.js';
 
 export interface Executed<E> {
@@ -18,21 +19,26 @@ const MAX_ATTEMPTS = 5;
 /** How far back a retry looks for its first attempt's append; an older one is decided again. */
 const RECENT_EVENTS = 20;
 
-/** The aggregate's state as the log has it (appends still being written are waited for, never assumed). */
-export async function loadAggregate<S, E extends DomainEvent>(ctx: CommandContext, aggregate: Aggregate<S, E>, id: string) {
+/**
+ * The aggregate's state as the log has it: appends already handed over are waited for, and a state that
+ * assumes appends not yet written is never started from.
+ */
+export async function loadAggregate<S, E extends DomainEvent>(ctx: CommandContext, aggregate: Aggregate<S, E>, id: string): Promise<Snapshot<S>> {
   const streamId = streamOf(aggregate.category, id);
   await ctx.locks?.written(streamId);
-  const cached = ctx.states?.get<S>(streamId);
-  let state = cached?.state ?? aggregate.initial;
-  let revision = cached?.revision ?? -1;
+  const known = ctx.states?.written<S>(streamId);
+  let state = known?.state ?? aggregate.initial;
+  let revision = known?.revision ?? -1;
+  let lastEventId = known?.lastEventId ?? null;
   const recorded = await ctx.store.readStream(streamId, { fromRevision: revision + 1 });
   for (const event of recorded) {
     const parsed = aggregate.parse(event);
     if (parsed) state = aggregate.evolve(state, parsed);
     revision = event.revision;
+    lastEventId = event.id;
   }
-  if (recorded.length) ctx.states?.set(streamId, state, revision);
-  return { state, revision };
+  if (recorded.length) ctx.states?.confirm(streamId, { state, revision, lastEventId });
+  return { state, revision, lastEventId };
 }
 
 /**
@@ -74,13 +80,14 @@ export async function execute<S, E extends DomainEvent>(
 
   /** Decides and hands the append to the store; the stream's lock is held only for this. */
   const send = async (attempt: number): Promise<{ events: E[]; append: Promise<AppendResult> | null }> => {
-    // A cached state is tried as it is, appends still being written included: if one of them or another
-    // writer changes the stream first, the expected revision refuses this append. Only a refusal or a
-    // no-op decided on it could be stale, so those are decided again on the log.
-    const cached = attempt === 0 ? ctx.states?.get<S>(streamId) : undefined;
-    const fromCache = cached && decidedOn(cached.state, decide);
-    const { state, revision } = fromCache ? cached : await loadAggregate(ctx, aggregate, id);
-    const events = fromCache || decide(state);
+    // The first attempt decides on the tip, appends still being written included. The append expects the
+    // tip's last event: if one of those appends is refused, or another writer changed the stream first, it
+    // is refused too, and decided again on the log. A refusal or a no-op decided on the tip could be stale,
+    // so those are decided again on the log straight away.
+    const tip = attempt === 0 ? ctx.states?.tip<S>(streamId) : undefined;
+    const fromTip = tip && decidedOn(tip.state, decide);
+    const base = fromTip ? tip : await loadAggregate(ctx, aggregate, id);
+    const events = fromTip || decide(base.state);
     if (events.length === 0) return { events, append: null };
     const payload: NewEvent[] = events.map((e, i) => ({
       id: derivedId ? derivedId(i) : randomUUID(),
@@ -89,10 +96,15 @@ export async function execute<S, E extends DomainEvent>(
       data: e.data as Record<string, unknown>,
       metadata: { actor: ctx.actor, correlationId: ctx.correlationId, causationId: ctx.causationId ?? null },
     }));
-    const append = ctx.store.append(streamId, payload, revision < 0 ? 'no_stream' : revision);
-    ctx.states?.set(streamId, payload.reduce(evolveWith(aggregate), state), revision + payload.length);
-    // Registered before the caller's own handler: the assumed state is gone before anyone decides again.
-    append.catch(() => ctx.states?.delete(streamId));
+    const append = ctx.store.append(streamId, payload, expectedOf(base));
+    const made: Snapshot<S> = { state: payload.reduce(evolveWith(aggregate), base.state), revision: base.revision + payload.length, lastEventId: payload[payload.length - 1]!.id };
+    ctx.states?.assume(streamId, made);
+    // Registered before the caller's own handler: the assumed state is settled before anyone decides again.
+    // A duplicate (the same events appended before, elsewhere in the stream) leaves nothing to assume.
+    append.then(
+      (result) => (result.duplicate ? ctx.states?.delete(streamId) : ctx.states?.confirm(streamId, made)),
+      () => ctx.states?.delete(streamId),
+    );
     ctx.locks?.track(streamId, append);
     return { events, append };
   };
@@ -107,6 +119,12 @@ export async function execute<S, E extends DomainEvent>(
     }
   }
   throw conflict('the resource changed concurrently too many times; try again');
+}
+
+/** What an append decided on `base` expects: the stream's last event to be the one `base` ends with. */
+function expectedOf(base: Snapshot<unknown>): ExpectedRevision {
+  if (base.revision < 0) return 'no_stream';
+  return base.lastEventId ? { revision: base.revision, lastEventId: base.lastEventId } : base.revision;
 }
 
 function decidedOn<S, E>(state: S, decide: (state: S) => E[]): E[] | null {

@@ -1,7 +1,9 @@
+import { KeyedTurns } from '../../src/eventstore/keyed-turns.js';
+
 /**
  * Runs one command at a time per stream in this process. Concurrent requests on one aggregate then queue
  * instead of losing the optimistic-concurrency race and deciding again; other writers (another process,
- * raw SQL) are still caught by the expected revision.
+ * raw SQL) are still caught by the expected tip (revision and last event id).
  *
  * A command holds the lock while it decides and hands its append to the store, not while the append is
  * written: the next command decides on the state that append will make (pipelining), so appends to one
@@ -9,18 +11,11 @@
  * log only once they are in it.
  */
 export class StreamLocks {
-  private readonly tails = new Map<string, Promise<unknown>>();
+  private readonly turns = new KeyedTurns();
   private readonly writing = new Map<string, Set<Promise<unknown>>>();
 
   run<T>(streamId: string, fn: () => Promise<T>): Promise<T> {
-    const previous = this.tails.get(streamId) ?? Promise.resolve();
-    const result = previous.then(fn, fn);
-    const tail = result.catch(() => undefined);
-    this.tails.set(streamId, tail);
-    void tail.then(() => {
-      if (this.tails.get(streamId) === tail) this.tails.delete(streamId);
-    });
-    return result;
+    return this.turns.run(streamId, fn);
   }
 
   /** Remembers an append to `streamId` until it is written or refused. */

@@ -12,6 +12,7 @@ import {
   jsonEvent,
   type AppendExpectedRevision,
 } from '@eventstore/db-client';
+import { KeyedTurns } from './keyed-turns.js';
 import { claimEventIds } from './eventstoredb-event-ids.js';
 import { readAllAfter } from './eventstoredb-read-all.js';
 import { fromEsdbPosition, toRecorded, type SlipwayEvent } from './eventstoredb-records.js';
@@ -31,7 +32,7 @@ function toExpected(expected: ExpectedRevision): AppendExpectedRevision {
   if (expected === 'any') return ANY;
   if (expected === 'no_stream') return NO_STREAM;
   if (expected === 'stream_exists') return STREAM_EXISTS;
-  return BigInt(expected);
+  return BigInt(typeof expected === 'object' ? expected.revision : expected);
 }
 
 const toPayload = (e: NewEvent) =>
@@ -78,8 +79,21 @@ export async function createEventStoreDbEventStore(connectionString: string): Pr
     const first = recorded.findIndex((e) => e.id === events[0]!.id);
     if (first < 0 || !events.every((e, i) => recorded[first + i]?.id === e.id)) return null;
     const last = recorded[first + events.length - 1]!;
-    return { nextRevision: last.revision, position: last.position };
+    return { nextRevision: last.revision, position: last.position, duplicate: true };
   }
+
+  /**
+   * EventStoreDB checks only the revision. Events never change, so the event at the expected revision being
+   * the expected one, checked before an append that expects that revision, holds at the append too.
+   */
+  async function tipHolds(streamId: string, expected: ExpectedRevision): Promise<boolean> {
+    if (typeof expected !== 'object') return true;
+    const [event] = await readStream(streamId, { fromRevision: expected.revision, maxCount: 1 });
+    return event?.revision === expected.revision && event.id === expected.lastEventId;
+  }
+
+  /** Appends to one stream run one after another, so an append that expects an earlier one's tip finds it written. */
+  const turns = new KeyedTurns();
 
   async function conflict(streamId: string, expected: ExpectedRevision): Promise<WrongExpectedRevisionError> {
     const actual = await lastRevision(streamId);
@@ -88,6 +102,10 @@ export async function createEventStoreDbEventStore(connectionString: string): Pr
 
   async function append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new RangeError('append needs at least one event');
+    return turns.run(streamId, () => appendInTurn(streamId, events, expected));
+  }
+
+  async function appendInTurn(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     const claims = await claimEventIds(client, streamId, events.map((e) => e.id));
     if (claims.elsewhere.length > 0) throw await conflict(streamId, expected);
     // EventStoreDB's own idempotency holds only for the same expected revision (and is best effort with `any`).
@@ -95,6 +113,7 @@ export async function createEventStoreDbEventStore(connectionString: string): Pr
       const earlier = await earlierAppend(streamId, events);
       if (earlier) return earlier;
     }
+    if (!(await tipHolds(streamId, expected))) throw await conflict(streamId, expected);
     try {
       const result = await client.appendToStream(streamId, events.map(toPayload), { expectedRevision: toExpected(expected) });
       const position = result.position ?? { commit: 0n, prepare: 0n };

@@ -1,4 +1,18 @@
-export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;
+/**
+ * The stream's last event must still be `lastEventId`, at `revision`. A command decided on a state that
+ * assumes appends not yet written expects this: the revision alone would also match when another writer's
+ * events happened to number as many as the assumed ones.
+ */
+export interface ExpectedTip {
+  revision: number;
+  lastEventId: string;
+}
+
+export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number | ExpectedTip;
+
+/** How an expectation reads in a message. */
+export const describeExpected = (expected: ExpectedRevision) =>
+  typeof expected === 'object' ? `${expected.revision} (event ${expected.lastEventId})` : String(expected);
 
 export interface EventMetadata {
   actor: string;
@@ -28,6 +42,8 @@ export interface AppendResult {
   nextRevision: number;
   /** Global position of the last appended event. */
   position: string;
+  /** The events were already in the stream (an earlier append of the same ids): nothing was appended now. */
+  duplicate?: boolean;
 }
 
 export interface ReadStreamOptions {
@@ -64,6 +80,6 @@ export class WrongExpectedRevisionError extends Error {
     readonly expected: ExpectedRevision,
     readonly actual: number | 'no_stream',
   ) {
-    super(`stream ${streamId}: expected revision ${String(expected)}, actual ${String(actual)}`);
+    super(`stream ${streamId}: expected revision ${describeExpected(expected)}, actual ${String(actual)}`);
   }
 }

@@ -54,7 +54,7 @@ async function findDuplicates(tx: SqlExecutor, streamId: string, events: NewEven
   if (rows.length === 0) return null;
   const last = rows[rows.length - 1]!;
   if (rows.length === events.length && rows.every((r) => r.stream_id === streamId)) {
-    return { nextRevision: Number(last.revision), position: encodePosition(last.transaction_id, last.global_position) };
+    return { nextRevision: Number(last.revision), position: encodePosition(last.transaction_id, last.global_position), duplicate: true };
   }
   throw new WrongExpectedRevisionError(streamId, 'any', Number(last.revision));
 }
@@ -70,8 +70,11 @@ function resultOf({ streamId, expected }: AppendRequest, row: AppendOutcome): Ap
   const revision = Number(row.next_revision);
   if (row.outcome === 'wrong') return new WrongExpectedRevisionError(streamId, expected, revision < 0 ? 'no_stream' : revision);
   if (row.outcome === 'reused') return new WrongExpectedRevisionError(streamId, 'any', revision);
-  return { nextRevision: revision, position: encodePosition(row.tx!, row.gp!) };
+  return { nextRevision: revision, position: encodePosition(row.tx!, row.gp!), ...(row.outcome === 'duplicate' ? { duplicate: true } : {}) };
 }
+
+/** `es_append`'s expectation as text: a revision, a tip as `<revision>@<event id>`, or a word. */
+const expectedText = (expected: ExpectedRevision) => (typeof expected === 'object' ? `${expected.revision}@${expected.lastEventId}` : String(expected));
 
 const eventsJson = (events: NewEvent[]) => events.map(({ id, type, schemaVersion, data, metadata }) => ({ id, type, schemaVersion, data, metadata }));
 
@@ -83,7 +86,7 @@ export async function createPostgresEventStore(sql: SqlClient): Promise<EventSto
     try {
       const { rows } = await sql.query<AppendOutcome>('select outcome, next_revision::text as next_revision, tx, gp from es_append($1, $2, $3::jsonb)', [
         streamId,
-        String(expected),
+        expectedText(expected),
         JSON.stringify(eventsJson(events)),
       ]);
       const result = resultOf(request, rows[0]!);
@@ -100,7 +103,7 @@ export async function createPostgresEventStore(sql: SqlClient): Promise<EventSto
   }
 
   async function appendMany(requests: readonly AppendRequest[]): Promise<BatchOutcome> {
-    const appends = requests.map(({ streamId, events, expected }) => ({ stream: streamId, expected: String(expected), events: eventsJson(events) }));
+    const appends = requests.map(({ streamId, events, expected }) => ({ stream: streamId, expected: expectedText(expected), events: eventsJson(events) }));
     const { rows } = await sql.query<AppendOutcome & { i: number }>(
       'select i, outcome, next_revision::text as next_revision, tx, gp from es_append_batch($1::jsonb) order by i',
       [JSON.stringify(appends)],

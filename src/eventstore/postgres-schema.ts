@@ -24,7 +24,8 @@ create index if not exists es_events_order on es_events (transaction_id, global_
 
 /**
  * One append in one round trip: lock the stream (also one that does not exist yet), look for the same event
- * ids (the same append done before: its result; ids used elsewhere: refused), check the expected revision,
+ * ids (the same append done before: its result; ids used elsewhere: refused), check the expected revision
+ * (and, for a tip `<revision>@<id>`, that the event there is that one),
  * insert, wake subscribers. Outcome 'appended' | 'duplicate' | 'reused' | 'wrong' (with the actual revision).
  * The ids are looked up as an array (`= any`), never as `in (select … from jsonb_array_elements(…))`: the
  * function's cached plan for that form was a sequential scan of every event, which made each append slower
@@ -60,7 +61,10 @@ begin
     return;
   end if;
   if not (p_expected = 'any' or (p_expected = 'no_stream' and cur < 0) or (p_expected = 'stream_exists' and cur >= 0)
-          or (p_expected ~ '^[0-9]+$' and p_expected::bigint = cur)) then
+          or (p_expected ~ '^[0-9]+$' and p_expected::bigint = cur)
+          or (p_expected ~ '^[0-9]+@' and split_part(p_expected, '@', 1)::bigint = cur
+              and exists (select 1 from es_events e where e.stream_id = p_stream and e.revision = cur
+                          and e.event_id::text = split_part(p_expected, '@', 2)))) then
     return query select 'wrong'::text, cur, null::text, null::text;
     return;
   end if;

@@ -68,6 +68,22 @@ export function eventStoreContract(t: Test, open: () => Promise<EventStore>) {
     t.equal((error as WrongExpectedRevisionError).streamId, s);
   });
 
+  t.test("an expected tip must be the stream's last event, not only its revision", async (t) => {
+    const s = stream('c');
+    const [a, b] = [newEvent('A'), newEvent('B')];
+    await store.append(s, [a], 'no_stream');
+    await t.rejects(store.append(s, [newEvent()], { revision: 0, lastEventId: b.id }), conflict, 'the right revision with another event there');
+    await t.rejects(store.append(s, [newEvent()], { revision: 1, lastEventId: a.id }), conflict, 'a revision the stream has not reached');
+    const ok = await store.append(s, [b], { revision: 0, lastEventId: a.id });
+    t.equal(ok.nextRevision, 1);
+    // Another writer's event reaches the revision a command in line expected after an append that was refused.
+    await other.append(s, [newEvent('foreign')], 'any');
+    const assumed = newEvent('assumed');
+    await t.rejects(store.append(s, [assumed], 1), conflict, 'refused: the command decided on the stale state');
+    await t.rejects(store.append(s, [newEvent()], { revision: 2, lastEventId: assumed.id }), conflict, 'refused: decided on a state that never was');
+    t.same(idsOf(await store.readStream(s)).length, 3, 'nothing written by the refused appends');
+  });
+
   t.test('any appends whatever the state', async (t) => {
     const s = stream('c');
     await store.append(s, [newEvent()], 'any');
@@ -132,13 +148,15 @@ export function eventStoreContract(t: Test, open: () => Promise<EventStore>) {
     const s = stream('c');
     const events = [newEvent('A'), newEvent('B')];
     const first = await store.append(s, events, 'no_stream');
-    t.same(await store.append(s, events, 'no_stream'), first, 'same expected revision');
-    t.same(await other.append(s, events, 'no_stream'), first, 'from another client');
-    t.same(await store.append(s, events, 'any'), first, 'any');
+    t.notOk(first.duplicate, 'the first append is no duplicate');
+    const again = { ...first, duplicate: true };
+    t.same(await store.append(s, events, 'no_stream'), again, 'same expected revision');
+    t.same(await other.append(s, events, 'no_stream'), again, 'from another client');
+    t.same(await store.append(s, events, 'any'), again, 'any');
     const next = [newEvent('C')];
     const second = await store.append(s, next, 1);
-    t.same(await store.append(s, next, 1), second, 'a later append, numeric revision');
-    t.same(await store.append(s, events, 'no_stream'), first, 'an earlier append, once the stream has moved on');
+    t.same(await store.append(s, next, 1), { ...second, duplicate: true }, 'a later append, numeric revision');
+    t.same(await store.append(s, events, 'no_stream'), again, 'an earlier append, once the stream has moved on');
     t.same(idsOf(await store.readStream(s)), idsOf([...events, ...next]), 'no second copy in the stream');
     const all = (await readAllFrom(store, origin)).filter((e) => e.streamId === s);
     t.same(idsOf(all), idsOf([...events, ...next]), 'nor in $all');

@@ -3,6 +3,7 @@ import t, { type Test } from 'tap';
 import { createProject, createService } from '../helpers/api-suite.js';
 import { freshDatabase, requirePostgresServer, serverUrl } from '../helpers/postgres-server.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { deleteEnvVar, setEnvVar } from '../../commands/service/handlers.js';
 
 const envOf = async (s: TestServer, serviceId: string) =>
   ((await s.call('GET', `/api/services/${serviceId}/overview`)).body.env as { id: string; key: string; value: string }[]).map((e) => e.key).sort();
@@ -73,6 +74,74 @@ async function concurrentCommands(t: Test, s: TestServer) {
   );
   t.same(await envOf(s, svc.id), [...keys, ...more, 'OTHER'].sort());
 }
+
+/**
+ * Two commands in line on one stream whose cached state another writer made stale by exactly one event:
+ * the first (decided on the cache) is refused; the second, decided on the state the first would have made,
+ * expects a revision the other writer's event happens to reach. It must be refused too, and decided again.
+ */
+async function pipelinedAfterRefusal(t: Test, s: TestServer) {
+  const p = await createProject(s, 'Pipelined');
+  const svc = await createService(s, p.id, { name: 'web', repoFullName: 'acme/web', branch: 'main' });
+  t.equal((await s.call('POST', `/api/services/${svc.id}/env`, { body: { key: 'FIRST', value: '1' } })).status, 200);
+  const foreignId = randomUUID();
+  const foreign = await s.app.store.append(
+    `service-${svc.id}`,
+    [{ id: randomUUID(), type: 'EnvVarSet', schemaVersion: 1, data: { envId: foreignId, key: 'X', value: await s.app.keyring.encrypt(svc.id, '0') }, metadata: { actor: 'test', correlationId: randomUUID(), causationId: null } }],
+    'any',
+  );
+  await s.app.settle(foreign.position);
+  const ctx = () => s.app.commandContext('key:test');
+  const results = await Promise.all([setEnvVar(ctx(), svc.id, 'X', '1'), setEnvVar(ctx(), svc.id, 'X', '2')]);
+  await s.app.settle(results.map((r) => r.position).sort().pop() ?? null);
+  const { rows } = await s.app.db.query<{ env_id: string }>(
+    `select distinct data->>'envId' as env_id from es_events where stream_id = $1 and type = 'EnvVarSet' and data->>'key' = 'X'`,
+    [`service-${svc.id}`],
+  );
+  t.same(rows.map((r) => r.env_id), [foreignId], 'every write of X names the variable the log already had');
+  const env = (await s.call('GET', `/api/services/${svc.id}/overview`)).body.env as { id: string; key: string }[];
+  t.same(env.filter((e) => e.key === 'X').map((e) => e.id), [foreignId], 'one variable X in the read model');
+  t.equal((await s.call('GET', '/api/health')).body.parked, 0, 'nothing parked');
+}
+
+t.test('a command in line after a refused one is refused too, PGlite', async (t) => {
+  const s = await startTestServer();
+  t.teardown(() => s.close());
+  await pipelinedAfterRefusal(t, s);
+});
+
+t.test('a command in line after a refused one is refused too, Postgres server', { skip: requirePostgresServer() }, async (t) => {
+  const db = await freshDatabase(serverUrl!);
+  t.teardown(() => db.drop());
+  const s = await startTestServer({ DATABASE_URL: db.url });
+  t.teardown(() => s.close());
+  await pipelinedAfterRefusal(t, s);
+});
+
+t.test('an append the store already had leaves the cached state as the log has it', async (t) => {
+  const s = await startTestServer();
+  t.teardown(() => s.close());
+  const p = await createProject(s, 'Duplicate');
+  const svc = await createService(s, p.id, { name: 'web', repoFullName: 'acme/web', branch: 'main' });
+  const retried = () => s.app.commandContext('key:test', { idempotencyKey: 'retried-seed' });
+  await setEnvVar(retried(), svc.id, 'A', '1');
+  // Far enough back that the retry does not find its first append and decides again: the store answers
+  // with the first append (a duplicate), and nothing was added to the stream.
+  for (let i = 0; i < 25; i++) await setEnvVar(s.app.commandContext('key:test'), svc.id, `B${i}`, 'b');
+  const retry = await setEnvVar(retried(), svc.id, 'A', '1');
+  await s.app.settle(retry.position);
+  // Another writer's event right after: a load must find it (a cache that counted the duplicate would start past it).
+  const otherId = randomUUID();
+  const other = await s.app.store.append(
+    `service-${svc.id}`,
+    [{ id: randomUUID(), type: 'EnvVarSet', schemaVersion: 1, data: { envId: otherId, key: 'Z', value: await s.app.keyring.encrypt(svc.id, 'z') }, metadata: { actor: 'test', correlationId: randomUUID(), causationId: null } }],
+    'any',
+  );
+  await s.app.settle(other.position);
+  const { events } = await deleteEnvVar(s.app.commandContext('key:test'), svc.id, otherId);
+  t.equal(events.length, 1, 'the variable the other writer set is found and deleted');
+  t.notOk((await envOf(s, svc.id)).includes('Z'));
+});
 
 t.test('concurrent commands on one aggregate, PGlite', async (t) => {
   const s = await startTestServer();

@@ -43,10 +43,23 @@ t.test('api key secrets are random and stored only as a hash', async (t) => {
 t.test('aggregate state cache keeps the most recently used states', async (t) => {
   const { AggregateStateCache } = await import('../../commands/shared/state-cache.js');
   const cache = new AggregateStateCache(2);
-  cache.set('a', { n: 1 }, 0);
-  cache.set('b', { n: 2 }, 3);
-  t.same(cache.get('a'), { state: { n: 1 }, revision: 0 });
-  cache.set('c', { n: 3 }, 1);
-  t.equal(cache.get('b'), undefined, 'the least recently used entry went');
-  t.ok(cache.get('a') && cache.get('c'));
+  cache.confirm('a', { state: { n: 1 }, revision: 0, lastEventId: 'a0' });
+  cache.confirm('b', { state: { n: 2 }, revision: 3, lastEventId: 'b3' });
+  t.same(cache.written('a'), { state: { n: 1 }, revision: 0, lastEventId: 'a0' });
+  cache.confirm('c', { state: { n: 3 }, revision: 1, lastEventId: 'c1' });
+  t.equal(cache.written('b'), undefined, 'the least recently used entry went');
+  t.ok(cache.written('a') && cache.written('c'));
+});
+
+t.test('a load never starts from a state that assumes appends not yet written', async (t) => {
+  const { AggregateStateCache } = await import('../../commands/shared/state-cache.js');
+  const cache = new AggregateStateCache();
+  cache.confirm('s', { state: 'one', revision: 0, lastEventId: 'e0' });
+  cache.assume('s', { state: 'two', revision: 1, lastEventId: 'e1' });
+  t.same(cache.written('s'), { state: 'one', revision: 0, lastEventId: 'e0' }, 'the written state stays what the log holds');
+  t.same(cache.tip('s'), { state: 'two', revision: 1, lastEventId: 'e1' }, 'the next command in line decides on the tip');
+  cache.confirm('s', { state: 'one', revision: 0, lastEventId: 'e0' });
+  t.equal(cache.tip('s')?.revision, 1, 'an older confirmation leaves the tip ahead');
+  cache.confirm('s', { state: 'two', revision: 1, lastEventId: 'e1' });
+  t.same(cache.written('s'), cache.tip('s'), 'once written, the tip is the written state');
 });
