@@ -17,6 +17,12 @@ export async function reservationsOwnedBy(db: SqlExecutor, ownerId: string): Pro
   return rows;
 }
 
+/** Every value of one kind that is held now, oldest first. */
+export async function reservationsOfKind(db: SqlExecutor, kind: ReservationKind): Promise<ReservationRow[]> {
+  const { rows } = await db.query<ReservationRow>('select * from rm_reservations where kind = $1 order by reserved_at', [kind]);
+  return rows;
+}
+
 /**
  * Reservations taken before `cutoff` whose owner is no live project or service in the read models: left by a
  * creation that never finished, or held by a deleted owner. Candidates only: the caller checks the owner's stream.

@@ -87,6 +87,7 @@ const schema = z.object({
   SLIPWAY_RECONCILE_INTERVAL: seconds(10),
   SLIPWAY_SETTLE_TIMEOUT: seconds(10),
   SLIPWAY_RESERVATION_GRACE: seconds(600),
+  SLIPWAY_IDEMPOTENCY_ABANDON_AFTER: seconds(60),
   SLIPWAY_STORE_SLEEP_AFTER: seconds(60),
 });
 
@@ -145,6 +146,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     settleTimeoutMs: c.SLIPWAY_SETTLE_TIMEOUT,
     /** A reservation whose owner was never created (a creation cut short) is released once this old. */
     reservationGraceMs: c.SLIPWAY_RESERVATION_GRACE,
+    /** An Idempotency-Key whose request has given no sign of life for this long may be taken over by a retry. */
+    idempotencyAbandonAfterMs: Math.max(500, c.SLIPWAY_IDEMPOTENCY_ABANDON_AFTER),
     /** The embedded store (PGlite) closes its thread after this long without requests or appends; 0: never. */
     storeSleepAfterMs: c.SLIPWAY_STORE_SLEEP_AFTER,
     docker: { socketPath: c.SLIPWAY_DOCKER_SOCKET, callTimeoutMs: c.SLIPWAY_DOCKER_TIMEOUT },

@@ -12,11 +12,15 @@ export interface BackupState {
   requested: Extract<BackupEvent, { type: 'BackupRequested' }>['data'] | null;
   checksum: string | null;
   sizeBytes: number | null;
+  /** The service a restore of this backup is running into, from its start to its outcome. */
+  restoringInto: { serviceId: string; projectId: string } | null;
+  /** How the latest restore ended: what a retry of its request answers with. */
+  lastRestore: { serviceId: string; error: string | null } | null;
 }
 
 export const backup: Aggregate<BackupState, BackupEvent> = {
   category: 'backup',
-  initial: { status: 'none', deleted: false, requested: null, checksum: null, sizeBytes: null },
+  initial: { status: 'none', deleted: false, requested: null, checksum: null, sizeBytes: null, restoringInto: null, lastRestore: null },
   evolve(state, event) {
     switch (event.type) {
       case 'BackupRequested':
@@ -27,6 +31,12 @@ export const backup: Aggregate<BackupState, BackupEvent> = {
         return { ...state, status: 'succeeded', checksum: event.data.checksum, sizeBytes: event.data.sizeBytes };
       case 'BackupFailed':
         return { ...state, status: 'failed' };
+      case 'BackupRestoreStarted':
+        return { ...state, restoringInto: event.data };
+      case 'BackupRestored':
+        return { ...state, restoringInto: null, lastRestore: { serviceId: event.data.serviceId, error: null } };
+      case 'BackupRestoreFailed':
+        return { ...state, restoringInto: null, lastRestore: { serviceId: event.data.serviceId, error: event.data.error } };
       case 'BackupDeleted':
         return { ...state, deleted: true };
       default:
@@ -61,17 +71,25 @@ function existing(state: BackupState) {
   return state.requested!;
 }
 
-/** Only a finished backup can be restored; the service it goes into must run the same engine. */
-export function decideRestored(state: BackupState, into: { serviceId: string; projectId: string; engine: string }): BackupEvent[] {
+/**
+ * Only a finished backup can be restored, into a service of the same engine, and one restore of it at a
+ * time (one restore per service at a time is the `database-restore` reservation's job).
+ */
+export function decideRestoreStart(state: BackupState, into: { serviceId: string; projectId: string; engine: string }): BackupEvent[] {
   const requested = existing(state);
   if (state.status !== 'succeeded') throw conflict(`the backup has not succeeded (it is ${state.status}): there is nothing to restore`);
   if (requested.engine !== into.engine) throw conflict(`a ${requested.engine} backup cannot be restored into a ${into.engine} database`);
-  return [{ type: 'BackupRestored', data: { serviceId: into.serviceId, projectId: into.projectId } }];
+  if (state.restoringInto !== null) throw conflict('a restore of this backup is already running: wait for it to end');
+  return [{ type: 'BackupRestoreStarted', data: { serviceId: into.serviceId, projectId: into.projectId } }];
+}
+
+/** An outcome counts only for the restore that runs: one a recovery already ended is dropped. */
+export function decideRestored(state: BackupState, into: { serviceId: string; projectId: string }): BackupEvent[] {
+  return state.restoringInto?.serviceId === into.serviceId ? [{ type: 'BackupRestored', data: { serviceId: into.serviceId, projectId: into.projectId } }] : [];
 }
 
 export function decideRestoreFailed(state: BackupState, into: { serviceId: string; projectId: string }, error: string): BackupEvent[] {
-  existing(state);
-  return [{ type: 'BackupRestoreFailed', data: { ...into, error: reasonText(error) } }];
+  return state.restoringInto?.serviceId === into.serviceId ? [{ type: 'BackupRestoreFailed', data: { serviceId: into.serviceId, projectId: into.projectId, error: reasonText(error) } }] : [];
 }
 
 /** A running backup is not deleted under the runner's feet; a second delete is a 404. */

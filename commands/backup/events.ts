@@ -30,6 +30,8 @@ export const backupEvents = {
   BackupStarted: z.object({}),
   BackupSucceeded: z.object({ sizeBytes: z.number().int().min(0), checksum: z.string() }),
   BackupFailed: z.object({ error: z.string() }),
+  /** A restore of this backup into a database service began; `BackupRestored` or `BackupRestoreFailed` ends it. */
+  BackupRestoreStarted: z.object({ serviceId: z.string(), projectId: z.string() }),
   BackupRestored: z.object({ serviceId: z.string(), projectId: z.string() }),
   BackupRestoreFailed: z.object({ serviceId: z.string(), projectId: z.string(), error: z.string() }),
   BackupDeleted: z.object({ reason: z.enum(['request', 'retention']) }),

@@ -1,3 +1,4 @@
+import { backupIdOfRestoreOwner, dataLoadLockOf, restoreRunningInto } from '../backup/handlers.js';
 import type { CommandContext } from '../shared/command-context.js';
 import { conflict } from '../shared/domain-error.js';
 import { execute, loadAggregate } from '../shared/execute.js';
@@ -15,8 +16,9 @@ export interface ImportRequestDeps {
 }
 
 /**
- * One import at a time per service: requests for a service queue here (one process runs the API), each sees
- * the read model with the previous request in it, and one that finds an import still running is refused (409).
+ * One import at a time per service, and none while a restore runs into it: requests for a service queue here
+ * (one process runs the API), each sees the read model with the previous request in it, and one that finds an
+ * import or a restore still running is refused (409).
  * `sourceUrl` in clear: it is sealed here, under the import's own data key, before it reaches the log.
  */
 export async function requestImport(ctx: CommandContext, deps: ImportRequestDeps, request: Omit<Requested, 'sourceUrl'>, sourceUrl: string) {
@@ -25,12 +27,14 @@ export async function requestImport(ctx: CommandContext, deps: ImportRequestDeps
     const running = await deps.unfinishedImportOf(request.serviceId);
     // A retry of this very request (same Idempotency-Key) finds its own import: it is answered, not refused.
     if (running !== null && running !== id) throw conflict(`import ${running} into this service is still running: wait for it to end`);
+    const restoring = await restoreRunningInto(ctx, request.serviceId);
+    if (restoring !== null) throw conflict(`a restore of backup ${backupIdOfRestoreOwner(restoring)} into this service is running: wait for it to end`);
     const sealed = await ctx.keyring.encrypt(`import-${id}`, sourceUrl);
     const { position } = await execute(ctx, dataImport, id, (s) => decideRequest(s, { ...request, sourceUrl: sealed }));
     await deps.settle(position);
     return { id, position };
   };
-  return ctx.locks ? ctx.locks.run(`imports-of-${request.serviceId}`, request_) : request_();
+  return ctx.locks ? ctx.locks.run(dataLoadLockOf(request.serviceId), request_) : request_();
 }
 
 /** The import as requested, with its source URL opened (null once its key was shredded). */

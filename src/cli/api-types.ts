@@ -617,7 +617,7 @@ export interface paths {
         put?: never;
         /**
          * Restore a succeeded backup into its database service, replacing what the backup contains
-         * @description Answers once the restore has finished; a restore the engine’s tools fail answers 422 (`restore_failed`).
+         * @description Answers once the restore has finished; a restore the engine’s tools fail answers 422 (`restore_failed`). One restore or import per service at a time: 409 while another runs. Its start and outcome are in the audit history (`BackupRestoreStarted`, then `BackupRestored` or `BackupRestoreFailed`, on the backup’s stream).
          *
          *     Needs a write key.
          */
@@ -701,7 +701,7 @@ export interface paths {
         put?: never;
         /**
          * Copy the data of another Postgres database into this one
-         * @description Into a postgres or timeseries service that is running (409 otherwise), one import at a time (409 while one runs). The import runs in the background: it is answered `running`; list the imports to see it finish.
+         * @description Into a postgres or timeseries service that is running (409 otherwise), one import at a time (409 while one runs, or while a backup is being restored into it). The import runs in the background: it is answered `running`; list the imports to see it finish.
          *
          *     Needs a write key.
          */
@@ -723,7 +723,7 @@ export interface paths {
         put?: never;
         /**
          * Copy the keys of another Redis server into this one
-         * @description Into a redis service that is running (409 otherwise), one import at a time (409 while one runs). The import runs in the background: it is answered `running`; list the imports to see it finish.
+         * @description Into a redis service that is running (409 otherwise), one import at a time (409 while one runs, or while a backup is being restored into it). The import runs in the background: it is answered `running`; list the imports to see it finish.
          *
          *     Needs a write key.
          */
@@ -1652,7 +1652,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Not available yet (`unavailable`): retry after the `Retry-After` header’s seconds. */
+        /** @description Not available yet (`unavailable`): retry after the `Retry-After` header’s seconds (a write with the same `Idempotency-Key` and body is then answered as it would have been, never done twice). */
         Error503: {
             headers: {
                 [name: string]: unknown;
@@ -1670,7 +1670,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A fault of the server, never of the request (`internal_error`, 500): nothing half-written stays; retry, a write with the same `Idempotency-Key`. */
+        /** @description A fault of the server, never of the request (`internal_error`, 500). Retry a write with the same `Idempotency-Key` and body: it runs again with the same ids, finds what the failed attempt recorded, and records nothing twice. */
         ServerFault: {
             headers: {
                 [name: string]: unknown;

@@ -4,7 +4,7 @@ import type { Slipway } from '../slipway.js';
 import { authenticate, PrincipalCache } from './auth.js';
 import { errorHandler } from './errors.js';
 import { idempotency } from './idempotency.js';
-import { IdempotencyStore } from './idempotency-store.js';
+import { DEFAULT_IDEMPOTENCY_TIMES, IdempotencyStore } from './idempotency-store.js';
 import { correlation, requestId } from './request-id.js';
 import { securityHeaders } from './security-headers.js';
 import { correlationTakenByOtherKey } from '../../projections/audit-queries.js';
@@ -59,7 +59,7 @@ export function createHttpApp(app: Slipway): Koa {
   api.use(authenticate(new PrincipalCache(app.db, app.runner), new KeyFailureLimiter(app.config.keyFailuresPerMinute, app.log)));
   api.use(jsonBody(app.config.bodyLimit));
   api.use(correlation((id, actor) => correlationTakenByOtherKey(app.db, id, actor)));
-  const idempotencyStore = new IdempotencyStore(app.db, app.keyring);
+  const idempotencyStore = new IdempotencyStore(app.db, app.keyring, { ...DEFAULT_IDEMPOTENCY_TIMES, abandonAfterMs: app.config.idempotencyAbandonAfterMs });
   idempotencyStore.prepare().catch((error: unknown) => app.log.error('could not create the idempotency table', { error: String(error) }));
   api.use(idempotency(idempotencyStore, app.log));
   projectRoutes(api, app);

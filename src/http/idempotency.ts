@@ -56,7 +56,8 @@ function keptAnswer(ctx: Context): { body: unknown } | null {
 /**
  * Idempotency-Key on writes, as Stripe has it: per API key, the first request with a key runs and its
  * answer is kept for a day; the same request again gets that answer (`Idempotent-Replayed: true`) and
- * changes nothing; another request with the key is refused. A 5xx is not kept, so the client can retry.
+ * changes nothing; another request with the key is refused. A 5xx is not kept: the same request with the key
+ * runs again with the same seed, so it finds what the failed attempt appended and answers as it would have.
  * Runs after authentication (keys are per API key) and maps errors itself, to keep the answer they make.
  */
 export function idempotency(store: IdempotencyStore, log: Logger) {
@@ -82,18 +83,24 @@ export function idempotency(store: IdempotencyStore, log: Logger) {
         break;
     }
     ctx.state.idempotencySeed = claim.seed;
+    // A request may run longer than a dead one would hold its key (a restore): it says it is alive.
+    const heartbeat = setInterval(() => {
+      store.heartbeat(scope, claim.seed).catch((error: unknown) => log.error('could not refresh an idempotency key', { error: String(error) }));
+    }, store.heartbeatEveryMs);
     try {
       await answer(ctx, next);
     } catch (error) {
-      await store.release(scope, claim.seed).catch(() => undefined);
+      await store.markRetryable(scope, claim.seed).catch(() => undefined);
       throw error;
+    } finally {
+      clearInterval(heartbeat);
     }
     try {
       const kept = keptAnswer(ctx);
       if (kept) await store.complete(scope, claim.seed, ctx.status, kept.body);
-      else await store.release(scope, claim.seed);
+      else await store.markRetryable(scope, claim.seed);
     } catch (error) {
-      // The answer stands; the key stays "in progress" and is taken for abandoned after a minute.
+      // The answer stands; the key stays "in progress" until its heartbeat is old enough to take it for abandoned.
       log.error('could not keep the answer of an idempotent request', { error: String(error) });
     }
   };

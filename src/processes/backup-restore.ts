@@ -3,10 +3,11 @@ import { unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
-import { decideRestored } from '../../commands/backup/aggregate.js';
-import { loadBackup, recordRestore, recordRestoreFailure } from '../../commands/backup/handlers.js';
+import { decideRestoreStart } from '../../commands/backup/aggregate.js';
+import { backupIdOfRestoreOwner, endRestore, loadBackup, startRestore } from '../../commands/backup/handlers.js';
 import type { CommandContext } from '../../commands/shared/command-context.js';
-import { conflict } from '../../commands/shared/domain-error.js';
+import { conflict, DomainError } from '../../commands/shared/domain-error.js';
+import { reservationsOfKind } from '../../projections/reservation-queries.js';
 import { restoreDatabase } from '../engines/backup-tools.js';
 import { createPrivateFile, openPrivateFile, type OpenedFile } from '../private-files.js';
 import { backupDirectoryFor } from './backup-files.js';
@@ -62,29 +63,65 @@ async function verifiedCopy(deps: BackupDeps, id: string, expected: string, loca
 
 export class RestoreFailure extends Error {}
 
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
 /**
  * Restores a succeeded backup into a running database service of the same engine, once its copy is verified.
- * The restore is recorded (who, what, into which service) whether it succeeds or fails.
+ * Its start and outcome are recorded (who, what, into which service); while it runs, another restore or an
+ * import into the service is refused. A retry of the same request answers with the outcome it finds.
  */
-export async function restoreBackup(deps: BackupDeps, ctx: CommandContext, backupId: string, into: { serviceId: string; projectId: string; engine: string }) {
+export async function restoreBackup(
+  deps: BackupDeps,
+  ctx: CommandContext,
+  guard: Parameters<typeof startRestore>[1],
+  backupId: string,
+  into: { serviceId: string; projectId: string; engine: string },
+) {
+  // What can never start is refused without a trace in the log.
   const state = await loadBackup(ctx, backupId);
-  decideRestored(state, into);
+  decideRestoreStart(state, into);
   const target = await backupTargetOf(deps, into.serviceId).catch((error: unknown) => {
     throw error instanceof BackupFailure ? conflict(error.message) : error;
   });
-  const copy = await verifiedCopy(deps, backupId, state.checksum!, state.requested!.localPath, state.requested!.remoteKey);
+  await startRestore(ctx, guard, backupId, into);
+  const started = await loadBackup(ctx, backupId);
+  if (started.restoringInto?.serviceId !== into.serviceId) {
+    // An earlier attempt of this very request (same Idempotency-Key) ran it: answer with its outcome.
+    const error = started.lastRestore?.error ?? null;
+    const ended = await endRestore(ctx, backupId, into, error);
+    if (error !== null) throw new RestoreFailure(error);
+    return ended;
+  }
+  let failure: unknown = null;
+  let copy: { path: string; temporary: boolean } | null = null;
   let file: OpenedFile | null = null;
   try {
+    copy = await verifiedCopy(deps, backupId, started.checksum!, started.requested!.localPath, started.requested!.remoteKey);
     file = await openPrivateFile(copy.path);
     if (!file) throw new Error('the backup file was removed before it could be restored');
     await restoreDatabase(deps.runtime, target, file.handle.createReadStream({ autoClose: false }), file.size, AbortSignal.timeout(deps.timeoutMs));
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    await recordRestoreFailure(ctx, backupId, { serviceId: into.serviceId, projectId: into.projectId }, message);
-    throw new RestoreFailure(message);
+    failure = error;
   } finally {
     await file?.handle.close();
-    if (copy.temporary) await unlink(copy.path).catch(() => undefined);
+    if (copy?.temporary) await unlink(copy.path).catch(() => undefined);
   }
-  return recordRestore(ctx, backupId, into);
+  const ended = await endRestore(ctx, backupId, into, failure === null ? null : messageOf(failure));
+  // A copy that cannot be used is the client's to fix (409); a restore that went wrong is the tool's (422).
+  if (failure instanceof DomainError) throw failure;
+  if (failure !== null) throw new RestoreFailure(messageOf(failure));
+  return ended;
+}
+
+/**
+ * Restores run inside their request: one whose reservation was taken before this process started was cut
+ * short by a stop or a crash. It ends failed, and its service is free for the next restore or import.
+ */
+export async function endInterruptedRestores(deps: Pick<BackupDeps, 'cmd' | 'db'>, startedBefore: Date) {
+  for (const held of await reservationsOfKind(deps.db, 'database-restore')) {
+    if (new Date(held.reserved_at) >= startedBefore) continue;
+    const id = backupIdOfRestoreOwner(held.owner);
+    const into = (await loadBackup(deps.cmd, id)).restoringInto ?? { serviceId: held.value, projectId: '' };
+    await endRestore(deps.cmd, id, into, 'Slipway stopped while the restore ran; the database may hold part of the backup');
+  }
 }

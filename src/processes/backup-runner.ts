@@ -20,6 +20,7 @@ import type { Keyring } from '../secrets/keyring.js';
 import { resolvedVariablesOf } from '../variables/project-variables.js';
 import { createPrivateFile } from '../private-files.js';
 import { backupDirectoryFor, HashingTee, partialPathOf } from './backup-files.js';
+import { endInterruptedRestores } from './backup-restore.js';
 import { message } from './deployment-run.js';
 import type { Reactor } from './reactor.js';
 import { RunSet } from './run-set.js';
@@ -155,11 +156,22 @@ export class BackupRunner implements Reactor {
 
   async reconcile() {
     if (this.runs.stopped) return;
+    await this.endInterruptedRestoresOnce();
     for (const row of await listRunningBackups(this.deps.db)) {
       if (this.runs.has(row.id)) continue;
       if (row.run_started) await this.interrupted(row);
       else this.launch(row.id, row.service_id);
     }
+  }
+
+  private readonly startedAt = new Date();
+  private restoresChecked = false;
+
+  /** A restore runs inside its request: one this process did not start was cut short (see backup-restore.ts). */
+  private async endInterruptedRestoresOnce() {
+    if (this.restoresChecked) return;
+    await endInterruptedRestores(this.deps, this.startedAt);
+    this.restoresChecked = true;
   }
 
   /** Stops taking work; runs in progress end `failed` with the reason. */

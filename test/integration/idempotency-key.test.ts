@@ -36,10 +36,11 @@ function idempotencySuite(t: Test, start: () => Promise<TestServer>, cleanUp: ()
     return (body.projects as { id: string; slug: string; name: string }[]).filter((p) => p.name === name);
   }
 
-  /** Makes a stored answer look like an attempt that died `agoSeconds` ago without answering. */
+  /** Makes a stored answer look like an attempt whose process was last heard of `agoSeconds` ago, without answering. */
   async function markInProgress(key: string, agoSeconds: number) {
     const { rowCount } = await s.app.db.query(
-      `update http_idempotency set status = null, body = null, started_at = now() - make_interval(secs => $2) where key = $1`,
+      `update http_idempotency set status = null, body = null, owner = 'a-process-that-died',
+         started_at = now() - make_interval(secs => $2), heartbeat_at = now() - make_interval(secs => $2) where key = $1`,
       [key, agoSeconds],
     );
     if (rowCount !== 1) throw new Error(`no idempotency record for ${key}`);
@@ -132,8 +133,8 @@ function idempotencySuite(t: Test, start: () => Promise<TestServer>, cleanUp: ()
     const { id, position } = await createProjectCommand(ctx, body);
     await s.app.settle(position);
     await s.app.db.query(
-      `insert into http_idempotency (api_key_id, key, fingerprint, seed, request_id, started_at)
-       values ($1, $2, $3, $4, 'first-attempt', now() - interval '2 minutes')`,
+      `insert into http_idempotency (api_key_id, key, fingerprint, seed, request_id, owner, started_at, heartbeat_at)
+       values ($1, $2, $3, $4, 'first-attempt', 'a-process-that-died', now() - interval '2 minutes', now() - interval '2 minutes')`,
       [bootstrapKeyId, key, requestFingerprint('POST', '/api/projects', body), seed],
     );
     const before = await eventCount();
@@ -157,8 +158,8 @@ function idempotencySuite(t: Test, start: () => Promise<TestServer>, cleanUp: ()
     const projectId = newId(ctx, 'project');
     await reserve(ctx, 'project-slug', slugify(body.name), projectId, 'slug');
     await s.app.db.query(
-      `insert into http_idempotency (api_key_id, key, fingerprint, seed, request_id, started_at)
-       values ($1, $2, $3, $4, 'first-attempt', now() - interval '2 minutes')`,
+      `insert into http_idempotency (api_key_id, key, fingerprint, seed, request_id, owner, started_at, heartbeat_at)
+       values ($1, $2, $3, $4, 'first-attempt', 'a-process-that-died', now() - interval '2 minutes', now() - interval '2 minutes')`,
       [bootstrapKeyId, key, requestFingerprint('POST', '/api/projects', body), seed],
     );
     const before = await eventCount();
@@ -222,7 +223,7 @@ function idempotencySuite(t: Test, start: () => Promise<TestServer>, cleanUp: ()
     t.equal(await eventCount(), before);
   });
 
-  t.test('errors a client caused are kept; a server failure frees the key', async (t) => {
+  t.test('errors a client caused are kept; a server failure leaves the key to a retry of the same request', async (t) => {
     const p = await createProject(s, 'Errors');
     const missing = `/api/services/${randomUUID()}`;
     const notFound = await s.call('DELETE', missing, withKey('missing'));
@@ -245,11 +246,15 @@ function idempotencySuite(t: Test, start: () => Promise<TestServer>, cleanUp: ()
       store.append = append;
     }
     t.equal(failed?.status, 500, 'the server failed');
-    const { rows } = await s.app.db.query("select 1 from http_idempotency where key = 'flaky'");
-    t.equal(rows.length, 0, 'its key is released');
+    const { rows } = await s.app.db.query<{ retryable: boolean; status: number | null }>("select retryable, status from http_idempotency where key = 'flaky'");
+    t.same(rows, [{ retryable: true, status: null }], 'its key is kept, open to a retry, with no answer');
+    assertReused(t, await s.call('POST', `/api/projects/${p.id}/services`, { body: { ...body, name: 'other' }, ...withKey('flaky') }), 'another body');
     const retry = await s.call('POST', `/api/projects/${p.id}/services`, { body, ...withKey('flaky') });
     t.equal(retry.status, 200, 'the retry runs');
     t.notOk(retry.headers.get('idempotent-replayed'));
+    const replay = await s.call('POST', `/api/projects/${p.id}/services`, { body, ...withKey('flaky') });
+    t.equal(replay.headers.get('idempotent-replayed'), 'true', 'its answer is kept');
+    t.equal(replay.body.service.id, retry.body.service.id);
     const svc = await createService(s, p.id, { name: 'steady', repoFullName: 'acme/steady', branch: 'main' });
     t.ok(svc.id);
   });

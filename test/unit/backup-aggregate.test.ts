@@ -1,5 +1,16 @@
 import t from 'tap';
-import { backup, decideDelete, decideFail, decideRequest, decideRestored, decideStart, decideSucceed, type BackupState } from '../../commands/backup/aggregate.js';
+import {
+  backup,
+  decideDelete,
+  decideFail,
+  decideRequest,
+  decideRestoreFailed,
+  decideRestoreStart,
+  decideRestored,
+  decideStart,
+  decideSucceed,
+  type BackupState,
+} from '../../commands/backup/aggregate.js';
 import type { BackupEvent } from '../../commands/backup/events.js';
 import { DomainError } from '../../commands/shared/domain-error.js';
 
@@ -28,12 +39,22 @@ t.test('a backup runs once: requested, started, then one outcome', async (t) => 
   t.same(decideFail(given({ type: 'BackupRequested', data: requested }), 'no'), [{ type: 'BackupFailed', data: { error: 'no' } }], 'a requested one can fail before it starts');
 });
 
-t.test('restore: only a succeeded backup, only into the same engine', async (t) => {
+t.test('restore: only a succeeded backup, only into the same engine, one at a time, one outcome', async (t) => {
   const into = { serviceId: 's2', projectId: 'p', engine: 'postgres' };
-  t.same(decideRestored(given(...succeeded), into), [{ type: 'BackupRestored', data: { serviceId: 's2', projectId: 'p' } }]);
-  t.equal(code(() => decideRestored(given(...succeeded), { ...into, engine: 'mysql' })), 'conflict');
-  t.equal(code(() => decideRestored(given({ type: 'BackupRequested', data: requested }), into)), 'conflict');
-  t.equal(code(() => decideRestored(given(), into)), 'not_found');
+  const started: BackupEvent = { type: 'BackupRestoreStarted', data: { serviceId: 's2', projectId: 'p' } };
+  t.same(decideRestoreStart(given(...succeeded), into), [started]);
+  t.equal(code(() => decideRestoreStart(given(...succeeded), { ...into, engine: 'mysql' })), 'conflict');
+  t.equal(code(() => decideRestoreStart(given({ type: 'BackupRequested', data: requested }), into)), 'conflict');
+  t.equal(code(() => decideRestoreStart(given(), into)), 'not_found');
+  t.equal(code(() => decideRestoreStart(given(...succeeded, started), into)), 'conflict', 'not while it is being restored');
+
+  t.same(decideRestored(given(...succeeded, started), into), [{ type: 'BackupRestored', data: { serviceId: 's2', projectId: 'p' } }]);
+  t.same(decideRestoreFailed(given(...succeeded, started), into, 'no'), [{ type: 'BackupRestoreFailed', data: { serviceId: 's2', projectId: 'p', error: 'no' } }]);
+  t.same(decideRestored(given(...succeeded), into), [], 'no outcome without a start');
+  const failed = given(...succeeded, started, { type: 'BackupRestoreFailed', data: { serviceId: 's2', projectId: 'p', error: 'interrupted' } });
+  t.same(decideRestored(failed, into), [], 'a late outcome after a recovery ended it is dropped');
+  t.same(failed.lastRestore, { serviceId: 's2', error: 'interrupted' });
+  t.same(decideRestoreStart(failed, into), [started], 'and it can be restored again');
 });
 
 t.test('delete: not while running, and a second delete is not found', async (t) => {
@@ -41,5 +62,5 @@ t.test('delete: not while running, and a second delete is not found', async (t) 
   const deleted = given(...succeeded, { type: 'BackupDeleted', data: { reason: 'request' } });
   t.same(decideDelete(given(...succeeded), 'request'), [{ type: 'BackupDeleted', data: { reason: 'request' } }]);
   t.equal(code(() => decideDelete(deleted, 'request')), 'not_found');
-  t.equal(code(() => decideRestored(deleted, { serviceId: 's', projectId: 'p', engine: 'postgres' })), 'not_found');
+  t.equal(code(() => decideRestoreStart(deleted, { serviceId: 's', projectId: 'p', engine: 'postgres' })), 'not_found');
 });

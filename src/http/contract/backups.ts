@@ -79,7 +79,8 @@ export const backupsApi = {
     operationId: 'restoreBackup',
     tag: 'Backups',
     summary: 'Restore a succeeded backup into its database service, replacing what the backup contains',
-    description: 'Answers once the restore has finished; a restore the engine’s tools fail answers 422 (`restore_failed`).',
+    description:
+      'Answers once the restore has finished; a restore the engine’s tools fail answers 422 (`restore_failed`). One restore or import per service at a time: 409 while another runs. Its start and outcome are in the audit history (`BackupRestoreStarted`, then `BackupRestored` or `BackupRestoreFailed`, on the backup’s stream).',
     access: 'write',
     response: z.object({ ok: z.literal(true), restoredAt: timestamp, backup: z.object({ id, status }) }),
   }),

@@ -61,7 +61,7 @@ const importFrom = (from: ImportSource, operationId: string, summary: string) =>
     operationId,
     tag: 'Imports',
     summary,
-    description: `Into a ${SOURCES[from].engines.join(' or ')} service that is running (409 otherwise), one import at a time (409 while one runs). The import runs in the background: it is answered \`running\`; list the imports to see it finish.`,
+    description: `Into a ${SOURCES[from].engines.join(' or ')} service that is running (409 otherwise), one import at a time (409 while one runs, or while a backup is being restored into it). The import runs in the background: it is answered \`running\`; list the imports to see it finish.`,
     access: 'write',
     body: bodyFor(from),
     response: z.object({ result: z.object({ id, status, source, createdAt: timestamp }) }),

@@ -13,7 +13,7 @@ const ERROR_MEANING: Record<number, string> = {
   422: 'Understood but refused; also an `Idempotency-Key` reused for a different request (`idempotency_key_reused`).',
   429: 'Too many unknown API keys from this address in the last minute (`rate_limited`): retry after the `Retry-After` header’s seconds.',
   502: 'An outside provider refused or failed.',
-  503: 'Not available yet (`unavailable`): retry after the `Retry-After` header’s seconds.',
+  503: 'Not available yet (`unavailable`): retry after the `Retry-After` header’s seconds (a write with the same `Idempotency-Key` and body is then answered as it would have been, never done twice).',
   504: 'An outside provider did not answer in time.',
 };
 
@@ -94,7 +94,7 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[], version: st
       responses: {
         ...Object.fromEntries(statuses.map((s) => [`Error${s}`, { description: ERROR_MEANING[s] ?? 'Error.', content: { 'application/json': { schema: errorRef } } }])),
         ServerFault: {
-          description: 'A fault of the server, never of the request (`internal_error`, 500): nothing half-written stays; retry, a write with the same `Idempotency-Key`.',
+          description: 'A fault of the server, never of the request (`internal_error`, 500). Retry a write with the same `Idempotency-Key` and body: it runs again with the same ids, finds what the failed attempt recorded, and records nothing twice.',
           content: { 'application/json': { schema: errorRef } },
         },
       },

@@ -9,6 +9,7 @@ import type { Engine } from '../../../commands/service/fields.js';
 import { conflict, invalid } from '../../../commands/shared/domain-error.js';
 import { findBackup, findBackupSettings, listBackupsOf, type BackupRow } from '../../../projections/backup-queries.js';
 import type { ServiceRow } from '../../../projections/service-queries.js';
+import { findUnfinishedImport } from '../../../projections/import-queries.js';
 import { findRemoteStorage } from '../../../projections/settings-queries.js';
 import { BACKUP_FORMATS } from '../../engines/backup-tools.js';
 import { backupPathOf } from '../../processes/backup-files.js';
@@ -120,7 +121,9 @@ export function backupRoutes(router: Router, app: Slipway) {
     const row = await databaseService(app, principal, ctx.params.serviceId!);
     const found = await backupOf(app, row, ctx.params.backupId!);
     try {
-      const { position } = await restoreBackup(app.backups, requestContext(app, ctx, principal), found.id, { serviceId: row.id, projectId: row.project_id, engine: row.database_engine });
+      const guard = { unfinishedImportOf: (serviceId: string) => findUnfinishedImport(app.db, serviceId) };
+      const into = { serviceId: row.id, projectId: row.project_id, engine: row.database_engine };
+      const { position } = await restoreBackup(app.backups, requestContext(app, ctx, principal), guard, found.id, into);
       // The restore may have restarted the engine (redis) or replaced what open sessions saw.
       app.databases.drop(row.id);
       await app.settle(position);
