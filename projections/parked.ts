@@ -22,6 +22,17 @@ create table if not exists proj_parked (
   attempts integer not null,
   parked_at timestamptz not null default now(),
   primary key (projector, event_id)
+);
+create table if not exists proj_skipped (
+  projector text not null,
+  event_id text not null,
+  position text collate "C" not null,
+  stream_id text not null,
+  type text not null,
+  error text not null,
+  skipped_by text not null,
+  reason text not null,
+  skipped_at timestamptz not null default now()
 );`;
 
 export interface Parking {
@@ -94,4 +105,33 @@ export async function findParked(db: SqlExecutor, projector: string, eventId: st
 export async function countParked(db: SqlExecutor): Promise<Map<string, number>> {
   const { rows } = await db.query<{ projector: string; n: number }>('select projector, count(*)::int as n from proj_parked group by projector');
   return new Map(rows.map((r) => [r.projector, r.n]));
+}
+
+/** Who gave up on a parked event, when and why: kept for good (rebuilds leave it), listed beside the parked events. */
+export interface SkippedRow {
+  projector: string;
+  event_id: string;
+  position: string;
+  stream_id: string;
+  type: string;
+  error: string;
+  skipped_by: string;
+  reason: string;
+  skipped_at: Date | string;
+}
+
+/** Moves a parked event to the skipped ones with who and why, in one transaction; false when it was not parked. */
+export async function skipParkedEvent(db: SqlExecutor, projector: string, eventId: string, by: { actor: string; reason: string }): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `with gone as (delete from proj_parked where projector = $1 and event_id = $2 returning projector, event_id, position, stream_id, type, error)
+     insert into proj_skipped (projector, event_id, position, stream_id, type, error, skipped_by, reason)
+     select projector, event_id, position, stream_id, type, error, $3, $4 from gone`,
+    [projector, eventId, by.actor, by.reason],
+  );
+  return rowCount > 0;
+}
+
+export async function listSkipped(db: SqlExecutor): Promise<SkippedRow[]> {
+  const { rows } = await db.query<SkippedRow>('select * from proj_skipped order by skipped_at, projector');
+  return rows;
 }

@@ -46,7 +46,7 @@ export async function health(app: Slipway): Promise<Health> {
     return {
       name: p.name,
       version: p.version,
-      state: app.runner.rebuildState(p.name),
+      ...app.runner.stateOf(p.name),
       position: row?.position || null,
       ...lag(row?.position || null),
       parked: parked.get(p.name) ?? 0,

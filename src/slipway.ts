@@ -8,6 +8,8 @@ import { StreamLocks } from '../commands/shared/stream-locks.js';
 import { AggregateStateCache } from '../commands/shared/state-cache.js';
 import { ALL_PROJECTORS } from '../projections/all.js';
 import { countApiKeys } from '../projections/api-key-queries.js';
+import { WriteParkedError } from '../projections/read-model-errors.js';
+import { guardRebuildingReadModels } from '../projections/rebuilding-guard.js';
 import { ProjectionRunner, ReadModelBehindError } from '../projections/runner.js';
 import { takenHostPorts, type ServiceRow } from '../projections/service-queries.js';
 import type { Config } from './config.js';
@@ -141,19 +143,21 @@ function proxyTarget(config: Config, log: Logger, onReady: () => Promise<void>) 
 
 export async function startSlipway(config: Config, log: Logger, options: StartOptions = {}): Promise<Slipway> {
   prepareDataDir(config.dataDir, log);
-  const { db, unlock } = await openDatabase(config);
+  const { db: database, unlock } = await openDatabase(config);
   const store = config.eventStoreUrl
     ? await (await import('./eventstore/eventstoredb-event-store.js')).createEventStoreDbEventStore(config.eventStoreUrl)
-    : await createPostgresEventStore(db);
-  const keyring = await createKeyring(db, loadMasterKey(config.dataDir, config.secretKey).key);
+    : await createPostgresEventStore(database);
+  const keyring = await createKeyring(database, loadMasterKey(config.dataDir, config.secretKey).key);
   const runner = new ProjectionRunner(
-    db,
+    database,
     store,
     ALL_PROJECTORS,
     (error) => log.error('projection batch failed', { error: String(error) }),
     (parked) => log.error('a read model parked an event it cannot apply', { projector: parked.projector, event: parked.event.id, type: parked.event.type, error: parked.error }),
   );
   await runner.start();
+  // Everything but the runner reads through this: a read model being rebuilt after an upgrade answers 503.
+  const db = guardRebuildingReadModels(database, runner.unreadable);
 
   const defaults = { ...config.general, publicIp: config.general.publicIp ?? detectPublicIp() };
   const settings = () => effectiveSettings(db, defaults);
@@ -300,6 +304,9 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     commandContext,
     async settle(position) {
       if (!(await runner.waitFor(position, config.settleTimeoutMs))) throw new ReadModelBehindError(config.settleTimeoutMs);
+      // A parked event is not an applied one: the answer would not show the write.
+      const parked = await runner.parkedOfWrite(position);
+      if (parked) throw new WriteParkedError(parked.projector, parked.eventId, parked.error);
     },
     async stop() {
       stopWatchingUpstreams();

@@ -19,7 +19,8 @@ export const adminRequest = z.discriminatedUnion('command', [
   z.object({ command: z.literal('projections.rebuild'), projectors: z.array(z.string()).default([]) }),
   z.object({ command: z.literal('projections.status') }),
   z.object({ command: z.literal('projections.parked') }),
-  z.object({ command: z.enum(['projections.retry', 'projections.skip']), projector: z.string(), eventId: z.string() }),
+  z.object({ command: z.literal('projections.retry'), projector: z.string(), eventId: z.string() }),
+  z.object({ command: z.literal('projections.skip'), projector: z.string(), eventId: z.string(), reason: z.string().trim().min(1).max(1000) }),
   z.object({
     command: z.literal('events'),
     after: z.string().nullable(),
@@ -55,7 +56,7 @@ export async function runAdminCommand(app: Slipway, request: AdminRequest, progr
     case 'projections.retry':
       return { result: await app.runner.retryParked(request.projector, request.eventId) };
     case 'projections.skip':
-      return { skipped: await app.runner.skipParked(request.projector, request.eventId) };
+      return { skipped: await app.runner.skipParked(request.projector, request.eventId, { actor: ctx.actor, reason: request.reason }) };
     case 'events': {
       const rows = await listAuditEvents(app.db, {
         after: request.after,

@@ -973,7 +973,9 @@ export interface paths {
         put?: never;
         /**
          * Apply a parked event again (409 when it still cannot be applied)
-         * @description Needs a write key. A key scoped to some projects is refused.
+         * @description The last event of its stream is applied now (`outcome: applied`). An event whose stream has later events in that read model would land over newer data: the read model is rebuilt from the log instead (`outcome: rebuilding`), and the event stays parked until the rebuild swaps in (parked again if it still fails). 409 while another rebuild runs.
+         *
+         *     Needs a write key. A key scoped to some projects is refused.
          */
         post: operations["retryParkedEvent"];
         delete?: never;
@@ -992,7 +994,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Drop a parked event: the read model goes on without it
+         * Drop a parked event: the read model goes on without it (who and why are recorded, listed as `skipped`)
          * @description Needs a write key. A key scoped to some projects is refused.
          */
         post: operations["skipParkedEvent"];
@@ -1492,7 +1494,7 @@ export interface components {
             };
         };
         Health: {
-            /** @description No parked event, every read model live, and the Docker engine and the proxy answer. */
+            /** @description No parked event, every read model live (not paused, stale or being rebuilt), and the Docker engine and the proxy answer. */
             ok: boolean;
             projectors: {
                 name: string;
@@ -1502,8 +1504,13 @@ export interface components {
                 /** @description Its checkpoint in the event log (opaque); null before it has applied anything. */
                 position: string | null;
                 version: number;
-                /** @enum {string} */
-                state: "live" | "rebuilding" | "stale";
+                /**
+                 * @description `stale`: its version changed and its new tables are being built (its routes answer 503 until the swap); `paused`: the database failed while it applied events, it tries again by itself.
+                 * @enum {string}
+                 */
+                state: "live" | "rebuilding" | "stale" | "paused";
+                /** @description While `paused`: the database fault it waits out. */
+                error: string | null;
                 /** @description Events it parked because it could not apply them. */
                 parked: number;
             }[];
@@ -1556,6 +1563,20 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
+        };
+        SkippedEvent: {
+            projector: string;
+            eventId: string;
+            position: string;
+            streamId: string;
+            type: string;
+            /** @description Why the read model could not apply it. */
+            error: string;
+            /** @description The actor (API key or `cli`) that skipped it. */
+            skippedBy: string;
+            reason: string;
+            /** Format: date-time */
+            skippedAt: string;
         };
         /** @description The one error body of every endpoint. */
         Error: {
@@ -4012,6 +4033,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         parked: components["schemas"]["ParkedEvent"][];
+                        skipped: components["schemas"]["SkippedEvent"][];
                     };
                 };
             };
@@ -4042,6 +4064,8 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         ok: true;
+                        /** @enum {string} */
+                        outcome: "applied" | "rebuilding";
                     };
                 };
             };
@@ -4067,7 +4091,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason: string;
+                };
+            };
+        };
         responses: {
             /** @description OK */
             200: {

@@ -144,7 +144,11 @@ projections
 projections.command('status').description('lag of each read model and process manager, parked events, Docker and proxy').action(() => admin({ command: 'projections.status' }));
 projections.command('parked').description('events a read model could not apply').action(() => admin({ command: 'projections.parked' }));
 projections.command('retry <projector> <eventId>').description('apply a parked event again').action((projector: string, eventId: string) => admin({ command: 'projections.retry', projector, eventId }));
-projections.command('skip <projector> <eventId>').description('give up on a parked event for good').action((projector: string, eventId: string) => admin({ command: 'projections.skip', projector, eventId }));
+projections
+  .command('skip <projector> <eventId>')
+  .description('give up on a parked event for good (who and why are recorded)')
+  .requiredOption('--reason <text>', 'why the read model goes on without it')
+  .action((projector: string, eventId: string, o: { reason: string }) => admin({ command: 'projections.skip', projector, eventId, reason: o.reason }));
 
 program
   .command('events')

@@ -2,6 +2,7 @@ import type { Context, Next } from 'koa';
 import { DomainError, type ErrorDetail } from '../../commands/shared/domain-error.js';
 import type { Logger } from '../logger.js';
 import { ReadModelBehindError } from '../../projections/runner.js';
+import { ReadModelUnavailableError } from '../../projections/read-model-errors.js';
 import { BrowserError, type BrowserErrorKind } from '../engines/browser.js';
 
 export class HttpError extends Error {
@@ -81,6 +82,9 @@ function toHttpError(error: unknown): HttpError | null {
     return new HttpError(status, code, error.message, [], status === 503 ? { 'Retry-After': '2' } : {});
   }
   if (error instanceof ReadModelBehindError) return new HttpError(503, 'unavailable', error.message, [], { 'Retry-After': '1' });
+  if (error instanceof ReadModelUnavailableError) {
+    return new HttpError(503, 'unavailable', error.message, [], error.retryAfterSeconds === null ? {} : { 'Retry-After': String(error.retryAfterSeconds) });
+  }
   if (error instanceof DomainError) return new HttpError(DOMAIN_STATUS[error.code], error.code, error.message, error.details);
   if (error && typeof error === 'object') return fromStatusError(error as ThrownHttp);
   return null;

@@ -3,12 +3,12 @@ import type { project, service } from './contract/projects.js';
 import type { domain } from './contract/domains.js';
 import type { deployment, logLine } from './contract/deployments.js';
 import type { auditEvent } from './contract/audit.js';
-import type { parkedEvent } from './contract/health.js';
+import type { parkedEvent, skippedEvent } from './contract/health.js';
 import type { apiKey } from './contract/api-keys.js';
 import type { ApiKeyRow } from '../../projections/api-key-queries.js';
 import type { AuditRow } from '../../projections/audit-queries.js';
 import { auditData } from '../../projections/audit-redaction.js';
-import type { ParkedRow } from '../../projections/parked.js';
+import type { ParkedRow, SkippedRow } from '../../projections/parked.js';
 import type { ProjectRow } from '../../projections/project-queries.js';
 import type { DeploymentLogRow, DeploymentRow } from '../../projections/deployment-queries.js';
 import type { DomainRow, ServiceRow } from '../../projections/service-queries.js';
@@ -152,6 +152,20 @@ export function presentDeployment(row: DeploymentRow): z.infer<typeof deployment
 
 export function presentDeploymentLog(row: DeploymentLogRow): z.infer<typeof logLine> {
   return { id: row.id, deploymentId: row.deployment_id, line: row.line, stream: row.stream, createdAt: isoRequired(row.created_at) };
+}
+
+export function presentSkipped(row: SkippedRow): z.infer<typeof skippedEvent> {
+  return {
+    projector: row.projector,
+    eventId: row.event_id,
+    position: row.position,
+    streamId: row.stream_id,
+    type: row.type,
+    error: row.error,
+    skippedBy: row.skipped_by,
+    reason: row.reason,
+    skippedAt: isoRequired(row.skipped_at),
+  };
 }
 
 export function presentParked(row: ParkedRow): z.infer<typeof parkedEvent> {

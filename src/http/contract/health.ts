@@ -14,11 +14,15 @@ const check = z.object({ ok: z.boolean(), detail: z.string() });
 /** What GET /api/health answers; `src/health.ts` builds it. */
 export const healthAnswer = z
   .object({
-    ok: z.boolean().meta({ description: 'No parked event, every read model live, and the Docker engine and the proxy answer.' }),
+    ok: z.boolean().meta({ description: 'No parked event, every read model live (not paused, stale or being rebuilt), and the Docker engine and the proxy answer.' }),
     projectors: z.array(
       followerStatus.extend({
         version: z.number().int(),
-        state: z.enum(['live', 'rebuilding', 'stale']),
+        state: z.enum(['live', 'rebuilding', 'stale', 'paused']).meta({
+          description:
+            '`stale`: its version changed and its new tables are being built (its routes answer 503 until the swap); `paused`: the database failed while it applied events, it tries again by itself.',
+        }),
+        error: z.string().nullable().meta({ description: 'While `paused`: the database fault it waits out.' }),
         parked: z.number().int().meta({ description: 'Events it parked because it could not apply them.' }),
       }),
     ),
@@ -59,6 +63,20 @@ export const parkedEvent = z
   })
   .meta({ id: 'ParkedEvent' });
 
+export const skippedEvent = z
+  .object({
+    projector: z.string(),
+    eventId: z.string(),
+    position: z.string(),
+    streamId: z.string(),
+    type: z.string(),
+    error: z.string().meta({ description: 'Why the read model could not apply it.' }),
+    skippedBy: z.string().meta({ description: 'The actor (API key or `cli`) that skipped it.' }),
+    reason: z.string(),
+    skippedAt: timestamp,
+  })
+  .meta({ id: 'SkippedEvent' });
+
 export const healthApi = {
   get: endpoint({
     method: 'get',
@@ -77,7 +95,7 @@ export const healthApi = {
     summary: 'The events read models parked because they could not apply them',
     access: 'read',
     allProjects: true,
-    response: z.object({ parked: z.array(parkedEvent) }),
+    response: z.object({ parked: z.array(parkedEvent), skipped: z.array(skippedEvent) }),
   }),
   retryParked: endpoint({
     method: 'post',
@@ -85,18 +103,21 @@ export const healthApi = {
     operationId: 'retryParkedEvent',
     tag: 'Health',
     summary: 'Apply a parked event again (409 when it still cannot be applied)',
+    description:
+      'The last event of its stream is applied now (`outcome: applied`). An event whose stream has later events in that read model would land over newer data: the read model is rebuilt from the log instead (`outcome: rebuilding`), and the event stays parked until the rebuild swaps in (parked again if it still fails). 409 while another rebuild runs.',
     access: 'write',
     allProjects: true,
-    response: okBody,
+    response: z.object({ ok: z.literal(true), outcome: z.enum(['applied', 'rebuilding']) }),
   }),
   skipParked: endpoint({
     method: 'post',
     path: '/api/health/parked/:projector/:eventId/skip',
     operationId: 'skipParkedEvent',
     tag: 'Health',
-    summary: 'Drop a parked event: the read model goes on without it',
+    summary: 'Drop a parked event: the read model goes on without it (who and why are recorded, listed as `skipped`)',
     access: 'write',
     allProjects: true,
+    body: z.object({ reason: z.string().trim().min(1).max(1000) }),
     response: okBody,
   }),
 };

@@ -1,11 +1,12 @@
 import type Router from '@koa/router';
 import { z } from 'zod';
 import type { Slipway } from '../../slipway.js';
-import { principalOf, requireAllProjects, writerOf } from '../auth.js';
+import { actorOf, principalOf, requireAllProjects, writerOf } from '../auth.js';
 import { HttpError } from '../errors.js';
 import { health } from '../../health.js';
-import { listParked } from '../../../projections/parked.js';
-import { presentParked } from '../presenters.js';
+import { listParked, listSkipped } from '../../../projections/parked.js';
+import { RebuildRunningError } from '../../../projections/runner.js';
+import { presentParked, presentSkipped } from '../presenters.js';
 import { parseInput } from '../validation.js';
 import { route } from '../contract/endpoint.js';
 import { healthApi } from '../contract/health.js';
@@ -20,25 +21,29 @@ export function healthRoutes(router: Router, app: Slipway) {
 
   route(router, healthApi.listParked, async (ctx) => {
     requireAllProjects(principalOf(ctx), 'parked events');
-    ctx.body = { parked: (await listParked(app.db)).map(presentParked) };
+    ctx.body = { parked: (await listParked(app.db)).map(presentParked), skipped: (await listSkipped(app.db)).map(presentSkipped) };
   });
 
   route(router, healthApi.retryParked, async (ctx) => {
     requireAllProjects(writerOf(ctx), 'retrying a parked event');
     const { projector, eventId } = parseInput(parkedParams, ctx.params);
+    let outcome: Awaited<ReturnType<typeof app.runner.retryParked>>;
     try {
-      if ((await app.runner.retryParked(projector, eventId)) === 'not_parked') throw new HttpError(404, 'not_found', 'parked event not found');
+      outcome = await app.runner.retryParked(projector, eventId);
     } catch (error) {
-      if (error instanceof HttpError) throw error;
+      if (error instanceof RebuildRunningError) throw new HttpError(409, 'conflict', `the event's stream has later events, so the read model must be rebuilt, but ${error.message}; retry once it is done`);
       throw new HttpError(409, 'conflict', `the event still cannot be applied: ${error instanceof Error ? error.message : String(error)}`);
     }
-    ctx.body = { ok: true };
+    if (outcome === 'not_parked') throw new HttpError(404, 'not_found', 'parked event not found');
+    ctx.body = { ok: true, outcome };
   });
 
   route(router, healthApi.skipParked, async (ctx) => {
-    requireAllProjects(writerOf(ctx), 'skipping a parked event');
+    const writer = writerOf(ctx);
+    requireAllProjects(writer, 'skipping a parked event');
     const { projector, eventId } = parseInput(parkedParams, ctx.params);
-    if (!(await app.runner.skipParked(projector, eventId))) throw new HttpError(404, 'not_found', 'parked event not found');
+    const { reason } = parseInput(healthApi.skipParked.body, ctx.request.body);
+    if (!(await app.runner.skipParked(projector, eventId, { actor: actorOf(writer), reason }))) throw new HttpError(404, 'not_found', 'parked event not found');
     ctx.body = { ok: true };
   });
 }
