@@ -40,16 +40,47 @@ export async function openPostgres(url: string, poolSize = 10): Promise<SqlClien
       }
     },
     async listen(channel, onNotify) {
-      const client = await pool.connect();
-      listeners.push(client);
-      client.on('notification', (msg) => {
-        if (msg.channel === channel) onNotify();
-      });
-      await client.query(`listen ${pg.escapeIdentifier(channel)}`);
+      let stopped = false;
+      let client: pg.PoolClient | null = null;
+      // A lost connection (a restarted server, a terminated backend) must not crash the process: listen
+      // again on a new one, then wake the listener, since notices sent meanwhile are lost.
+      const reconnect = () => {
+        if (!stopped) setTimeout(() => void connect().then(onNotify, reconnect), 1000).unref();
+      };
+      const connect = async (): Promise<void> => {
+        const next = await pool.connect();
+        next.on('notification', (msg) => {
+          if (msg.channel === channel) onNotify();
+        });
+        let lost = false;
+        next.on('error', () => {
+          if (lost) return;
+          lost = true;
+          next.release(true);
+          // Before it listens, the failed `listen` below reports the loss instead.
+          if (!listeners.includes(next)) return;
+          listeners.splice(listeners.indexOf(next), 1);
+          if (client === next) client = null;
+          reconnect();
+        });
+        try {
+          await next.query(`listen ${pg.escapeIdentifier(channel)}`);
+        } catch (error) {
+          if (!lost) next.release(true);
+          lost = true;
+          throw error;
+        }
+        listeners.push(next);
+        client = next;
+      };
+      await connect();
       return async () => {
-        await client.query(`unlisten ${pg.escapeIdentifier(channel)}`).catch(() => undefined);
-        listeners.splice(listeners.indexOf(client), 1);
-        client.release();
+        stopped = true;
+        const current = client;
+        if (!current) return;
+        await current.query(`unlisten ${pg.escapeIdentifier(channel)}`).catch(() => undefined);
+        listeners.splice(listeners.indexOf(current), 1);
+        current.release();
       };
     },
     async close() {
