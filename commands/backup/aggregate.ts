@@ -9,6 +9,8 @@ export type BackupStatus = 'none' | 'requested' | 'running' | 'succeeded' | 'fai
 export interface BackupState {
   status: BackupStatus;
   deleted: boolean;
+  /** A deleted backup's file and object are gone (BackupFilesRemoved). */
+  filesRemoved: boolean;
   requested: Extract<BackupEvent, { type: 'BackupRequested' }>['data'] | null;
   checksum: string | null;
   sizeBytes: number | null;
@@ -16,7 +18,7 @@ export interface BackupState {
 
 export const backup: Aggregate<BackupState, BackupEvent> = {
   category: 'backup',
-  initial: { status: 'none', deleted: false, requested: null, checksum: null, sizeBytes: null },
+  initial: { status: 'none', deleted: false, filesRemoved: false, requested: null, checksum: null, sizeBytes: null },
   evolve(state, event) {
     switch (event.type) {
       case 'BackupRequested':
@@ -29,6 +31,8 @@ export const backup: Aggregate<BackupState, BackupEvent> = {
         return { ...state, status: 'failed' };
       case 'BackupDeleted':
         return { ...state, deleted: true };
+      case 'BackupFilesRemoved':
+        return { ...state, filesRemoved: true };
       default:
         return state;
     }
@@ -80,3 +84,7 @@ export function decideDelete(state: BackupState, reason: 'request' | 'retention'
   if (unfinished(state)) throw conflict('the backup is still running');
   return [{ type: 'BackupDeleted', data: { reason } }];
 }
+
+/** Recorded once, after the removal of a deleted backup's copies has succeeded. */
+export const decideFilesRemoved = (state: BackupState): BackupEvent[] =>
+  state.deleted && !state.filesRemoved ? [{ type: 'BackupFilesRemoved', data: {} }] : [];

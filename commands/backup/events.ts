@@ -32,7 +32,13 @@ export const backupEvents = {
   BackupFailed: z.object({ error: z.string() }),
   BackupRestored: z.object({ serviceId: z.string(), projectId: z.string() }),
   BackupRestoreFailed: z.object({ serviceId: z.string(), projectId: z.string(), error: z.string() }),
+  /**
+   * Deleted for its users: no longer listed, downloaded or restored. Its file and object are removed after
+   * this is recorded, so a removal cut short (a crash, unreachable storage) is finished by the runner's reconcile.
+   */
   BackupDeleted: z.object({ reason: z.enum(['request', 'retention']) }),
+  /** The deleted backup's file and object are gone: nothing of it is left to remove. */
+  BackupFilesRemoved: z.object({}),
 };
 export type BackupEvent = EventsOf<typeof backupEvents>;
 export const parseBackupEvent = eventParser(backupEvents);

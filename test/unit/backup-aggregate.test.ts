@@ -1,5 +1,5 @@
 import t from 'tap';
-import { backup, decideDelete, decideFail, decideRequest, decideRestored, decideStart, decideSucceed, type BackupState } from '../../commands/backup/aggregate.js';
+import { backup, decideDelete, decideFail, decideFilesRemoved, decideRequest, decideRestored, decideStart, decideSucceed, type BackupState } from '../../commands/backup/aggregate.js';
 import type { BackupEvent } from '../../commands/backup/events.js';
 import { DomainError } from '../../commands/shared/domain-error.js';
 
@@ -42,4 +42,11 @@ t.test('delete: not while running, and a second delete is not found', async (t) 
   t.same(decideDelete(given(...succeeded), 'request'), [{ type: 'BackupDeleted', data: { reason: 'request' } }]);
   t.equal(code(() => decideDelete(deleted, 'request')), 'not_found');
   t.equal(code(() => decideRestored(deleted, { serviceId: 's', projectId: 'p', engine: 'postgres' })), 'not_found');
+});
+
+t.test('a deletion is recorded before its copies are removed, and their removal once', async (t) => {
+  t.same(decideFilesRemoved(given(...succeeded)), [], 'nothing to record for a backup that is not deleted');
+  const deleted = given(...succeeded, { type: 'BackupDeleted', data: { reason: 'retention' } });
+  t.same(decideFilesRemoved(deleted), [{ type: 'BackupFilesRemoved', data: {} }]);
+  t.same(decideFilesRemoved(backup.evolve(deleted, { type: 'BackupFilesRemoved', data: {} })), [], 'recorded once');
 });
