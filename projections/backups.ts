@@ -53,9 +53,11 @@ const settingsEvents = eachEventOf('backupsettings', parseBackupSettingsEvent, (
   });
 });
 
-// A deleted service's backups go with it (the backup runner removes their files and objects).
-const serviceDeletions = eachEventOf('service', parseServiceEvent, (event, serviceId, _at, out) => {
+// A deleted service's backups go with it: the backup runner records their deletion and removes their files and objects.
+const serviceDeletions = eachEventOf('service', parseServiceEvent, (event, serviceId, at, out) => {
   if (event.type !== 'ServiceDeleted') return;
+  out.sql(sql`insert into rm_backup_removals (id, service_id, local_path, remote_key, deleted_at)
+    select id, service_id, local_path, remote_key, ${at} from rm_backups where service_id = ${serviceId} on conflict (id) do nothing`);
   out.sql(sql`delete from rm_backups where service_id = ${serviceId}`);
   out.sql(sql`delete from rm_backup_settings where service_id = ${serviceId}`);
 });

@@ -85,6 +85,16 @@ export function decideDelete(state: BackupState, reason: 'request' | 'retention'
   return [{ type: 'BackupDeleted', data: { reason } }];
 }
 
+/**
+ * A backup goes with its deleted service: one still unfinished (its run was stopped, or lost in a crash) ends
+ * failed first. A no-op for a backup already deleted.
+ */
+export function decideDeleteWithService(state: BackupState): BackupEvent[] {
+  if (state.status === 'none' || state.deleted) return [];
+  const ended: BackupEvent[] = unfinished(state) ? [{ type: 'BackupFailed', data: { error: 'the service was deleted' } }] : [];
+  return [...ended, { type: 'BackupDeleted', data: { reason: 'service-deleted' } }];
+}
+
 /** Recorded once, after the removal of a deleted backup's copies has succeeded. */
 export const decideFilesRemoved = (state: BackupState): BackupEvent[] =>
   state.deleted && !state.filesRemoved ? [{ type: 'BackupFilesRemoved', data: {} }] : [];

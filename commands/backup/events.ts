@@ -35,8 +35,9 @@ export const backupEvents = {
   /**
    * Deleted for its users: no longer listed, downloaded or restored. Its file and object are removed after
    * this is recorded, so a removal cut short (a crash, unreachable storage) is finished by the runner's reconcile.
+   * `service-deleted`: its database service was deleted, and its backups with it.
    */
-  BackupDeleted: z.object({ reason: z.enum(['request', 'retention']) }),
+  BackupDeleted: z.object({ reason: z.enum(['request', 'retention', 'service-deleted']) }),
   /** The deleted backup's file and object are gone: nothing of it is left to remove. */
   BackupFilesRemoved: z.object({}),
 };

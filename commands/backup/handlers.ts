@@ -1,7 +1,7 @@
 import type { CommandContext } from '../shared/command-context.js';
 import { execute, loadAggregate } from '../shared/execute.js';
 import { newId } from '../shared/ids.js';
-import { backup, decideDelete, decideFilesRemoved, decideStart, decideFail, decideRequest, decideRestored, decideRestoreFailed, decideSucceed } from './aggregate.js';
+import { backup, decideDelete, decideDeleteWithService, decideFilesRemoved, decideStart, decideFail, decideRequest, decideRestored, decideRestoreFailed, decideSucceed } from './aggregate.js';
 import type { BackupEvent } from './events.js';
 
 type Requested = Extract<BackupEvent, { type: 'BackupRequested' }>['data'];
@@ -32,3 +32,6 @@ export const deleteBackup = (ctx: CommandContext, id: string, reason: 'request' 
 
 /** After the deleted backup's file and object were removed; a no-op once recorded. */
 export const recordFilesRemoved = (ctx: CommandContext, id: string) => execute(ctx, backup, id, decideFilesRemoved);
+
+/** Deletes a backup of a deleted service (see decideDeleteWithService); a no-op once it is deleted. */
+export const deleteWithService = (ctx: CommandContext, id: string) => execute(ctx, backup, id, decideDeleteWithService);

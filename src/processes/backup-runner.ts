@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { PassThrough, type Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { parseBackupEvent } from '../../commands/backup/events.js';
-import { backupSteps, loadBackup, recordFilesRemoved } from '../../commands/backup/handlers.js';
+import { backupSteps, deleteWithService, loadBackup, recordFilesRemoved } from '../../commands/backup/handlers.js';
 import type { Engine } from '../../commands/service/fields.js';
 import { parseServiceEvent } from '../../commands/service/events.js';
 import type { CommandContext } from '../../commands/shared/command-context.js';
@@ -61,10 +61,12 @@ export async function removeBackupCopies(deps: Pick<BackupDeps, 'dataDir' | 'rem
 }
 
 /**
- * The second half of a deletion (BackupDeleted is recorded first): removes the copies, then records that
- * they are gone. A failure leaves the deletion pending in `rm_backup_removals`; the runner's reconcile retries.
+ * The second half of a deletion (BackupDeleted is recorded first; for a backup of a deleted service, here):
+ * removes the copies, then records that they are gone. A failure leaves the deletion pending in
+ * `rm_backup_removals`; the runner's reconcile retries.
  */
 export async function finishBackupDeletion(deps: Pick<BackupDeps, 'cmd' | 'dataDir' | 'remoteStorage'>, removal: { id: string; local_path: string | null; remote_key: string | null }) {
+  await deleteWithService(deps.cmd, removal.id);
   await removeBackupCopies(deps, removal);
   await recordFilesRemoved(deps.cmd, removal.id);
 }
@@ -177,6 +179,8 @@ export class BackupRunner implements Reactor {
   private async finishDeletions() {
     for (const removal of await listBackupRemovals(this.deps.db)) {
       if (this.runs.stopped) return;
+      // A run of a deleted service's backup is being stopped: it cleans up after itself, then this goes on.
+      if (this.runs.has(removal.id)) continue;
       await finishBackupDeletion(this.deps, removal).catch((error: unknown) =>
         this.log.warn('could not remove the copies of a deleted backup; retried at the next reconcile', { backup: removal.id, error: message(error) }),
       );

@@ -79,4 +79,20 @@ t.test('a deleted backup’s file and object are removed even when the removal f
     t.equal(types.at(-1), 'BackupFilesRemoved', 'and that is on record');
     t.equal((await s.call('GET', `/api/services/${pg.id}/database/backups/${backup.id}/download`)).status, 404);
   });
+
+  t.test('a deleted database service takes its backups’ files and objects with it', async (t) => {
+    const doomed = await createService(s, project.id, { name: 'doomed', repoFullName: 'database:postgres', repoUrl: 'database', branch: 'main', internalPort: 1, databasePublicEnabled: false, env: [] });
+    t.equal(outcome((await deploy(s, doomed.id)).done), 'succeeded');
+    const backup = await succeededBackup(s, doomed.id);
+    t.equal((await s.call('DELETE', `/api/services/${doomed.id}`)).status, 200);
+    const keys = await eventually(() => s3.objectKeys(), (list) => !list.includes(objectOf(backup)), 20_000);
+    t.notOk(keys.includes(objectOf(backup)), 'its object was removed');
+    t.notOk(existsSync(join(dataDir, backup.localPath)), 'and its file');
+    const history = await eventually(
+      async () => (await s.app.store.readStream(`backup-${backup.id}`)).map((e) => ({ type: e.type, data: e.data })),
+      (list) => list.some((e) => e.type === 'BackupFilesRemoved'),
+      10_000,
+    );
+    t.same(history.slice(-2), [{ type: 'BackupDeleted', data: { reason: 'service-deleted' } }, { type: 'BackupFilesRemoved', data: {} }], 'both on record');
+  });
 });

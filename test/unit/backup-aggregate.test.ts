@@ -1,5 +1,5 @@
 import t from 'tap';
-import { backup, decideDelete, decideFail, decideFilesRemoved, decideRequest, decideRestored, decideStart, decideSucceed, type BackupState } from '../../commands/backup/aggregate.js';
+import { backup, decideDelete, decideDeleteWithService, decideFail, decideFilesRemoved, decideRequest, decideRestored, decideStart, decideSucceed, type BackupState } from '../../commands/backup/aggregate.js';
 import type { BackupEvent } from '../../commands/backup/events.js';
 import { DomainError } from '../../commands/shared/domain-error.js';
 
@@ -49,4 +49,15 @@ t.test('a deletion is recorded before its copies are removed, and their removal 
   const deleted = given(...succeeded, { type: 'BackupDeleted', data: { reason: 'retention' } });
   t.same(decideFilesRemoved(deleted), [{ type: 'BackupFilesRemoved', data: {} }]);
   t.same(decideFilesRemoved(backup.evolve(deleted, { type: 'BackupFilesRemoved', data: {} })), [], 'recorded once');
+});
+
+t.test('a deleted service takes its backups: an unfinished one ends failed first; a deleted one stays as it is', async (t) => {
+  const gone = { type: 'BackupDeleted', data: { reason: 'service-deleted' } } as const;
+  t.same(decideDeleteWithService(given(...succeeded)), [gone]);
+  t.same(decideDeleteWithService(given({ type: 'BackupRequested', data: requested }, { type: 'BackupStarted', data: {} })), [
+    { type: 'BackupFailed', data: { error: 'the service was deleted' } },
+    gone,
+  ]);
+  t.same(decideDeleteWithService(given(...succeeded, { type: 'BackupDeleted', data: { reason: 'request' } })), [], 'already deleted');
+  t.same(decideDeleteWithService(given()), [], 'no such backup');
 });
