@@ -174,10 +174,7 @@ export class ProcessManagers {
     this.pending = true;
     this.pumping = this.pumping.then(async () => {
       this.pending = false;
-      await this.pump().then(
-        () => (this.readFault = null),
-        (error: unknown) => this.readFailed(error),
-      );
+      await this.pump().catch((error: unknown) => this.readFailed(error));
     });
   }
 
