@@ -67,3 +67,18 @@ export async function listScheduledBackupSettings(db: SqlExecutor): Promise<Back
   const { rows } = await db.query<BackupSettingsRow>('select * from rm_backup_settings where automatic_enabled order by service_id');
   return rows;
 }
+
+/** A deleted backup whose file and object have not been recorded as removed. */
+export interface BackupRemovalRow {
+  id: string;
+  service_id: string;
+  local_path: string | null;
+  remote_key: string | null;
+  deleted_at: Date | string;
+}
+
+/** Deleted backups whose copies are still to be removed, oldest deletion first. */
+export async function listBackupRemovals(db: SqlExecutor): Promise<BackupRemovalRow[]> {
+  const { rows } = await db.query<BackupRemovalRow>('select * from rm_backup_removals order by deleted_at, id');
+  return rows;
+}

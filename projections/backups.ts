@@ -31,7 +31,12 @@ const backupEvents = eachEventOf('backup', parseBackupEvent, (event, id, at, out
     case 'BackupRestored':
       return set(sql`last_restored_at = ${at}`);
     case 'BackupDeleted':
+      // Gone for its users at once; listed for the backup runner until its copies are removed.
+      out.sql(sql`insert into rm_backup_removals (id, service_id, local_path, remote_key, deleted_at)
+        select id, service_id, local_path, remote_key, ${at} from rm_backups where id = ${id} on conflict (id) do nothing`);
       return out.sql(sql`delete from rm_backups where id = ${id}`);
+    case 'BackupFilesRemoved':
+      return out.sql(sql`delete from rm_backup_removals where id = ${id}`);
   }
 });
 
@@ -48,17 +53,19 @@ const settingsEvents = eachEventOf('backupsettings', parseBackupSettingsEvent, (
   });
 });
 
-// A deleted service's backups go with it (the backup runner removes their files and objects).
-const serviceDeletions = eachEventOf('service', parseServiceEvent, (event, serviceId, _at, out) => {
+// A deleted service's backups go with it: the backup runner records their deletion and removes their files and objects.
+const serviceDeletions = eachEventOf('service', parseServiceEvent, (event, serviceId, at, out) => {
   if (event.type !== 'ServiceDeleted') return;
+  out.sql(sql`insert into rm_backup_removals (id, service_id, local_path, remote_key, deleted_at)
+    select id, service_id, local_path, remote_key, ${at} from rm_backups where service_id = ${serviceId} on conflict (id) do nothing`);
   out.sql(sql`delete from rm_backups where service_id = ${serviceId}`);
   out.sql(sql`delete from rm_backup_settings where service_id = ${serviceId}`);
 });
 
 export const backupsProjector: Projector = {
   name: 'backups',
-  version: 1,
-  tables: ['rm_backups', 'rm_backup_settings'],
+  version: 2,
+  tables: ['rm_backups', 'rm_backup_settings', 'rm_backup_removals'],
   ddl: `
 create table if not exists rm_backups (
   id text primary key,
@@ -92,6 +99,13 @@ create table if not exists rm_backup_settings (
   monthly_enabled boolean not null,
   created_at timestamptz not null,
   updated_at timestamptz not null
+);
+create table if not exists rm_backup_removals (
+  id text primary key,
+  service_id text not null,
+  local_path text,
+  remote_key text,
+  deleted_at timestamptz not null
 );`,
   indexes: `
 create index if not exists rm_backups_service on rm_backups (service_id, created_at desc);

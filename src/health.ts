@@ -52,7 +52,14 @@ export async function health(app: Slipway): Promise<Health> {
       parked: parked.get(p.name) ?? 0,
     };
   });
-  const processManagers = managers.map(({ name, position }) => ({ name, position, ...lag(position) }));
+  const processManagers = managers.map(({ name, position, state, error, pausedSince }) => ({
+    name,
+    position,
+    ...lag(position),
+    state,
+    error,
+    pausedSince: pausedSince?.toISOString() ?? null,
+  }));
   const docker = await app.runtime.ping().then(
     () => ({ ok: true, detail: 'the Docker engine answers' }),
     (error: unknown) => ({ ok: false, detail: String(error instanceof Error ? error.message : error) }),
@@ -60,7 +67,7 @@ export async function health(app: Slipway): Promise<Health> {
   const proxy = await app.proxy.health();
   const parkedTotal = [...parked.values()].reduce((a, b) => a + b, 0);
   return {
-    ok: parkedTotal === 0 && projectors.every((p) => p.state === 'live') && docker.ok && proxy.ok,
+    ok: parkedTotal === 0 && projectors.every((p) => p.state === 'live') && processManagers.every((m) => m.state === 'running') && docker.ok && proxy.ok,
     projectors,
     processManagers,
     parked: parkedTotal,

@@ -9,6 +9,8 @@ export type BackupStatus = 'none' | 'requested' | 'running' | 'succeeded' | 'fai
 export interface BackupState {
   status: BackupStatus;
   deleted: boolean;
+  /** A deleted backup's file and object are gone (BackupFilesRemoved). */
+  filesRemoved: boolean;
   requested: Extract<BackupEvent, { type: 'BackupRequested' }>['data'] | null;
   checksum: string | null;
   sizeBytes: number | null;
@@ -20,7 +22,7 @@ export interface BackupState {
 
 export const backup: Aggregate<BackupState, BackupEvent> = {
   category: 'backup',
-  initial: { status: 'none', deleted: false, requested: null, checksum: null, sizeBytes: null, restoringInto: null, lastRestore: null },
+  initial: { status: 'none', deleted: false, filesRemoved: false, requested: null, checksum: null, sizeBytes: null, restoringInto: null, lastRestore: null },
   evolve(state, event) {
     switch (event.type) {
       case 'BackupRequested':
@@ -39,6 +41,8 @@ export const backup: Aggregate<BackupState, BackupEvent> = {
         return { ...state, restoringInto: null, lastRestore: { serviceId: event.data.serviceId, error: event.data.error } };
       case 'BackupDeleted':
         return { ...state, deleted: true };
+      case 'BackupFilesRemoved':
+        return { ...state, filesRemoved: true };
       default:
         return state;
     }
@@ -96,5 +100,20 @@ export function decideRestoreFailed(state: BackupState, into: { serviceId: strin
 export function decideDelete(state: BackupState, reason: 'request' | 'retention'): BackupEvent[] {
   existing(state);
   if (unfinished(state)) throw conflict('the backup is still running');
+  if (state.restoringInto) throw conflict('the backup is being restored; delete it once the restore has ended');
   return [{ type: 'BackupDeleted', data: { reason } }];
 }
+
+/**
+ * A backup goes with its deleted service: one still unfinished (its run was stopped, or lost in a crash) ends
+ * failed first. A no-op for a backup already deleted.
+ */
+export function decideDeleteWithService(state: BackupState): BackupEvent[] {
+  if (state.status === 'none' || state.deleted) return [];
+  const ended: BackupEvent[] = unfinished(state) ? [{ type: 'BackupFailed', data: { error: 'the service was deleted' } }] : [];
+  return [...ended, { type: 'BackupDeleted', data: { reason: 'service-deleted' } }];
+}
+
+/** Recorded once, after the removal of a deleted backup's copies has succeeded. */
+export const decideFilesRemoved = (state: BackupState): BackupEvent[] =>
+  state.deleted && !state.filesRemoved ? [{ type: 'BackupFilesRemoved', data: {} }] : [];

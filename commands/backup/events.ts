@@ -34,7 +34,14 @@ export const backupEvents = {
   BackupRestoreStarted: z.object({ serviceId: z.string(), projectId: z.string() }),
   BackupRestored: z.object({ serviceId: z.string(), projectId: z.string() }),
   BackupRestoreFailed: z.object({ serviceId: z.string(), projectId: z.string(), error: z.string() }),
-  BackupDeleted: z.object({ reason: z.enum(['request', 'retention']) }),
+  /**
+   * Deleted for its users: no longer listed, downloaded or restored. Its file and object are removed after
+   * this is recorded, so a removal cut short (a crash, unreachable storage) is finished by the runner's reconcile.
+   * `service-deleted`: its database service was deleted, and its backups with it.
+   */
+  BackupDeleted: z.object({ reason: z.enum(['request', 'retention', 'service-deleted']) }),
+  /** The deleted backup's file and object are gone: nothing of it is left to remove. */
+  BackupFilesRemoved: z.object({}),
 };
 export type BackupEvent = EventsOf<typeof backupEvents>;
 export const parseBackupEvent = eventParser(backupEvents);

@@ -7,6 +7,8 @@ import { newId } from '../shared/ids.js';
 import {
   backup,
   decideDelete,
+  decideDeleteWithService,
+  decideFilesRemoved,
   decideStart,
   decideFail,
   decideRequest,
@@ -81,3 +83,9 @@ export async function endRestore(ctx: CommandContext, id: string, into: RestoreI
 
 export const deleteBackup = (ctx: CommandContext, id: string, reason: 'request' | 'retention' = 'request') =>
   execute(ctx, backup, id, (s) => decideDelete(s, reason));
+
+/** After the deleted backup's file and object were removed; a no-op once recorded. */
+export const recordFilesRemoved = (ctx: CommandContext, id: string) => execute(ctx, backup, id, decideFilesRemoved);
+
+/** Deletes a backup of a deleted service (see decideDeleteWithService); a no-op once it is deleted. */
+export const deleteWithService = (ctx: CommandContext, id: string) => execute(ctx, backup, id, decideDeleteWithService);

@@ -1494,7 +1494,7 @@ export interface components {
             };
         };
         Health: {
-            /** @description No parked event, every read model live (not paused, stale or being rebuilt), and the Docker engine and the proxy answer. */
+            /** @description No parked event, every read model live (not paused, stale or being rebuilt), no process manager paused, and the Docker engine and the proxy answer. */
             ok: boolean;
             projectors: {
                 name: string;
@@ -1521,6 +1521,14 @@ export interface components {
                 behindAtLeast: boolean;
                 /** @description Its checkpoint in the event log (opaque); null before it has applied anything. */
                 position: string | null;
+                /**
+                 * @description `paused` while a database fault holds it back: its events wait, none is parked for it.
+                 * @enum {string}
+                 */
+                state: "running" | "paused";
+                /** @description The database fault it is paused on; null while running. */
+                error: string | null;
+                pausedSince: string | null;
             }[];
             parked: number;
             /** @description The progress of the rebuild of the read models under way; null when none is running. */

@@ -3,11 +3,11 @@ import { dirname, join } from 'node:path';
 import { PassThrough, type Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { parseBackupEvent } from '../../commands/backup/events.js';
-import { backupSteps, loadBackup } from '../../commands/backup/handlers.js';
+import { backupSteps, deleteWithService, loadBackup, recordFilesRemoved } from '../../commands/backup/handlers.js';
 import type { Engine } from '../../commands/service/fields.js';
 import { parseServiceEvent } from '../../commands/service/events.js';
 import type { CommandContext } from '../../commands/shared/command-context.js';
-import { listRunningBackups, type BackupRow } from '../../projections/backup-queries.js';
+import { listBackupRemovals, listRunningBackups, type BackupRow } from '../../projections/backup-queries.js';
 import { findService } from '../../projections/service-queries.js';
 import { aggregateIdOf } from '../../projections/stream-id.js';
 import type { SqlExecutor } from '../db/sql-client.js';
@@ -47,17 +47,29 @@ export async function backupTargetOf(deps: Pick<BackupDeps, 'db' | 'keyring'>, s
   return { container: row.current_container, engine: row.database_engine as Engine, env: await resolvedVariablesOf(deps.db, deps.keyring, row) };
 }
 
-/** Removes a backup's file and object; what is already gone is fine. */
+/** Removes a backup's file and object; what is already gone is fine. An object it cannot reach is an error. */
 export async function removeBackupCopies(deps: Pick<BackupDeps, 'dataDir' | 'remoteStorage'>, backup: { local_path: string | null; remote_key: string | null }) {
   if (backup.local_path) await rm(join(deps.dataDir, backup.local_path), { force: true });
   if (backup.remote_key) {
     const storage = await deps.remoteStorage();
+    if (!storage) throw new Error('remote storage is not connected, so the object cannot be removed');
     try {
-      await storage?.remove(backup.remote_key);
+      await storage.remove(backup.remote_key);
     } finally {
-      storage?.close();
+      storage.close();
     }
   }
+}
+
+/**
+ * The second half of a deletion (BackupDeleted is recorded first; for a backup of a deleted service, here):
+ * removes the copies, then records that they are gone. A failure leaves the deletion pending in
+ * `rm_backup_removals`; the runner's reconcile retries.
+ */
+export async function finishBackupDeletion(deps: Pick<BackupDeps, 'cmd' | 'dataDir' | 'remoteStorage'>, removal: { id: string; local_path: string | null; remote_key: string | null }) {
+  await deleteWithService(deps.cmd, removal.id);
+  await removeBackupCopies(deps, removal);
+  await recordFilesRemoved(deps.cmd, removal.id);
 }
 
 /**
@@ -136,7 +148,7 @@ export class BackupRunner implements Reactor {
 
   constructor(
     private readonly deps: BackupDeps,
-    log: Logger,
+    private readonly log: Logger,
   ) {
     this.runs = new RunSet((id, error) => log.error('backup run failed', { backup: id, error: message(error) }));
   }
@@ -161,6 +173,19 @@ export class BackupRunner implements Reactor {
       if (this.runs.has(row.id)) continue;
       if (row.run_started) await this.interrupted(row);
       else this.launch(row.id, row.service_id);
+    }
+    await this.finishDeletions();
+  }
+
+  /** Deletions whose file or object removal did not complete (a failure, a crash in between) are finished. */
+  private async finishDeletions() {
+    for (const removal of await listBackupRemovals(this.deps.db)) {
+      if (this.runs.stopped) return;
+      // A run of a deleted service's backup is being stopped: it cleans up after itself, then this goes on.
+      if (this.runs.has(removal.id)) continue;
+      await finishBackupDeletion(this.deps, removal).catch((error: unknown) =>
+        this.log.warn('could not remove the copies of a deleted backup; retried at the next reconcile', { backup: removal.id, error: message(error) }),
+      );
     }
   }
 

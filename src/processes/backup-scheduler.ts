@@ -7,7 +7,7 @@ import { findBackup, listScheduledBackupSettings, listScheduledBackupsOf } from 
 import { findService } from '../../projections/service-queries.js';
 import type { Logger } from '../logger.js';
 import { backupPathOf } from './backup-files.js';
-import { removeBackupCopies, type BackupDeps } from './backup-runner.js';
+import { finishBackupDeletion, type BackupDeps } from './backup-runner.js';
 import type { Reactor } from './reactor.js';
 
 export interface SchedulerOptions {
@@ -95,7 +95,9 @@ export class BackupScheduler implements Reactor {
       await deleteBackup(this.deps.cmd, b.id, 'retention').catch((error: unknown) => {
         if (!(error instanceof DomainError && error.code === 'not_found')) throw error;
       });
-      await removeBackupCopies(this.deps, b);
+      await finishBackupDeletion(this.deps, b).catch((error: unknown) =>
+        this.log.warn('could not remove the copies of a deleted backup yet', { backup: b.id, error: String(error) }),
+      );
     }
   }
 }

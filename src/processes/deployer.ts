@@ -3,7 +3,8 @@ import { parseDeploymentEvent } from '../../commands/deployment/events.js';
 import { deploymentSteps } from '../../commands/deployment/handlers.js';
 import { parseServiceEvent } from '../../commands/service/events.js';
 import { causedBy, type CommandContext } from '../../commands/shared/command-context.js';
-import { NO_RELEASE } from '../../commands/service/aggregate.js';
+import { loadAggregate } from '../../commands/shared/execute.js';
+import { NO_RELEASE, service as serviceAggregate } from '../../commands/service/aggregate.js';
 import { releaseService } from '../../commands/service/handlers.js';
 import { everDeployed, listDeploymentLogs, listUnfinishedDeployments, type DeploymentRow } from '../../projections/deployment-queries.js';
 import { aggregateIdOf } from '../../projections/stream-id.js';
@@ -198,34 +199,36 @@ export class Deployer implements Reactor {
   }
 
   /**
-   * Ends a `running` deployment that no run in this process drives: complete if it had switched its route,
-   * otherwise failed with `reason`, removing what it created when the engine can be reached.
+   * Ends a `running` deployment that no run in this process drives: complete if its service's release is
+   * this deployment, otherwise failed with `reason`. Both are decided on the aggregates, never on read models
+   * that may lag behind them; what it created is removed (when the engine can be reached) only once this call
+   * has recorded the failure, so a deployment that in fact went live or ended meanwhile keeps its containers.
    */
   private async closeOrphan(d: DeploymentRow, why: { failed: string; complete: string }, removeLeftovers = true) {
     const { db, runtime } = this.deps;
     const cmd = await this.contextOf(d.id);
-    const service = await findService(db, d.service_id);
+    if ((await loadAggregate(cmd, deployment, d.id)).state.status !== 'running') return;
+    const release = (await loadAggregate(cmd, serviceAggregate, d.service_id)).state.release;
     const last = (await listDeploymentLogs(db, d.id)).at(-1)?.id ?? 0;
     const log = this.logOf(cmd, d.id, last + 1);
-    if (service?.current_deployment_id === d.id) {
-      if (service.current_container) await runtime.keepRunning(service.current_container).catch(() => undefined);
+    if (release?.deploymentId === d.id) {
+      if (release.containerName) await runtime.keepRunning(release.containerName).catch(() => undefined);
       log.system(why.complete);
       await log.flush();
       await deploymentSteps.succeed(cmd, d.id);
       return;
     }
-    if (removeLeftovers) {
-      try {
-        for (const c of await runtime.list({ [LABEL.deployment]: d.id })) await runtime.remove(c.name, 1);
-        for (const image of await runtime.listImages({ [LABEL.deployment]: d.id })) for (const tag of image.tags) await runtime.removeImage(tag);
-      } catch (error) {
-        // Ending the deployment matters more; the start-up sweep removes what is left.
-        this.logger.warn('could not remove what an ended deployment left', { deployment: d.id, error: String(error) });
-      }
-    }
     log.system(why.failed);
     await log.flush();
-    await deploymentSteps.fail(cmd, d.id, why.failed);
+    const ended = await deploymentSteps.fail(cmd, d.id, why.failed);
+    if (ended.events.length === 0 || !removeLeftovers) return;
+    try {
+      for (const c of await runtime.list({ [LABEL.deployment]: d.id })) await runtime.remove(c.name, 1);
+      for (const image of await runtime.listImages({ [LABEL.deployment]: d.id })) for (const tag of image.tags) await runtime.removeImage(tag);
+    } catch (error) {
+      // The deployment is ended either way; the start-up sweep removes what is left.
+      this.logger.warn('could not remove what an ended deployment left', { deployment: d.id, error: String(error) });
+    }
   }
 
   private async sweep() {

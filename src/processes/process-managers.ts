@@ -1,5 +1,8 @@
+import { reasonText } from '../../commands/shared/printable.js';
 import type { ProjectionRunner } from '../../projections/runner.js';
 import { parkStatement } from '../../projections/parked.js';
+import { isDatabaseFault } from '../db/database-faults.js';
+import { ReadModelRebuildingError } from '../../projections/read-model-errors.js';
 import type { SqlClient, SqlValue } from '../db/sql-client.js';
 import type { EventStore, RecordedEvent } from '../eventstore/port.js';
 import { earliest } from '../eventstore/position.js';
@@ -23,8 +26,11 @@ const MAX_BACKOFF_MS = 30_000;
  * After this many failed tries of a batch, it goes event by event and an event that still fails is parked
  * (in `proj_parked`, as `process-manager:<name>`), so one poison event cannot stop a process manager for
  * good. Safe because each one's reconcile repairs from state whatever a skipped event would have done.
+ * Only failures on a healthy database count: a database fault pauses the reactor instead (see `paused`).
  */
 const PARK_AFTER = 5;
+/** A reactor paused by a database fault tries again with growing pauses up to this, so it resumes soon after. */
+const MAX_PAUSE_BACKOFF_MS = 5_000;
 /**
  * While the store sleeps (pglite-sleep.ts) nothing has been written, so a reconcile has only what Docker and
  * time bring: it runs this often, and when a reactor says time has made work due (a backup schedule).
@@ -36,6 +42,24 @@ interface Follower {
   position: string | null;
   failures: number;
   retryAt: number;
+  /** Set while a database fault holds it back: the events wait, none is blamed (parked) for it. */
+  paused: Pause | null;
+}
+
+interface Pause {
+  error: string;
+  since: Date;
+  tries: number;
+}
+
+/** A process manager as health shows it. */
+export interface ProcessManagerStatus {
+  name: string;
+  position: string | null;
+  state: 'running' | 'paused';
+  /** The database fault it is paused on, and since when. */
+  error: string | null;
+  pausedSince: Date | null;
 }
 
 export interface ProcessManagerOptions {
@@ -60,6 +84,8 @@ export class ProcessManagers {
   private reconciledAt = 0;
   private recent: { after: string | null; batch: readonly RecordedEvent[] }[] = [];
   private unsaved = new Set<Follower>();
+  /** A database fault met while reading the log for them: every reactor waits for it to pass. */
+  private readFault: Pause | null = null;
   private saving: Promise<void> = Promise.resolve();
   private saveTimer: NodeJS.Timeout | null = null;
 
@@ -80,7 +106,7 @@ export class ProcessManagers {
     const head = this.runner.position;
     for (const reactor of this.reactors) {
       const position = stored.has(reactor.name) ? stored.get(reactor.name) || null : head;
-      const follower = { reactor, position, failures: 0, retryAt: 0 };
+      const follower: Follower = { reactor, position, failures: 0, retryAt: 0, paused: null };
       this.followers.push(follower);
       if (!stored.has(reactor.name)) this.unsaved.add(follower);
     }
@@ -110,9 +136,12 @@ export class ProcessManagers {
     await this.save();
   }
 
-  /** Every process manager's checkpoint, for health. */
-  async checkpoints(): Promise<{ name: string; position: string | null }[]> {
-    return this.followers.map((f) => ({ name: f.reactor.name, position: f.position }));
+  /** Every process manager's checkpoint and whether a database fault pauses it, for health. */
+  async checkpoints(): Promise<ProcessManagerStatus[]> {
+    return this.followers.map((f) => {
+      const pause = f.paused ?? this.readFault;
+      return { name: f.reactor.name, position: f.position, state: pause ? 'paused' : 'running', error: pause?.error ?? null, pausedSince: pause?.since ?? null };
+    });
   }
 
   /** Resolves once every reactor has handled the log up to `position` (tests, and callers that must know). */
@@ -146,8 +175,16 @@ export class ProcessManagers {
     this.pending = true;
     this.pumping = this.pumping.then(async () => {
       this.pending = false;
-      await this.pump().catch((error: unknown) => this.log.warn('process managers could not read the log', { error: String(error) }));
+      await this.pump().catch((error: unknown) => this.readFailed(error));
     });
+  }
+
+  /** A read of the log that met a database fault pauses them all until a read succeeds. */
+  private readFailed(error: unknown) {
+    this.log.warn('process managers could not read the log', { error: String(error) });
+    if (!isDatabaseFault(error)) return;
+    this.readFault = nextPause(this.readFault, error);
+    setTimeout(() => this.wake(), pauseDelay(this.readFault.tries)).unref();
   }
 
   private async pump() {
@@ -159,6 +196,7 @@ export class ProcessManagers {
       const from = earliest(ready.map((f) => f.position));
       // The log is the source; a batch the runner has just applied, starting exactly there, is the same events.
       const read = this.recent.find((r) => r.after === from)?.batch ?? (await this.store.readAll({ after: from, maxCount: BATCH }));
+      this.readFault = null;
       const batch = read.filter((e) => e.position <= horizon!);
       if (batch.length === 0) return;
       // Each at its own pace: a slow proxy reload does not hold back an abort.
@@ -177,8 +215,9 @@ export class ProcessManagers {
     try {
       await follower.reactor.handle(events);
       follower.failures = 0;
-      follower.retryAt = 0;
+      this.running(follower);
     } catch (error) {
+      if (await this.databaseAtFault(error)) return this.pause(follower, error);
       follower.failures++;
       follower.retryAt = Date.now() + Math.min(MAX_BACKOFF_MS, 250 * 2 ** follower.failures);
       this.log.warn('process manager failed a batch; it is retried', { name: follower.reactor.name, failures: follower.failures, error: String(error) });
@@ -193,14 +232,47 @@ export class ProcessManagers {
       try {
         await follower.reactor.handle([event]);
       } catch (error) {
+        if (await this.databaseAtFault(error)) return this.pause(follower, error);
         const projector = `process-manager:${follower.reactor.name}`;
         const park = parkStatement({ projector, event, error: String(error), attempts: follower.failures });
-        await this.db.query(park.text, park.params as SqlValue[]);
+        try {
+          await this.db.query(park.text, park.params as SqlValue[]);
+        } catch (parkError) {
+          // Not parked, so not passed: the event is tried again once the database answers.
+          return this.pause(follower, parkError);
+        }
         this.log.error('a process manager parked an event it cannot handle', { name: follower.reactor.name, event: event.id, type: event.type, error: String(error) });
       }
       this.moved(follower, event.position);
+      this.running(follower);
     }
     follower.failures = 0;
+  }
+
+  /**
+   * Whether a failure is the database's rather than the event's: a database or connection fault, or any
+   * error at a moment the database does not answer a trivial statement, or a read model it reads being
+   * rebuilt after an upgrade (it answers again at the swap). Checked before an event is blamed.
+   */
+  private async databaseAtFault(error: unknown): Promise<boolean> {
+    if (isDatabaseFault(error) || error instanceof ReadModelRebuildingError) return true;
+    return this.db.query('select 1').then(
+      () => false,
+      () => true,
+    );
+  }
+
+  /** Holds the reactor back without counting a try toward parking; it tries again with backoff. */
+  private pause(follower: Follower, error: unknown) {
+    if (!follower.paused) this.log.warn('a database fault pauses a process manager; it resumes when the database answers', { name: follower.reactor.name, error: String(error) });
+    follower.paused = nextPause(follower.paused, error);
+    follower.retryAt = Date.now() + pauseDelay(follower.paused.tries);
+    setTimeout(() => this.wake(), follower.retryAt - Date.now()).unref();
+  }
+
+  private running(follower: Follower) {
+    if (follower.paused) this.log.info('a process manager resumed after a database fault', { name: follower.reactor.name });
+    follower.paused = null;
     follower.retryAt = 0;
   }
 
@@ -228,3 +300,9 @@ export class ProcessManagers {
     return this.saving;
   }
 }
+
+function nextPause(previous: Pause | null, error: unknown): Pause {
+  return { error: reasonText(String(error)), since: previous?.since ?? new Date(), tries: (previous?.tries ?? 0) + 1 };
+}
+
+const pauseDelay = (tries: number) => Math.min(MAX_PAUSE_BACKOFF_MS, 250 * 2 ** tries);

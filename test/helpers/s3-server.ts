@@ -2,6 +2,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { freePort } from './net.js';
 
@@ -13,6 +14,10 @@ export interface S3Server {
   secretAccessKey: string;
   /** Every request as "METHOD /path?query", to see how an upload was sent. */
   requests: string[];
+  /** Unreachable: every connection, open or new, is dropped at once (as by a network outage) until set back. */
+  setReachable(reachable: boolean): void;
+  /** The keys of every object in the bucket, through the S3 API. */
+  objectKeys(): Promise<string[]>;
   stop(): Promise<void>;
 }
 
@@ -78,6 +83,10 @@ export async function startS3Server(): Promise<S3Server> {
       (error: unknown) => res.writeHead(500).end(String(error)),
     );
   });
+  let reachable = true;
+  server.on('connection', (socket) => {
+    if (!reachable) socket.destroy();
+  });
   const port = await freePort();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -90,6 +99,24 @@ export async function startS3Server(): Promise<S3Server> {
     accessKeyId: ACCESS_KEY_ID,
     secretAccessKey: SECRET_ACCESS_KEY,
     requests,
+    setReachable(value) {
+      reachable = value;
+      if (!value) server.closeAllConnections();
+    },
+    async objectKeys() {
+      const client = new S3Client({
+        endpoint: `http://127.0.0.1:${port}`,
+        region: 'us-east-1',
+        forcePathStyle: true,
+        credentials: { accessKeyId: ACCESS_KEY_ID, secretAccessKey: SECRET_ACCESS_KEY },
+      });
+      try {
+        const listed = await client.send(new ListObjectsV2Command({ Bucket: BUCKET }));
+        return (listed.Contents ?? []).map((o) => o.Key ?? '');
+      } finally {
+        client.destroy();
+      }
+    },
     async stop() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -2,7 +2,9 @@ import t from 'tap';
 import {
   backup,
   decideDelete,
+  decideDeleteWithService,
   decideFail,
+  decideFilesRemoved,
   decideRequest,
   decideRestoreFailed,
   decideRestoreStart,
@@ -47,6 +49,7 @@ t.test('restore: only a succeeded backup, only into the same engine, one at a ti
   t.equal(code(() => decideRestoreStart(given({ type: 'BackupRequested', data: requested }), into)), 'conflict');
   t.equal(code(() => decideRestoreStart(given(), into)), 'not_found');
   t.equal(code(() => decideRestoreStart(given(...succeeded, started), into)), 'conflict', 'not while it is being restored');
+  t.equal(code(() => decideDelete(given(...succeeded, started), 'retention')), 'conflict', 'nor deleted while it is being restored');
 
   t.same(decideRestored(given(...succeeded, started), into), [{ type: 'BackupRestored', data: { serviceId: 's2', projectId: 'p' } }]);
   t.same(decideRestoreFailed(given(...succeeded, started), into, 'no'), [{ type: 'BackupRestoreFailed', data: { serviceId: 's2', projectId: 'p', error: 'no' } }]);
@@ -63,4 +66,22 @@ t.test('delete: not while running, and a second delete is not found', async (t) 
   t.same(decideDelete(given(...succeeded), 'request'), [{ type: 'BackupDeleted', data: { reason: 'request' } }]);
   t.equal(code(() => decideDelete(deleted, 'request')), 'not_found');
   t.equal(code(() => decideRestoreStart(deleted, { serviceId: 's', projectId: 'p', engine: 'postgres' })), 'not_found');
+});
+
+t.test('a deletion is recorded before its copies are removed, and their removal once', async (t) => {
+  t.same(decideFilesRemoved(given(...succeeded)), [], 'nothing to record for a backup that is not deleted');
+  const deleted = given(...succeeded, { type: 'BackupDeleted', data: { reason: 'retention' } });
+  t.same(decideFilesRemoved(deleted), [{ type: 'BackupFilesRemoved', data: {} }]);
+  t.same(decideFilesRemoved(backup.evolve(deleted, { type: 'BackupFilesRemoved', data: {} })), [], 'recorded once');
+});
+
+t.test('a deleted service takes its backups: an unfinished one ends failed first; a deleted one stays as it is', async (t) => {
+  const gone = { type: 'BackupDeleted', data: { reason: 'service-deleted' } } as const;
+  t.same(decideDeleteWithService(given(...succeeded)), [gone]);
+  t.same(decideDeleteWithService(given({ type: 'BackupRequested', data: requested }, { type: 'BackupStarted', data: {} })), [
+    { type: 'BackupFailed', data: { error: 'the service was deleted' } },
+    gone,
+  ]);
+  t.same(decideDeleteWithService(given(...succeeded, { type: 'BackupDeleted', data: { reason: 'request' } })), [], 'already deleted');
+  t.same(decideDeleteWithService(given()), [], 'no such backup');
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { okBody, timestamp } from './common.js';
+import { nullableTimestamp, okBody, timestamp } from './common.js';
 import { endpoint } from './endpoint.js';
 
 const followerStatus = z.object({
@@ -14,7 +14,7 @@ const check = z.object({ ok: z.boolean(), detail: z.string() });
 /** What GET /api/health answers; `src/health.ts` builds it. */
 export const healthAnswer = z
   .object({
-    ok: z.boolean().meta({ description: 'No parked event, every read model live (not paused, stale or being rebuilt), and the Docker engine and the proxy answer.' }),
+    ok: z.boolean().meta({ description: 'No parked event, every read model live (not paused, stale or being rebuilt), no process manager paused, and the Docker engine and the proxy answer.' }),
     projectors: z.array(
       followerStatus.extend({
         version: z.number().int(),
@@ -26,7 +26,13 @@ export const healthAnswer = z
         parked: z.number().int().meta({ description: 'Events it parked because it could not apply them.' }),
       }),
     ),
-    processManagers: z.array(followerStatus),
+    processManagers: z.array(
+      followerStatus.extend({
+        state: z.enum(['running', 'paused']).meta({ description: '`paused` while a database fault holds it back: its events wait, none is parked for it.' }),
+        error: z.string().nullable().meta({ description: 'The database fault it is paused on; null while running.' }),
+        pausedSince: nullableTimestamp,
+      }),
+    ),
     parked: z.number().int(),
     rebuild: z
       .object({

@@ -14,7 +14,7 @@ import { findRemoteStorage } from '../../../projections/settings-queries.js';
 import { BACKUP_FORMATS } from '../../engines/backup-tools.js';
 import { backupPathOf } from '../../processes/backup-files.js';
 import { restoreBackup, RestoreFailure } from '../../processes/backup-restore.js';
-import { removeBackupCopies } from '../../processes/backup-runner.js';
+import { finishBackupDeletion } from '../../processes/backup-runner.js';
 import { openPrivateFile } from '../../private-files.js';
 import type { Slipway } from '../../slipway.js';
 import { isId, principalOf, visibleService, writerOf, type Principal } from '../auth.js';
@@ -162,8 +162,12 @@ export function backupRoutes(router: Router, app: Slipway) {
     const principal = writerOf(ctx);
     const row = await databaseService(app, principal, ctx.params.serviceId!);
     const found = await backupOf(app, row, ctx.params.backupId!);
-    const { position } = await deleteBackup(requestContext(app, ctx, principal), found.id);
-    await removeBackupCopies(app.backups, found);
+    const cmd = requestContext(app, ctx, principal);
+    const { position } = await deleteBackup(cmd, found.id);
+    // Deleted once recorded: copies that cannot be removed now are removed by the backup runner's reconcile.
+    await finishBackupDeletion({ ...app.backups, cmd }, found).catch((error: unknown) =>
+      app.log.warn('could not remove the copies of a deleted backup yet', { backup: found.id, error: String(error) }),
+    );
     await app.settle(position);
     ctx.body = { ok: true };
   });
