@@ -16,7 +16,11 @@ export interface Executed<E> {
 }
 
 const MAX_ATTEMPTS = 5;
-/** How far back a retry looks for its first attempt's append; an older one is decided again. */
+/**
+ * How many events a retry reads to find its first attempt's append: from that append's first event where
+ * the store finds events by id, else the stream's latest (an older append is then decided again, and the
+ * store answers it as a duplicate).
+ */
 const RECENT_EVENTS = 20;
 
 /**
@@ -43,7 +47,7 @@ export async function loadAggregate<S, E extends DomainEvent>(ctx: CommandContex
 
 /**
  * The append an earlier attempt of the same idempotent request made here (its first event has the id this
- * append would give it), or null.
+ * append would give it), or null. Found by id where the store can look one up, else among the latest events.
  */
 async function earlierAppend<S, E extends DomainEvent>(
   ctx: CommandContext,
@@ -51,11 +55,18 @@ async function earlierAppend<S, E extends DomainEvent>(
   streamId: string,
   idOf: (index: number) => string,
 ): Promise<Executed<E> | null> {
-  const recent = (await ctx.store.readStream(streamId, { direction: 'backwards', maxCount: RECENT_EVENTS })).reverse();
-  const start = recent.findIndex((e) => e.id === idOf(0));
+  let candidates: RecordedEvent[];
+  if (ctx.store.findEvent) {
+    const first = await ctx.store.findEvent(idOf(0));
+    if (!first || first.streamId !== streamId) return null;
+    candidates = await ctx.store.readStream(streamId, { fromRevision: first.revision, maxCount: RECENT_EVENTS });
+  } else {
+    candidates = (await ctx.store.readStream(streamId, { direction: 'backwards', maxCount: RECENT_EVENTS })).reverse();
+  }
+  const start = candidates.findIndex((e) => e.id === idOf(0));
   if (start < 0) return null;
   const mine: RecordedEvent[] = [];
-  for (let i = start; i < recent.length && recent[i]!.id === idOf(i - start); i++) mine.push(recent[i]!);
+  for (let i = start; i < candidates.length && candidates[i]!.id === idOf(i - start); i++) mine.push(candidates[i]!);
   const events = mine.map((e) => aggregate.parse(e)).filter((e): e is E => e !== null);
   return { events, position: mine[mine.length - 1]!.position };
 }

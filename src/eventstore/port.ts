@@ -66,6 +66,8 @@ export interface EventStore {
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** Events of every stream in global order; never returns an event that could still be overtaken. */
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** The event with this id, in whichever stream it is; where the store can look an id up directly. */
+  findEvent?(eventId: string): Promise<RecordedEvent | null>;
   /** How many events the store holds, where that is cheap to know (progress reports). */
   countAll?(): Promise<number>;
   /** Calls `onWake` when new events may be readable; returns the function that stops it. */

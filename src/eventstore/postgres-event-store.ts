@@ -152,6 +152,11 @@ export async function createPostgresEventStore(sql: SqlClient): Promise<EventSto
     return rows.map(toRecorded);
   }
 
+  async function findEvent(eventId: string): Promise<RecordedEvent | null> {
+    const { rows } = await sql.query<EventRow>(`select ${COLUMNS} from es_events e where e.event_id = $1::uuid`, [eventId]);
+    return rows[0] ? toRecorded(rows[0]) : null;
+  }
+
   async function countAll(): Promise<number> {
     const { rows } = await sql.query<{ n: number }>('select count(*)::int as n from es_events');
     return rows[0]!.n;
@@ -162,6 +167,7 @@ export async function createPostgresEventStore(sql: SqlClient): Promise<EventSto
     append,
     readStream,
     readAll,
+    findEvent,
     countAll,
     watch: (onWake) => sql.listen(EVENTS_CHANNEL, onWake),
     close: async () => undefined,

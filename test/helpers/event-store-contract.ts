@@ -84,6 +84,15 @@ export function eventStoreContract(t: Test, open: () => Promise<EventStore>) {
     t.same(idsOf(await store.readStream(s)).length, 3, 'nothing written by the refused appends');
   });
 
+  t.test('an event is found by its id where the store can look ids up', async (t) => {
+    if (!store.findEvent) return t.comment('this store finds events only by stream (retries look among its latest events)');
+    const s = stream('c');
+    const event = newEvent('found');
+    await store.append(s, [newEvent(), event], 'no_stream');
+    t.match(await store.findEvent(event.id), { id: event.id, streamId: s, revision: 1 });
+    t.equal(await store.findEvent(newEvent().id), null, 'an unknown id');
+  });
+
   t.test('any appends whatever the state', async (t) => {
     const s = stream('c');
     await store.append(s, [newEvent()], 'any');

@@ -124,12 +124,11 @@ t.test('an append the store already had leaves the cached state as the log has i
   const p = await createProject(s, 'Duplicate');
   const svc = await createService(s, p.id, { name: 'web', repoFullName: 'acme/web', branch: 'main' });
   const retried = () => s.app.commandContext('key:test', { idempotencyKey: 'retried-seed' });
-  await setEnvVar(retried(), svc.id, 'A', '1');
-  // Far enough back that the retry does not find its first append and decides again: the store answers
-  // with the first append (a duplicate), and nothing was added to the stream.
-  for (let i = 0; i < 25; i++) await setEnvVar(s.app.commandContext('key:test'), svc.id, `B${i}`, 'b');
-  const retry = await setEnvVar(retried(), svc.id, 'A', '1');
-  await s.app.settle(retry.position);
+  // Two attempts of one request at once: neither finds the other's append, both decide, and the store
+  // answers the second with the first's append (a duplicate): nothing more is in the stream.
+  const [first, second] = await Promise.all([setEnvVar(retried(), svc.id, 'A', '1'), setEnvVar(retried(), svc.id, 'A', '1')]);
+  t.equal(first.position, second.position, 'the second attempt is answered with the first one\'s append');
+  await s.app.settle(first.position);
   // Another writer's event right after: a load must find it (a cache that counted the duplicate would start past it).
   const otherId = randomUUID();
   const other = await s.app.store.append(
@@ -141,6 +140,21 @@ t.test('an append the store already had leaves the cached state as the log has i
   const { events } = await deleteEnvVar(s.app.commandContext('key:test'), svc.id, otherId);
   t.equal(events.length, 1, 'the variable the other writer set is found and deleted');
   t.notOk((await envOf(s, svc.id)).includes('Z'));
+});
+
+t.test('a retry finds its first attempt\'s append however far back it is, and answers as it did', async (t) => {
+  const s = await startTestServer();
+  t.teardown(() => s.close());
+  const p = await createProject(s, 'Far back');
+  const svc = await createService(s, p.id, { name: 'web', repoFullName: 'acme/web', branch: 'main' });
+  const set = await setEnvVar(s.app.commandContext('key:test'), svc.id, 'GONE', '1');
+  const envId = (set.events[0]!.data as { envId: string }).envId;
+  const retried = () => s.app.commandContext('key:test', { idempotencyKey: 'delete-seed' });
+  const first = await deleteEnvVar(retried(), svc.id, envId);
+  for (let i = 0; i < 30; i++) await setEnvVar(s.app.commandContext('key:test'), svc.id, `B${i}`, 'b');
+  // Decided again, the delete would find no variable (404): the retry answers with the first attempt's append.
+  const retry = await deleteEnvVar(retried(), svc.id, envId);
+  t.same(retry, first);
 });
 
 t.test('concurrent commands on one aggregate, PGlite', async (t) => {
