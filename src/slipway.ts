@@ -81,6 +81,8 @@ export interface Slipway {
   /** Waits until the read models include `position`, so a response reflects its own write; throws ReadModelBehindError if they do not in time. */
   settle(position: string | null): Promise<void>;
   stop(): Promise<void>;
+  /** Resolves if the installation lock is lost while running (its connection to the Postgres server broke). */
+  lockLost: Promise<Error>;
 }
 
 const PGLITE_MAINTENANCE_EVERY_MS = 15_000;
@@ -91,10 +93,16 @@ export interface StartOptions {
 }
 
 // The pg and EventStoreDB clients are loaded only when configured: together they weigh ~40 MB of memory.
-async function openDatabase(config: Config): Promise<{ db: SqlClient; unlock: () => void }> {
+async function openDatabase(config: Config, onLockLost: (error: Error) => void): Promise<{ db: SqlClient; unlock: () => Promise<void> | void }> {
   if (config.databaseUrl) {
-    const { openPostgres } = await import('./db/pg-client.js');
-    return { db: await openPostgres(config.databaseUrl), unlock: () => undefined };
+    const [{ openPostgres }, { lockInstallation }] = await Promise.all([import('./db/pg-client.js'), import('./db/installation-lock.js')]);
+    const lock = await lockInstallation(config.databaseUrl, onLockLost);
+    try {
+      return { db: await openPostgres(config.databaseUrl), unlock: () => lock.release() };
+    } catch (error) {
+      await lock.release();
+      throw error;
+    }
   }
   const unlock = lockDataDir(config.dataDir);
   try {
@@ -141,7 +149,9 @@ function proxyTarget(config: Config, log: Logger, onReady: () => Promise<void>) 
 
 export async function startSlipway(config: Config, log: Logger, options: StartOptions = {}): Promise<Slipway> {
   prepareDataDir(config.dataDir, log);
-  const { db, unlock } = await openDatabase(config);
+  let onLockLost: (error: Error) => void = () => undefined;
+  const lockLost = new Promise<Error>((resolve) => (onLockLost = resolve));
+  const { db, unlock } = await openDatabase(config, (error) => onLockLost(error));
   const store = config.eventStoreUrl
     ? await (await import('./eventstore/eventstoredb-event-store.js')).createEventStoreDbEventStore(config.eventStoreUrl)
     : await createPostgresEventStore(db);
@@ -298,6 +308,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
       rootDomain: async () => (await settings()).rootDomain,
     },
     commandContext,
+    lockLost,
     async settle(position) {
       if (!(await runner.waitFor(position, config.settleTimeoutMs))) throw new ReadModelBehindError(config.settleTimeoutMs);
     },
@@ -314,9 +325,14 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
       await reconciler!.idle();
       await store.close();
       await db.close();
-      unlock();
+      await unlock();
     },
   };
+  // Another process may own the installation from now on: nothing here may act on it any more.
+  void lockLost.then(async (error) => {
+    log.error('lost the installation lock: this process no longer runs the installation and stops its process managers', { error: error.message });
+    await processManagers.stop().catch(() => undefined);
+  });
 
   try {
     await runner.caughtUp();

@@ -26,6 +26,8 @@ program
     const server = await serve(config, createLogger(config.silent));
     const shutdown = () => void server.close().then(() => process.exit(0));
     process.once('SIGINT', shutdown).once('SIGTERM', shutdown);
+    // A restart either takes the installation back or is refused while another process holds it.
+    void server.app.lockLost.then(() => process.exit(1));
     return new Promise<never>(() => undefined);
   });
 
