@@ -20,6 +20,7 @@ import { startPgliteMaintenance } from './db/pglite-maintenance.js';
 import type { SqlClient } from './db/sql-client.js';
 import type { EventStore } from './eventstore/port.js';
 import { createPostgresEventStore } from './eventstore/postgres-event-store.js';
+import { watchHorizon } from './eventstore/postgres-horizon.js';
 import type { Logger } from './logger.js';
 import { detectPublicIp, isPortFree } from './network.js';
 import { databaseConnections } from './processes/database-connections.js';
@@ -206,6 +207,8 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
   );
 
   const stopWatchingUpstreams = reconciler.watchUpstreams(config.proxy.upstreamCheckMs);
+  // Only a Postgres server has other sessions whose open transactions hold back the log's readers.
+  const stopWatchingHorizon = db.kind === 'postgres' && store.kind === 'postgres' ? watchHorizon(db, log) : () => undefined;
   // A Postgres server has autovacuum; PGlite has none.
   const stopMaintenance =
     db.kind === 'pglite' ? startPgliteMaintenance(db, PGLITE_MAINTENANCE_EVERY_MS, (error) => log.warn('PGlite vacuum/analyze failed', { error: String(error) })) : async () => undefined;
@@ -314,6 +317,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     },
     async stop() {
       stopWatchingUpstreams();
+      stopWatchingHorizon();
       await stopMaintenance();
       await processManagers.stop();
       await deployer?.stop();
