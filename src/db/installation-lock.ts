@@ -17,7 +17,8 @@ export interface InstallationLock {
 
 // Advisory locks are scoped to a database; the schema tells apart installations sharing one. A fixed key
 // rather than the installation id: two first starts would each create an id and both take "their" lock.
-const NAMESPACE = 0x534c5057; // "SLPW"
+// Not the event store's STREAM_LOCK_CLASS: a stream whose name hashed like the schema would wait on this lock forever.
+const NAMESPACE = 0x534c5049; // "SLPI"
 const KEY = `${NAMESPACE}, hashtext(current_schema())`;
 const KEEPALIVE_MS = 10_000;
 
