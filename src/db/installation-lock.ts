@@ -21,6 +21,10 @@ export interface InstallationLock {
 const NAMESPACE = 0x534c5049; // "SLPI"
 const KEY = `${NAMESPACE}, hashtext(current_schema())`;
 const KEEPALIVE_MS = 10_000;
+// TCP keepalive alone notices a silent network only after minutes; the server may drop the session (and
+// the lock) sooner. A query every few seconds bounds how long this process can act without the lock.
+const HEARTBEAT_MS = 5000;
+const QUERY_TIMEOUT_MS = 10_000;
 
 async function holderOf(client: pg.Client): Promise<InstallationLockedError['holder']> {
   try {
@@ -44,11 +48,19 @@ async function holderOf(client: pg.Client): Promise<InstallationLockedError['hol
  * another process may take over, and this one must stop acting.
  */
 export async function lockInstallation(url: string, onLost: (error: Error) => void): Promise<InstallationLock> {
-  const client = new pg.Client({ connectionString: url, keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_MS, application_name: 'slipway installation lock' });
+  const client = new pg.Client({
+    connectionString: url,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_MS,
+    query_timeout: QUERY_TIMEOUT_MS,
+    application_name: 'slipway installation lock',
+  });
   let held = false;
   let releasing = false;
+  let heartbeat: NodeJS.Timeout | undefined;
   const lost = (error: Error) => {
     if (!held || releasing) return;
+    clearInterval(heartbeat);
     releasing = true;
     onLost(error);
   };
@@ -71,8 +83,10 @@ export async function lockInstallation(url: string, onLost: (error: Error) => vo
     await client.end().catch(() => undefined);
     throw error;
   }
+  heartbeat = setInterval(() => void client.query('select 1').catch(lost), HEARTBEAT_MS).unref();
   return {
     async release() {
+      clearInterval(heartbeat);
       if (releasing) return;
       releasing = true;
       await client.end().catch(() => undefined);
