@@ -82,8 +82,6 @@ export interface Slipway {
   /** Waits until the read models include `position`, so a response reflects its own write; throws ReadModelBehindError if they do not in time. */
   settle(position: string | null): Promise<void>;
   stop(): Promise<void>;
-  /** Resolves if the installation lock is lost while running (its connection to the Postgres server broke). */
-  lockLost: Promise<Error>;
 }
 
 const PGLITE_MAINTENANCE_EVERY_MS = 15_000;
@@ -91,6 +89,11 @@ const PGLITE_MAINTENANCE_EVERY_MS = 15_000;
 export interface StartOptions {
   /** Off for one-shot CLI commands: no proxy is started or reloaded and no deployment runs. */
   proxy?: boolean;
+  /**
+   * Called if the installation lock is lost (its connection to the Postgres server broke), even during
+   * start-up: another process may run the installation from then on. The process managers are stopped.
+   */
+  onLockLost?: (error: Error) => void;
 }
 
 // The pg and EventStoreDB clients are loaded only when configured: together they weigh ~40 MB of memory.
@@ -150,9 +153,14 @@ function proxyTarget(config: Config, log: Logger, onReady: () => Promise<void>) 
 
 export async function startSlipway(config: Config, log: Logger, options: StartOptions = {}): Promise<Slipway> {
   prepareDataDir(config.dataDir, log);
-  let onLockLost: (error: Error) => void = () => undefined;
-  const lockLost = new Promise<Error>((resolve) => (onLockLost = resolve));
-  const { db, unlock } = await openDatabase(config, (error) => onLockLost(error));
+  let lockLost: Error | null = null;
+  let stopActing: () => void = () => undefined;
+  const { db, unlock } = await openDatabase(config, (error) => {
+    lockLost = error;
+    log.error('lost the installation lock: this process no longer runs the installation and stops its process managers', { error: error.message });
+    stopActing();
+    options.onLockLost?.(error);
+  });
   const store = config.eventStoreUrl
     ? await (await import('./eventstore/eventstoredb-event-store.js')).createEventStoreDbEventStore(config.eventStoreUrl)
     : await createPostgresEventStore(db);
@@ -311,7 +319,6 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
       rootDomain: async () => (await settings()).rootDomain,
     },
     commandContext,
-    lockLost,
     async settle(position) {
       if (!(await runner.waitFor(position, config.settleTimeoutMs))) throw new ReadModelBehindError(config.settleTimeoutMs);
     },
@@ -332,17 +339,15 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
       await unlock();
     },
   };
-  // Another process may own the installation from now on: nothing here may act on it any more.
-  void lockLost.then(async (error) => {
-    log.error('lost the installation lock: this process no longer runs the installation and stops its process managers', { error: error.message });
-    await processManagers.stop().catch(() => undefined);
-  });
+  // Another process may own the installation from then on: nothing here may act on it any more.
+  stopActing = () => void processManagers.stop().catch(() => undefined);
 
   try {
     await runner.caughtUp();
     if (supervisor) await supervisor.start();
     else if (useProxy && config.proxy.externalAdminUrl) await reconciler.reloadNow();
     await deployer?.start();
+    if (lockLost) throw lockLost;
     await processManagers.start();
   } catch (error) {
     await slipway.stop();

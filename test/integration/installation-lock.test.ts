@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createServer, connect, type Socket } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,4 +78,50 @@ t.test('a Slipway that loses its lock connection stops, and the next one takes o
   const next = await spawnServe(dir, { DATABASE_URL: db.url }, 90_000);
   t.teardown(() => next.child.kill('SIGKILL'));
   t.match(next.url, /^http:/, 'a new process runs the installation');
+});
+
+/** A TCP relay to the Postgres server that can go silent, as a network that drops packets does. */
+async function silentableRelay(target: URL): Promise<{ url: string; silence(): void; close(): void }> {
+  const sockets: Socket[] = [];
+  let silent = false;
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    sockets.push(client, upstream);
+    client.on('data', (chunk) => silent || upstream.write(chunk));
+    upstream.on('data', (chunk) => silent || client.write(chunk));
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = new URL(target);
+  url.hostname = '127.0.0.1';
+  url.port = String((server.address() as { port: number }).port);
+  return {
+    url: url.toString(),
+    silence: () => (silent = true),
+    close() {
+      sockets.forEach((s) => s.destroy());
+      server.close();
+    },
+  };
+}
+
+t.test('a Slipway whose lock connection goes silent stops within seconds', { skip: requirePostgresServer() }, async (t) => {
+  const db = await freshDatabase(serverUrl!);
+  t.teardown(() => db.drop());
+  const relay = await silentableRelay(new URL(db.url));
+  t.teardown(() => relay.close());
+  const dir = dataDir();
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const server = await spawnServe(dir, { DATABASE_URL: relay.url, SLIPWAY_LOG: 'json' }, 90_000);
+  t.teardown(() => server.child.kill('SIGKILL'));
+  const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
+
+  relay.silence();
+  const started = Date.now();
+  const timeout = setTimeout(() => server.child.kill('SIGKILL'), 60_000);
+  t.equal(await exited, 1, 'the process ends with an error');
+  clearTimeout(timeout);
+  t.ok(Date.now() - started < 30_000, 'within the heartbeat and its timeout');
+  t.match(server.logs(), /lost the installation lock/);
 });
