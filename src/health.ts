@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { countParked } from '../projections/parked.js';
 import type { Slipway } from './slipway.js';
 import { earliest } from './eventstore/position.js';
+import { horizonWarning, readHorizon } from './eventstore/postgres-horizon.js';
 import type { healthAnswer } from './http/contract/health.js';
 
 /** What an operator sees of the read models, the process managers, Docker and the proxy (GET /api/health). */
@@ -32,6 +33,12 @@ async function oldestTransactionSeconds(app: Slipway): Promise<number | null> {
   } catch {
     return null;
   }
+}
+
+async function warnings(app: Slipway): Promise<string[]> {
+  if (app.db.kind !== 'postgres' || app.store.kind !== 'postgres') return [];
+  const held = horizonWarning(await readHorizon(app.db));
+  return held ? [held] : [];
 }
 
 /** What an operator needs to know to trust the read models and the process managers. */
@@ -73,6 +80,7 @@ export async function health(app: Slipway): Promise<Health> {
     parked: parkedTotal,
     rebuild: app.runner.rebuildProgress,
     oldestTransactionSeconds: await oldestTransactionSeconds(app),
+    warnings: await warnings(app),
     docker,
     proxy,
   };

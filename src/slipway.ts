@@ -22,6 +22,7 @@ import { startPgliteMaintenance } from './db/pglite-maintenance.js';
 import type { SqlClient } from './db/sql-client.js';
 import type { EventStore } from './eventstore/port.js';
 import { createPostgresEventStore } from './eventstore/postgres-event-store.js';
+import { watchHorizon } from './eventstore/postgres-horizon.js';
 import type { Logger } from './logger.js';
 import { detectPublicIp, isPortFree } from './network.js';
 import { databaseConnections } from './processes/database-connections.js';
@@ -90,13 +91,24 @@ const PGLITE_MAINTENANCE_EVERY_MS = 15_000;
 export interface StartOptions {
   /** Off for one-shot CLI commands: no proxy is started or reloaded and no deployment runs. */
   proxy?: boolean;
+  /**
+   * Called if the installation lock is lost (its connection to the Postgres server broke), even during
+   * start-up: another process may run the installation from then on. The process managers are stopped.
+   */
+  onLockLost?: (error: Error) => void;
 }
 
 // The pg and EventStoreDB clients are loaded only when configured: together they weigh ~40 MB of memory.
-async function openDatabase(config: Config): Promise<{ db: SqlClient; unlock: () => void }> {
+async function openDatabase(config: Config, onLockLost: (error: Error) => void): Promise<{ db: SqlClient; unlock: () => Promise<void> | void }> {
   if (config.databaseUrl) {
-    const { openPostgres } = await import('./db/pg-client.js');
-    return { db: await openPostgres(config.databaseUrl), unlock: () => undefined };
+    const [{ openPostgres }, { lockInstallation }] = await Promise.all([import('./db/pg-client.js'), import('./db/installation-lock.js')]);
+    const lock = await lockInstallation(config.databaseUrl, onLockLost);
+    try {
+      return { db: await openPostgres(config.databaseUrl), unlock: () => lock.release() };
+    } catch (error) {
+      await lock.release();
+      throw error;
+    }
   }
   const unlock = lockDataDir(config.dataDir);
   try {
@@ -143,7 +155,14 @@ function proxyTarget(config: Config, log: Logger, onReady: () => Promise<void>) 
 
 export async function startSlipway(config: Config, log: Logger, options: StartOptions = {}): Promise<Slipway> {
   prepareDataDir(config.dataDir, log);
-  const { db: database, unlock } = await openDatabase(config);
+  let lockLost: Error | null = null;
+  let stopActing: () => void = () => undefined;
+  const { db: database, unlock } = await openDatabase(config, (error) => {
+    lockLost = error;
+    log.error('lost the installation lock: this process no longer runs the installation and stops its process managers', { error: error.message });
+    stopActing();
+    options.onLockLost?.(error);
+  });
   const store = config.eventStoreUrl
     ? await (await import('./eventstore/eventstoredb-event-store.js')).createEventStoreDbEventStore(config.eventStoreUrl)
     : await createPostgresEventStore(database);
@@ -200,6 +219,8 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
   );
 
   const stopWatchingUpstreams = reconciler.watchUpstreams(config.proxy.upstreamCheckMs);
+  // Only a Postgres server has other sessions whose open transactions hold back the log's readers.
+  const stopWatchingHorizon = db.kind === 'postgres' && store.kind === 'postgres' ? watchHorizon(db, log) : () => undefined;
   // A Postgres server has autovacuum; PGlite has none.
   const stopMaintenance =
     db.kind === 'pglite' ? startPgliteMaintenance(db, PGLITE_MAINTENANCE_EVERY_MS, (error) => log.warn('PGlite vacuum/analyze failed', { error: String(error) })) : async () => undefined;
@@ -310,6 +331,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     },
     async stop() {
       stopWatchingUpstreams();
+      stopWatchingHorizon();
       await stopMaintenance();
       await processManagers.stop();
       await deployer?.stop();
@@ -321,15 +343,18 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
       await reconciler!.idle();
       await store.close();
       await db.close();
-      unlock();
+      await unlock();
     },
   };
+  // Another process may own the installation from then on: nothing here may act on it any more.
+  stopActing = () => void processManagers.stop().catch(() => undefined);
 
   try {
     await runner.caughtUp();
     if (supervisor) await supervisor.start();
     else if (useProxy && config.proxy.externalAdminUrl) await reconciler.reloadNow();
     await deployer?.start();
+    if (lockLost) throw lockLost;
     await processManagers.start();
   } catch (error) {
     await slipway.stop();

@@ -1543,6 +1543,8 @@ export interface components {
             } | null;
             /** @description Seconds the oldest open transaction has held back the read horizon (null where it cannot be known). */
             oldestTransactionSeconds: number | null;
+            /** @description What an operator should look at although nothing failed, e.g. a long transaction holding back the read models. */
+            warnings: string[];
             docker: {
                 ok: boolean;
                 detail: string;

@@ -23,7 +23,8 @@ program
   .action(async () => {
     const [{ loadConfig }, { createLogger }, { serve }] = await Promise.all([import('../config.js'), import('../logger.js'), import('./serve.js')]);
     const config = loadConfig();
-    const server = await serve(config, createLogger(config.silent));
+    // A restart either takes the installation back or is refused while another process holds it.
+    const server = await serve(config, createLogger(config.silent), { onLockLost: () => process.exit(1) });
     const shutdown = () => void server.close().then(() => process.exit(0));
     process.once('SIGINT', shutdown).once('SIGTERM', shutdown);
     return new Promise<never>(() => undefined);

@@ -5,7 +5,7 @@ import { createHttpApp } from '../http/app.js';
 import type { Logger } from '../logger.js';
 import { isLoopbackHost } from '../network.js';
 import { requireCaddyBinary } from '../proxy/caddy-binary.js';
-import { ensureBootstrapKey, startSlipway, type Slipway } from '../slipway.js';
+import { ensureBootstrapKey, startSlipway, type Slipway, type StartOptions } from '../slipway.js';
 import { listenAdminSocket } from './admin-socket.js';
 
 export interface RunningServer {
@@ -15,10 +15,10 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function serve(config: Config, log: Logger): Promise<RunningServer> {
+export async function serve(config: Config, log: Logger, options: Pick<StartOptions, 'onLockLost'> = {}): Promise<RunningServer> {
   // Before the data directory is locked or anything is started: a missing Caddy is a set-up error.
   if (config.proxy.mode === 'caddy' && !config.proxy.externalAdminUrl) requireCaddyBinary(config.proxy.binary);
-  const app = await startSlipway(config, log);
+  const app = await startSlipway(config, log, options);
   const bootstrap = await ensureBootstrapKey(app);
   if (bootstrap) log.info('created the first API key (all projects, write); read it from the file', { file: bootstrap });
   const admin = await listenAdminSocket(app);

@@ -134,7 +134,9 @@ export class Deployer implements Reactor {
   }
 
   private logOf(cmd: CommandContext, deploymentId: string, next = 1) {
-    return new DeploymentLog(cmd.store, deploymentId, (l) => l, { actor: ACTOR, correlationId: cmd.correlationId, causationId: cmd.causationId ?? null }, next);
+    return new DeploymentLog(cmd.store, deploymentId, (l) => l, { actor: ACTOR, correlationId: cmd.correlationId, causationId: cmd.causationId ?? null }, next, (count, error) =>
+      this.logger.error('deployment log lines could not be stored', { deployment: deploymentId, lines: count, error: String(error) }),
+    );
   }
 
   private async launch(row: DeploymentRow) {

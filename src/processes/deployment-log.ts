@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { LOG_CATEGORY, type LogLine } from '../../commands/deployment/events.js';
 import { printable } from '../../commands/shared/printable.js';
 import { currentSchemaVersion } from '../../commands/upcasters.js';
@@ -9,7 +10,22 @@ const MAX_LINES = 50_000;
 const FLUSH_MS = 40;
 const MAX_CHUNK = 500;
 
-const truncated = (line: string) => (line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)} … [line truncated]` : line);
+// A chunk that cannot be stored is tried again after each of these pauses, with the same event id (a try
+// that was stored but whose answer was lost is then a duplicate, not a second copy).
+const RETRY_DELAYS_MS = [100, 300, 1000, 3000];
+const MAX_REASON = 300;
+
+// Half of a surrogate pair on its own is not text: Postgres refuses it in jsonb, and with it the whole chunk.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const wellFormed = (line: string) => line.replace(LONE_SURROGATE, '\uFFFD');
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+
+/** At most MAX_LINE UTF-16 units, cut between code points, never inside a surrogate pair. */
+function truncated(line: string): string {
+  if (line.length <= MAX_LINE) return line;
+  const end = isHighSurrogate(line.charCodeAt(MAX_LINE - 1)) ? MAX_LINE - 1 : MAX_LINE;
+  return `${line.slice(0, end)} … [line truncated]`;
+}
 
 /**
  * Collects a deployment's output and appends it in chunks to `deploymentlog-<id>`, redacted, at most
@@ -29,6 +45,8 @@ export class DeploymentLog {
     private readonly metadata: EventMetadata,
     /** Id of the next line: 1, or after the lines an earlier run of the deployer wrote. */
     private next = 1,
+    /** Told of lines that could not be stored even as a note in the log itself (the store is down). */
+    private readonly onLost: (count: number, error: unknown) => void = () => undefined,
   ) {}
 
   /** Secrets learnt during the run (decrypted variables) are redacted from then on. */
@@ -44,7 +62,7 @@ export class DeploymentLog {
       return;
     }
     // Control characters go first, so none can split a secret and slip it past the redaction.
-    this.buffer.push({ line: truncated(this.redact(printable(line))), stream, at: new Date().toISOString() });
+    this.buffer.push({ line: truncated(wellFormed(this.redact(printable(line)))), stream, at: new Date().toISOString() });
     if (this.buffer.length >= MAX_CHUNK) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
   }
@@ -67,23 +85,33 @@ export class DeploymentLog {
     return this.chain;
   }
 
+  /**
+   * One writer per deployment at a time, so the order of appends is the order of lines. A chunk the store
+   * keeps refusing is replaced by a line saying how many lines were lost and why; the deployment itself
+   * goes on either way.
+   */
   private async append(first: number, lines: LogLine[]) {
-    // One writer per deployment at a time, so the order of appends is the order of lines.
-    await this.store
-      .append(
-        `${LOG_CATEGORY}-${this.deploymentId}`,
-        [
-          {
-            id: randomUUID(),
-            type: 'DeploymentLogAppended',
-            schemaVersion: currentSchemaVersion('DeploymentLogAppended'),
-            data: { first, lines },
-            metadata: this.metadata,
-          },
-        ],
-        'any',
-      )
-      // A chunk that cannot be stored must not stop the deployment itself.
-      .catch(() => undefined);
+    const id = randomUUID();
+    let failure: unknown;
+    for (const delay of [0, ...RETRY_DELAYS_MS]) {
+      if (delay > 0) await sleep(delay);
+      try {
+        await this.appendChunk(id, first, lines);
+        return;
+      } catch (error) {
+        failure = error;
+      }
+    }
+    const reason = printable(failure instanceof Error ? failure.message : String(failure)).slice(0, MAX_REASON);
+    const note: LogLine = { line: wellFormed(this.redact(`[slipway] ${lines.length} log lines could not be stored: ${reason}`)), stream: 'system', at: new Date().toISOString() };
+    await this.appendChunk(randomUUID(), first, [note]).catch((error: unknown) => this.onLost(lines.length, error));
+  }
+
+  private async appendChunk(id: string, first: number, lines: LogLine[]) {
+    await this.store.append(
+      `${LOG_CATEGORY}-${this.deploymentId}`,
+      [{ id, type: 'DeploymentLogAppended', schemaVersion: currentSchemaVersion('DeploymentLogAppended'), data: { first, lines }, metadata: this.metadata }],
+      'any',
+    );
   }
 }

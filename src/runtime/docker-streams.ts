@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { withoutRegistryAnswer } from '../outbound/outside-answers.js';
 import type { OutputLine } from './container-runtime.js';
 
@@ -39,13 +40,15 @@ export async function followProgress(stream: Readable, onLine: (line: string) =>
     // Pull progress bars repeat many times a second; only the state changes are worth a line.
     else if (message.status && !message.progress) emitText(`${message.id ? `${message.id}: ` : ''}${message.status}\n`);
   };
+  // A character's bytes may arrive in two chunks: decoded one by one, it would become two U+FFFD.
+  const decoder = new StringDecoder('utf8');
   for await (const chunk of stream) {
-    pending += chunk.toString();
+    pending += typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer);
     const parts = pending.split('\n');
     pending = parts.pop() ?? '';
     for (const part of parts) handle(part);
   }
-  handle(pending);
+  handle(pending + decoder.end());
   if (text.trim() !== '') onLine(text);
 }
 
@@ -53,6 +56,8 @@ export async function followProgress(stream: Readable, onLine: (line: string) =>
 export class LogDemuxer {
   private buffer: Buffer = Buffer.alloc(0);
   private partial: Record<'stdout' | 'stderr', string> = { stdout: '', stderr: '' };
+  // A program's write (one frame) may end inside a character; the rest comes in its next frame.
+  private readonly decoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
 
   constructor(private readonly timestamps: boolean) {}
 
@@ -63,7 +68,7 @@ export class LogDemuxer {
       const size = this.buffer.readUInt32BE(4);
       if (this.buffer.length < 8 + size) break;
       const stream = this.buffer[0] === 2 ? 'stderr' : 'stdout';
-      const text = this.partial[stream] + this.buffer.subarray(8, 8 + size).toString('utf8');
+      const text = this.partial[stream] + this.decoders[stream].write(this.buffer.subarray(8, 8 + size));
       this.buffer = this.buffer.subarray(8 + size);
       const lines = text.split('\n');
       this.partial[stream] = lines.pop() ?? '';
@@ -73,7 +78,10 @@ export class LogDemuxer {
   }
 
   end(): OutputLine[] {
-    const rest = (['stdout', 'stderr'] as const).filter((s) => this.partial[s] !== '').map((s) => this.parse(s, this.partial[s]));
+    const rest = (['stdout', 'stderr'] as const)
+      .map((s) => [s, this.partial[s] + this.decoders[s].end()] as const)
+      .filter(([, text]) => text !== '')
+      .map(([s, text]) => this.parse(s, text));
     this.partial = { stdout: '', stderr: '' };
     return rest;
   }

@@ -90,7 +90,7 @@ t.test('secret redaction', async (t) => {
 });
 
 t.test('Docker log frames and progress streams', async (t) => {
-  const frame = (type: number, text: string) => {
+  const frame = (type: number, text: string | Buffer) => {
     const body = Buffer.from(text);
     const head = Buffer.alloc(8);
     head[0] = type;
@@ -110,6 +110,16 @@ t.test('Docker log frames and progress streams', async (t) => {
   const lines: string[] = [];
   await followProgress(Readable.from(['{"stream":"Step 1/2 : FROM x\\n"}\n{"stream":"abc', '"}\n{"stream":"def\\n"}\n']), (l) => lines.push(l));
   t.same(lines, ['Step 1/2 : FROM x', 'abcdef']);
+  // A character split between two chunks (two frames) is decoded whole.
+  const rocket = Buffer.from('{"stream":"launch 🚀 done\\n"}\n');
+  const at = rocket.indexOf(Buffer.from('🚀')) + 2;
+  const split: string[] = [];
+  await followProgress(Readable.from([rocket.subarray(0, at), rocket.subarray(at)]), (l) => split.push(l));
+  t.same(split, ['launch 🚀 done']);
+  const framed = frame(1, 'ünïcode 🚀 ok\n');
+  const cut = framed.indexOf(Buffer.from('🚀')) + 1;
+  const halves = new LogDemuxer(false);
+  t.same([...halves.push(Buffer.concat([frame(1, framed.subarray(8, cut)), frame(1, framed.subarray(cut))])), ...halves.end()], [{ stream: 'stdout', line: 'ünïcode 🚀 ok', time: null }]);
   await t.rejects(followProgress(Readable.from(['{"error":"boom","errorDetail":{"message":"The command returned 1"}}\n']), () => undefined), /The command returned 1/);
 
   t.equal(dockerTimeKey('2026-11-21T10:00:00.5Z'), `${Date.UTC(2026, 10, 21, 10) / 1000}.500000000`);

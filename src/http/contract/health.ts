@@ -48,6 +48,9 @@ export const healthAnswer = z
       .number()
       .nullable()
       .meta({ description: 'Seconds the oldest open transaction has held back the read horizon (null where it cannot be known).' }),
+    warnings: z
+      .array(z.string())
+      .meta({ description: 'What an operator should look at although nothing failed, e.g. a long transaction holding back the read models.' }),
     docker: check,
     proxy: check,
   })
