@@ -78,12 +78,13 @@ create index if not exists rm_audit_log_previous_project on rm_audit_log (previo
         data: auditData(event.type, event.data),
       };
     });
-    // One insert; rows of streams created in an earlier batch take their owner from rm_audit_streams.
+    // One insert; rows of streams created in an earlier batch take their owner from rm_audit_streams. Looked up
+    // row by row through its key, and only for those rows: a join read all of rm_audit_streams for every batch.
+    const ownerLookup = '(select s.project_id from rm_audit_streams s where s.stream_id = r.stream_id)';
     out.sql(
       `insert into rm_audit_log (${AUDIT_COLUMNS.join(', ')})
-       select ${AUDIT_COLUMNS.map((c) => (c === 'project_id' ? 'coalesce(r.project_id, s.project_id)' : `r.${c}`)).join(', ')}
+       select ${AUDIT_COLUMNS.map((c) => (c === 'project_id' ? `coalesce(r.project_id, ${ownerLookup})` : `r.${c}`)).join(', ')}
        from json_populate_recordset(null::rm_audit_log, $1::json) r
-       left join rm_audit_streams s on r.project_id is null and s.stream_id = r.stream_id
        on conflict (position) do nothing`,
       [JSON.stringify(rows)],
     );

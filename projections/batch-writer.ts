@@ -1,4 +1,4 @@
-import type { Literal } from './sql-text.js';
+import { literal, type Literal } from './sql-text.js';
 
 export interface Upsert {
   table: string;
@@ -82,4 +82,13 @@ function insertStatement(group: ({ kind: 'upsert' } & Upsert)[]): Statement {
            on conflict (${key.join(', ')}) ${onConflict}`,
     params: [JSON.stringify(group.map((op) => op.row))],
   };
+}
+
+/**
+ * The statement with its parameter (a batch writer's statements have at most one, a JSON text) written in,
+ * to run as one part of a multi-statement text. A function replacer: a replacement string would read
+ * `$&`, `$'` and `$$` inside the value as patterns.
+ */
+export function inlined({ text, params }: Statement): string {
+  return params.length === 0 ? text : text.replace('$1', () => literal(String(params[0])));
 }

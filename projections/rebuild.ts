@@ -1,8 +1,9 @@
 import type { SqlClient, SqlExecutor } from '../src/db/sql-client.js';
-import type { EventStore, RecordedEvent } from '../src/eventstore/port.js';
-import { applyIsolated, fastStatements, runStatements, workOf } from './apply.js';
-import { parkStatement, type Parking } from './parked.js';
+import type { EventStore } from '../src/eventstore/port.js';
+import { runStatements } from './apply.js';
+import { parkStatement } from './parked.js';
 import type { Projector } from './projector.js';
+import { RebuildWriter } from './rebuild-writer.js';
 import { sql } from './sql-text.js';
 
 /** Where new tables are built; nothing that serves has it on its search path. */
@@ -59,9 +60,6 @@ export async function rebuildBlueGreen(deps: RebuildDeps): Promise<RebuildResult
   const started = performance.now();
   const total = store.countAll ? await store.countAll() : null;
   await db.exec(`drop schema if exists ${NEXT} cascade; drop schema if exists ${OLD} cascade; create schema ${NEXT}`);
-  // Postgres builds an index faster once, after loading; PGlite runs each statement on the event loop's thread,
-  // where one long index build would stall every request, so there the indexes grow with the tables.
-  const indexesFirst = db.kind === 'pglite';
   // One short transaction per projector, so requests on PGlite's one connection go between them.
   const perProjector = async (ddl: (p: Projector) => string | undefined) => {
     for (const p of projectors) {
@@ -75,68 +73,50 @@ export async function rebuildBlueGreen(deps: RebuildDeps): Promise<RebuildResult
   };
   const createIndexes = () => perProjector((p) => p.indexes);
   await perProjector((p) => p.ddl);
-  if (indexesFirst) await createIndexes();
 
   let position: string | null = null;
   let events = 0;
-  const parked: Parking[] = [];
   const report = (phase: RebuildProgress['phase']) => {
     const seconds = (performance.now() - started) / 1000;
     const perSecond = seconds > 0 ? Math.round(events / seconds) : 0;
     const left = total === null ? null : Math.max(0, total - events);
     deps.onProgress({ phase, events, total, perSecond, secondsLeft: left === null || perSecond === 0 ? null : Math.round(left / perSecond) });
   };
-  const applyToNext = async (batch: readonly RecordedEvent[]) => {
-    await db.transaction(async (tx) => {
-      await onPath(tx, NEXT);
-      const work = workOf(projectors, batch, new Map());
-      const statements = fastStatements(work);
-      if (statements) {
-        const ok = await tx
-          .exec('savepoint rebuild_batch')
-          .then(() => runStatements(tx, statements))
-          .then(() => true, async () => {
-            await tx.exec('rollback to savepoint rebuild_batch');
-            return false;
-          });
-        if (ok) return;
-      }
-      parked.push(...(await applyIsolated(tx, work)));
-    });
+  const writer = new RebuildWriter(db, projectors, NEXT, (batch) => {
     position = batch[batch.length - 1]!.position;
     events += batch.length;
-  };
-  /** Reads ahead while the previous batch is applied; returns when a read comes back short (near the head). */
+  });
+  /** Reads while the previous batches are written; returns, all written, when a read comes back short (near the head). */
   const follow = async (phase: RebuildProgress['phase']) => {
-    let next = store.readAll({ after: position, maxCount: batchSize });
+    let after = position;
     for (;;) {
-      const batch = await next;
-      if (batch.length === 0) return;
-      const full = batch.length === batchSize;
-      next = full ? store.readAll({ after: batch[batch.length - 1]!.position, maxCount: batchSize }) : Promise.resolve([]);
-      await applyToNext(batch);
-      report(phase);
-      if (!full) return;
+      const batch = await store.readAll({ after, maxCount: batchSize });
+      if (batch.length > 0) {
+        after = batch[batch.length - 1]!.position;
+        await writer.write(batch);
+        report(phase);
+      }
+      if (batch.length < batchSize) break;
       // PGlite answers through microtasks only: without a turn of the event loop, requests would wait for the whole replay.
       await new Promise((resolve) => setImmediate(resolve));
     }
+    await writer.drain();
   };
 
   try {
     report('replaying');
     await follow('replaying');
-    if (!indexesFirst) await createIndexes();
+    // An index is built faster once, after loading, than grown row by row: on PGlite, whose few buffers cannot
+    // hold the audit log's indexes, growing them made the replay 2-3x slower. Requests wait for each
+    // projector's index build (under a second for 100,000 events), not for the whole replay.
+    await createIndexes();
     await follow('catching-up');
     report('swapping');
     let swapMs = 0;
     await deps.exclusive(async () => {
       const held = performance.now();
       // Live applies wait now: what was appended since the last read goes into the new tables first.
-      for (;;) {
-        const batch = await store.readAll({ after: position, maxCount: batchSize });
-        if (batch.length === 0) break;
-        await applyToNext(batch);
-      }
+      await follow('swapping');
       await db.transaction(async (tx) => {
         const names = projectors.map((p) => p.name);
         await tx.query('select projector from proj_checkpoints where projector = any($1) for update', [names]);
@@ -152,13 +132,13 @@ export async function rebuildBlueGreen(deps: RebuildDeps): Promise<RebuildResult
           );
         }
         await tx.query('delete from proj_parked where projector = any($1)', [names]);
-        await runStatements(tx, parked.map(parkStatement));
+        await runStatements(tx, writer.parked.map(parkStatement));
       });
       deps.onSwapped(position);
       swapMs = performance.now() - held;
     });
     report('done');
-    return { projectors: projectors.map((p) => p.name), events, ms: Math.round(performance.now() - started), swapMs: Math.round(swapMs), parked: parked.length };
+    return { projectors: projectors.map((p) => p.name), events, ms: Math.round(performance.now() - started), swapMs: Math.round(swapMs), parked: writer.parked.length };
   } finally {
     // Table by table, for the same reason as the DDL above.
     for (const schema of [OLD, NEXT]) {

@@ -2,7 +2,7 @@ import type { SqlClient, SqlExecutor, SqlValue } from '../src/db/sql-client.js';
 import { subscribeToAll, type Subscription } from '../src/eventstore/catch-up-subscription.js';
 import type { EventStore, RecordedEvent } from '../src/eventstore/port.js';
 import { applyIsolated, applyOne, fastStatements, ProjectorFaultError, runStatements, workOf } from './apply.js';
-import type { Statement } from './batch-writer.js';
+import { inlined, type Statement } from './batch-writer.js';
 import { findParked, PARKED_DDL, parkStatement, recordedOf, skipParkedEvent, type Parking } from './parked.js';
 import { CHECKPOINTS_DDL, type Projector } from './projector.js';
 import { rebuildBlueGreen, type RebuildProgress, type RebuildResult } from './rebuild.js';
@@ -22,7 +22,7 @@ function checkpointUpdate(names: readonly string[], position: string): string {
 type Bindable = Statement & { inlined?: string };
 
 /** A statement with its parameters written into the text (a batch writer's have one, JSON), for a multi-statement round trip. */
-const inline = ({ text, params, inlined }: Bindable) => inlined ?? (params.length === 0 ? text : text.replace('$1', literal(String(params[0]))));
+const inline = (statement: Bindable) => statement.inlined ?? inlined(statement);
 
 /** The statements as parts of a multi-statement text: prepared where the database keeps plans (PGlite), else inlined. */
 async function bound(db: SqlClient, statements: readonly Bindable[]): Promise<string[]> {
