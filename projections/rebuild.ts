@@ -133,6 +133,12 @@ export async function rebuildBlueGreen(deps: RebuildDeps): Promise<RebuildResult
         }
         await tx.query('delete from proj_parked where projector = any($1)', [names]);
         await runStatements(tx, writer.parked.map(parkStatement));
+        // What an operator skipped for good stays skipped: the rebuild met it again, but it is no news.
+        await tx.query(
+          `delete from proj_parked p using proj_skipped s
+           where p.projector = any($1) and s.projector = p.projector and s.event_id = p.event_id`,
+          [names],
+        );
       });
       deps.onSwapped(position);
       swapMs = performance.now() - held;

@@ -63,6 +63,10 @@ t.test('an event a read model cannot apply is parked; the other read models, and
     skippedBy: /^key:/,
   }, 'who skipped it, and why, is kept');
   t.equal((await s.call('GET', '/api/health')).body.parked, 0);
+  // A rebuild meets the event again: what was skipped stays skipped.
+  await s.app.runner.rebuild(['projects']);
+  t.same((await s.call('GET', '/api/health/parked')).body.parked, [], 'a rebuild does not park a skipped event again');
+  t.equal((await s.call('GET', '/api/health')).body.parked, 0);
 });
 
 t.test('a parked event applies on retry once it can be read', async (t) => {
