@@ -309,10 +309,6 @@ export class ProjectionRunner {
   /** Projectors whose new version is still being built after an upgrade: their live tables have the old shape. */
   readonly unreadable = (): readonly Projector[] => (this.stale.size === 0 ? [] : this.projectors.filter((p) => this.stale.has(p.name)));
 
-  rebuildState(name: string): ProjectorState {
-    return this.stateOf(name).state;
-  }
-
   get rebuildProgress(): RebuildProgress | null {
     return this.rebuilding?.progress ?? null;
   }

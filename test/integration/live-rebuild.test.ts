@@ -168,11 +168,11 @@ t.test('a projector whose version changed is rebuilt at start-up beside its old 
   const second = new ProjectionRunner(db, store, upgraded);
   t.teardown(() => second.stop());
   await second.start();
-  t.not(second.rebuildState('services'), 'live', 'the changed projector is being rebuilt');
+  t.not(second.stateOf('services').state, 'live', 'the changed projector is being rebuilt');
   const { rows } = await db.query<{ n: number }>('select count(*)::int as n from rm_services');
   t.equal(rows[0]!.n, slugs.length * 10, 'its old table still answers, complete');
-  for (let i = 0; i < 600 && second.rebuildState('services') !== 'live'; i++) await new Promise((r) => setTimeout(r, 50));
-  t.equal(second.rebuildState('services'), 'live', 'then it is swapped in');
+  for (let i = 0; i < 600 && second.stateOf('services').state !== 'live'; i++) await new Promise((r) => setTimeout(r, 50));
+  t.equal(second.stateOf('services').state, 'live', 'then it is swapped in');
   const version = (await db.query<{ version: number }>("select version from proj_checkpoints where projector = 'services'")).rows[0]!.version;
   t.equal(version, upgraded.find((p) => p.name === 'services')!.version, 'at the new version');
   t.same(await dumpReadModels(db), before, 'with the same content');

@@ -108,7 +108,7 @@ t.test('a write whose event a read model parks answers 503 with the reason; a re
   await s.app.db.exec('alter table rm_projects drop constraint no_blocked');
   const retry = await s.call('POST', `/api/health/parked/projects/${mine.eventId}/retry`);
   t.match(retry, { status: 200, body: { ok: true, outcome: 'rebuilding' } }, 'the read model is rebuilt rather than the event applied over newer data');
-  for (let i = 0; i < 400 && s.app.runner.rebuildState('projects') !== 'live'; i++) await new Promise((r) => setTimeout(r, 25));
+  for (let i = 0; i < 400 && s.app.runner.stateOf('projects').state !== 'live'; i++) await new Promise((r) => setTimeout(r, 25));
   const { rows } = await s.app.db.query<{ name: string; description: string }>('select name, description from rm_projects where id = $1', [mine.streamId.slice('project-'.length)]);
   t.same(rows, [{ name: 'Renamed', description: 'later' }], 'the rebuild applied the event, then the later one');
   t.same((await s.call('GET', '/api/health/parked')).body.parked, [], 'no longer parked');
