@@ -56,6 +56,11 @@ t.test('one restore per service at a time, each on record from start to outcome'
   const again = await s.call('POST', restorePath(first), { headers: { 'idempotency-key': 'restore-first-again' } });
   t.equal(again.status, 409, 'the same backup again, under another key: 409');
   t.match(again.body.error.message, /already running/);
+  const load = await s.call('POST', `/api/services/${pg.id}/database/import/postgres-url`, { body: { sourceUrl: 'postgres://someone:secret@db.example.com:5432/app' } });
+  t.equal(load.status, 409, 'an import into the service while it restores: 409');
+  t.match(load.body.error.message, new RegExp(`restore of backup ${first} into this service is running`));
+  const removal = await s.call('DELETE', `/api/services/${pg.id}/database/backups/${first}`);
+  t.equal(removal.status, 409, 'the backup being restored cannot be deleted meanwhile');
   const done = await running;
   t.equal(done.status, 200, JSON.stringify(done.body));
   t.match(done.body, { ok: true, backup: { id: first } });
