@@ -12,6 +12,7 @@ import { restoreDatabase } from '../engines/backup-tools.js';
 import { createPrivateFile, openPrivateFile, type OpenedFile } from '../private-files.js';
 import { backupDirectoryFor } from './backup-files.js';
 import { backupTargetOf, BackupFailure, type BackupDeps } from './backup-runner.js';
+import { recorded } from './recorded.js';
 
 const hashing = (hash: ReturnType<typeof createHash>) =>
   new Transform({
@@ -106,7 +107,7 @@ export async function restoreBackup(
     await file?.handle.close();
     if (copy?.temporary) await unlink(copy.path).catch(() => undefined);
   }
-  const ended = await endRestore(ctx, backupId, into, failure === null ? null : messageOf(failure));
+  const ended = await recorded(() => endRestore(ctx, backupId, into, failure === null ? null : messageOf(failure)));
   // A copy that cannot be used is the client's to fix (409); a restore that went wrong is the tool's (422).
   if (failure instanceof DomainError) throw failure;
   if (failure !== null) throw new RestoreFailure(messageOf(failure));

@@ -8,6 +8,7 @@ import { createRemoteBrowser } from '../engines/remote-browser.js';
 import { endpointOf, enginePlan, type ServerTls } from '../engines/engine-plans.js';
 import { LABEL } from '../runtime/container-runtime.js';
 import type { DeploymentLog } from './deployment-log.js';
+import { recorded } from './recorded.js';
 import {
   containerNameOf,
   DeployFailure,
@@ -15,7 +16,6 @@ import {
   followStartup,
   message,
   networkOf,
-  recorded,
   step,
   type Prepared,
   type RunDeps,

@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { recorded } from './recorded.js';
 import { deploymentSteps } from '../../commands/deployment/handlers.js';
 import { NO_RELEASE, service as serviceAggregate } from '../../commands/service/aggregate.js';
 import type { Release } from '../../commands/service/events.js';
@@ -397,21 +398,6 @@ export async function runDeployment(
     return null;
   } finally {
     await log.flush();
-  }
-}
-
-/**
- * The append that ends a deployment, retried with backoff: a deployment must not stay `running` because the
- * store hiccuped once. If every try fails, the deployer's reconcile ends it later.
- */
-export async function recorded<T>(append: () => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await append();
-    } catch (error) {
-      if (attempt >= 4) throw error;
-      await sleep(200 * 2 ** attempt);
-    }
   }
 }
 
