@@ -154,30 +154,25 @@ export function presentDeploymentLog(row: DeploymentLogRow): z.infer<typeof logL
   return { id: row.id, deploymentId: row.deployment_id, line: row.line, stream: row.stream, createdAt: isoRequired(row.created_at) };
 }
 
+/** What a parked and a skipped event both say of the event and the read model it failed in. */
+const failedEvent = (row: Pick<ParkedRow, 'projector' | 'event_id' | 'position' | 'stream_id' | 'type' | 'error'>) => ({
+  projector: row.projector,
+  eventId: row.event_id,
+  position: row.position,
+  streamId: row.stream_id,
+  type: row.type,
+  error: row.error,
+});
+
 export function presentSkipped(row: SkippedRow): z.infer<typeof skippedEvent> {
-  return {
-    projector: row.projector,
-    eventId: row.event_id,
-    position: row.position,
-    streamId: row.stream_id,
-    type: row.type,
-    error: row.error,
-    skippedBy: row.skipped_by,
-    reason: row.reason,
-    skippedAt: isoRequired(row.skipped_at),
-  };
+  return { ...failedEvent(row), skippedBy: row.skipped_by, reason: row.reason, skippedAt: isoRequired(row.skipped_at) };
 }
 
 export function presentParked(row: ParkedRow): z.infer<typeof parkedEvent> {
   return {
-    projector: row.projector,
-    eventId: row.event_id,
-    position: row.position,
-    streamId: row.stream_id,
-    type: row.type,
+    ...failedEvent(row),
     schemaVersion: row.schema_version,
     recordedAt: isoRequired(row.recorded_at),
-    error: row.error,
     attempts: row.attempts,
     parkedAt: isoRequired(row.parked_at),
     data: auditData(row.type, row.data),
