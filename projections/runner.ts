@@ -356,7 +356,8 @@ export class ProjectionRunner {
    */
   async parkedOfWrite(position: string | null): Promise<{ projector: string; eventId: string; error: string } | null> {
     if (position === null || this.parkedRows === 0) return null;
-    const sameWrite = `p.position = $1 or p.metadata->>'correlationId' = (select correlation_id from rm_audit_log where position = $1)`;
+    // The same request id and the same actor: a client choosing another's X-Request-Id never sees its parked events.
+    const sameWrite = `p.position = $1 or (p.metadata->>'correlationId', p.metadata->>'actor') = (select correlation_id, actor from rm_audit_log where position = $1)`;
     const find = (condition: string) =>
       this.db.query<{ projector: string; event_id: string; error: string }>(
         `select p.projector, p.event_id, p.error from proj_parked p
