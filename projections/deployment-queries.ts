@@ -1,11 +1,15 @@
+import type { DeploymentKind } from '../commands/deployment/events.js';
 import type { SqlExecutor } from '../src/db/sql-client.js';
 
 export interface DeploymentRow {
   id: string;
   service_id: string;
   project_id: string;
-  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'aborted';
-  trigger: 'manual';
+  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'aborted' | 'rolled_back';
+  trigger: 'manual' | 'auto';
+  kind: DeploymentKind;
+  /** The release a release-based deployment runs (a rollback's `rollbackOf`). */
+  release_id: string | null;
   commit_sha: string | null;
   image_tag: string | null;
   container_name: string | null;

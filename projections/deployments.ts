@@ -11,7 +11,16 @@ const deploymentEvents = eachEventOf('deployment', parseDeploymentEvent, (event,
     case 'DeploymentQueued':
       out.upsert({
         table: 'rm_deployments',
-        row: { id, service_id: event.data.serviceId, project_id: event.data.projectId, status: 'queued', trigger: event.data.trigger, created_at: at },
+        row: {
+          id,
+          service_id: event.data.serviceId,
+          project_id: event.data.projectId,
+          status: 'queued',
+          trigger: event.data.trigger,
+          kind: event.data.kind,
+          release_id: event.data.releaseId,
+          created_at: at,
+        },
         key: ['id'],
         update: [],
       });
@@ -32,6 +41,8 @@ const deploymentEvents = eachEventOf('deployment', parseDeploymentEvent, (event,
       return set(sql`status = 'failed', reason = ${event.data.reason}, finished_at = ${at}`);
     case 'DeploymentAborted':
       return set(sql`status = 'aborted', reason = ${event.data.reason}, finished_at = ${at}`);
+    case 'DeploymentRolledBack':
+      return set(sql`status = 'rolled_back', reason = ${event.data.reason}`);
   }
 });
 
@@ -55,7 +66,7 @@ const serviceDeletions = eachEventOf('service', parseServiceEvent, (event, servi
 
 export const deploymentsProjector: Projector = {
   name: 'deployments',
-  version: 1,
+  version: 2,
   tables: ['rm_deployments', 'rm_deployment_logs'],
   ddl: `
 create table if not exists rm_deployments (
@@ -64,6 +75,8 @@ create table if not exists rm_deployments (
   project_id text not null,
   status text not null,
   trigger text not null,
+  kind text not null,
+  release_id text,
   commit_sha text,
   image_tag text,
   container_name text,

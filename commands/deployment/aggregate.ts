@@ -1,9 +1,9 @@
 import { reasonText } from '../shared/printable.js';
 import type { Aggregate } from '../shared/aggregate.js';
 import { conflict, notFound } from '../shared/domain-error.js';
-import { parseDeploymentEvent, type DeploymentEvent, type FailureExplained } from './events.js';
+import { parseDeploymentEvent, type DeploymentEvent, type DeploymentKind, type FailureExplained } from './events.js';
 
-export type DeploymentStatus = 'none' | 'queued' | 'running' | 'succeeded' | 'failed' | 'aborted';
+export type DeploymentStatus = 'none' | 'queued' | 'running' | 'succeeded' | 'failed' | 'aborted' | 'rolled_back';
 
 export interface DeploymentState {
   status: DeploymentStatus;
@@ -14,7 +14,7 @@ export interface DeploymentState {
   explained: FailureExplained | null;
 }
 
-const FINISHED: readonly DeploymentStatus[] = ['succeeded', 'failed', 'aborted'];
+const FINISHED: readonly DeploymentStatus[] = ['succeeded', 'failed', 'aborted', 'rolled_back'];
 export const isFinished = (status: DeploymentStatus) => FINISHED.includes(status);
 
 export const deployment: Aggregate<DeploymentState, DeploymentEvent> = {
@@ -34,6 +34,8 @@ export const deployment: Aggregate<DeploymentState, DeploymentEvent> = {
         return { ...state, status: 'failed' };
       case 'DeploymentAborted':
         return { ...state, status: 'aborted' };
+      case 'DeploymentRolledBack':
+        return { ...state, status: 'rolled_back' };
       case 'DeploymentFailureExplained':
         return { ...state, explained: event.data };
       default:
@@ -43,9 +45,18 @@ export const deployment: Aggregate<DeploymentState, DeploymentEvent> = {
   parse: parseDeploymentEvent,
 };
 
-export function decideQueue(state: DeploymentState, serviceId: string, projectId: string): DeploymentEvent[] {
+export interface DeploymentRequest {
+  kind: DeploymentKind;
+  trigger: 'manual' | 'auto';
+  releaseId: string | null;
+  config: 'release' | 'current';
+}
+
+export const BUILD_REQUEST: DeploymentRequest = { kind: 'deploy', trigger: 'manual', releaseId: null, config: 'current' };
+
+export function decideQueue(state: DeploymentState, serviceId: string, projectId: string, request: DeploymentRequest = BUILD_REQUEST): DeploymentEvent[] {
   if (state.status !== 'none') throw conflict('deployment already exists');
-  return [{ type: 'DeploymentQueued', data: { serviceId, projectId, trigger: 'manual' } }];
+  return [{ type: 'DeploymentQueued', data: { serviceId, projectId, ...request } }];
 }
 
 /** The deployer takes a queued deployment; one that was aborted meanwhile is not started. */
@@ -85,10 +96,18 @@ export function decideMarkAborted(state: DeploymentState, reason: string): Deplo
 
 export function assertExplainable(state: DeploymentState): void {
   if (state.status === 'none') throw notFound('deployment');
-  if (state.status !== 'failed') throw conflict(`only a failed deployment can be explained; this one is ${state.status}`);
+  if (state.status !== 'failed' && state.status !== 'rolled_back') {
+    throw conflict(`only a failed or rolled back deployment can be explained; this one is ${state.status}`);
+  }
 }
 
 export function decideExplain(state: DeploymentState, explained: FailureExplained): DeploymentEvent[] {
   assertExplainable(state);
   return [{ type: 'DeploymentFailureExplained', data: explained }];
+}
+
+/** Only a release that went live can be rolled back, once. */
+export function decideRolledBack(state: DeploymentState, reason: string, rollbackDeploymentId: string | null): DeploymentEvent[] {
+  if (state.status !== 'succeeded') return [];
+  return [{ type: 'DeploymentRolledBack', data: { reason: reasonText(reason), rollbackDeploymentId } }];
 }

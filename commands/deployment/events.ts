@@ -3,14 +3,40 @@ import { eventParser, type EventsOf } from '../shared/event.js';
 
 const BUILT_WITH = ['dockerfile', 'packbuilder', 'image'] as const;
 
+/**
+ * `deploy` builds (or pulls) and runs; the others run a kept release's image without clone or build:
+ * `rollback` an earlier release, `config` the current release with changed limits or health check,
+ * `start` and `restart` the current release of a stopped or running service.
+ */
+export const DEPLOYMENT_KINDS = ['deploy', 'rollback', 'config', 'start', 'restart'] as const;
+export type DeploymentKind = (typeof DEPLOYMENT_KINDS)[number];
+/** `manual`: a request; `auto`: Slipway itself (an automatic rollback). */
+export const DEPLOYMENT_TRIGGERS = ['manual', 'auto'] as const;
+/** Which configuration a release-based deployment runs with: the release's own snapshot, or today's. */
+export const RELEASE_CONFIGS = ['release', 'current'] as const;
+
 export const deploymentEvents = {
-  DeploymentQueued: z.object({ serviceId: z.string(), projectId: z.string(), trigger: z.enum(['manual']) }),
+  DeploymentQueued: z.object({
+    serviceId: z.string(),
+    projectId: z.string(),
+    trigger: z.enum(DEPLOYMENT_TRIGGERS),
+    // Defaults: events written before releases existed were all builds.
+    kind: z.enum(DEPLOYMENT_KINDS).default('deploy'),
+    /** The release a release-based deployment runs; null for a build. */
+    releaseId: z.string().nullable().default(null),
+    config: z.enum(RELEASE_CONFIGS).default('current'),
+  }),
   DeploymentStarted: z.object({}),
   DeploymentCommitResolved: z.object({ commitSha: z.string() }),
   DeploymentImageBuilt: z.object({ imageTag: z.string(), buildMethod: z.enum(BUILT_WITH) }),
   DeploymentContainerStarted: z.object({ containerName: z.string() }),
   DeploymentSucceeded: z.object({}),
   DeploymentFailed: z.object({ reason: z.string() }),
+  /**
+   * After it went live, the release misbehaved within its watch window (exited, restarted, failed its health
+   * check) and the previous release is being put back by `rollbackDeploymentId`.
+   */
+  DeploymentRolledBack: z.object({ reason: z.string(), rollbackDeploymentId: z.string().nullable() }),
   DeploymentAbortRequested: z.object({}),
   DeploymentAborted: z.object({ reason: z.string() }),
   /** An explanation of the failure, kept so the next request shows it again without asking the provider. */

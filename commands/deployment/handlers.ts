@@ -4,6 +4,7 @@ import { execute, loadAggregate } from '../shared/execute.js';
 import { newId } from '../shared/ids.js';
 import {
   assertExplainable,
+  BUILD_REQUEST,
   decideAbort,
   decideExplain,
   decideFail,
@@ -13,14 +14,15 @@ import {
   decideStart,
   decideSucceed,
   deployment,
+  type DeploymentRequest,
 } from './aggregate.js';
 import type { DeploymentEvent, FailureExplained } from './events.js';
 
-export async function queueDeployment(ctx: CommandContext, serviceId: string) {
+export async function queueDeployment(ctx: CommandContext, serviceId: string, request: DeploymentRequest = BUILD_REQUEST) {
   const { state } = await loadAggregate(ctx, service, serviceId);
   const current = live(state);
   const id = newId(ctx, 'deployment');
-  const { position } = await execute(ctx, deployment, id, (s) => decideQueue(s, serviceId, current.projectId));
+  const { position } = await execute(ctx, deployment, id, (s) => decideQueue(s, serviceId, current.projectId, request));
   return { id, position };
 }
 

@@ -1164,9 +1164,19 @@ export interface components {
             serviceId: string;
             commitSha: string | null;
             /** @enum {string} */
-            status: "queued" | "running" | "succeeded" | "failed" | "aborted";
-            /** @enum {string} */
-            trigger: "manual";
+            status: "queued" | "running" | "succeeded" | "failed" | "aborted" | "rolled_back";
+            /**
+             * @description `auto`: started by Slipway itself (an automatic rollback).
+             * @enum {string}
+             */
+            trigger: "manual" | "auto";
+            /**
+             * @description `deploy` builds or pulls; `rollback`, `config`, `start` and `restart` run a kept release without clone or build.
+             * @enum {string}
+             */
+            kind: "deploy" | "rollback" | "config" | "start" | "restart";
+            /** @description The release a release-based deployment runs; null for `deploy`. */
+            rollbackOf: string | null;
             imageTag: string | null;
             containerName: string | null;
             buildMethod: ("dockerfile" | "packbuilder" | "image") | null;

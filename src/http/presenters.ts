@@ -139,6 +139,8 @@ export function presentDeployment(row: DeploymentRow): z.infer<typeof deployment
     commitSha: row.commit_sha,
     status: row.status,
     trigger: row.trigger,
+    kind: row.kind,
+    rollbackOf: row.release_id,
     imageTag: row.image_tag,
     containerName: row.container_name,
     buildMethod: row.build_method,

@@ -1,3 +1,4 @@
+import { DEPLOYMENT_KINDS, DEPLOYMENT_TRIGGERS } from '../../../commands/deployment/events.js';
 import { z } from 'zod';
 import { id, nullableTimestamp, timestamp } from './common.js';
 import { endpoint } from './endpoint.js';
@@ -7,8 +8,12 @@ export const deployment = z
     id,
     serviceId: id,
     commitSha: z.string().nullable(),
-    status: z.enum(['queued', 'running', 'succeeded', 'failed', 'aborted']),
-    trigger: z.enum(['manual']),
+    status: z.enum(['queued', 'running', 'succeeded', 'failed', 'aborted', 'rolled_back']),
+    trigger: z.enum(DEPLOYMENT_TRIGGERS).meta({ description: '`auto`: started by Slipway itself (an automatic rollback).' }),
+    kind: z.enum(DEPLOYMENT_KINDS).meta({
+      description: '`deploy` builds or pulls; `rollback`, `config`, `start` and `restart` run a kept release without clone or build.',
+    }),
+    rollbackOf: z.string().nullable().meta({ description: 'The release a release-based deployment runs; null for `deploy`.' }),
     imageTag: z.string().nullable(),
     containerName: z.string().nullable(),
     buildMethod: z.enum(['dockerfile', 'packbuilder', 'image']).nullable(),
