@@ -6,6 +6,7 @@ import { databaseEvents } from './database/events.js';
 import { deploymentEvents, deploymentLogEvents } from './deployment/events.js';
 import { importEvents } from './import/events.js';
 import { projectEvents } from './project/events.js';
+import { releaseEvents } from './release/events.js';
 import { reservationEvents } from './reservation/events.js';
 import { serviceEvents } from './service/events.js';
 import { settingsEvents } from './settings/events.js';
@@ -21,6 +22,7 @@ export const ALL_EVENT_SCHEMAS = {
   ...deploymentLogEvents,
   ...importEvents,
   ...projectEvents,
+  ...releaseEvents,
   ...reservationEvents,
   ...serviceEvents,
   ...settingsEvents,

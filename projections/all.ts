@@ -6,6 +6,7 @@ import { domainsProjector } from './domains.js';
 import { envProjector } from './env.js';
 import { importsProjector } from './imports.js';
 import { projectsProjector } from './projects.js';
+import { releasesProjector } from './releases.js';
 import type { Projector } from './projector.js';
 import { reservationsProjector } from './reservations.js';
 import { retirementsProjector } from './retirements.js';
@@ -25,4 +26,5 @@ export const ALL_PROJECTORS: readonly Projector[] = [
   backupsProjector,
   settingsProjector,
   importsProjector,
+  releasesProjector,
 ];

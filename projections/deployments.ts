@@ -43,6 +43,8 @@ const deploymentEvents = eachEventOf('deployment', parseDeploymentEvent, (event,
       return set(sql`status = 'aborted', reason = ${event.data.reason}, finished_at = ${at}`);
     case 'DeploymentRolledBack':
       return set(sql`status = 'rolled_back', reason = ${event.data.reason}`);
+    case 'DeploymentWatchFailed':
+      return set(sql`reason = ${event.data.reason}`);
   }
 });
 

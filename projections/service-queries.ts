@@ -31,6 +31,9 @@ export interface ServiceRow {
   current_deployment_id: string | null;
   current_container: string | null;
   upstream_port: number | null;
+  releases_kept: number | null;
+  watch_seconds: number | null;
+  auto_rollback: boolean | null;
   created_at: Date | string;
   updated_at: Date | string;
   /** First custom domain, for primaryUrl. */

@@ -5,7 +5,7 @@ import { snakeCase } from './stream-id.js';
 
 export const servicesProjector: Projector = {
   name: 'services',
-  version: 2,
+  version: 3,
   tables: ['rm_services'],
   ddl: `
 create table if not exists rm_services (
@@ -39,6 +39,9 @@ create table if not exists rm_services (
   current_deployment_id text,
   current_container text,
   upstream_port integer,
+  releases_kept integer,
+  watch_seconds integer,
+  auto_rollback boolean,
   created_at timestamptz not null,
   updated_at timestamptz not null
 );`,

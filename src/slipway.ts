@@ -258,7 +258,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
             databases: { images: config.databases.images, startMs: config.databases.startMs },
           },
         },
-        { concurrency: config.deploy.concurrency },
+        { concurrency: config.deploy.concurrency, watchIntervalMs: 1000 },
         log,
       )
     : null;

@@ -5,6 +5,15 @@ import { parseDeploymentEvent, type DeploymentEvent, type DeploymentKind, type F
 
 export type DeploymentStatus = 'none' | 'queued' | 'running' | 'succeeded' | 'failed' | 'aborted' | 'rolled_back';
 
+export interface DeploymentRequest {
+  kind: DeploymentKind;
+  trigger: 'manual' | 'auto';
+  releaseId: string | null;
+  config: 'release' | 'current';
+}
+
+export const BUILD_REQUEST: DeploymentRequest = { kind: 'deploy', trigger: 'manual', releaseId: null, config: 'current' };
+
 export interface DeploymentState {
   status: DeploymentStatus;
   serviceId: string | null;
@@ -12,6 +21,9 @@ export interface DeploymentState {
   abortRequested: boolean;
   /** The latest explanation of its failure. */
   explained: FailureExplained | null;
+  /** What was asked for: a build, or a kept release to run. */
+  request: DeploymentRequest;
+  watchFailed: boolean;
 }
 
 const FINISHED: readonly DeploymentStatus[] = ['succeeded', 'failed', 'aborted', 'rolled_back'];
@@ -19,11 +31,13 @@ export const isFinished = (status: DeploymentStatus) => FINISHED.includes(status
 
 export const deployment: Aggregate<DeploymentState, DeploymentEvent> = {
   category: 'deployment',
-  initial: { status: 'none', serviceId: null, projectId: null, abortRequested: false, explained: null },
+  initial: { status: 'none', serviceId: null, projectId: null, abortRequested: false, explained: null, request: BUILD_REQUEST, watchFailed: false },
   evolve(state, event) {
     switch (event.type) {
-      case 'DeploymentQueued':
-        return { ...state, status: 'queued', serviceId: event.data.serviceId, projectId: event.data.projectId };
+      case 'DeploymentQueued': {
+        const { serviceId, projectId, ...request } = event.data;
+        return { ...state, status: 'queued', serviceId, projectId, request };
+      }
       case 'DeploymentStarted':
         return { ...state, status: 'running' };
       case 'DeploymentAbortRequested':
@@ -36,6 +50,8 @@ export const deployment: Aggregate<DeploymentState, DeploymentEvent> = {
         return { ...state, status: 'aborted' };
       case 'DeploymentRolledBack':
         return { ...state, status: 'rolled_back' };
+      case 'DeploymentWatchFailed':
+        return { ...state, watchFailed: true };
       case 'DeploymentFailureExplained':
         return { ...state, explained: event.data };
       default:
@@ -44,15 +60,6 @@ export const deployment: Aggregate<DeploymentState, DeploymentEvent> = {
   },
   parse: parseDeploymentEvent,
 };
-
-export interface DeploymentRequest {
-  kind: DeploymentKind;
-  trigger: 'manual' | 'auto';
-  releaseId: string | null;
-  config: 'release' | 'current';
-}
-
-export const BUILD_REQUEST: DeploymentRequest = { kind: 'deploy', trigger: 'manual', releaseId: null, config: 'current' };
 
 export function decideQueue(state: DeploymentState, serviceId: string, projectId: string, request: DeploymentRequest = BUILD_REQUEST): DeploymentEvent[] {
   if (state.status !== 'none') throw conflict('deployment already exists');
@@ -110,4 +117,10 @@ export function decideExplain(state: DeploymentState, explained: FailureExplaine
 export function decideRolledBack(state: DeploymentState, reason: string, rollbackDeploymentId: string | null): DeploymentEvent[] {
   if (state.status !== 'succeeded') return [];
   return [{ type: 'DeploymentRolledBack', data: { reason: reasonText(reason), rollbackDeploymentId } }];
+}
+
+/** What a watch saw is recorded once, on a release that went live and was not rolled back. */
+export function decideWatchFailed(state: DeploymentState, reason: string): DeploymentEvent[] {
+  if (state.status !== 'succeeded' || state.watchFailed) return [];
+  return [{ type: 'DeploymentWatchFailed', data: { reason: reasonText(reason) } }];
 }

@@ -27,7 +27,7 @@ export const deploymentEvents = {
     config: z.enum(RELEASE_CONFIGS).default('current'),
   }),
   DeploymentStarted: z.object({}),
-  DeploymentCommitResolved: z.object({ commitSha: z.string() }),
+  DeploymentCommitResolved: z.object({ commitSha: z.string(), commitMessage: z.string().nullable().default(null) }),
   DeploymentImageBuilt: z.object({ imageTag: z.string(), buildMethod: z.enum(BUILT_WITH) }),
   DeploymentContainerStarted: z.object({ containerName: z.string() }),
   DeploymentSucceeded: z.object({}),
@@ -37,6 +37,8 @@ export const deploymentEvents = {
    * check) and the previous release is being put back by `rollbackDeploymentId`.
    */
   DeploymentRolledBack: z.object({ reason: z.string(), rollbackDeploymentId: z.string().nullable() }),
+  /** The release misbehaved within its watch window, and the service does not roll back on its own (`autoRollback: false`). */
+  DeploymentWatchFailed: z.object({ reason: z.string() }),
   DeploymentAbortRequested: z.object({}),
   DeploymentAborted: z.object({ reason: z.string() }),
   /** An explanation of the failure, kept so the next request shows it again without asking the provider. */

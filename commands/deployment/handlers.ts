@@ -11,6 +11,8 @@ import {
   decideMarkAborted,
   decideProgress,
   decideQueue,
+  decideRolledBack,
+  decideWatchFailed,
   decideStart,
   decideSucceed,
   deployment,
@@ -35,6 +37,9 @@ export const deploymentSteps = {
   succeed: (ctx: CommandContext, id: string) => execute(ctx, deployment, id, decideSucceed),
   fail: (ctx: CommandContext, id: string, reason: string) => execute(ctx, deployment, id, (s) => decideFail(s, reason)),
   markAborted: (ctx: CommandContext, id: string, reason: string) => execute(ctx, deployment, id, (s) => decideMarkAborted(s, reason)),
+  rolledBack: (ctx: CommandContext, id: string, reason: string, rollbackDeploymentId: string | null) =>
+    execute(ctx, deployment, id, (s) => decideRolledBack(s, reason, rollbackDeploymentId)),
+  watchFailed: (ctx: CommandContext, id: string, reason: string) => execute(ctx, deployment, id, (s) => decideWatchFailed(s, reason)),
 };
 
 /** The stored explanation of a failed deployment (null if none yet); refuses one that did not fail. */

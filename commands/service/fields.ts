@@ -18,6 +18,10 @@ export const serviceSettings = z.object({
   dockerfilePath: z.string().nullable(),
   runtimeMode: z.enum(RUNTIME_MODES),
   internalPort: z.number().int(),
+  // Absent in services created before releases: the defaults below apply (see releasePolicyOf).
+  releasesKept: z.number().int().min(1).max(50).optional(),
+  watchSeconds: z.number().int().min(0).max(3600).optional(),
+  autoRollback: z.boolean().optional(),
 });
 export type ServiceSettings = z.infer<typeof serviceSettings>;
 
@@ -35,3 +39,8 @@ export const serviceIdentity = z.object({
   databasePublicHostname: z.string().nullable(),
   postgresLogicalReplicationEnabled: z.boolean(),
 });
+
+/** How a service keeps and watches its releases, with the defaults for a service that never said. */
+export function releasePolicyOf(settings: Pick<ServiceSettings, 'releasesKept' | 'watchSeconds' | 'autoRollback'>) {
+  return { releasesKept: settings.releasesKept ?? 10, watchSeconds: settings.watchSeconds ?? 60, autoRollback: settings.autoRollback ?? true };
+}

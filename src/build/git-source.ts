@@ -98,8 +98,8 @@ async function pinnedConnection(parsed: URL, outbound: DestinationPolicy): Promi
   return pinned;
 }
 
-/** A shallow clone of one branch; returns the commit it checked out. */
-export async function cloneBranch(request: CloneRequest): Promise<string> {
+/** A shallow clone of one branch; returns the commit it checked out and the first line of its message. */
+export async function cloneBranch(request: CloneRequest): Promise<{ sha: string; message: string }> {
   // Git is given the URL as it was checked (`http://0x7f.1/` is `http://127.0.0.1/`), never a spelling curl could read otherwise.
   const url = new URL(request.url);
   const pinned = await pinnedConnection(url, request.outbound);
@@ -116,5 +116,6 @@ export async function cloneBranch(request: CloneRequest): Promise<string> {
   } finally {
     if (credentials) rmSync(credentials, { force: true });
   }
-  return git(['rev-parse', 'HEAD'], {}, request.signal, request.onLine, request.dir);
+  const [sha = '', ...subject] = (await git(['log', '-1', '--format=%H%n%s'], {}, request.signal, request.onLine, request.dir)).split('\n');
+  return { sha: sha.trim(), message: subject.join(' ').trim() };
 }

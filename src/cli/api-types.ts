@@ -414,6 +414,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/services/{serviceId}/releases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The service’s releases (every deployment that went live), newest first
+         * @description Any key (read or write).
+         */
+        get: operations["listReleases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{serviceId}/rollback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run an earlier release again, without clone or build
+         * @description Default: the release before the current one, with that release’s own configuration (`config: "release"`); `config: "current"` runs the old image with today’s variables and settings. The kept image must pass its health check before it takes the route, with the same zero-downtime switch as a deploy. 404 for an unknown release; 409 when its image was pruned or there is nothing to roll back to.
+         *
+         *     Needs a write key.
+         */
+        post: operations["rollbackService"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{serviceId}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a stopped service: its current release runs again, through its health check
+         * @description A deployment of kind `start`. 409 when the service has no release yet, or is not stopped.
+         *
+         *     Needs a write key.
+         */
+        post: operations["startService"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{serviceId}/restart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restart the service’s current release (web services without downtime: the new container first, then the switch)
+         * @description A deployment of kind `restart`. 409 when the service has no release yet.
+         *
+         *     Needs a write key.
+         */
+        post: operations["restartService"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/deployments/{deploymentId}/explain-failure": {
         parameters: {
             query?: never;
@@ -1134,6 +1220,12 @@ export interface components {
             postgresLogicalReplicationEnabled: boolean;
             /** @enum {string} */
             status: "idle" | "active";
+            /** @description Releases whose images are kept for rollback (1–50, default 10). */
+            releasesKept: number;
+            /** @description Seconds a new release is watched after it goes live (0: not watched; default 60). */
+            watchSeconds: number;
+            /** @description Whether a release that misbehaves in its watch window is rolled back on its own (default true). */
+            autoRollback: boolean;
             reachable: boolean;
             /** @description Where the service answers on this machine; empty for a worker. */
             localUrl: string;
@@ -1251,6 +1343,25 @@ export interface components {
             stream: "stdout" | "stderr";
             /** Format: date-time */
             createdAt: string;
+        };
+        Release: {
+            /** Format: uuid */
+            id: string;
+            /** @description Counts up per service: 1, 2, 3… */
+            version: number;
+            /** Format: uuid */
+            deploymentId: string;
+            /** @description The image by its id (`sha256:…`), never a tag that can move. */
+            imageId: string;
+            commitSha: string | null;
+            /** @description The first line of the commit’s message, for Git sources. */
+            commitMessage: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Whether the service runs this release now. */
+            current: boolean;
+            /** @description False once its image was pruned (older than the service’s `releasesKept`): it cannot be rolled back to. */
+            available: boolean;
         };
         FailureExplanation: {
             summary: string;
@@ -1962,6 +2073,9 @@ export interface operations {
                         key: string;
                         value: string;
                     }[];
+                    releasesKept?: number;
+                    watchSeconds?: number;
+                    autoRollback?: boolean;
                     repoFullName: string;
                 } | {
                     name: string;
@@ -1989,6 +2103,9 @@ export interface operations {
                         key: string;
                         value: string;
                     }[];
+                    releasesKept?: number;
+                    watchSeconds?: number;
+                    autoRollback?: boolean;
                     repoFullName?: null;
                     repoUrl: string;
                 } | {
@@ -2010,6 +2127,9 @@ export interface operations {
                         key: string;
                         value: string;
                     }[];
+                    releasesKept?: number;
+                    watchSeconds?: number;
+                    autoRollback?: boolean;
                 } | {
                     name: string;
                     repoFullName: string;
@@ -2031,6 +2151,9 @@ export interface operations {
                         key: string;
                         value: string;
                     }[];
+                    releasesKept?: number;
+                    watchSeconds?: number;
+                    autoRollback?: boolean;
                 };
             };
         };
@@ -2151,6 +2274,9 @@ export interface operations {
                     runtimeMode?: "web" | "worker" | "static";
                     internalPort?: number;
                     gitToken?: string | null;
+                    releasesKept?: number;
+                    watchSeconds?: number;
+                    autoRollback?: boolean;
                 };
             };
         };
@@ -2727,6 +2853,147 @@ export interface operations {
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    listReleases: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        releases: components["schemas"]["Release"][];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    rollbackService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    releaseId?: string;
+                    /**
+                     * @default release
+                     * @enum {string}
+                     */
+                    config?: "release" | "current";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deployment: components["schemas"]["Deployment"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    startService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deployment: components["schemas"]["Deployment"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    restartService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deployment: components["schemas"]["Deployment"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
     };

@@ -17,6 +17,7 @@ import { aiProviderRoutes } from './routes/ai-providers.js';
 import { dnsProviderRoutes } from './routes/dns-providers.js';
 import { settingsRoutes } from './routes/settings.js';
 import { deploymentRoutes } from './routes/deployments.js';
+import { releaseRoutes } from './routes/releases.js';
 import { explainFailureRoutes } from './routes/explain-failure.js';
 import { domainRoutes } from './routes/domains.js';
 import { envRoutes } from './routes/env.js';
@@ -68,6 +69,7 @@ export function createHttpApp(app: Slipway): Koa {
   envRoutes(api, app, scopes);
   domainRoutes(api, app, scopes);
   deploymentRoutes(api, app);
+  releaseRoutes(api, app);
   explainFailureRoutes(api, app);
   databaseRoutes(api, app);
   backupRoutes(api, app);

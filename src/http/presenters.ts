@@ -1,3 +1,6 @@
+import type { ReleaseRow } from '../../projections/release-queries.js';
+import type { release } from './contract/releases.js';
+import { releasePolicyOf } from '../../commands/service/fields.js';
 import type { z } from 'zod';
 import type { project, service } from './contract/projects.js';
 import type { domain } from './contract/domains.js';
@@ -53,6 +56,7 @@ export function presentService(row: ServiceRow): z.infer<typeof service> {
     databasePublicHostname: row.database_public_hostname,
     postgresLogicalReplicationEnabled: row.postgres_logical_replication_enabled,
     status: row.status as z.infer<typeof service>['status'],
+    ...releasePolicyOf({ releasesKept: row.releases_kept ?? undefined, watchSeconds: row.watch_seconds ?? undefined, autoRollback: row.auto_rollback ?? undefined }),
     reachable: row.reachable,
     localUrl: local,
     primaryUrl: row.primary_hostname ? `http://${row.primary_hostname}` : local,
@@ -178,5 +182,19 @@ export function presentParked(row: ParkedRow): z.infer<typeof parkedEvent> {
     attempts: row.attempts,
     parkedAt: isoRequired(row.parked_at),
     data: auditData(row.type, row.data),
+  };
+}
+
+export function presentRelease(row: ReleaseRow): z.infer<typeof release> {
+  return {
+    id: row.id,
+    version: row.version,
+    deploymentId: row.deployment_id,
+    imageId: row.image_id,
+    commitSha: row.commit_sha,
+    commitMessage: row.commit_message,
+    createdAt: isoRequired(row.created_at),
+    current: row.current,
+    available: row.available,
   };
 }

@@ -41,6 +41,13 @@ const imageReference = z
     'must be an image reference such as nginx:1.27 or ghcr.io/owner/app:tag',
   );
 
+/** How a service keeps and watches its releases (absent: 10 kept, watched 60 s, rolled back on its own). */
+const releasePolicy = {
+  releasesKept: z.number().int().min(1).max(50).optional(),
+  watchSeconds: z.number().int().min(0).max(3600).optional(),
+  autoRollback: z.boolean().optional(),
+};
+
 const sourceFields = {
   name: name(),
   branch: branch.default('main'),
@@ -54,6 +61,7 @@ const sourceFields = {
   runtimeMode: z.enum(RUNTIME_MODES).default('web'),
   internalPort: port.optional(),
   env: envList,
+  ...releasePolicy,
 };
 
 const hostedSource = z.object({
@@ -70,6 +78,7 @@ const imageService = z.object({
   runtimeMode: z.enum(RUNTIME_MODES).default('web'),
   internalPort: port.optional(),
   env: envList,
+  ...releasePolicy,
 });
 const databaseService = z.object({
   name: name(),
@@ -81,6 +90,7 @@ const databaseService = z.object({
   databasePublicHostname: hostname.nullable().optional(),
   postgresLogicalReplicationEnabled: z.boolean().default(false),
   env: envList,
+  ...releasePolicy,
 });
 
 /** The four shapes a create body may have, for the API description; `parseCreateService` picks one by its fields. */
@@ -182,6 +192,7 @@ export const updateServiceBody = z
     runtimeMode: z.enum(RUNTIME_MODES).optional(),
     internalPort: port.optional(),
     gitToken: text(4096).nullable().optional(),
+    ...releasePolicy,
   })
   .transform((b) => Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined)))
-  .refine((b) => Object.keys(b).length > 0, 'give at least one of branch, rootDir, installCommand, buildCommand, startCommand, buildMethod, dockerfilePath, runtimeMode, internalPort, gitToken');
+  .refine((b) => Object.keys(b).length > 0, 'give at least one of branch, rootDir, installCommand, buildCommand, startCommand, buildMethod, dockerfilePath, runtimeMode, internalPort, gitToken, releasesKept, watchSeconds, autoRollback');

@@ -19,7 +19,9 @@ import {
   step,
   type Prepared,
   type RunDeps,
+  wentLive,
 } from './deployment-run.js';
+import { pruneReleases, type RunPlan } from './release-run.js';
 
 /** The named volume that holds a database service's data across deployments. */
 export const volumeOf = (serviceId: string) => `slipway-data-${serviceId}`;
@@ -60,13 +62,16 @@ async function waitUntilAnswering(deps: RunDeps, engine: Engine, name: string, e
  * share a data directory, so the previous one is stopped first (a short outage, unlike app deployments);
  * if the new one does not answer, it is removed and the previous one starts again on the same data.
  */
-export async function deployDatabase(deps: RunDeps, id: string, p: Prepared, log: DeploymentLog, signal: AbortSignal): Promise<void> {
+export async function deployDatabase(deps: RunDeps, id: string, prepared: Prepared, log: DeploymentLog, signal: AbortSignal, kept: RunPlan | null): Promise<void> {
+  const p = kept ? { ...prepared, env: kept.env } : prepared;
   const { row } = p;
   const engine = row.database_engine as Engine;
   const settings = deps.settings.databases;
-  const image = settings.images[engine];
-  await ensureImage(deps, image, log, signal);
-  await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentImageBuilt', data: { imageTag: image, buildMethod: 'image' } });
+  const image = kept?.image ?? settings.images[engine];
+  if (!kept) {
+    await ensureImage(deps, image, log, signal);
+    await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentImageBuilt', data: { imageTag: image, buildMethod: 'image' } });
+  }
 
   const tls: ServerTls | null = deps.databaseTls && (engine === 'postgres' || engine === 'timeseries') ? await deps.databaseTls(row) : null;
   if (tls) log.system('TLS on: server certificate signed by this installation\'s CA (GET …/database/tls/ca)');
@@ -140,8 +145,22 @@ export async function deployDatabase(deps: RunDeps, id: string, p: Prepared, log
   log.system(`Deployment succeeded: ${engine} answers on port ${row.host_port}`);
   await log.flush();
   // An abort that arrives after the release ends the deployment `aborted`, but the database it started stays.
-  await recorded(() => deploymentSteps.succeed(deps.cmd, id));
+  const ended = await recorded(() => deploymentSteps.succeed(deps.cmd, id));
   if (previous) await deps.runtime.remove(previous, 1).catch(() => undefined);
+  if (ended.events[0]?.type !== 'DeploymentSucceeded') return;
+  const plan: RunPlan = kept ?? {
+    image,
+    imageRef: image,
+    env: p.env,
+    internalPort: row.internal_port,
+    web: false,
+    buildMethod: 'image',
+    commitSha: null,
+    commitMessage: null,
+    config: null,
+  };
+  await wentLive(deps, id, p, plan, log);
+  await pruneReleases(deps, row.id, log).catch(() => undefined);
 }
 
 export type DatabaseTls = (row: ServiceRow) => Promise<ServerTls | null>;

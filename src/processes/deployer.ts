@@ -1,25 +1,31 @@
 import { deployment } from '../../commands/deployment/aggregate.js';
 import { parseDeploymentEvent } from '../../commands/deployment/events.js';
-import { deploymentSteps } from '../../commands/deployment/handlers.js';
+import { deploymentSteps, queueDeployment } from '../../commands/deployment/handlers.js';
+import { releasePolicyOf } from '../../commands/service/fields.js';
 import { parseServiceEvent } from '../../commands/service/events.js';
 import { causedBy, type CommandContext } from '../../commands/shared/command-context.js';
 import { loadAggregate } from '../../commands/shared/execute.js';
 import { NO_RELEASE, service as serviceAggregate } from '../../commands/service/aggregate.js';
 import { releaseService } from '../../commands/service/handlers.js';
 import { everDeployed, listDeploymentLogs, listUnfinishedDeployments, type DeploymentRow } from '../../projections/deployment-queries.js';
+import { keptImageIds } from '../../projections/release-queries.js';
 import { aggregateIdOf } from '../../projections/stream-id.js';
 import { findService, listReleasedServices } from '../../projections/service-queries.js';
 import type { RecordedEvent } from '../eventstore/port.js';
 import type { Logger } from '../logger.js';
 import { LABEL } from '../runtime/container-runtime.js';
 import { DeploymentLog } from './deployment-log.js';
-import { runDeployment, type RunDeps } from './deployment-run.js';
+import { runDeployment, type ReleaseWatch, type RunDeps } from './deployment-run.js';
+import { recorded } from './recorded.js';
+import { watchRelease } from './release-watch.js';
 import { discardInterruptedBuilds } from './interrupted-builds.js';
 import type { Reactor } from './reactor.js';
 
 export interface DeployerOptions {
   /** Deployments that may run at once across all services. */
   concurrency: number;
+  /** How often a new release is looked at during its watch window. */
+  watchIntervalMs: number;
 }
 
 interface ActiveRun {
@@ -40,6 +46,8 @@ const ACTOR = 'system:deployer';
 export class Deployer implements Reactor {
   readonly name = 'deployer';
   private readonly active = new Map<string, ActiveRun>();
+  /** The watch of each service's newest release, called off when another deployment of the service starts. */
+  private readonly watches = new Map<string, AbortController>();
   private readonly background = new Set<Promise<void>>();
   private pass: Promise<void> = Promise.resolve();
   private pending = false;
@@ -62,6 +70,7 @@ export class Deployer implements Reactor {
   /** Stops taking work; runs in progress are stopped and end `aborted` with the reason. */
   async stop() {
     this.stopping = true;
+    for (const watch of this.watches.values()) watch.abort();
     for (const run of this.active.values()) run.controller.abort('Slipway was stopped during the deployment');
     await Promise.all([...this.active.values()].map((r) => r.done));
     await Promise.all(this.background);
@@ -78,6 +87,7 @@ export class Deployer implements Reactor {
       } else if (serviceEvent?.type === 'ServiceDeleted') {
         const serviceId = aggregateIdOf(recorded.streamId);
         for (const run of this.active.values()) if (run.serviceId === serviceId) run.controller.abort('the service was deleted');
+        this.watches.get(serviceId)?.abort();
         this.inBackground(this.removeEverythingOf(serviceId));
       }
       if (deploymentEvent?.type === 'DeploymentQueued' || deploymentEvent?.type === 'DeploymentAborted') schedule = true;
@@ -141,11 +151,14 @@ export class Deployer implements Reactor {
 
   private async launch(row: DeploymentRow) {
     const controller = new AbortController();
+    this.watches.get(row.service_id)?.abort();
     const cmd = await this.contextOf(row.id);
     const log = this.logOf(cmd, row.id);
     const done = runDeployment({ ...this.deps, cmd }, row.id, row.service_id, log, controller.signal)
-      .then((retire) => {
-        if (retire) this.inBackground(retire());
+      .then((live) => {
+        if (!live) return;
+        this.inBackground(live.retire());
+        if (live.watch) this.inBackground(this.watch(live.watch, cmd, log));
       })
       .catch((error: unknown) => this.logger.error('deployment run failed', { deployment: row.id, error: String(error) }))
       .finally(() => {
@@ -155,10 +168,47 @@ export class Deployer implements Reactor {
     this.active.set(row.id, { serviceId: row.service_id, controller, done });
   }
 
+  /**
+   * The first `watchSeconds` of a new release: if it exits, restarts or stops answering, the previous
+   * release is put back by a rollback deployment (the bad one ends `rolled_back`), or, with
+   * `autoRollback: false` or nothing to go back to, what was seen is recorded on the deployment.
+   */
+  private async watch(watch: ReleaseWatch, cmd: CommandContext, log: DeploymentLog) {
+    const { state } = await loadAggregate(cmd, serviceAggregate, watch.serviceId);
+    if (state.status !== 'live' || !state.service) return;
+    const policy = releasePolicyOf(state.service);
+    if (policy.watchSeconds === 0) return;
+    const controller = new AbortController();
+    this.watches.set(watch.serviceId, controller);
+    try {
+      const seen = await watchRelease(this.deps.runtime, watch, policy.watchSeconds * 1000, this.options.watchIntervalMs, controller.signal);
+      if (seen === null || controller.signal.aborted) return;
+      const reason = `within ${policy.watchSeconds} s of going live, ${seen}`;
+      if (!policy.autoRollback || !watch.previous) {
+        log.system(`The release misbehaved: ${reason}. ${watch.previous ? 'Automatic rollback is off for this service' : 'There is no earlier release to roll back to'}; it keeps running.`);
+        await log.flush();
+        await recorded(() => deploymentSteps.watchFailed(cmd, watch.deploymentId, reason));
+        return;
+      }
+      const rollback = await queueDeployment({ ...cmd, actor: ACTOR }, watch.serviceId, {
+        kind: 'rollback',
+        trigger: 'auto',
+        releaseId: watch.previous.releaseId,
+        config: 'release',
+      });
+      log.system(`The release misbehaved: ${reason}. Rolling back to release v${watch.previous.version} (deployment ${rollback.id})`);
+      await log.flush();
+      await recorded(() => deploymentSteps.rolledBack(cmd, watch.deploymentId, `${reason} — rolled back to release v${watch.previous!.version}`, rollback.id));
+      this.kick();
+    } finally {
+      if (this.watches.get(watch.serviceId) === controller) this.watches.delete(watch.serviceId);
+    }
+  }
+
   /** Work that outlives a run (retiring old containers); stop() waits for it. */
   private inBackground(work: Promise<void>) {
     const tracked = work
-      .catch((error: unknown) => this.logger.warn('retiring earlier containers failed', { error: String(error) }))
+      .catch((error: unknown) => this.logger.warn('work after a deployment (retiring, pruning, watching) failed', { error: String(error) }))
       .finally(() => this.background.delete(tracked));
     this.background.add(tracked);
   }
@@ -248,9 +298,11 @@ export class Deployer implements Reactor {
         await runtime.remove(c.name, 1);
       }
     }
+    const kept = await keptImageIds(db);
     for (const image of await runtime.listImages({})) {
       const service = await serviceOf(image.labels[LABEL.service] ?? '');
-      if (!service || service.current_deployment_id !== image.labels[LABEL.deployment]) {
+      // Images of kept releases stay: a rollback runs them without a build.
+      if (!service || (service.current_deployment_id !== image.labels[LABEL.deployment] && !kept.has(image.id))) {
         for (const tag of image.tags) await runtime.removeImage(tag);
       }
     }

@@ -2,6 +2,10 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { recorded } from './recorded.js';
+import { planFromRelease, pruneReleases, recordGoneLive, releaseBefore, type RunPlan } from './release-run.js';
+import { deployment } from '../../commands/deployment/aggregate.js';
+import type { KeptRelease } from '../../commands/release/aggregate.js';
+import { reasonText } from '../../commands/shared/printable.js';
 import { deploymentSteps } from '../../commands/deployment/handlers.js';
 import { NO_RELEASE, service as serviceAggregate } from '../../commands/service/aggregate.js';
 import type { Release } from '../../commands/service/events.js';
@@ -64,6 +68,21 @@ export interface RunDeps {
   databaseTls?: DatabaseTls;
 }
 
+/** What a deployment that went live leaves to do once the service is free again: retire, and watch the release. */
+export interface WentLive {
+  retire(): Promise<void>;
+  watch: ReleaseWatch | null;
+}
+
+/** A new release to watch for its first seconds, and the release to put back if it misbehaves. */
+export interface ReleaseWatch {
+  deploymentId: string;
+  serviceId: string;
+  containerName: string;
+  previous: KeptRelease | null;
+  row: ServiceRow;
+}
+
 /** A failure whose message is the whole story for the user; anything else is prefixed with its step. */
 export class DeployFailure extends Error {}
 
@@ -117,6 +136,9 @@ export async function step<T>(name: string, ms: number, parent: AbortSignal, fn:
     clear();
   }
 }
+
+/** How a fresh build or pull runs: with today's variables and settings. */
+const todaysPlan = ({ row, env }: Prepared) => ({ env, internalPort: row.internal_port, web: row.runtime_mode !== 'worker', config: null });
 
 export interface Prepared {
   row: ServiceRow;
@@ -203,11 +225,13 @@ async function buildFromSource(deps: RunDeps, id: string, p: Prepared, log: Depl
   mkdirSync(dir, { mode: 0o700 });
   try {
     log.system(`Cloning ${row.repo_url} (branch ${row.branch}, depth 1)`);
-    const sha = await step('git clone', timeouts.cloneMs, signal, (s) =>
+    const commit = await step('git clone', timeouts.cloneMs, signal, (s) =>
       cloneBranch({ url: row.repo_url, branch: row.branch, token: p.gitToken, dir: join(dir, 'src'), signal: s, onLine: (l) => log.write(l, 'stderr'), outbound: deps.outbound }),
     );
-    await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentCommitResolved', data: { commitSha: sha } });
-    log.system(`Checked out commit ${sha}`);
+    // The subject line is the repository's text: kept printable and short.
+    const commitMessage = reasonText(commit.message).slice(0, 200);
+    await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentCommitResolved', data: { commitSha: commit.sha, commitMessage } });
+    log.system(`Checked out commit ${commit.sha}`);
 
     const checkout = new Checkout(join(dir, 'src'));
     const rootDir = row.root_dir ? insideRoot(row.root_dir) : '.';
@@ -229,7 +253,7 @@ async function buildFromSource(deps: RunDeps, id: string, p: Prepared, log: Depl
     await step('docker build', timeouts.buildMs, signal, (s) =>
       deps.runtime.build({ contextDir, dockerfileText: dockerfile.text, tag, labels }, (l) => log.write(l), s),
     );
-    return { tag, method: dockerfile.method };
+    return { tag, method: dockerfile.method, commitSha: commit.sha, commitMessage };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -302,7 +326,7 @@ export async function runDeployment(
   serviceId: string,
   log: DeploymentLog,
   signal: AbortSignal,
-): Promise<(() => Promise<void>) | null> {
+): Promise<WentLive | null> {
   const started = await deploymentSteps.start(deps.cmd, id);
   if (started.events.length === 0) return null;
   log.system(`Deployment ${id} started`);
@@ -319,26 +343,29 @@ export async function runDeployment(
       throw new DeployFailure(`Docker engine unreachable: ${message(error)}`);
     });
 
+    const request = (await loadAggregate(deps.cmd, deployment, id)).state.request;
     if (row.kind === 'database') {
-      await deployDatabase(deps, id, p, log, signal);
+      const kept = request.kind === 'deploy' ? null : await planFromRelease(deps, id, request, p, log);
+      await deployDatabase(deps, id, p, log, signal, kept);
       return null;
     }
-    let image: string;
-    let buildMethod: 'dockerfile' | 'packbuilder' | null = null;
-    if (row.kind === 'image') {
-      image = row.docker_image!;
-      await ensureImage(deps, image, log, signal, true);
-      await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentImageBuilt', data: { imageTag: image, buildMethod: 'image' } });
+    let plan: RunPlan;
+    if (request.kind !== 'deploy') {
+      plan = await planFromRelease(deps, id, request, p, log);
+    } else if (row.kind === 'image') {
+      await ensureImage(deps, row.docker_image!, log, signal, true);
+      await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentImageBuilt', data: { imageTag: row.docker_image!, buildMethod: 'image' } });
+      plan = { ...todaysPlan(p), image: row.docker_image!, imageRef: row.docker_image!, buildMethod: 'image', commitSha: null, commitMessage: null };
     } else {
       const built = await buildFromSource(deps, id, p, log, signal);
-      builtTag = image = built.tag;
-      buildMethod = built.method;
-      await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentImageBuilt', data: { imageTag: image, buildMethod } });
-      log.system(`Built image ${image}`);
+      builtTag = built.tag;
+      await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentImageBuilt', data: { imageTag: built.tag, buildMethod: built.method } });
+      log.system(`Built image ${built.tag}`);
+      plan = { ...todaysPlan(p), image: built.tag, imageRef: built.tag, buildMethod: built.method, commitSha: built.commitSha, commitMessage: built.commitMessage };
     }
     signal.throwIfAborted();
 
-    const web = row.runtime_mode !== 'worker';
+    const { web } = plan;
     const name = containerNameOf(row.slug, id);
     await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentContainerStarted', data: { containerName: name } });
     containerName = name;
@@ -346,20 +373,22 @@ export async function runDeployment(
       await deps.runtime.ensureNetwork(networkOf(row.project_id), { [LABEL.project]: row.project_id });
       return deps.runtime.run({
         name,
-        image,
-        env: p.env,
+        image: plan.image,
+        env: plan.env,
         labels: { [LABEL.project]: row.project_id, [LABEL.service]: row.id, [LABEL.deployment]: id },
         network: networkOf(row.project_id),
         aliases: [row.slug],
-        internalPort: web ? row.internal_port : null,
+        internalPort: web ? plan.internalPort : null,
         publish: web,
         privileges: 'app',
       });
     });
-    log.system(`Started container ${name}${web ? `; waiting for it to answer on port ${row.internal_port}` : ''}`);
+    log.system(`Started container ${name}${web ? `; waiting for it to answer on port ${plan.internalPort}` : ''}`);
     const stopFollowing = followStartup(deps, name, log);
     try {
-      await step('starting the container', deps.settings.timeouts.startMs + 5_000, signal, (s) => waitUntilReady(deps, row, name, running.hostPort, s));
+      await step('starting the container', deps.settings.timeouts.startMs + 5_000, signal, (s) =>
+        waitUntilReady(deps, { ...row, internal_port: plan.internalPort, runtime_mode: web ? row.runtime_mode : 'worker' }, name, running.hostPort, s),
+      );
     } finally {
       await stopFollowing();
     }
@@ -369,7 +398,8 @@ export async function runDeployment(
     signal.throwIfAborted();
     const restartPolicy = step('setting the restart policy', 10_000, signal, () => deps.runtime.keepRunning(name));
     restartPolicy.catch(() => undefined);
-    const release = await releaseService(deps.cmd, serviceId, { deploymentId: id, containerName: name, upstreamPort: running.hostPort, buildMethod });
+    const routeBuildMethod = plan.buildMethod === 'image' ? null : plan.buildMethod;
+    const release = await releaseService(deps.cmd, serviceId, { deploymentId: id, containerName: name, upstreamPort: running.hostPort, buildMethod: routeBuildMethod });
     released = true;
     if (web && deps.settings.proxyEnabled) {
       const proxy = await deps.proxy.sync(release.position);
@@ -384,9 +414,17 @@ export async function runDeployment(
     released = false;
     containerName = null;
     builtTag = null;
+    const live = await wentLive(deps, id, p, plan, log);
     // What to retire is fixed now; retiring runs after this deployment, so the next one need not wait.
-    const previousRuns = await earlierRunsOf(deps, serviceId, id).catch(() => ({ containers: [], images: [] }));
-    return () => retire(deps, previousRuns, log);
+    const previousRuns = await earlierContainersOf(deps, serviceId, id).catch(() => []);
+    const before = await releaseBefore(deps, serviceId, previous?.deploymentId ?? null).catch(() => null);
+    return {
+      retire: async () => {
+        await retire(deps, previousRuns, log);
+        await pruneReleases(deps, serviceId, log);
+      },
+      watch: request.kind === 'deploy' && live ? { deploymentId: id, serviceId, containerName: name, previous: before, row } : null,
+    };
   } catch (error) {
     const reason = signal.aborted ? String(signal.reason ?? 'aborted') : error instanceof DeployFailure ? error.message : `unexpected error: ${message(error)}`;
     log.system(`Deployment ${signal.aborted ? 'aborted' : 'failed'}: ${reason}`);
@@ -401,31 +439,33 @@ export async function runDeployment(
   }
 }
 
+/** Records the release a deployment made live (after its success: an aborted switch is no release). */
+export async function wentLive(deps: RunDeps, id: string, p: Prepared, plan: RunPlan, log: DeploymentLog) {
+  const live = await recorded(() => recordGoneLive(deps, id, p, plan)).catch(() => undefined);
+  if (live) log.system(`Release v${live.version}${live.commitSha ? ` (commit ${live.commitSha.slice(0, 7)})` : ''} is live`);
+  else log.system('The release could not be recorded; this deployment cannot be rolled back to');
+  await log.flush();
+  return live;
+}
+
 /** Puts the route back where it was before this run, so the previous container keeps serving. */
 async function undoRelease(deps: RunDeps, serviceId: string, previous: Release | null) {
   const back = await releaseService(deps.cmd, serviceId, previous ?? NO_RELEASE).catch(() => null);
   if (back && deps.settings.proxyEnabled) await deps.proxy.sync(back.position).catch(() => undefined);
 }
 
-interface EarlierRuns {
-  containers: string[];
-  images: string[];
-}
-
-/** Containers and images of this service's earlier deployments. */
-async function earlierRunsOf(deps: RunDeps, serviceId: string, keep: string): Promise<EarlierRuns> {
+/** Containers of this service's earlier deployments; their images stay while their releases are kept. */
+async function earlierContainersOf(deps: RunDeps, serviceId: string, keep: string): Promise<string[]> {
   const containers = (await deps.runtime.list({ [LABEL.service]: serviceId })).filter((c) => c.labels[LABEL.deployment] !== keep);
-  const images = (await deps.runtime.listImages({ [LABEL.service]: serviceId })).filter((i) => i.labels[LABEL.deployment] !== keep);
-  return { containers: containers.map((c) => c.name), images: images.flatMap((i) => i.tags) };
+  return containers.map((c) => c.name);
 }
 
-/** Gives requests in flight time to finish, then stops the earlier containers and removes their images. */
-async function retire(deps: RunDeps, earlier: EarlierRuns, log: DeploymentLog) {
-  if (earlier.containers.length > 0) await sleep(deps.settings.timeouts.drainMs);
-  for (const name of earlier.containers) {
+/** Gives requests in flight time to finish, then stops the earlier containers. */
+async function retire(deps: RunDeps, containers: string[], log: DeploymentLog) {
+  if (containers.length > 0) await sleep(deps.settings.timeouts.drainMs);
+  for (const name of containers) {
     log.system(`Retiring ${name}`);
     await deps.runtime.remove(name, deps.settings.timeouts.stopGraceSeconds).catch(() => undefined);
   }
-  for (const tag of earlier.images) await deps.runtime.removeImage(tag).catch(() => undefined);
   await log.flush();
 }

@@ -130,6 +130,8 @@ export interface ContainerRuntime {
   /** Build output goes line by line to `onLine`; a failed step rejects with the engine's message. */
   build(spec: BuildSpec, onLine: (line: string) => void, signal: AbortSignal): Promise<void>;
   imageExists(reference: string): Promise<boolean>;
+  /** The image's id (`sha256:…`), which never moves as a tag can; null when there is no such image. */
+  imageIdOf(reference: string): Promise<string | null>;
   pull(reference: string, onLine: (line: string) => void, signal: AbortSignal): Promise<void>;
   /** Removes a tag and the layers only it used; layers the current image shares stay as build cache. */
   removeImage(reference: string): Promise<void>;

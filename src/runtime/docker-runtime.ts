@@ -200,6 +200,15 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
       }
     },
 
+    async imageIdOf(reference) {
+      try {
+        return (await call('image inspect', () => docker.getImage(reference).inspect())).Id;
+      } catch (error) {
+        if (statusOf(error) === 404) return null;
+        throw error;
+      }
+    },
+
     async pull(reference, onLine, signal) {
       // The engine's refusal quotes the registry: only a short line of it, without the registry's answer, goes on.
       try {

@@ -71,7 +71,7 @@ t.test('git clones from the address the policy checked (curl gets it as its only
     cloneBranch({ url, branch: 'main', token: null, dir: join(work, dir), signal: new AbortController().signal, onLine: () => undefined, outbound: policy });
 
   const policy = pinnedPolicy({ 'git.pinned.test': ['127.0.0.1'] }, [`127.0.0.1:${gitPort}`]);
-  t.equal(await clone(`http://git.pinned.test:${gitPort}/acme/app.git`, policy, 'a'), sha, 'a name only the policy resolves is cloned');
+  t.equal((await clone(`http://git.pinned.test:${gitPort}/acme/app.git`, policy, 'a')).sha, sha, 'a name only the policy resolves is cloned');
 
   const before = git.requests.length;
   const refused = await clone(`http://git.pinned.test:${gitPort}/acme/app.git`, pinnedPolicy({ 'git.pinned.test': ['127.0.0.1'] }, []), 'b').catch((e: unknown) => e);

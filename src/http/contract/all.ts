@@ -13,6 +13,7 @@ import { importsApi } from './imports.js';
 import { apiKeysApi } from './api-keys.js';
 import { metaApi } from './meta.js';
 import { projectsApi } from './projects.js';
+import { releasesApi } from './releases.js';
 import { servicesApi } from './services.js';
 import { settingsApi } from './settings.js';
 
@@ -23,6 +24,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   envApi,
   domainsApi,
   deploymentsApi,
+  releasesApi,
   explainFailureApi,
   databaseApi,
   backupsApi,

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { eventParser, type EventsOf } from '../shared/event.js';
+
+/** What a release ran with, beside its image. `env` is the resolved variables as one value sealed with the service's data key. */
+export const releaseConfig = z.object({
+  env: z.string(),
+  startCommand: z.string().nullable(),
+  internalPort: z.number().int(),
+  runtimeMode: z.string(),
+  /** The service's health check and limits as they were, in the form the service stores them (null: the default). */
+  healthCheck: z.unknown().optional(),
+  resources: z.unknown().optional(),
+});
+export type ReleaseConfig = z.infer<typeof releaseConfig>;
+
+export const releaseEvents = {
+  /** A deployment went live: its image by id (never a tag that can move), its commit and its configuration. */
+  ReleaseRecorded: z.object({
+    releaseId: z.string(),
+    version: z.number().int().min(1),
+    deploymentId: z.string(),
+    imageId: z.string(),
+    /** The reference the image was built or pulled as, for people; the release runs `imageId`. */
+    imageRef: z.string(),
+    commitSha: z.string().nullable(),
+    commitMessage: z.string().nullable(),
+    buildMethod: z.enum(['dockerfile', 'packbuilder', 'image']).nullable(),
+    config: releaseConfig,
+  }),
+  /** Its image was removed (older than the service's `releasesKept`): it can no longer be rolled back to. */
+  ReleaseImagePruned: z.object({ releaseId: z.string() }),
+};
+export type ReleaseEvent = EventsOf<typeof releaseEvents>;
+export type ReleaseRecordedData = Extract<ReleaseEvent, { type: 'ReleaseRecorded' }>['data'];
+export const parseReleaseEvent = eventParser(releaseEvents);

@@ -1,0 +1,29 @@
+import type { CommandContext } from '../shared/command-context.js';
+import { execute, loadAggregate } from '../shared/execute.js';
+import { queueDeployment } from '../deployment/handlers.js';
+import { live, service } from '../service/aggregate.js';
+import { currentRelease, decidePrune, decideRecord, releaseHistory, rollbackTarget, type NewRelease } from './aggregate.js';
+
+export const recordRelease = (ctx: CommandContext, serviceId: string, release: NewRelease) =>
+  execute(ctx, releaseHistory, serviceId, (s) => decideRecord(s, release));
+
+export const recordImagePruned = (ctx: CommandContext, serviceId: string, releaseId: string) =>
+  execute(ctx, releaseHistory, serviceId, (s) => decidePrune(s, releaseId));
+
+export const loadReleases = async (ctx: CommandContext, serviceId: string) => (await loadAggregate(ctx, releaseHistory, serviceId)).state;
+
+/** A rollback deployment of the asked-for release, or of the one before the current. */
+export async function rollbackService(ctx: CommandContext, serviceId: string, releaseId: string | undefined, config: 'release' | 'current') {
+  const { state } = await loadAggregate(ctx, service, serviceId);
+  live(state);
+  const target = rollbackTarget(await loadReleases(ctx, serviceId), state.release?.deploymentId ?? null, releaseId);
+  return queueDeployment(ctx, serviceId, { kind: 'rollback', trigger: 'manual', releaseId: target.releaseId, config });
+}
+
+/** Runs the current release again: after a stop, as a restart, or with changed limits or health check. */
+export async function rerunCurrentRelease(ctx: CommandContext, serviceId: string, kind: 'start' | 'restart' | 'config') {
+  const { state } = await loadAggregate(ctx, service, serviceId);
+  live(state);
+  const current = currentRelease(await loadReleases(ctx, serviceId), state.release?.deploymentId ?? null, kind);
+  return queueDeployment(ctx, serviceId, { kind, trigger: 'manual', releaseId: current.releaseId, config: 'release' });
+}

@@ -1,0 +1,44 @@
+import type Router from '@koa/router';
+import { rerunCurrentRelease, rollbackService } from '../../../commands/release/handlers.js';
+import { findDeployment } from '../../../projections/deployment-queries.js';
+import { listReleasesOf } from '../../../projections/release-queries.js';
+import type { Slipway } from '../../slipway.js';
+import { principalOf, visibleService, writerOf } from '../auth.js';
+import { route } from '../contract/endpoint.js';
+import { releasesApi } from '../contract/releases.js';
+import { notFoundHttp } from '../errors.js';
+import { presentDeployment, presentRelease } from '../presenters.js';
+import { requestContext } from '../request-context.js';
+import { parseInput } from '../validation.js';
+
+export function releaseRoutes(router: Router, app: Slipway) {
+  /** Answers with the queued deployment, once the read models have it. */
+  const queued = async (id: string, position: string | null) => {
+    await app.settle(position);
+    const row = await findDeployment(app.db, id);
+    if (!row) throw notFoundHttp('deployment');
+    return { deployment: { ...presentDeployment(row), status: 'queued' as const, startedAt: null, finishedAt: null } };
+  };
+
+  route(router, releasesApi.list, async (ctx) => {
+    const service = await visibleService(app.db, principalOf(ctx), ctx.params.serviceId!);
+    ctx.body = { releases: (await listReleasesOf(app.db, service.id)).map(presentRelease) };
+  });
+
+  route(router, releasesApi.rollback, async (ctx) => {
+    const principal = writerOf(ctx);
+    const service = await visibleService(app.db, principal, ctx.params.serviceId!);
+    const { releaseId, config } = parseInput(releasesApi.rollback.body, ctx.request.body ?? {});
+    const { id, position } = await rollbackService(requestContext(app, ctx, principal), service.id, releaseId, config);
+    ctx.body = await queued(id, position);
+  });
+
+  for (const kind of ['start', 'restart'] as const) {
+    route(router, releasesApi[kind], async (ctx) => {
+      const principal = writerOf(ctx);
+      const service = await visibleService(app.db, principal, ctx.params.serviceId!);
+      const { id, position } = await rerunCurrentRelease(requestContext(app, ctx, principal), service.id, kind);
+      ctx.body = await queued(id, position);
+    });
+  }
+}

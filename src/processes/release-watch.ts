@@ -1,0 +1,46 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ContainerRuntime } from '../runtime/container-runtime.js';
+import { answersHttp } from './http-probe.js';
+import type { ReleaseWatch } from './deployment-run.js';
+
+/** Consecutive failed probes that count as a release that stopped serving. */
+const FAILED_PROBES = 3;
+const LAST_LINES = 10;
+
+/** The end of a container's output, for a reason that says what the app said before it died. */
+async function lastLines(runtime: ContainerRuntime, name: string): Promise<string> {
+  const lines: string[] = [];
+  try {
+    for await (const l of runtime.logs(name, { tail: LAST_LINES, follow: false })) lines.push(l.line);
+  } catch {
+    // A container removed meanwhile has no output to show.
+  }
+  return lines.length > 0 ? `; its last output:\n${lines.join('\n')}` : '; it wrote nothing';
+}
+
+/**
+ * Watches a release that just went live for `windowMs`: resolves with what went wrong (the container exited
+ * or was restarted, or stopped answering `FAILED_PROBES` times in a row), or null when it stayed well for the
+ * whole window or the watch was called off (`signal`).
+ */
+export async function watchRelease(runtime: ContainerRuntime, watch: ReleaseWatch, windowMs: number, intervalMs: number, signal: AbortSignal): Promise<string | null> {
+  const { containerName: name, row } = watch;
+  const web = row.runtime_mode !== 'worker';
+  const until = Date.now() + windowMs;
+  let failed = 0;
+  while (Date.now() < until && !signal.aborted) {
+    await sleep(intervalMs, undefined, { signal }).catch(() => undefined);
+    if (signal.aborted) return null;
+    const state = await runtime.inspect(name, web ? row.internal_port : null).catch(() => undefined);
+    if (state === undefined) continue; // the engine did not answer this time; the next look decides
+    if (state === null) return 'its container disappeared';
+    if (!state.running || state.restarts > 0) {
+      return `its container exited with code ${state.exitCode ?? 'unknown'}${state.restarts > 0 ? ` (restarted ${state.restarts}×)` : ''}${await lastLines(runtime, name)}`;
+    }
+    if (web && state.hostPort !== null) {
+      failed = (await answersHttp(state.hostPort, 3000)) ? 0 : failed + 1;
+      if (failed >= FAILED_PROBES) return `it stopped answering HTTP on port ${row.internal_port} (${FAILED_PROBES} checks in a row)`;
+    }
+  }
+  return null;
+}
