@@ -107,6 +107,22 @@ program
   });
 
 program
+  .command('releases <service>')
+  .description('the service’s releases, newest first: which one runs, and which can still be rolled back to')
+  .addOption(json())
+  .action(async (service: string, o) => (await resources()).listReleases(service, o));
+
+program
+  .command('rollback [service]')
+  .description('roll back to the release before the current one (or --to <version>) without a build, and follow it like a deployment; the service may be left out when the key sees only one')
+  .option('--to <version>', 'the release to run, e.g. 3 or v3 (see the releases of the service)')
+  .option('--config <which>', '"release" (default): the configuration that release ran with; "current": today’s variables and settings')
+  .addOption(json())
+  .action(async (service: string | undefined, o) => {
+    process.exitCode = await (await import('./api/deploy.js')).rollback(service, o);
+  });
+
+program
   .command('logs <service>')
   .description('follow the output of the service’s running container')
   .addOption(json())

@@ -127,6 +127,23 @@ t.test('the CLI drives a real server over HTTP', { skip: await requireDocker() }
     t.match(lines.at(-1), { deployment: { status: 'succeeded', id: lines[0].deployment.id } });
   });
 
+  await t.test('releases lists what went live; rollback runs an earlier one without a build and follows it', async (t) => {
+    const listed = await cli('releases', 'web');
+    t.equal(listed.status, 0, listed.stderr);
+    t.match(listed.stdout, /VERSION\s+CURRENT[\s\S]*\nv2\s+\*[\s\S]*\nv1\s/, 'v2 current, v1 below it');
+    const back = await cli('rollback', 'web');
+    t.equal(back.status, 0, back.stderr);
+    t.match(back.stderr, /rollback [0-9a-f-]+ of web queued/);
+    t.match(back.stdout, /Running release v1 .* without clone or build/);
+    t.match(back.stdout, /\ndeployment [0-9a-f-]+ succeeded\n$/);
+    const to = await cli('rollback', 'web', '--to', 'v2', '--json');
+    t.equal(to.status, 0, to.stderr);
+    t.match(JSON.parse(to.stdout.trim().split('\n').at(-1)!), { deployment: { kind: 'rollback', status: 'succeeded' } });
+    const missing = await cli('rollback', 'web', '--to', '9');
+    t.equal(missing.status, 1);
+    t.match(missing.stderr, /no release 9; its releases: v4, v3, v2, v1/);
+  });
+
   await t.test('Ctrl-C asks whether to abort; yes aborts the deployment and the exit code says it did not succeed', async (t) => {
     t.equal((await cli('services', 'cli-shop', 'create', 'worker', '--image', TEST_IMAGES.web, '--mode', 'worker')).status, 0);
     const run = await slipway(env, ['deploy', 'worker'], async (child, output) => {

@@ -103,9 +103,9 @@ t.test('restarts after a SIGKILL reconcile the engine: leftovers swept, a gone c
     t.equal((await deploymentOf(s, starting.id, inStart))?.status, 'failed', 'it stays failed');
   });
 
-  await t.test('a kill during the drain: the previous container and its image are swept, the current one serves', async (t) => {
+  await t.test('a kill during the drain: the previous container is swept, its kept release’s image stays, the current one serves', async (t) => {
     t.same(await containersOf({ [LABEL.deployment]: drainedV1.id }), [], 'the previous container is gone');
-    t.same(await imagesOf({ [LABEL.deployment]: drainedV1.id }), [], 'its image is gone');
+    t.equal((await imagesOf({ [LABEL.deployment]: drainedV1.id })).length, 1, 'its image stays: its release is kept for rollbacks');
     t.same((await containersOf({ [LABEL.deployment]: drainedV2.id })).map((c) => c.State), ['running'], 'the current container runs');
     t.same(await probe(proxyPort, 'drained.crash.test'), { status: 200, body: 'drained v2' }, 'its domain answers');
     t.same(await probe(drained.hostPort), { status: 200, body: 'drained v2' }, 'its host port answers');

@@ -5,7 +5,6 @@ import { caddyLoads, requireCaddy } from '../helpers/caddy.js';
 import { deploy, deployEnv, probe } from '../helpers/deploy.js';
 import { containersOf, imagesOf, removeProjectLeftovers, requireDocker } from '../helpers/docker.js';
 import { startGitServer } from '../helpers/git-server.js';
-import { eventually } from '../helpers/net.js';
 import { startLoad, type LoadClient, type RequestResult } from '../helpers/load.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -155,9 +154,11 @@ async function redeployUnderLoad(t: Test, upstreamSwitch: 'iptables' | 'reload')
   } finally {
     await load.stop();
   }
-  // Retiring removes the images after the containers.
-  const images = await eventually(() => imagesOf({ [LABEL.service]: svc.id }), (list) => list.length === 1, 15_000);
-  t.same(images.map((i) => i.Labels[LABEL.deployment]), [last.id], 'the old images were removed after their containers');
+  // Retiring removes the old containers; their images stay while their releases are kept (releasesKept, 10 here).
+  const releases = (await s.call('GET', `/api/services/${svc.id}/releases`)).body.releases as { imageId: string; available: boolean }[];
+  t.equal(releases.length, VERSIONS.length, 'a release per version');
+  const images = await imagesOf({ [LABEL.service]: svc.id });
+  t.same(new Set(images.map((i) => i.Id)), new Set(releases.map((r) => r.imageId)), 'the images of the kept releases stay, for rollbacks');
   return { s, serviceId: svc.id, results: load.results, clients, loadsOfFirst, loadsPerRedeploy, dials, hostPort: svc.hostPort };
 }
 

@@ -173,6 +173,27 @@ export async function runDeploymentHistory(s: TestServer, git: GitServer, provid
 
   git.push('acme/app', versionedApp('v2'));
   await expect(app.id, 'succeeded');
+  // Releases: a rollback to v1, then only one release kept (v2's image pruned) and a restart.
+  const release = async (path: string) => {
+    const queued = (await must('POST', `/api/services/${app.id}/${path}`, {})).deployment as { id: string };
+    const done = await waitForDeployment(s, app.id, queued.id);
+    if (done.status !== 'succeeded') throw new Error(`${path}: ${JSON.stringify(done)}`);
+  };
+  await release('rollback');
+  await must('PATCH', `/api/services/${app.id}`, { releasesKept: 1 });
+  await release('restart');
+  // Releases that die after going live: one rolled back on its own, one (autoRollback off, nothing before it) only recorded.
+  const dying = (version: string) => versionedApp(version, { command: ['sh', '-c', 'python3 -u server.py & sleep 3; echo dying; exit 3'] });
+  git.push('acme/crashy', dying('c1'));
+  const crashy = await source('crashy', 'acme/crashy');
+  await must('PATCH', `/api/services/${crashy.id}`, { autoRollback: false });
+  await expect(crashy.id, 'succeeded');
+  git.push('acme/app', dying('v3'));
+  await expect(app.id, 'succeeded');
+  const settled = (list: Record<string, unknown>[]) =>
+    list.some((d) => d.status === 'rolled_back') && list.some((d) => d.trigger === 'auto' && d.status === 'succeeded');
+  await waitFor('the automatic rollback', async () => (await must('GET', `/api/services/${app.id}/deployments`)).deployments as Record<string, unknown>[], settled, 60_000);
+  await waitFor('the dying release on record', async () => (await must('GET', `/api/services/${crashy.id}/deployments`)).deployments as Record<string, unknown>[], (list) => list.some((d) => /exited/.test(String(d.reason))), 60_000);
   const deleted = await s.call('DELETE', `/api/services/${app.id}`);
   if (deleted.status !== 200) throw new Error(`delete: ${deleted.status}`);
   return p;

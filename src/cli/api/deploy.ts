@@ -9,7 +9,7 @@ type Deployment = components['schemas']['Deployment'];
 type LogLine = components['schemas']['DeploymentLogLine'];
 type RuntimeLine = components['schemas']['RuntimeLogLine'];
 
-const FINISHED = new Set(['succeeded', 'failed', 'aborted']);
+const FINISHED = new Set(['succeeded', 'failed', 'aborted', 'rolled_back']);
 const RECONNECTS = 5;
 
 async function deploymentOf(api: Api, serviceId: string, deploymentId: string): Promise<Deployment | undefined> {
@@ -40,8 +40,41 @@ export async function deploy(serviceRef: string, o: { json?: boolean }): Promise
   const { api } = apiClient();
   const service = await findService(api, serviceRef);
   const { deployment: queued } = await answer(api.POST('/api/services/{serviceId}/deployments', { params: { path: { serviceId: service.id } } }));
+  return follow(api, service, queued, o);
+}
+
+/**
+ * Rolls the service back (to the release before the current one, or to `--to <version>`) and follows
+ * the rollback like a deployment.
+ */
+export async function rollback(serviceRef: string | undefined, o: { json?: boolean; to?: string; config?: string }): Promise<number> {
+  const { api } = apiClient();
+  const service = await findService(api, serviceRef ?? (await onlyService(api)));
+  let releaseId: string | undefined;
+  if (o.to !== undefined) {
+    const version = Number(o.to.replace(/^v/, ''));
+    const { releases } = await answer(api.GET('/api/services/{serviceId}/releases', { params: { path: { serviceId: service.id } } }));
+    const release = releases.find((r) => r.version === version);
+    if (!release) throw new CliError(`${service.slug} has no release ${o.to}; its releases: ${releases.map((r) => `v${r.version}`).join(', ') || 'none'}`);
+    releaseId = release.id;
+  }
+  if (o.config !== undefined && o.config !== 'release' && o.config !== 'current') throw new CliError('--config is release or current');
+  const body = { ...(releaseId ? { releaseId } : {}), config: (o.config ?? 'release') as 'release' | 'current' };
+  const { deployment: queued } = await answer(api.POST('/api/services/{serviceId}/rollback', { params: { path: { serviceId: service.id } }, body }));
+  return follow(api, service, queued, o);
+}
+
+/** With no service named: the one service the key can see, if there is exactly one. */
+async function onlyService(api: Api): Promise<string> {
+  const { projects } = await answer(api.GET('/api/projects'));
+  const all = projects.flatMap((p) => p.services.map((s) => `${p.slug}/${s.slug}`));
+  if (all.length === 1) return all[0]!;
+  throw new CliError(`say which service: this key sees ${all.length === 0 ? 'none' : all.join(', ')}`);
+}
+
+async function follow(api: Api, service: { id: string; slug: string }, queued: Deployment, o: { json?: boolean }): Promise<number> {
   if (o.json) out(JSON.stringify({ deployment: queued }));
-  else progress(`deployment ${queued.id} of ${service.slug} queued; waiting for its first line…`);
+  else progress(`${queued.kind === 'deploy' ? 'deployment' : queued.kind} ${queued.id} of ${service.slug} queued; waiting for its first line…`);
 
   const stop = new AbortController();
   let asking = false;

@@ -190,3 +190,25 @@ export async function history(o: HistoryOptions) {
     after = page.next;
   }
 }
+
+export async function listReleases(serviceRef: string, o: Output) {
+  const { api } = apiClient();
+  const service = await findService(api, serviceRef);
+  const data = await answer(api.GET('/api/services/{serviceId}/releases', { params: { path: { serviceId: service.id } } }));
+  print(o.json, data, () =>
+    data.releases.length === 0
+      ? `${service.slug} has no release yet: slipway deploy ${service.id}`
+      : table(
+          ['VERSION', 'CURRENT', 'COMMIT', 'MESSAGE', 'IMAGE', 'AVAILABLE', 'CREATED'],
+          data.releases.map((r) => [
+            `v${r.version}`,
+            r.current ? '*' : '',
+            r.commitSha?.slice(0, 7) ?? '',
+            (r.commitMessage ?? '').slice(0, 40),
+            r.imageId.slice(7, 19),
+            r.available ? 'yes' : 'pruned',
+            when(r.createdAt),
+          ]),
+        ),
+  );
+}

@@ -1,0 +1,72 @@
+import t from 'tap';
+import {
+  currentRelease,
+  decidePrune,
+  decideRecord,
+  releaseHistory,
+  releasesToPrune,
+  rollbackTarget,
+  type NewRelease,
+  type ReleaseHistory,
+} from '../../commands/release/aggregate.js';
+import type { ReleaseEvent } from '../../commands/release/events.js';
+import { decideRolledBack, decideWatchFailed, decideQueue, decideStart, decideSucceed, deployment, type DeploymentState } from '../../commands/deployment/aggregate.js';
+import type { DeploymentEvent } from '../../commands/deployment/events.js';
+
+const apply = (state: ReleaseHistory, events: ReleaseEvent[]) => events.reduce(releaseHistory.evolve, state);
+const release = (n: number, image = `sha256:${n}`): NewRelease => ({
+  releaseId: `r${n}`,
+  deploymentId: `d${n}`,
+  imageId: image,
+  imageRef: `slipway/app:d${n}`,
+  commitSha: null,
+  commitMessage: null,
+  buildMethod: 'dockerfile',
+  config: { env: 'sealed', startCommand: null, internalPort: 3000, runtimeMode: 'web' },
+});
+const history = (...releases: NewRelease[]) => releases.reduce((s, r) => apply(s, decideRecord(s, r)), releaseHistory.initial);
+
+t.test('versions count up per service; a deployment is recorded once', async (t) => {
+  const h = history(release(1), release(2), release(3));
+  t.same(h.releases.map((r) => r.version), [1, 2, 3]);
+  t.same(decideRecord(h, release(2)), [], 'a retried record says nothing');
+  t.same(decidePrune(apply(h, decidePrune(h, 'r1')), 'r1'), [], 'pruned once');
+  t.same(decidePrune(h, 'unknown'), []);
+});
+
+t.test('the rollback target: the one before the current, or the one asked for', async (t) => {
+  const h = history(release(1), release(2), release(3));
+  t.equal(rollbackTarget(h, 'd3').releaseId, 'r2', 'before the current');
+  t.equal(rollbackTarget(h, 'd2').releaseId, 'r1', 'before the current, even when it is not the newest');
+  t.equal(rollbackTarget(h, 'd3', 'r1').releaseId, 'r1', 'the one asked for');
+  t.throws(() => rollbackTarget(h, 'd3', 'r9'), { code: 'not_found' });
+  t.throws(() => rollbackTarget(h, 'd1'), { code: 'conflict' }, 'nothing before the first');
+  t.throws(() => rollbackTarget(h, null), { code: 'conflict' }, 'nothing current');
+  const pruned = apply(h, decidePrune(h, 'r2'));
+  t.throws(() => rollbackTarget(pruned, 'd3'), { code: 'conflict', message: /v2 .*pruned/ }, 'a pruned image cannot be gone back to');
+  t.throws(() => currentRelease(h, null, 'restart'), { code: 'conflict' });
+  t.equal(currentRelease(h, 'd2', 'restart').releaseId, 'r2');
+});
+
+t.test('pruning keeps the newest releases, the current one, and every release sharing their image', async (t) => {
+  // 4 and 5 are rollbacks: 4 runs 2's image, 5 runs 1's.
+  const h = history(release(1), release(2), release(3), release(4, 'sha256:2'), release(5, 'sha256:1'), release(6));
+  t.same(releasesToPrune(h, 2, 'd6').map((r) => r.releaseId), ['r2', 'r3', 'r4'], 'r1 shares the image of the kept r5');
+  t.same(releasesToPrune(h, 2, 'd3').map((r) => r.releaseId), ['r2', 'r4'], 'the current release keeps its image, wherever it is');
+  t.same(releasesToPrune(h, 10, 'd6'), [], 'all within releasesKept');
+});
+
+t.test('a release that went live may be rolled back or its misbehaviour recorded, once', async (t) => {
+  const applyD = (s: DeploymentState, events: DeploymentEvent[]) => events.reduce(deployment.evolve, s);
+  const queued = applyD(deployment.initial, decideQueue(deployment.initial, 's', 'p', { kind: 'rollback', trigger: 'auto', releaseId: 'r1', config: 'release' }));
+  t.same(queued.request, { kind: 'rollback', trigger: 'auto', releaseId: 'r1', config: 'release' }, 'the request is part of the state');
+  const running = applyD(queued, decideStart(queued));
+  t.same(decideRolledBack(running, 'x', null), [], 'not before it went live');
+  const live = applyD(running, decideSucceed(running));
+  const rolled = applyD(live, decideRolledBack(live, 'exited', 'd2'));
+  t.equal(rolled.status, 'rolled_back');
+  t.same(decideRolledBack(rolled, 'again', 'd3'), [], 'once');
+  const watched = applyD(live, decideWatchFailed(live, 'exited'));
+  t.equal(watched.status, 'succeeded', 'recorded only: it keeps running');
+  t.same(decideWatchFailed(watched, 'again'), [], 'once');
+});
