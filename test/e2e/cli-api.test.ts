@@ -7,6 +7,9 @@ import { cliArgs, root } from '../helpers/cli-process.js';
 import { removeProjectLeftovers, requireDocker, TEST_IMAGES } from '../helpers/docker.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
+// Deployments, rollbacks and a CLI process per step: longer than tap's 180 s per file on a busy machine.
+t.setTimeout(360_000);
+
 interface Run {
   status: number | null;
   stdout: string;

@@ -1,0 +1,87 @@
+import { execFileSync } from 'node:child_process';
+import { createProject, createService } from '../test/helpers/api-suite.js';
+import { deployEnv, probe, waitForDeployment } from '../test/helpers/deploy.js';
+import { dockerUnavailable, removeProjectLeftovers, TEST_IMAGES } from '../test/helpers/docker.js';
+import { startGitServer } from '../test/helpers/git-server.js';
+import { startTestServer } from '../test/helpers/test-server.js';
+import { line } from './print.js';
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+const SERVER = `import http.server, os
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200); self.end_headers(); self.wfile.write(os.environ.get("VERSION", "?").encode())
+    def log_message(self, *a): pass
+http.server.ThreadingHTTPServer(("0.0.0.0", int(os.environ["PORT"])), H).serve_forever()
+`;
+const app = (version: string) => ({
+  Dockerfile: `FROM ${TEST_IMAGES.python}\nWORKDIR /app\nCOPY . .\nENV VERSION=${version}\nCMD ["python3", "server.py"]\n`,
+  'server.py': SERVER,
+});
+
+async function untilAnswers(port: number, host: string, body: string) {
+  for (;;) {
+    if ((await probe(port, host)).body === body) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The same image started by hand: `docker run`, then its first answer. */
+async function byHand(imageId: string, version: string): Promise<number> {
+  const name = `slipway-bench-rollback-${Date.now()}`;
+  const docker = (...args: string[]) => execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  const started = performance.now();
+  docker('run', '-d', '--name', name, '-e', 'PORT=8080', '-p', '127.0.0.1::8080', imageId);
+  const port = Number(docker('port', name, '8080/tcp').split(':').pop());
+  await untilAnswers(port, 'localhost', version);
+  const ms = performance.now() - started;
+  docker('rm', '-f', name);
+  return ms;
+}
+
+/** A rollback (POST → the old version answers on its domain) against `docker run` of the same image + first answer. */
+export async function rollbackBenchmarks() {
+  const skip = await dockerUnavailable();
+  if (skip) {
+    line('rollback', `skipped: ${skip}`);
+    return;
+  }
+  const git = await startGitServer();
+  const { env, proxyPort } = await deployEnv({ SLIPWAY_GIT_BASE_URL: git.baseUrl });
+  const s = await startTestServer(env);
+  const project = await createProject(s, 'Bench rollback');
+  try {
+    const svc = await createService(s, project.id, { name: 'bench', repoFullName: 'acme/bench', branch: 'main', internalPort: 8080 });
+    await s.call('POST', `/api/services/${svc.id}/domains`, { body: { hostname: 'rollback.slipway.test' } });
+    for (const version of ['one', 'two']) {
+      git.push('acme/bench', app(version));
+      await waitForDeployment(s, svc.id, (await s.call('POST', `/api/services/${svc.id}/deployments`)).body.deployment.id);
+    }
+    const releases = (await s.call('GET', `/api/services/${svc.id}/releases`)).body.releases as { id: string; version: number; imageId: string }[];
+    const [two, one] = releases as [(typeof releases)[0], (typeof releases)[0]];
+    await byHand(one.imageId, 'one');
+
+    const slipway: number[] = [];
+    const hand: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      hand.push(await byHand(one.imageId, 'one'));
+      for (const [target, body] of [[one, 'one'], [two, 'two']] as const) {
+        const started = performance.now();
+        const queued = await s.call('POST', `/api/services/${svc.id}/rollback`, { body: { releaseId: target.id } });
+        if (queued.status !== 200) throw new Error(`rollback: ${queued.status} ${JSON.stringify(queued.body)}`);
+        await untilAnswers(proxyPort, 'rollback.slipway.test', body);
+        if (target === one) slipway.push(performance.now() - started);
+        await waitForDeployment(s, svc.id, queued.body.deployment.id);
+      }
+    }
+    const [a, b] = [median(slipway), median(hand)];
+    line('rollback: POST → the old version answers on its domain (median of 5)', `${a.toFixed(0)} ms`);
+    line('rollback: docker run of the same image + first answer by hand (median of 5)', `${b.toFixed(0)} ms`);
+    line('rollback overhead / ratio', `${(a - b).toFixed(0)} ms / ${(a / b).toFixed(2)}`);
+  } finally {
+    await s.close();
+    await git.close();
+    await removeProjectLeftovers(project.id);
+  }
+}
