@@ -5,7 +5,7 @@ import { snakeCase } from './stream-id.js';
 
 export const servicesProjector: Projector = {
   name: 'services',
-  version: 2,
+  version: 3,
   tables: ['rm_services'],
   ddl: `
 create table if not exists rm_services (
@@ -40,7 +40,8 @@ create table if not exists rm_services (
   current_container text,
   upstream_port integer,
   created_at timestamptz not null,
-  updated_at timestamptz not null
+  updated_at timestamptz not null,
+  resources jsonb
 );`,
   indexes: `
 create index if not exists rm_services_project on rm_services (project_id, created_at);`,

@@ -4,6 +4,7 @@ import { BUILD_METHODS, ENGINES, RUNTIME_MODES } from '../../commands/service/fi
 import { ENGINE_CATALOGUE } from '../../commands/service/engines.js';
 import { hostOf, type DestinationPolicy } from '../outbound/destination-policy.js';
 import { vetRegistry } from '../outbound/image-registry.js';
+import { resourcesBody } from './resource-bodies.js';
 import { branch, envKey, parseInput, envValue, hostname, name, optionalCommand, port, repoPath, text } from './validation.js';
 
 const envList = z
@@ -54,6 +55,7 @@ const sourceFields = {
   runtimeMode: z.enum(RUNTIME_MODES).default('web'),
   internalPort: port.optional(),
   env: envList,
+  resources: resourcesBody.optional(),
 };
 
 const hostedSource = z.object({
@@ -70,6 +72,7 @@ const imageService = z.object({
   runtimeMode: z.enum(RUNTIME_MODES).default('web'),
   internalPort: port.optional(),
   env: envList,
+  resources: resourcesBody.optional(),
 });
 const databaseService = z.object({
   name: name(),
@@ -81,6 +84,7 @@ const databaseService = z.object({
   databasePublicHostname: hostname.nullable().optional(),
   postgresLogicalReplicationEnabled: z.boolean().default(false),
   env: envList,
+  resources: resourcesBody.optional(),
 });
 
 /** The four shapes a create body may have, for the API description; `parseCreateService` picks one by its fields. */
@@ -182,6 +186,11 @@ export const updateServiceBody = z
     runtimeMode: z.enum(RUNTIME_MODES).optional(),
     internalPort: port.optional(),
     gitToken: text(4096).nullable().optional(),
+    resources: resourcesBody
+      .nullable()
+      .optional()
+      .transform((r) => (r === null ? {} : r))
+      .meta({ description: 'Replaces the whole set: a key left out (or `null` for all) takes the installation’s default again.' }),
   })
   .transform((b) => Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined)))
-  .refine((b) => Object.keys(b).length > 0, 'give at least one of branch, rootDir, installCommand, buildCommand, startCommand, buildMethod, dockerfilePath, runtimeMode, internalPort, gitToken');
+  .refine((b) => Object.keys(b).length > 0, 'give at least one of branch, rootDir, installCommand, buildCommand, startCommand, buildMethod, dockerfilePath, runtimeMode, internalPort, gitToken, resources');

@@ -29,6 +29,7 @@ import type { DeploymentLog } from './deployment-log.js';
 import type { Engine } from '../../commands/service/fields.js';
 import { deployDatabase, type DatabaseTls } from './database-run.js';
 import { answersHttp } from './http-probe.js';
+import { containerEnd, resourcesOfRun, type DefaultResources, type RunResources } from './service-resources.js';
 
 export interface DeployTimeouts {
   cloneMs: number;
@@ -62,6 +63,8 @@ export interface RunDeps {
   outbound: DestinationPolicy;
   /** The server certificate of a Postgres-compatible service; null runs it without TLS. */
   databaseTls?: DatabaseTls;
+  /** The installation's `defaultResources`; none when absent. */
+  defaultResources?: DefaultResources;
 }
 
 /** A failure whose message is the whole story for the user; anything else is prefixed with its step. */
@@ -254,7 +257,7 @@ export async function ensureImage(deps: RunDeps, reference: string, log: Deploym
 }
 
 /** Web services must answer HTTP on their port; workers must stay up. A crash ends the wait at once. */
-async function waitUntilReady(deps: RunDeps, row: ServiceRow, name: string, upstreamPort: number | null, signal: AbortSignal) {
+async function waitUntilReady(deps: RunDeps, row: ServiceRow, name: string, upstreamPort: number | null, resources: RunResources, signal: AbortSignal) {
   const { startMs, workerSettleMs } = deps.settings.timeouts;
   const web = row.runtime_mode !== 'worker';
   const deadline = Date.now() + startMs;
@@ -264,7 +267,7 @@ async function waitUntilReady(deps: RunDeps, row: ServiceRow, name: string, upst
     const state = await deps.runtime.inspect(name, row.internal_port);
     if (!state) throw new DeployFailure('the container disappeared while starting');
     if (!state.running || state.restarts > 0) {
-      throw new DeployFailure(`the container exited with code ${state.exitCode ?? 'unknown'} before it was ready; see the log above`);
+      throw new DeployFailure(`the container ${containerEnd(state, resources)} before it was ready; see the log above`);
     }
     if (web && upstreamPort !== null && (await answersHttp(upstreamPort, 1000))) return;
     if (!web && Date.now() >= settledAt) return;
@@ -342,6 +345,7 @@ export async function runDeployment(
     const name = containerNameOf(row.slug, id);
     await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentContainerStarted', data: { containerName: name } });
     containerName = name;
+    const resources = await resourcesOfRun(row.resources, deps.defaultResources);
     const running = await step('creating the container', deps.settings.timeouts.startMs, signal, async () => {
       await deps.runtime.ensureNetwork(networkOf(row.project_id), { [LABEL.project]: row.project_id });
       return deps.runtime.run({
@@ -354,12 +358,13 @@ export async function runDeployment(
         internalPort: web ? row.internal_port : null,
         publish: web,
         privileges: 'app',
+        limits: resources.limits,
       });
     });
     log.system(`Started container ${name}${web ? `; waiting for it to answer on port ${row.internal_port}` : ''}`);
     const stopFollowing = followStartup(deps, name, log);
     try {
-      await step('starting the container', deps.settings.timeouts.startMs + 5_000, signal, (s) => waitUntilReady(deps, row, name, running.hostPort, s));
+      await step('starting the container', deps.settings.timeouts.startMs + 5_000, signal, (s) => waitUntilReady(deps, row, name, running.hostPort, resources, s));
     } finally {
       await stopFollowing();
     }

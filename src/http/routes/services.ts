@@ -15,6 +15,10 @@ import { databaseSuggestions, projectWithServices } from './projects.js';
 import { route } from '../contract/endpoint.js';
 import { servicesApi } from '../contract/services.js';
 import { retirementDeps } from '../../processes/retirement.js';
+import { effectiveResources } from '../../../commands/service/resources.js';
+
+/** A slow engine must not hold the overview: its use is then shown as unknown. */
+const STATS_TIMEOUT_MS = 2_000;
 
 async function presentServiceById(app: Slipway, id: string) {
   const row = await findService(app.db, id);
@@ -35,6 +39,9 @@ export function serviceRoutes(router: Router, app: Slipway) {
 
   route(router, servicesApi.overview, async (ctx) => {
     const service = await visibleService(app.db, principalOf(ctx), ctx.params.serviceId!);
+    // The engine takes about a second to sample: asked first, read last.
+    const container = service.current_container;
+    const usage = container ? app.runtime.stats(container, STATS_TIMEOUT_MS).catch(() => null) : Promise.resolve(null);
     const variables = await loadProjectVariables(app.db, app.keyring, service.project_id);
     const env = variables.variablesOf(service.id).map(({ row, value }) => ({
       id: row.id,
@@ -48,7 +55,15 @@ export function serviceRoutes(router: Router, app: Slipway) {
     const settings = await app.settings();
     const domains = (await listDomainsOf(app.db, service.id)).map((d) => presentDomain(d, issuesCertificates(app, settings)));
     const deployments = (await listDeploymentsOf(app.db, service.id, 20)).map(presentDeployment);
-    ctx.body = { service: presentService(service), deployments, env, domains, publicIp: settings.publicIp };
+    ctx.body = {
+      service: presentService(service),
+      deployments,
+      env,
+      domains,
+      publicIp: settings.publicIp,
+      resources: effectiveResources(service.resources, settings.defaultResources),
+      usage: await usage,
+    };
   });
 
   route(router, servicesApi.update, async (ctx) => {
