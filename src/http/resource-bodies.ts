@@ -13,13 +13,15 @@ import {
 /** Containers run on this host: a CPU limit above its count is one the engine refuses. */
 const HOST_CPUS = availableParallelism();
 
+const SIZE_HINT = 'must be a size such as 512m, 1g or 65536k (k, m, g: binary units), or plain bytes';
+
 const memorySize = z
-  .union([z.string().max(32), z.number().int().positive()])
+  .union([z.string().max(32), z.number().int().positive()], { error: SIZE_HINT })
   .meta({ description: 'A size with a binary unit, case-insensitive: `512m`, `1.5g`, `65536k`, or plain bytes.' })
   .transform((value, ctx) => {
     const size = normaliseMemory(value);
     if (size === null) {
-      ctx.addIssue({ code: 'custom', message: 'must be a size such as 512m, 1g or 65536k (k, m, g: binary units), or plain bytes' });
+      ctx.addIssue({ code: 'custom', message: SIZE_HINT });
       return z.NEVER;
     }
     const bytes = memoryBytes(size);
@@ -30,17 +32,21 @@ const memorySize = z
     return size;
   });
 
+const CPU_HINT = `must be a decimal number of CPUs from ${MIN_CPUS} to ${HOST_CPUS} (this host's CPU count)`;
+
 const cpuCount = z
-  .union([z.string().max(16), z.number()])
+  .union([z.string().max(16), z.number()], { error: CPU_HINT })
   .meta({ description: `CPUs as a decimal, e.g. 0.5 or "1.5"; at least ${MIN_CPUS} and at most the host's CPU count.` })
   .transform((value, ctx) => {
     const cpus = normaliseCpus(value);
     if (cpus === null || Number(cpus) < MIN_CPUS || Number(cpus) > HOST_CPUS) {
-      ctx.addIssue({ code: 'custom', message: `must be a decimal number of CPUs from ${MIN_CPUS} to ${HOST_CPUS} (this host's CPU count)` });
+      ctx.addIssue({ code: 'custom', message: CPU_HINT });
       return z.NEVER;
     }
     return cpus;
   });
+
+const PIDS_HINT = `must be a whole number of tasks from ${PIDS_RANGE[0]} to ${PIDS_RANGE[1]}`;
 
 /**
  * A service's `resources` (or the installation's `defaultResources`): a key left out takes the default, `null`
@@ -51,7 +57,7 @@ export const resourcesBody = z
     memory: memorySize.nullable().optional().meta({ description: 'Memory limit (no swap beyond it); at least 6m.' }),
     memoryReservation: memorySize.nullable().optional().meta({ description: 'Soft limit the engine reclaims down to under memory pressure; not above `memory`.' }),
     cpus: cpuCount.nullable().optional(),
-    pids: z.number().int().min(PIDS_RANGE[0]).max(PIDS_RANGE[1]).nullable().optional().meta({
+    pids: z.number({ error: PIDS_HINT }).int(PIDS_HINT).min(PIDS_RANGE[0], PIDS_HINT).max(PIDS_RANGE[1], PIDS_HINT).nullable().optional().meta({
       description: `Processes and threads; ${PIDS_RANGE[0]}-${PIDS_RANGE[1]}. The container's own profile caps it too (1024 for apps, 4096 for databases).`,
     }),
   })

@@ -110,8 +110,11 @@ t.test('the API edge: human units in, canonical form out, clear refusals', async
   t.match(refusal({ cpus: '-1' }), /cpus/);
   t.match(refusal({ cpus: availableParallelism() + 1 }), /this host's CPU count/);
   t.equal(refusal({ cpus: availableParallelism() }), null, 'all of the host\'s CPUs');
-  t.match(refusal({ pids: 15 }), /pids/);
-  t.match(refusal({ pids: 65537 }), /pids/);
+  t.match(refusal({ pids: 15 }), /pids: must be a whole number of tasks from 16 to 65536/);
+  t.match(refusal({ pids: 65537 }), /pids: must be a whole number/);
+  t.match(refusal({ pids: 'many' }), /pids: must be a whole number/);
+  t.match(refusal({ memory: true }), /memory: must be a size/, 'a wrong type gets the same hint');
+  t.match(refusal({ cpus: [1] }), /cpus: must be a decimal number of CPUs/);
   t.match(refusal({ memmory: '1g' }), /memmory|Unrecognized/, 'a misspelt key is refused, not ignored');
 
   t.same(updateServiceBody.parse({ resources: null }), { resources: {} }, 'PATCH resources: null puts every key back to the default');
