@@ -1,7 +1,5 @@
 import { availableParallelism } from 'node:os';
 import t from 'tap';
-import { decideUpdate, service, type ServiceState } from '../../commands/service/aggregate.js';
-import type { ServiceCreatedData } from '../../commands/service/events.js';
 import {
   effectiveResources,
   exitDescription,
@@ -119,41 +117,6 @@ t.test('the API edge: human units in, canonical form out, clear refusals', async
 
   t.same(updateServiceBody.parse({ resources: null }), { resources: {} }, 'PATCH resources: null puts every key back to the default');
   t.same(updateServiceBody.parse({ resources: { cpus: '1' } }), { resources: { cpus: '1' } });
-});
-
-const created: ServiceCreatedData = {
-  projectId: 'p1',
-  name: 'web',
-  slug: 'web',
-  kind: 'image',
-  repoFullName: 'image:x',
-  repoUrl: 'docker-image',
-  dockerImage: 'x',
-  hostPort: 20001,
-  databaseEngine: null,
-  databasePublicEnabled: false,
-  databasePublicHostname: null,
-  postgresLogicalReplicationEnabled: false,
-  branch: 'main',
-  rootDir: null,
-  gitToken: null,
-  installCommand: null,
-  buildCommand: null,
-  startCommand: null,
-  buildMethod: 'auto',
-  dockerfilePath: null,
-  runtimeMode: 'web',
-  internalPort: 3000,
-};
-
-t.test('PATCH resources: recorded when they change, by value', async (t) => {
-  const live: ServiceState = service.evolve(service.initial, { type: 'ServiceCreated', data: created });
-  t.same(decideUpdate(live, { resources: {} }), [], 'a service from before limits has none of its own: {} changes nothing');
-  const events = decideUpdate(live, { resources: { memory: '512m' } });
-  t.same(events, [{ type: 'ServiceUpdated', data: { changes: { resources: { memory: '512m' } } } }]);
-  const limited = service.evolve(live, events[0]!);
-  t.same(decideUpdate(limited, { resources: { memory: '512m' } }), [], 'the same limits again (a new object) append nothing');
-  t.equal(decideUpdate(limited, { resources: { memory: '1g' } }).length, 1);
 });
 
 t.test('Docker stats as `docker stats` shows them', async (t) => {
