@@ -1,4 +1,5 @@
 import type { SqlExecutor } from '../src/db/sql-client.js';
+import type { ResourceSettings } from '../commands/service/resources.js';
 
 export interface ServiceRow {
   id: string;
@@ -36,6 +37,8 @@ export interface ServiceRow {
   auto_rollback: boolean | null;
   created_at: Date | string;
   updated_at: Date | string;
+  /** As set; null before limits existed (see commands/service/resources.ts). */
+  resources: ResourceSettings | null;
   /** First custom domain, for primaryUrl. */
   primary_hostname: string | null;
 }

@@ -43,7 +43,8 @@ create table if not exists rm_services (
   watch_seconds integer,
   auto_rollback boolean,
   created_at timestamptz not null,
-  updated_at timestamptz not null
+  updated_at timestamptz not null,
+  resources jsonb
 );`,
   indexes: `
 create index if not exists rm_services_project on rm_services (project_id, created_at);`,

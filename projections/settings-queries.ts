@@ -1,4 +1,5 @@
 import type { SqlExecutor } from '../src/db/sql-client.js';
+import type { ResourceSettings } from '../commands/service/resources.js';
 
 export interface RemoteStorageRow {
   endpoint: string;
@@ -24,11 +25,12 @@ export interface GeneralSettingsRow {
   allowed_destinations: string[] | null;
   deny_private_destinations: boolean | null;
   api_domain: string | null;
+  default_resources: ResourceSettings | null;
 }
 
 /** What was set through the API; null columns fall back to the environment. */
 export async function findGeneralSettings(db: SqlExecutor): Promise<GeneralSettingsRow | null> {
-  const { rows } = await db.query<GeneralSettingsRow>('select root_domain, public_ip, acme_email, acme_directory_url, https_enabled, allowed_destinations, deny_private_destinations, api_domain from rm_general_settings where id = 1');
+  const { rows } = await db.query<GeneralSettingsRow>('select root_domain, public_ip, acme_email, acme_directory_url, https_enabled, allowed_destinations, deny_private_destinations, api_domain, default_resources from rm_general_settings where id = 1');
   return rows[0] ?? null;
 }
 

@@ -13,6 +13,7 @@ const GENERAL_COLUMNS = {
   allowedDestinations: 'allowed_destinations',
   denyPrivateDestinations: 'deny_private_destinations',
   apiDomain: 'api_domain',
+  defaultResources: 'default_resources',
 } as const;
 
 // Secrets stay in the log, sealed; the read side only knows that one is set.
@@ -64,7 +65,7 @@ const settingsEvents = eachEventOf('settings', parseSettingsEvent, (event, _id, 
 
 export const settingsProjector: Projector = {
   name: 'settings',
-  version: 4,
+  version: 5,
   tables: ['rm_remote_storage', 'rm_general_settings', 'rm_dns_providers', 'rm_ai_providers'],
   ddl: `
 create table if not exists rm_remote_storage (
@@ -87,7 +88,8 @@ create table if not exists rm_general_settings (
   allowed_destinations jsonb,
   deny_private_destinations boolean,
   api_domain text,
-  updated_at timestamptz not null
+  updated_at timestamptz not null,
+  default_resources jsonb
 );
 create table if not exists rm_dns_providers (
   provider_id text primary key,

@@ -131,6 +131,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       httpsEnabled: c.SLIPWAY_HTTPS === 'on',
       allowedDestinations: c.SLIPWAY_ALLOW_DESTINATIONS,
       denyPrivateDestinations: ['on', 'true', '1'].includes(c.SLIPWAY_DENY_PRIVATE_DESTINATIONS),
+      defaultResources: {},
     },
     integrations: {
       cloudflareApiUrl: c.SLIPWAY_CLOUDFLARE_API_URL.replace(/\/+$/, ''),

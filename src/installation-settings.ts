@@ -1,5 +1,6 @@
 import { findGeneralSettings, type GeneralSettingsRow } from '../projections/settings-queries.js';
 import type { SqlExecutor } from './db/sql-client.js';
+import type { ResourceSettings } from '../commands/service/resources.js';
 
 export interface GeneralSettingsValues {
   rootDomain: string | null;
@@ -13,6 +14,8 @@ export interface GeneralSettingsValues {
   denyPrivateDestinations: boolean;
   /** The API's own domain, served by Caddy with HTTPS; null: none. */
   apiDomain: string | null;
+  /** Limits of services that set none of their own, per key. */
+  defaultResources: ResourceSettings;
 }
 
 export type GeneralSettingName = keyof GeneralSettingsValues;
@@ -31,6 +34,7 @@ const COLUMNS: Record<GeneralSettingName, keyof GeneralSettingsRow> = {
   allowedDestinations: 'allowed_destinations',
   denyPrivateDestinations: 'deny_private_destinations',
   apiDomain: 'api_domain',
+  defaultResources: 'default_resources',
 };
 
 /** The general settings in force: what `PATCH /api/settings` set wins over the environment's default. */

@@ -250,6 +250,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
           proxy: reconciler,
           outbound,
           databaseTls: (row) => certificates.serverTls(row),
+          defaultResources: async () => (await settings()).defaultResources,
           settings: {
             workDir: join(config.dataDir, 'builds'),
             timeouts: config.deploy.timeouts,

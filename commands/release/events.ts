@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { resourceSettings } from '../service/resources.js';
 import { eventParser, type EventsOf } from '../shared/event.js';
 
 /** What a release ran with, beside its image. `env` is the resolved variables as one value sealed with the service's data key. */
@@ -9,7 +10,7 @@ export const releaseConfig = z.object({
   runtimeMode: z.string(),
   /** The service's health check and limits as they were, in the form the service stores them (null: the default). */
   healthCheck: z.unknown().optional(),
-  resources: z.unknown().optional(),
+  resources: resourceSettings.nullable().optional(),
 });
 export type ReleaseConfig = z.infer<typeof releaseConfig>;
 

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Aggregate } from '../shared/aggregate.js';
 import { conflict, invalid, notFound } from '../shared/domain-error.js';
 import { parseServiceEvent, type CertificateState, type DnsRecordApplied, type Release, type ServiceCreatedData, type ServiceEvent } from './events.js';
@@ -74,10 +75,13 @@ export function decideCreate(state: ServiceState, data: ServiceCreatedData, env:
   ];
 }
 
+/** A setting as it stands; a service from before resource limits has none of its own. */
+const settingOf = (current: ServiceCreatedData, key: keyof ServiceSettings) => (key === 'resources' ? (current.resources ?? {}) : current[key]);
+
 export function decideUpdate(state: ServiceState, changes: Partial<ServiceSettings>): ServiceEvent[] {
   const current = live(state);
   const changed = Object.fromEntries(
-    Object.entries(changes).filter(([key, value]) => key === 'gitToken' || current[key as keyof ServiceSettings] !== value),
+    Object.entries(changes).filter(([key, value]) => key === 'gitToken' || !isDeepStrictEqual(settingOf(current, key as keyof ServiceSettings), value)),
   ) as Partial<ServiceSettings>;
   if (changed.runtimeMode === 'worker' && state.domains.size > 0) {
     throw conflict('a service with custom domains cannot become a worker; remove its domains first');

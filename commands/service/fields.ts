@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { resourceSettings } from './resources.js';
 
 export const ENGINES = ['postgres', 'timeseries', 'mysql', 'redis', 'mongodb', 'columnar'] as const;
 export type Engine = (typeof ENGINES)[number];
@@ -22,6 +23,8 @@ export const serviceSettings = z.object({
   releasesKept: z.number().int().min(1).max(50).optional(),
   watchSeconds: z.number().int().min(0).max(3600).optional(),
   autoRollback: z.boolean().optional(),
+  /** Absent in events from before limits existed: the installation's defaults apply. */
+  resources: resourceSettings.optional(),
 });
 export type ServiceSettings = z.infer<typeof serviceSettings>;
 

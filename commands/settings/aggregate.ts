@@ -27,6 +27,7 @@ const NO_GENERAL: GeneralSettings = {
   allowedDestinations: null,
   denyPrivateDestinations: null,
   apiDomain: null,
+  defaultResources: null,
 };
 
 const without = <T>(map: Readonly<Record<string, T>>, key: string) => Object.fromEntries(Object.entries(map).filter(([k]) => k !== key));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { eventParser, type EventsOf } from '../shared/event.js';
+import { resourceSettings } from '../service/resources.js';
 
 /** A general setting: absent = unchanged, null = back to the environment's default. */
 const setting = <T extends z.ZodType>(value: T) => value.nullable().optional();
@@ -29,6 +30,8 @@ export const settingsEvents = {
     allowedDestinations: setting(z.array(z.string())),
     denyPrivateDestinations: setting(z.boolean()),
     apiDomain: setting(z.string()),
+    /** Limits of every service that sets none of its own (per key; see commands/service/resources.ts). */
+    defaultResources: setting(resourceSettings),
   }),
   DnsProviderConnected: z.object({
     providerId: z.string(),

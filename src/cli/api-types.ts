@@ -1237,6 +1237,14 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            resources: components["schemas"]["Resources"];
+        };
+        /** @description As set: a key left out takes the installation’s default, null is no limit. */
+        Resources: {
+            memory?: string | null;
+            memoryReservation?: string | null;
+            cpus?: string | null;
+            pids?: number | null;
         };
         /** @description What the reverse proxy said when it was given the new routes. */
         ProxyResult: {
@@ -1323,6 +1331,23 @@ export interface components {
             expiresAt: string | null;
             issuer: string | null;
         };
+        /** @description The service’s own values, else the installation’s `defaultResources`; null: no limit. */
+        EffectiveResources: {
+            memory: string | null;
+            memoryReservation: string | null;
+            cpus: string | null;
+            pids: number | null;
+        };
+        /** @description The current container’s use, read from Docker when asked; null when nothing runs or the engine did not answer within 2 s. */
+        ContainerUsage: {
+            /** @description Of one CPU over the last second: 150 is one and a half CPUs busy. */
+            cpuPercent: number;
+            /** @description In use, without the page cache the kernel can drop. */
+            memoryBytes: number;
+            /** @description The memory limit, or the host’s memory when there is none. */
+            memoryLimitBytes: number;
+            pids: number;
+        } | null;
         DeploymentLogLine: {
             /** @description Increases along the log: the last one seen is where a reader goes on. */
             id: number;
@@ -1476,6 +1501,7 @@ export interface components {
             denyPrivateDestinations: boolean;
             /** @description The name the API is served on through Caddy; null: only on `SLIPWAY_HOST`. */
             apiDomain: string | null;
+            defaultResources: components["schemas"]["Resources"];
             /** @description Where each general setting comes from: set through this API, or the environment’s default. */
             sources: {
                 /** @enum {string} */
@@ -1494,6 +1520,8 @@ export interface components {
                 denyPrivateDestinations: "settings" | "environment";
                 /** @enum {string} */
                 apiDomain: "settings" | "environment";
+                /** @enum {string} */
+                defaultResources: "settings" | "environment";
             };
             proxy: {
                 /** @enum {string} */
@@ -2076,6 +2104,15 @@ export interface operations {
                     releasesKept?: number;
                     watchSeconds?: number;
                     autoRollback?: boolean;
+                    resources?: {
+                        /** @description Memory limit (no swap beyond it); at least 6m. */
+                        memory?: (string | number) | null;
+                        /** @description Soft limit the engine reclaims down to under memory pressure; not above `memory`. */
+                        memoryReservation?: (string | number) | null;
+                        cpus?: (string | number) | null;
+                        /** @description Processes and threads; 16-65536. The container's own profile caps it too (1024 for apps, 4096 for databases). */
+                        pids?: number | null;
+                    };
                     repoFullName: string;
                 } | {
                     name: string;
@@ -2106,6 +2143,15 @@ export interface operations {
                     releasesKept?: number;
                     watchSeconds?: number;
                     autoRollback?: boolean;
+                    resources?: {
+                        /** @description Memory limit (no swap beyond it); at least 6m. */
+                        memory?: (string | number) | null;
+                        /** @description Soft limit the engine reclaims down to under memory pressure; not above `memory`. */
+                        memoryReservation?: (string | number) | null;
+                        cpus?: (string | number) | null;
+                        /** @description Processes and threads; 16-65536. The container's own profile caps it too (1024 for apps, 4096 for databases). */
+                        pids?: number | null;
+                    };
                     repoFullName?: null;
                     repoUrl: string;
                 } | {
@@ -2130,6 +2176,15 @@ export interface operations {
                     releasesKept?: number;
                     watchSeconds?: number;
                     autoRollback?: boolean;
+                    resources?: {
+                        /** @description Memory limit (no swap beyond it); at least 6m. */
+                        memory?: (string | number) | null;
+                        /** @description Soft limit the engine reclaims down to under memory pressure; not above `memory`. */
+                        memoryReservation?: (string | number) | null;
+                        cpus?: (string | number) | null;
+                        /** @description Processes and threads; 16-65536. The container's own profile caps it too (1024 for apps, 4096 for databases). */
+                        pids?: number | null;
+                    };
                 } | {
                     name: string;
                     repoFullName: string;
@@ -2154,6 +2209,15 @@ export interface operations {
                     releasesKept?: number;
                     watchSeconds?: number;
                     autoRollback?: boolean;
+                    resources?: {
+                        /** @description Memory limit (no swap beyond it); at least 6m. */
+                        memory?: (string | number) | null;
+                        /** @description Soft limit the engine reclaims down to under memory pressure; not above `memory`. */
+                        memoryReservation?: (string | number) | null;
+                        cpus?: (string | number) | null;
+                        /** @description Processes and threads; 16-65536. The container's own profile caps it too (1024 for apps, 4096 for databases). */
+                        pids?: number | null;
+                    };
                 };
             };
         };
@@ -2205,6 +2269,8 @@ export interface operations {
                         env: components["schemas"]["Variable"][];
                         domains: components["schemas"]["Domain"][];
                         publicIp: string | null;
+                        resources: components["schemas"]["EffectiveResources"];
+                        usage: components["schemas"]["ContainerUsage"];
                     };
                 };
             };
@@ -2277,6 +2343,16 @@ export interface operations {
                     releasesKept?: number;
                     watchSeconds?: number;
                     autoRollback?: boolean;
+                    /** @description Replaces the whole set: a key left out (or `null` for all) takes the installation’s default again. */
+                    resources?: {
+                        /** @description Memory limit (no swap beyond it); at least 6m. */
+                        memory?: (string | number) | null;
+                        /** @description Soft limit the engine reclaims down to under memory pressure; not above `memory`. */
+                        memoryReservation?: (string | number) | null;
+                        cpus?: (string | number) | null;
+                        /** @description Processes and threads; 16-65536. The container's own profile caps it too (1024 for apps, 4096 for databases). */
+                        pids?: number | null;
+                    } | null;
                 };
             };
         };
@@ -3788,6 +3864,16 @@ export interface operations {
                     denyPrivateDestinations?: boolean | null;
                     /** @description Serve the API on this name through Caddy, with HTTPS when `httpsEnabled` (a certificate from the ACME directory, HSTS). Point its DNS record at this server; no service may use the name. */
                     apiDomain?: string | null;
+                    /** @description Limits of every service that does not set them itself, key by key (a service’s own `null` still means no limit). Applies at each service’s next deployment. */
+                    defaultResources?: {
+                        /** @description Memory limit (no swap beyond it); at least 6m. */
+                        memory?: (string | number) | null;
+                        /** @description Soft limit the engine reclaims down to under memory pressure; not above `memory`. */
+                        memoryReservation?: (string | number) | null;
+                        cpus?: (string | number) | null;
+                        /** @description Processes and threads; 16-65536. The container's own profile caps it too (1024 for apps, 4096 for databases). */
+                        pids?: number | null;
+                    } | null;
                 };
             };
         };

@@ -65,6 +65,7 @@ export function presentService(row: ServiceRow): z.infer<typeof service> {
     lastDeployedAt: iso(row.last_deployed_at),
     createdAt: isoRequired(row.created_at),
     updatedAt: isoRequired(row.updated_at),
+    resources: row.resources ?? {},
   };
 }
 

@@ -4,6 +4,7 @@ import { BUILD_METHODS, ENGINES, RUNTIME_MODES } from '../../commands/service/fi
 import { ENGINE_CATALOGUE } from '../../commands/service/engines.js';
 import { hostOf, type DestinationPolicy } from '../outbound/destination-policy.js';
 import { vetRegistry } from '../outbound/image-registry.js';
+import { resourcesBody } from './resource-bodies.js';
 import { branch, envKey, parseInput, envValue, hostname, name, optionalCommand, port, repoPath, text } from './validation.js';
 
 const envList = z
@@ -62,6 +63,7 @@ const sourceFields = {
   internalPort: port.optional(),
   env: envList,
   ...releasePolicy,
+  resources: resourcesBody.optional(),
 };
 
 const hostedSource = z.object({
@@ -79,6 +81,7 @@ const imageService = z.object({
   internalPort: port.optional(),
   env: envList,
   ...releasePolicy,
+  resources: resourcesBody.optional(),
 });
 const databaseService = z.object({
   name: name(),
@@ -91,6 +94,7 @@ const databaseService = z.object({
   postgresLogicalReplicationEnabled: z.boolean().default(false),
   env: envList,
   ...releasePolicy,
+  resources: resourcesBody.optional(),
 });
 
 /** The four shapes a create body may have, for the API description; `parseCreateService` picks one by its fields. */
@@ -193,6 +197,11 @@ export const updateServiceBody = z
     internalPort: port.optional(),
     gitToken: text(4096).nullable().optional(),
     ...releasePolicy,
+    resources: resourcesBody
+      .nullable()
+      .optional()
+      .transform((r) => (r === null ? {} : r))
+      .meta({ description: 'Replaces the whole set: a key left out (or `null` for all) takes the installation’s default again.' }),
   })
   .transform((b) => Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined)))
-  .refine((b) => Object.keys(b).length > 0, 'give at least one of branch, rootDir, installCommand, buildCommand, startCommand, buildMethod, dockerfilePath, runtimeMode, internalPort, gitToken, releasesKept, watchSeconds, autoRollback');
+  .refine((b) => Object.keys(b).length > 0, 'give at least one of branch, rootDir, installCommand, buildCommand, startCommand, buildMethod, dockerfilePath, runtimeMode, internalPort, gitToken, releasesKept, watchSeconds, autoRollback, resources');

@@ -9,6 +9,7 @@ import { endpointOf, enginePlan, type ServerTls } from '../engines/engine-plans.
 import { LABEL } from '../runtime/container-runtime.js';
 import type { DeploymentLog } from './deployment-log.js';
 import { recorded } from './recorded.js';
+import { containerEnd, resourcesOfRun, type RunResources } from './service-resources.js';
 import {
   containerNameOf,
   DeployFailure,
@@ -31,7 +32,15 @@ export const volumeOf = (serviceId: string) => `slipway-data-${serviceId}`;
  * opens (the proxy in front of a published port accepts before the engine listens, and the official images
  * start a private server to initialise before the real one). A container that exits ends the wait at once.
  */
-async function waitUntilAnswering(deps: RunDeps, engine: Engine, name: string, endpoint: ReturnType<typeof endpointOf>, log: DeploymentLog, signal: AbortSignal) {
+async function waitUntilAnswering(
+  deps: RunDeps,
+  engine: Engine,
+  name: string,
+  endpoint: ReturnType<typeof endpointOf>,
+  resources: RunResources,
+  log: DeploymentLog,
+  signal: AbortSignal,
+) {
   const browser = await createRemoteBrowser(engine, endpoint);
   let last = '';
   try {
@@ -40,7 +49,7 @@ async function waitUntilAnswering(deps: RunDeps, engine: Engine, name: string, e
       const state = await deps.runtime.inspect(name, null);
       if (!state) throw new DeployFailure('the container disappeared while starting');
       if (!state.running || state.restarts > 0) {
-        throw new DeployFailure(`the database exited with code ${state.exitCode ?? 'unknown'} before it answered; see the log above`);
+        throw new DeployFailure(`the database ${containerEnd(state, resources)} before it answered; see the log above`);
       }
       try {
         await browser.ping();
@@ -79,6 +88,7 @@ export async function deployDatabase(deps: RunDeps, id: string, prepared: Prepar
   const previous = row.current_container;
   const name = containerNameOf(row.slug, id);
   const endpoint = endpointOf(engine, p.env, row.host_port, tls?.caPem ?? null);
+  const resources = await resourcesOfRun(kept ? kept.resources : row.resources, deps.defaultResources);
   let created = false;
   // An abort does not stop the engine's own stop: the previous container is started again only once it is down.
   let stopping: Promise<void> | null = null;
@@ -113,12 +123,13 @@ export async function deployDatabase(deps: RunDeps, id: string, prepared: Prepar
         volumes: [{ name: volumeOf(row.id), target: plan.dataDir, labels }],
         files: plan.files,
         privileges: 'database',
+        limits: resources.limits,
       });
     });
     log.system(`Started ${name} from ${image} on port ${row.host_port}${row.database_public_enabled ? ' (public)' : ' (this host only)'}; waiting for it to answer a query`);
     const stopFollowing = followStartup(deps, name, log);
     try {
-      await step('starting the database', settings.startMs, signal, (s) => waitUntilAnswering(deps, engine, name, endpoint, log, s));
+      await step('starting the database', settings.startMs, signal, (s) => waitUntilAnswering(deps, engine, name, endpoint, resources, log, s));
     } finally {
       await stopFollowing();
     }
@@ -133,7 +144,7 @@ export async function deployDatabase(deps: RunDeps, id: string, prepared: Prepar
         await deps.runtime.start(previous);
         // Bounded by its own deadline: the deployment's signal may be the abort that brought us here.
         await step('starting the previous container again', settings.startMs, new AbortController().signal, (s) =>
-          waitUntilAnswering(deps, engine, previous, endpoint, log, s),
+          waitUntilAnswering(deps, engine, previous, endpoint, resources, log, s),
         );
         log.system(`Started ${previous} again on the same data; it answers`);
       } catch (e) {
@@ -154,6 +165,7 @@ export async function deployDatabase(deps: RunDeps, id: string, prepared: Prepar
     env: p.env,
     internalPort: row.internal_port,
     web: false,
+    resources: row.resources,
     buildMethod: 'image',
     commitSha: null,
     commitMessage: null,

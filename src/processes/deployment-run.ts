@@ -33,6 +33,7 @@ import type { DeploymentLog } from './deployment-log.js';
 import type { Engine } from '../../commands/service/fields.js';
 import { deployDatabase, type DatabaseTls } from './database-run.js';
 import { answersHttp } from './http-probe.js';
+import { containerEnd, resourcesOfRun, type DefaultResources, type RunResources } from './service-resources.js';
 
 export interface DeployTimeouts {
   cloneMs: number;
@@ -66,6 +67,8 @@ export interface RunDeps {
   outbound: DestinationPolicy;
   /** The server certificate of a Postgres-compatible service; null runs it without TLS. */
   databaseTls?: DatabaseTls;
+  /** The installation's `defaultResources`; none when absent. */
+  defaultResources?: DefaultResources;
 }
 
 /** What a deployment that went live leaves to do once the service is free again: retire, and watch the release. */
@@ -138,7 +141,7 @@ export async function step<T>(name: string, ms: number, parent: AbortSignal, fn:
 }
 
 /** How a fresh build or pull runs: with today's variables and settings. */
-const todaysPlan = ({ row, env }: Prepared) => ({ env, internalPort: row.internal_port, web: row.runtime_mode !== 'worker', config: null });
+const todaysPlan = ({ row, env }: Prepared) => ({ env, internalPort: row.internal_port, web: row.runtime_mode !== 'worker', resources: row.resources, config: null });
 
 export interface Prepared {
   row: ServiceRow;
@@ -278,7 +281,7 @@ export async function ensureImage(deps: RunDeps, reference: string, log: Deploym
 }
 
 /** Web services must answer HTTP on their port; workers must stay up. A crash ends the wait at once. */
-async function waitUntilReady(deps: RunDeps, row: ServiceRow, name: string, upstreamPort: number | null, signal: AbortSignal) {
+async function waitUntilReady(deps: RunDeps, row: ServiceRow, name: string, upstreamPort: number | null, resources: RunResources, signal: AbortSignal) {
   const { startMs, workerSettleMs } = deps.settings.timeouts;
   const web = row.runtime_mode !== 'worker';
   const deadline = Date.now() + startMs;
@@ -288,7 +291,7 @@ async function waitUntilReady(deps: RunDeps, row: ServiceRow, name: string, upst
     const state = await deps.runtime.inspect(name, row.internal_port);
     if (!state) throw new DeployFailure('the container disappeared while starting');
     if (!state.running || state.restarts > 0) {
-      throw new DeployFailure(`the container exited with code ${state.exitCode ?? 'unknown'} before it was ready; see the log above`);
+      throw new DeployFailure(`the container ${containerEnd(state, resources)} before it was ready; see the log above`);
     }
     if (web && upstreamPort !== null && (await answersHttp(upstreamPort, 1000))) return;
     if (!web && Date.now() >= settledAt) return;
@@ -369,6 +372,7 @@ export async function runDeployment(
     const name = containerNameOf(row.slug, id);
     await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentContainerStarted', data: { containerName: name } });
     containerName = name;
+    const resources = await resourcesOfRun(plan.resources, deps.defaultResources);
     const running = await step('creating the container', deps.settings.timeouts.startMs, signal, async () => {
       await deps.runtime.ensureNetwork(networkOf(row.project_id), { [LABEL.project]: row.project_id });
       return deps.runtime.run({
@@ -381,13 +385,14 @@ export async function runDeployment(
         internalPort: web ? plan.internalPort : null,
         publish: web,
         privileges: 'app',
+        limits: resources.limits,
       });
     });
     log.system(`Started container ${name}${web ? `; waiting for it to answer on port ${plan.internalPort}` : ''}`);
     const stopFollowing = followStartup(deps, name, log);
     try {
       await step('starting the container', deps.settings.timeouts.startMs + 5_000, signal, (s) =>
-        waitUntilReady(deps, { ...row, internal_port: plan.internalPort, runtime_mode: web ? row.runtime_mode : 'worker' }, name, running.hostPort, s),
+        waitUntilReady(deps, { ...row, internal_port: plan.internalPort, runtime_mode: web ? row.runtime_mode : 'worker' }, name, running.hostPort, resources, s),
       );
     } finally {
       await stopFollowing();

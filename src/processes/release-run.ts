@@ -6,6 +6,7 @@ import type { ReleaseConfig } from '../../commands/release/events.js';
 import { loadReleases, recordImagePruned, recordRelease } from '../../commands/release/handlers.js';
 import { service as serviceAggregate } from '../../commands/service/aggregate.js';
 import { releasePolicyOf } from '../../commands/service/fields.js';
+import type { ResourceSettings } from '../../commands/service/resources.js';
 import { loadAggregate } from '../../commands/shared/execute.js';
 import { LABEL } from '../runtime/container-runtime.js';
 import type { DeploymentLog } from './deployment-log.js';
@@ -23,6 +24,8 @@ export interface RunPlan {
   buildMethod: 'dockerfile' | 'packbuilder' | 'image' | null;
   commitSha: string | null;
   commitMessage: string | null;
+  /** The limits it runs with (null: the installation's defaults). */
+  resources: ResourceSettings | null;
   /** The configuration to record with the release; null: snapshot today's (`p`) when it goes live. */
   config: ReleaseConfig | null;
 }
@@ -58,6 +61,7 @@ export async function planFromRelease(deps: RunDeps, id: string, request: Deploy
     env,
     internalPort,
     web: runtimeMode !== 'worker',
+    resources: exact ? (release.config.resources ?? null) : row.resources,
     buildMethod: release.buildMethod,
     commitSha: release.commitSha,
     commitMessage: release.commitMessage,
@@ -75,6 +79,7 @@ const snapshotSettings = ({ row }: Prepared) => ({
   startCommand: row.start_command,
   internalPort: row.internal_port,
   runtimeMode: row.runtime_mode,
+  resources: row.resources,
 });
 
 /** Records the release a deployment made live; returns it (or the one recorded by an earlier attempt). */

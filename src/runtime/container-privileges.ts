@@ -34,8 +34,10 @@ export function privilegedHostConfig(profile: PrivilegeProfile, limits: Resource
     SecurityOpt: ['no-new-privileges:true'],
     CapDrop: [...p.capDrop],
     ...(p.capAdd.length > 0 ? { CapAdd: [...p.capAdd] } : {}),
-    PidsLimit: p.pidsLimit,
-    ...(limits.memoryBytes !== undefined ? { Memory: limits.memoryBytes } : {}),
+    PidsLimit: limits.pids === undefined ? p.pidsLimit : Math.min(p.pidsLimit, limits.pids),
+    // Swap counts against the limit: with the engine's default (twice the limit) a leak would swap, not stop.
+    ...(limits.memoryBytes !== undefined ? { Memory: limits.memoryBytes, MemorySwap: limits.memoryBytes } : {}),
+    ...(limits.memoryReservationBytes !== undefined ? { MemoryReservation: limits.memoryReservationBytes } : {}),
     ...(limits.cpus !== undefined ? { NanoCpus: Math.round(limits.cpus * 1e9) } : {}),
   };
 }

@@ -33,10 +33,25 @@ export interface ContainerSpec {
  */
 export type PrivilegeProfile = 'app' | 'database' | 'helper';
 
+/** Absent fields set no limit of the service's own (a profile's task limit still holds). */
 export interface ResourceLimits {
+  /** Memory and swap together: a container never swaps past its limit. */
   memoryBytes?: number;
+  memoryReservationBytes?: number;
   /** Fractional CPUs, e.g. 0.5. */
   cpus?: number;
+  /** Processes and threads; the profile's own limit caps it. */
+  pids?: number;
+}
+
+/** One reading of a running container's use (Docker stats). */
+export interface ContainerUsage {
+  /** Of one CPU: 150 is one and a half CPUs busy. */
+  cpuPercent: number;
+  memoryBytes: number;
+  /** What the engine lets it use: its limit, or the host's memory. */
+  memoryLimitBytes: number;
+  pids: number;
 }
 
 /** A network's address range and the gateway connections through a published port come from. */
@@ -66,6 +81,8 @@ export interface ContainerState {
   exitCode: number | null;
   restarts: number;
   hostPort: number | null;
+  /** The engine killed it for memory (its limit, or the host's). */
+  oomKilled: boolean;
 }
 
 export interface OwnedContainer {
@@ -142,6 +159,8 @@ export interface ContainerRuntime {
   keepRunning(name: string): Promise<void>;
   /** null when there is no such container. */
   inspect(name: string, internalPort: number | null): Promise<ContainerState | null>;
+  /** One reading of a running container's use; null when it is not running or the engine is slower than `timeoutMs`. */
+  stats(name: string, timeoutMs: number): Promise<ContainerUsage | null>;
   /** Stops (SIGTERM, then SIGKILL after `graceSeconds`) and removes; a missing container is fine. */
   remove(name: string, graceSeconds: number): Promise<void>;
   /** Stops without removing (SIGTERM, then SIGKILL after `graceSeconds`); a stopped or missing one is fine. */

@@ -18,6 +18,7 @@ import {
 } from './container-runtime.js';
 import { privilegedHostConfig } from './container-privileges.js';
 import { execIn } from './docker-exec.js';
+import { usageOf } from './docker-stats.js';
 import { followProgress, LogDemuxer } from './docker-streams.js';
 import { registryFailureText } from '../outbound/outside-answers.js';
 
@@ -295,7 +296,23 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
       const info = await inspect(name);
       if (!info) return null;
       const running = info.State.Running && !info.State.Restarting;
-      return { running, exitCode: running ? null : info.State.ExitCode, restarts: info.RestartCount, hostPort: await publishedPort(info, internalPort) };
+      return {
+        running,
+        exitCode: running ? null : info.State.ExitCode,
+        restarts: info.RestartCount,
+        hostPort: await publishedPort(info, internalPort),
+        oomKilled: info.State.OOMKilled === true,
+      };
+    },
+
+    async stats(name, timeoutMs) {
+      try {
+        // One-shot: the engine samples twice, a second apart, unless asked for one sample; precpu comes from its cache.
+        const sample = await within(timeoutMs, 'stats', () => docker.getContainer(name).stats({ stream: false }));
+        return usageOf(sample);
+      } catch {
+        return null;
+      }
     },
 
     async remove(name, graceSeconds) {

@@ -3,7 +3,7 @@ import { LABEL } from '../../src/runtime/container-runtime.js';
 import { createProject, createService } from '../helpers/api-suite.js';
 import { requireCaddy } from '../helpers/caddy.js';
 import { deploy, deployEnv, logLines, outcome, probe, steadyLoad, waitForDeployment } from '../helpers/deploy.js';
-import { imagesOf, removeProjectLeftovers, requireDocker } from '../helpers/docker.js';
+import { docker, imagesOf, removeProjectLeftovers, requireDocker } from '../helpers/docker.js';
 import { startGitServer } from '../helpers/git-server.js';
 import { eventually } from '../helpers/net.js';
 import { startTestServer } from '../helpers/test-server.js';
@@ -116,6 +116,19 @@ t.test('releases: list, roll back without a build, prune beyond releasesKept, ro
   t.equal(refused.status, 409, 'a pruned release cannot be rolled back to');
   t.match(refused.body.error.message, /v3 .*pruned/);
 
+  // New limits re-create the running release at once, without a build (a deployment of kind `config`).
+  const limited = await s.call('PATCH', `/api/services/${svc.id}`, { body: { resources: { memory: '256m' } } });
+  t.equal(limited.status, 200, JSON.stringify(limited.body));
+  t.match(limited.body.deployment, { kind: 'config', rollbackOf: pruned[0]!.id, status: 'queued' }, 'a config deployment of the current release');
+  const configured = await waitForDeployment(s, svc.id, limited.body.deployment.id);
+  t.equal(outcome(configured), 'succeeded');
+  t.notMatch((await logLines(s, configured.id)).join('\n'), /Cloning|Building with/, 'no clone and no build');
+  t.equal((await docker.getContainer(configured.containerName).inspect()).HostConfig.Memory, 256 * 1024 * 1024, 'the new container has the limit');
+  t.equal(await answer(), 'v4 changed', 'the same release serves');
+  t.equal((await s.call('PATCH', `/api/services/${svc.id}`, { body: { resources: { memory: '256m' } } })).body.deployment, null, 'unchanged limits: nothing to re-create');
+  const beforeV5 = ((await s.call('GET', `/api/services/${svc.id}/releases`)).body.releases as Record<string, any>[])[0]!;
+  t.match(beforeV5, { version: 7, current: true, imageId: pruned[0]!.imageId }, 'a config deployment is a release of the same image');
+
   // v5 passes its checks, then exits after 5 s: within its watch window, so v4 is put back on its own.
   git.push('acme/clock', app('v5', 5));
   const crashLoad = timedLoad(svc.hostPort);
@@ -132,7 +145,7 @@ t.test('releases: list, roll back without a build, prune beyond releasesKept, ro
   t.match(badNow.reason, /out of luck, exiting/, 'and the last lines it wrote');
   const auto = rolledBack.find((d) => d.kind === 'rollback' && d.trigger === 'auto')!;
   t.ok(auto, 'a rollback deployment started by Slipway');
-  t.equal(auto.rollbackOf, pruned[0]!.id, 'to the release before (v4)');
+  t.equal(auto.rollbackOf, beforeV5.id, 'to the release before (v4, with its limits)');
   t.equal(outcome(await waitForDeployment(s, svc.id, auto.id)), 'succeeded');
   const completedAt = Date.now();
   await new Promise((r) => setTimeout(r, 3000));

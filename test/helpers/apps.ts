@@ -19,3 +19,25 @@ http.server.ThreadingHTTPServer(("0.0.0.0", int(os.environ["PORT"])), H).serve_f
 `,
   };
 }
+
+/**
+ * A web app that fills `megabytes` of memory (1 MB at a time, every page written) before it listens: under a
+ * smaller memory limit the kernel kills it while it starts.
+ */
+export function memoryHungryApp(megabytes: number): Record<string, string> {
+  return {
+    Dockerfile: `FROM ${TEST_IMAGES.python}\nWORKDIR /app\nCOPY hungry.py .\nCMD ["python3", "-u", "hungry.py"]\n`,
+    'hungry.py': `import http.server, os
+held = []
+for i in range(${megabytes}):
+    held.append(b"\\x01" * (1024 * 1024))
+    if i % 16 == 0:
+        print(f"holding {i + 1} MB", flush=True)
+print("all allocated", flush=True)
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200); self.send_header("content-length", "2"); self.end_headers(); self.wfile.write(b"ok")
+http.server.ThreadingHTTPServer(("0.0.0.0", int(os.environ["PORT"])), H).serve_forever()
+`,
+  };
+}

@@ -45,7 +45,7 @@ export async function runMixedScenario(s: TestServer, rounds = 6) {
     const domains = (await must('GET', `/api/services/${img.id}/overview`)).domains as { id: string; hostname: string }[];
     await must('PATCH', `/api/services/${img.id}/domains/${domains.find((d) => d.hostname === `img${round}.example.com`)!.id}`, { hostname: `image${round}.example.com` });
     await must('DELETE', `/api/services/${img.id}/domains/${domains.find((d) => d.hostname === `old-img${round}.example.com`)!.id}`);
-    await must('PATCH', `/api/services/${web.id}`, { buildCommand: 'npm run build', internalPort: 4000 + round, gitToken: `rotated-${round}` });
+    await must('PATCH', `/api/services/${web.id}`, { buildCommand: 'npm run build', internalPort: 4000 + round, gitToken: `rotated-${round}`, resources: { memory: `${256 + round}m`, cpus: null } });
     await must('PATCH', `/api/projects/${p.id}`, { description: `round ${round}` });
     const deployment = (await must('POST', `/api/services/${img.id}/deployments`)).deployment;
     deployments.push([img.id, deployment.id]);
@@ -100,7 +100,7 @@ export async function runDeploymentHistory(s: TestServer, git: GitServer, provid
   if (failedRun.status !== 'failed') throw new Error(`expected a failed deployment, got ${JSON.stringify(failedRun)}`);
   const must = (method: string, path: string, body?: unknown) => callOk(s, method, path, body);
   // Settings, providers connected and disconnected, an explanation, a DNS record and a certificate report.
-  await must('PATCH', '/api/settings', { rootDomain: 'history.test', httpsEnabled: false });
+  await must('PATCH', '/api/settings', { rootDomain: 'history.test', httpsEnabled: false, defaultResources: { cpus: '1', pids: 4000 } });
   await must('POST', `/api/deployments/${failedRun.id}/explain-failure`, { providerId: 'builtin', model: '' });
   await must('PUT', '/api/settings/ai-providers/openai', { baseUrl: `${providers.ai.origin}/v1`, apiKey: 'sk-history' });
   await must('DELETE', '/api/settings/ai-providers/openai');

@@ -320,6 +320,12 @@ t.test('an out-of-memory kill', async (t) => {
   t.match(start.likelyCause, /out-of-memory killer/);
   t.ok(start.commands.includes('free -m'));
 
+  const limited = explain(t, contextOf('the container was killed: out of memory (limit 64m) before it was ready; see the log above', [`Started container slipway-shop-${DEPLOYMENT}; waiting for it to answer on port 8080`]), 'out-of-memory');
+  t.match(limited.summary, /more memory than its limit of 64m/);
+  t.match(limited.suggestedFix, /"resources": \{"memory"/);
+  const unlimited = explain(t, contextOf('the container was killed: out of memory before it was ready; see the log above', []), 'out-of-memory');
+  t.match(unlimited.likelyCause, /No memory limit was set/);
+
   const build = await failedBuild(['Step 5/9 : RUN npm run build', '> next build', 'Creating an optimized production build ...', 'Killed'], "The command '/bin/sh -c npm run build' returned a non-zero code: 137");
   const b = explain(t, contextOf(build.reason, build.lines), 'out-of-memory');
   t.match(b.summary, /The build ran out of memory/);

@@ -55,6 +55,15 @@ t.test('update emits only what changed', async (t) => {
   t.equal(updated.service?.runtimeMode, 'worker');
 });
 
+t.test('resources: recorded when they change, compared by value', async (t) => {
+  t.same(decideUpdate(live, { resources: {} }), [], 'a service from before limits has none of its own: {} changes nothing');
+  const events = decideUpdate(live, { resources: { memory: '512m' } });
+  t.same(events, [{ type: 'ServiceUpdated', data: { changes: { resources: { memory: '512m' } } } }]);
+  const limited = apply(live, events);
+  t.same(decideUpdate(limited, { resources: { memory: '512m' } }), [], 'the same limits again (a new object) append nothing');
+  t.equal(decideUpdate(limited, { resources: { memory: '1g' } }).length, 1);
+});
+
 t.test('variables upsert by key and delete by id', async (t) => {
   const [set] = decideSetEnv(live, { envId: 'new-id', key: 'A', value: 'enc:v1:y' });
   t.same(set, { type: 'EnvVarSet', data: { envId: 'e1', key: 'A', value: 'enc:v1:y' } }, 'the existing id is kept');

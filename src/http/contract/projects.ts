@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BUILD_METHODS, RUNTIME_MODES } from '../../../commands/service/fields.js';
 import { name, text } from '../validation.js';
 import { endpoint } from './endpoint.js';
+import { resourcesAnswer } from '../resource-bodies.js';
 import { id, nullableTimestamp, okWithProxy, timestamp } from './common.js';
 
 export const service = z
@@ -41,6 +42,7 @@ export const service = z
     lastDeployedAt: nullableTimestamp,
     createdAt: timestamp,
     updatedAt: timestamp,
+    resources: resourcesAnswer,
   })
   .meta({ id: 'Service' });
 

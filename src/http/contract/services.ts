@@ -5,6 +5,7 @@ import { deployment } from './deployments.js';
 import { domain } from './domains.js';
 import { endpoint } from './endpoint.js';
 import { databaseSuggestion, service } from './projects.js';
+import { effectiveResourcesAnswer } from '../resource-bodies.js';
 
 const serviceAnswer = z.object({ service });
 
@@ -48,6 +49,16 @@ export const servicesApi = {
       env: z.array(variable),
       domains: z.array(domain),
       publicIp: z.string().nullable(),
+      resources: effectiveResourcesAnswer,
+      usage: z
+        .object({
+          cpuPercent: z.number().meta({ description: 'Of one CPU over the last second: 150 is one and a half CPUs busy.' }),
+          memoryBytes: z.number().int().meta({ description: 'In use, without the page cache the kernel can drop.' }),
+          memoryLimitBytes: z.number().int().meta({ description: 'The memory limit, or the host’s memory when there is none.' }),
+          pids: z.number().int(),
+        })
+        .nullable()
+        .meta({ id: 'ContainerUsage', description: 'The current container’s use, read from Docker when asked; null when nothing runs or the engine did not answer within 2 s.' }),
     }),
   }),
   update: endpoint({
@@ -55,10 +66,12 @@ export const servicesApi = {
     path: '/api/services/:serviceId',
     operationId: 'updateService',
     tag,
-    summary: 'Change how the service is built or run (applies at its next deployment)',
+    summary: 'Change how the service is built or run',
+    description:
+      'Build settings apply at the next deployment. A change of `resources` (or the health check) re-creates the running release at once, without a build: the answer’s `deployment` (kind `config`), else null.',
     access: 'write',
     body: updateServiceBody,
-    response: serviceAnswer,
+    response: z.object({ service, deployment: deployment.nullable() }),
   }),
   transfer: endpoint({
     method: 'post',

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { baseUrl } from '../../outbound/base-url.js';
 import { allowedDestinationsSchema } from '../../outbound/destination-entries.js';
 import { hostname, text } from '../validation.js';
+import { resourcesAnswer, resourcesBody } from '../resource-bodies.js';
 import { aiProvider } from './ai-providers.js';
 import { okBody, proxyResult, timestamp } from './common.js';
 import { dnsProvider } from './dns-providers.js';
@@ -40,6 +41,9 @@ const generalSettingsBody = z
     apiDomain: nullable(hostname).meta({
       description: 'Serve the API on this name through Caddy, with HTTPS when `httpsEnabled` (a certificate from the ACME directory, HSTS). Point its DNS record at this server; no service may use the name.',
     }),
+    defaultResources: nullable(resourcesBody).meta({
+      description: 'Limits of every service that does not set them itself, key by key (a service’s own `null` still means no limit). Applies at each service’s next deployment.',
+    }),
   })
   .strict()
   .refine((body) => Object.values(body).some((v) => v !== undefined), 'give at least one setting to change')
@@ -60,6 +64,7 @@ export const settings = z
       .meta({ description: 'Destinations outbound connections made for a key may reach although the policy would refuse them. Shown to all-project keys only.' }),
     denyPrivateDestinations: z.boolean(),
     apiDomain: z.string().nullable().meta({ description: 'The name the API is served on through Caddy; null: only on `SLIPWAY_HOST`.' }),
+    defaultResources: resourcesAnswer,
     sources: z
       .object({
         rootDomain: source,
@@ -70,6 +75,7 @@ export const settings = z
         allowedDestinations: source,
         denyPrivateDestinations: source,
         apiDomain: source,
+        defaultResources: source,
       })
       .meta({ description: 'Where each general setting comes from: set through this API, or the environment’s default.' }),
     proxy: z.object({ mode: z.enum(['caddy', 'off']), httpPort: z.number().int(), httpsPort: z.number().int() }),

@@ -1,6 +1,8 @@
 import type Router from '@koa/router';
 import { createService, deleteService, transferService, updateService } from '../../../commands/service/handlers.js';
-import { listDeploymentsOf } from '../../../projections/deployment-queries.js';
+import { findDeployment, listDeploymentsOf } from '../../../projections/deployment-queries.js';
+import { rerunCurrentRelease } from '../../../commands/release/handlers.js';
+import { latest } from '../../../commands/shared/execute.js';
 import { findService, listDomainsOf } from '../../../projections/service-queries.js';
 import type { Slipway } from '../../slipway.js';
 import { loadProjectVariables } from '../../variables/project-variables.js';
@@ -15,12 +17,19 @@ import { databaseSuggestions, projectWithServices } from './projects.js';
 import { route } from '../contract/endpoint.js';
 import { servicesApi } from '../contract/services.js';
 import { retirementDeps } from '../../processes/retirement.js';
+import { effectiveResources } from '../../../commands/service/resources.js';
+
+/** A slow engine must not hold the overview: its use is then shown as unknown. */
+const STATS_TIMEOUT_MS = 2_000;
 
 async function presentServiceById(app: Slipway, id: string) {
   const row = await findService(app.db, id);
   if (!row) throw notFoundHttp('service');
   return presentService(row);
 }
+
+/** Settings that change how the current release runs, applied at once by a deployment of kind `config`. */
+const RUN_SETTINGS = new Set(['resources']);
 
 export function serviceRoutes(router: Router, app: Slipway) {
   route(router, servicesApi.create, async (ctx) => {
@@ -35,6 +44,9 @@ export function serviceRoutes(router: Router, app: Slipway) {
 
   route(router, servicesApi.overview, async (ctx) => {
     const service = await visibleService(app.db, principalOf(ctx), ctx.params.serviceId!);
+    // The engine takes about a second to sample: asked first, read last.
+    const container = service.current_container;
+    const usage = container ? app.runtime.stats(container, STATS_TIMEOUT_MS).catch(() => null) : Promise.resolve(null);
     const variables = await loadProjectVariables(app.db, app.keyring, service.project_id);
     const env = variables.variablesOf(service.id).map(({ row, value }) => ({
       id: row.id,
@@ -48,16 +60,30 @@ export function serviceRoutes(router: Router, app: Slipway) {
     const settings = await app.settings();
     const domains = (await listDomainsOf(app.db, service.id)).map((d) => presentDomain(d, issuesCertificates(app, settings)));
     const deployments = (await listDeploymentsOf(app.db, service.id, 20)).map(presentDeployment);
-    ctx.body = { service: presentService(service), deployments, env, domains, publicIp: settings.publicIp };
+    ctx.body = {
+      service: presentService(service),
+      deployments,
+      env,
+      domains,
+      publicIp: settings.publicIp,
+      resources: effectiveResources(service.resources, settings.defaultResources),
+      usage: await usage,
+    };
   });
 
   route(router, servicesApi.update, async (ctx) => {
     const principal = writerOf(ctx);
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
     const changes = parseInput(servicesApi.update.body, ctx.request.body);
-    const { position } = await updateService(requestContext(app, ctx, principal), service.id, changes);
-    await app.settle(position);
-    ctx.body = { service: await presentServiceById(app, service.id) };
+    const cmd = requestContext(app, ctx, principal);
+    const updated = await updateService(cmd, service.id, changes);
+    // Limits and health checks change how the current release runs: it is re-created without a build.
+    const changed = updated.events[0]?.type === 'ServiceUpdated' ? Object.keys(updated.events[0].data.changes) : [];
+    const rerun = changed.some((key) => RUN_SETTINGS.has(key)) && service.current_deployment_id !== null;
+    const queued = rerun ? await rerunCurrentRelease(cmd, service.id, 'config') : null;
+    await app.settle(latest(updated.position, queued?.position ?? null));
+    const row = queued ? await findDeployment(app.db, queued.id) : null;
+    ctx.body = { service: await presentServiceById(app, service.id), deployment: row ? { ...presentDeployment(row), status: 'queued' as const, startedAt: null, finishedAt: null } : null };
   });
 
   route(router, servicesApi.transfer, async (ctx) => {

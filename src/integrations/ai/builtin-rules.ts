@@ -334,12 +334,24 @@ const lockfileMismatch: BuiltinRule = {
   },
 };
 
+/** The engine killed a container at the memory limit the service (or the installation's default) set. */
+function overLimit(reason: string, limit: string) {
+  return {
+    summary: `The app used more memory than its limit of ${limit} and the kernel killed it.`,
+    likelyCause: `The service runs with a memory limit of ${limit} (its \`resources.memory\`, or the installation's \`defaultResources\`), and the deployment failed with ${quote(reason)}: the app needs more than that to start.`,
+    suggestedFix: `Raise the limit (PATCH the service with \`{"resources": {"memory": "…"}}\`, or \`null\` for none), or make the app use less at start (fewer workers or threads, smaller caches; for Node NODE_OPTIONS=--max-old-space-size=… below the limit). Then deploy again.`,
+    commands: ['docker stats --no-stream', redeploy],
+  };
+}
+
 const outOfMemory: BuiltinRule = {
   id: 'out-of-memory',
   explain(input) {
     const { reason } = input;
-    const killed = reason.match(/(?:exited with code|returned a non-zero code:|exit code:) 137\b/);
+    const killed = reason.match(/(?:exited with code|returned a non-zero code:|exit code:) 137\b|was killed: out of memory/);
     const oom = find(input.lines, /OOMKilled|Out of memory: Killed process|JavaScript heap out of memory/);
+    const limit = /out of memory \(limit ([^)]+)\)/.exec(reason)?.[1];
+    if (limit) return overLimit(reason, limit);
     if (!killed && !oom) return null;
     const during = /^docker build/.test(reason) ? 'build' : 'start';
     const heap = oom && /JavaScript heap out of memory/.test(oom[0]);
@@ -350,7 +362,7 @@ const outOfMemory: BuiltinRule = {
         : `The ${during === 'build' ? 'build' : 'app'} ran out of memory and was killed${killed ? ' (exit code 137: SIGKILL)' : ''}.`,
       likelyCause: heap
         ? `Node.js hit its heap limit: ${evidence}. The ${during} needs more memory than Node's default heap allows, or more than the server has.`
-        : `Exit code 137 means the process was killed with SIGKILL, almost always by the kernel's out-of-memory killer (${evidence}). Slipway sets no memory limit on containers, so the server itself ran out of memory during the ${during}.`,
+        : `Exit code 137 means the process was killed with SIGKILL, almost always by the kernel's out-of-memory killer (${evidence}). No memory limit was set for it, so the server itself ran out of memory during the ${during}.`,
       suggestedFix:
         during === 'build'
           ? 'Give the build more memory: add swap or RAM to the server, or make the build lighter (for Node, limit the heap with NODE_OPTIONS=--max-old-space-size=… in the Dockerfile; build fewer things in parallel). Then deploy again.'

@@ -1,0 +1,24 @@
+import type Docker from 'dockerode';
+import type { ContainerUsage } from './container-runtime.js';
+
+/**
+ * One stats sample as `docker stats` shows it: CPU over the engine's last interval (precpu → cpu) as a
+ * percentage of one CPU, memory without the page cache the kernel can drop (inactive files).
+ */
+export function usageOf(sample: Docker.ContainerStats): ContainerUsage | null {
+  const { cpu_stats: cpu, precpu_stats: pre, memory_stats: memory } = sample;
+  if (!cpu || !memory || memory.usage === undefined) return null;
+  const cpuDelta = cpu.cpu_usage.total_usage - (pre?.cpu_usage?.total_usage ?? 0);
+  const systemDelta = cpu.system_cpu_usage - (pre?.system_cpu_usage ?? 0);
+  const cpus = cpu.online_cpus || cpu.cpu_usage.percpu_usage?.length || 1;
+  const cpuPercent = pre?.system_cpu_usage && systemDelta > 0 && cpuDelta > 0 ? (cpuDelta / systemDelta) * cpus * 100 : 0;
+  const stats = (memory.stats ?? {}) as Record<string, number | undefined>;
+  // cgroup v1 names it total_inactive_file, v2 inactive_file.
+  const inactive = stats.total_inactive_file ?? stats.inactive_file ?? 0;
+  return {
+    cpuPercent: Math.round(cpuPercent * 100) / 100,
+    memoryBytes: inactive < memory.usage ? memory.usage - inactive : memory.usage,
+    memoryLimitBytes: memory.limit,
+    pids: (sample as { pids_stats?: { current?: number } }).pids_stats?.current ?? 0,
+  };
+}
