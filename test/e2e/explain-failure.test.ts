@@ -135,7 +135,7 @@ t.test('explain-failure on real failed deployments', { skip: await requireDocker
     t.equal((await waitForDeployment(s, ok.id, id)).status, 'succeeded');
     const r = await explain(id, { providerId: 'builtin', model: '' });
     t.equal(r.status, 409);
-    t.match(r.body, { error: { code: 'conflict', message: /only a failed deployment/ } });
+    t.match(r.body, { error: { code: 'conflict', message: /only a failed or rolled back deployment/ } });
     t.equal((await explain(done.lockfile!.id, { providerId: 'gemini', model: 'x' })).status, 400);
     t.equal((await explain(done.lockfile!.id, { providerId: 'anthropic', model: 'claude' })).status, 409, 'anthropic is not connected');
     t.equal((await explain('00000000-0000-4000-8000-000000000000', { providerId: 'builtin', model: '' })).status, 404);
