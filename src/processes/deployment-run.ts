@@ -84,6 +84,8 @@ export interface ReleaseWatch {
   containerName: string;
   previous: KeptRelease | null;
   row: ServiceRow;
+  /** The limits it runs with, to say "out of memory (limit …)". */
+  resources: RunResources;
 }
 
 /** A failure whose message is the whole story for the user; anything else is prefixed with its step. */
@@ -428,7 +430,7 @@ export async function runDeployment(
         await retire(deps, previousRuns, log);
         await pruneReleases(deps, serviceId, log);
       },
-      watch: request.kind === 'deploy' && live ? { deploymentId: id, serviceId, containerName: name, previous: before, row } : null,
+      watch: request.kind === 'deploy' && live ? { deploymentId: id, serviceId, containerName: name, previous: before, row, resources } : null,
     };
   } catch (error) {
     const reason = signal.aborted ? String(signal.reason ?? 'aborted') : error instanceof DeployFailure ? error.message : `unexpected error: ${message(error)}`;

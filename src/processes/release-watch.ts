@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ContainerRuntime } from '../runtime/container-runtime.js';
 import { answersHttp } from './http-probe.js';
+import { containerEnd } from './service-resources.js';
 import type { ReleaseWatch } from './deployment-run.js';
 
 /** Consecutive failed probes that count as a release that stopped serving. */
@@ -27,6 +28,8 @@ export async function watchRelease(runtime: ContainerRuntime, watch: ReleaseWatc
   const { containerName: name, row } = watch;
   const web = row.runtime_mode !== 'worker';
   const until = Date.now() + windowMs;
+  // Its start lies shortly before the watch: the engine's events from then tell how it ended.
+  const watchedSince = Date.now() - 60_000;
   let failed = 0;
   while (Date.now() < until && !signal.aborted) {
     await sleep(intervalMs, undefined, { signal }).catch(() => undefined);
@@ -35,7 +38,9 @@ export async function watchRelease(runtime: ContainerRuntime, watch: ReleaseWatc
     if (state === undefined) continue; // the engine did not answer this time; the next look decides
     if (state === null) return 'its container disappeared';
     if (!state.running || state.restarts > 0) {
-      return `its container exited with code ${state.exitCode ?? 'unknown'}${state.restarts > 0 ? ` (restarted ${state.restarts}×)` : ''}${await lastLines(runtime, name)}`;
+      const code = state.exitCode ?? (await runtime.lastExit(name, watchedSince).catch(() => null));
+      const how = containerEnd({ exitCode: code, oomKilled: state.oomKilled }, watch.resources);
+      return `its container ${how}${state.restarts > 0 ? ` (Docker restarted it ${state.restarts}×)` : ''}${await lastLines(runtime, name)}`;
     }
     if (web && state.hostPort !== null) {
       failed = (await answersHttp(state.hostPort, 3000)) ? 0 : failed + 1;

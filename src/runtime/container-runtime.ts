@@ -159,6 +159,11 @@ export interface ContainerRuntime {
   keepRunning(name: string): Promise<void>;
   /** null when there is no such container. */
   inspect(name: string, internalPort: number | null): Promise<ContainerState | null>;
+  /**
+   * The exit code of the container's latest exit since `sinceMs` (epoch ms), from the engine's events: once
+   * the engine has restarted a crashed container, its state no longer says how it ended. null when none.
+   */
+  lastExit(name: string, sinceMs: number): Promise<number | null>;
   /** One reading of a running container's use; null when it is not running or the engine is slower than `timeoutMs`. */
   stats(name: string, timeoutMs: number): Promise<ContainerUsage | null>;
   /** Stops (SIGTERM, then SIGKILL after `graceSeconds`) and removes; a missing container is fine. */

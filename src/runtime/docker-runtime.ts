@@ -305,6 +305,22 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
       };
     },
 
+    async lastExit(name, sinceMs) {
+      // With `until` the engine sends what it has and ends the stream; the call deadline bounds the read too.
+      return call('events', async () => {
+        const until = Math.ceil(Date.now() / 1000);
+        const stream = await docker.getEvents({ since: Math.floor(sinceMs / 1000), until, filters: { type: ['container'], container: [name], event: ['die'] } });
+        let text = '';
+        for await (const chunk of stream) text += String(chunk);
+        const codes = text
+          .split('\n')
+          .filter((l) => l.trim() !== '')
+          .map((l) => Number((JSON.parse(l) as { Actor?: { Attributes?: { exitCode?: string } } }).Actor?.Attributes?.exitCode))
+          .filter((code) => Number.isInteger(code));
+        return codes.at(-1) ?? null;
+      });
+    },
+
     async stats(name, timeoutMs) {
       try {
         // One-shot: the engine samples twice, a second apart, unless asked for one sample; precpu comes from its cache.

@@ -20,6 +20,7 @@ export function lazyRuntime(load: () => Promise<ContainerRuntime>): ContainerRun
     run: async (spec) => (await get()).run(spec),
     keepRunning: async (name) => (await get()).keepRunning(name),
     inspect: async (name, internalPort) => (await get()).inspect(name, internalPort),
+    lastExit: async (name, sinceMs) => (await get()).lastExit(name, sinceMs),
     stats: async (name, timeoutMs) => (await get()).stats(name, timeoutMs),
     remove: async (name, graceSeconds) => (await get()).remove(name, graceSeconds),
     stop: async (name, graceSeconds) => (await get()).stop(name, graceSeconds),
