@@ -10,12 +10,15 @@ import { startTestServer } from '../helpers/test-server.js';
 
 t.setTimeout(420_000);
 
-/** Requests one after another until stopped, each stamped with when it ended. */
+/** Requests one after another until stopped, each stamped with when it was sent. */
 function timedLoad(port: number) {
   const results: { at: number; status: number; body: string }[] = [];
   let running = true;
   const loop = (async () => {
-    while (running) results.push({ ...(await probe(port)), at: Date.now() });
+    while (running) {
+      const at = Date.now();
+      results.push({ ...(await probe(port)), at });
+    }
   })();
   return {
     async stop() {
@@ -151,7 +154,7 @@ t.test('releases: list, roll back without a build, prune beyond releasesKept, ro
   await new Promise((r) => setTimeout(r, 3000));
   const crashResults = await crashLoad.stop();
   const late = crashResults.filter((r) => r.at > completedAt);
-  t.ok(late.length > 10, `${late.length} requests after the rollback completed`);
+  t.ok(late.length > 10, `${late.length} requests sent after the rollback completed`);
   t.same(late.filter((r) => r.status !== 200 || r.body !== 'v4 changed'), [], 'every one answered by v4: 0 failed requests after the rollback');
 
   const explained = await s.call('POST', `/api/deployments/${bad.id}/explain-failure`, { body: { providerId: 'builtin' } });
