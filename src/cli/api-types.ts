@@ -148,8 +148,10 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change how the service is built or run (applies at its next deployment)
-         * @description Needs a write key.
+         * Change how the service is built or run
+         * @description Build settings apply at the next deployment. A change of `resources` (or the health check) re-creates the running release at once, without a build: the answer’s `deployment` (kind `config`), else null.
+         *
+         *     Needs a write key.
          */
         patch: operations["updateService"];
         trace?: never;
@@ -2365,6 +2367,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         service: components["schemas"]["Service"];
+                        deployment: components["schemas"]["Deployment"] | null;
                     };
                 };
             };

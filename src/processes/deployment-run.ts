@@ -449,9 +449,10 @@ export async function runDeployment(
 /** Records the release a deployment made live (after its success: an aborted switch is no release). */
 export async function wentLive(deps: RunDeps, id: string, p: Prepared, plan: RunPlan, log: DeploymentLog) {
   const live = await recorded(() => recordGoneLive(deps, id, p, plan)).catch(() => undefined);
-  if (live) log.system(`Release v${live.version}${live.commitSha ? ` (commit ${live.commitSha.slice(0, 7)})` : ''} is live`);
-  else log.system('The release could not be recorded; this deployment cannot be rolled back to');
-  await log.flush();
+  if (!live) {
+    log.system('The release could not be recorded; this deployment cannot be rolled back to');
+    await log.flush();
+  }
   return live;
 }
 
