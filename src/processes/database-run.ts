@@ -9,6 +9,7 @@ import { endpointOf, enginePlan, type ServerTls } from '../engines/engine-plans.
 import { LABEL } from '../runtime/container-runtime.js';
 import type { DeploymentLog } from './deployment-log.js';
 import { recorded } from './recorded.js';
+import { stoppedOnRequest } from './service-stop.js';
 import {
   containerNameOf,
   DeployFailure,
@@ -122,7 +123,8 @@ export async function deployDatabase(deps: RunDeps, id: string, p: Prepared, log
     await releaseService(deps.cmd, row.id, { deploymentId: id, containerName: name, upstreamPort: row.host_port, buildMethod: null });
   } catch (error) {
     if (created) await deps.runtime.remove(name, 1).catch(() => undefined);
-    if (previous) {
+    // A database stopped on request stays stopped.
+    if (previous && !stoppedOnRequest(row)) {
       await stopping?.catch(() => undefined);
       try {
         await deps.runtime.start(previous);

@@ -4,6 +4,8 @@ import { name, text } from '../validation.js';
 import { endpoint } from './endpoint.js';
 import { id, nullableTimestamp, okWithProxy, timestamp } from './common.js';
 
+export const SERVICE_STATUSES = ['idle', 'active', 'stopped', 'failed', 'crashed'] as const;
+
 export const service = z
   .object({
     id,
@@ -29,7 +31,10 @@ export const service = z
     databasePublicEnabled: z.boolean(),
     databasePublicHostname: z.string().nullable(),
     postgresLogicalReplicationEnabled: z.boolean(),
-    status: z.enum(['idle', 'active']),
+    status: z.enum(SERVICE_STATUSES).meta({
+      description:
+        '`idle`: nothing runs (never deployed, or its container is gone); `active`: its current release runs; `stopped`: stopped on request (`POST …/stop`), its routes answer 503 until it is started or deployed; `failed`: its last deployment failed and no release runs; `crashed`: the container of its current release died.',
+    }),
     reachable: z.boolean(),
     localUrl: z.string().meta({ description: 'Where the service answers on this machine; empty for a worker.' }),
     primaryUrl: z.string(),

@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import { createService, deleteService, transferService, updateService } from '../../../commands/service/handlers.js';
+import { createService, deleteService, stopService, transferService, updateService } from '../../../commands/service/handlers.js';
 import { listDeploymentsOf } from '../../../projections/deployment-queries.js';
 import { findService, listDomainsOf } from '../../../projections/service-queries.js';
 import type { Slipway } from '../../slipway.js';
@@ -81,6 +81,14 @@ export function serviceRoutes(router: Router, app: Slipway) {
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
     const { position } = await deleteService(requestContext(app, ctx, principal), retirementDeps(app), service.id);
     ctx.body = { ok: true, proxy: await app.proxy.sync(position) };
+  });
+
+  route(router, servicesApi.stop, async (ctx) => {
+    const principal = writerOf(ctx);
+    const service = await visibleService(app.db, principal, ctx.params.serviceId!);
+    const { position } = await stopService(requestContext(app, ctx, principal), service.id);
+    const proxy = await app.proxy.sync(position);
+    ctx.body = { service: await presentServiceById(app, service.id), proxy };
   });
 
   route(router, servicesApi.suggestionKeys, async (ctx) => {
