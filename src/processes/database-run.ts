@@ -18,6 +18,7 @@ import {
   message,
   networkOf,
   step,
+  STARTUP_DRAIN_MS,
   type Prepared,
   type RunDeps,
 } from './deployment-run.js';
@@ -113,10 +114,12 @@ export async function deployDatabase(deps: RunDeps, id: string, p: Prepared, log
     });
     log.system(`Started ${name} from ${image} on port ${row.host_port}${row.database_public_enabled ? ' (public)' : ' (this host only)'}; waiting for it to answer a query`);
     const stopFollowing = followStartup(deps, name, log);
+    let ready = false;
     try {
       await step('starting the database', settings.startMs, signal, (s) => waitUntilAnswering(deps, engine, name, endpoint, log, s));
+      ready = true;
     } finally {
-      await stopFollowing();
+      await stopFollowing(ready || signal.aborted ? 0 : STARTUP_DRAIN_MS);
     }
     await step('setting the restart policy', 10_000, signal, () => deps.runtime.keepRunning(name));
     signal.throwIfAborted();

@@ -279,13 +279,21 @@ async function waitUntilReady(deps: RunDeps, row: ServiceRow, name: string, upst
   }
 }
 
-/** Copies the container's output into the deployment log until stopped. */
+/** How long the output of a container that exited is read on before the deployment fails without the rest. */
+export const STARTUP_DRAIN_MS = 3_000;
+
+/**
+ * Copies the container's output into the deployment log until stopped. `stop(drainMs)` first waits (at most
+ * `drainMs`) for the output to end by itself, as the output of an exited container does: its last lines, the
+ * crash message most often, arrive after the exit was seen.
+ */
 export function followStartup(deps: RunDeps, name: string, log: DeploymentLog) {
   const controller = new AbortController();
   const done = (async () => {
     for await (const l of deps.runtime.logs(name, { follow: true, signal: controller.signal })) log.write(l.line, l.stream);
   })().catch(() => undefined);
-  return async () => {
+  return async (drainMs = 0) => {
+    if (drainMs > 0) await Promise.race([done, sleep(drainMs)]);
     controller.abort();
     await done;
   };
@@ -358,10 +366,12 @@ export async function runDeployment(
     });
     log.system(`Started container ${name}${web ? `; waiting for it to answer on port ${row.internal_port}` : ''}`);
     const stopFollowing = followStartup(deps, name, log);
+    let ready = false;
     try {
       await step('starting the container', deps.settings.timeouts.startMs + 5_000, signal, (s) => waitUntilReady(deps, row, name, running.hostPort, s));
+      ready = true;
     } finally {
-      await stopFollowing();
+      await stopFollowing(ready || signal.aborted ? 0 : STARTUP_DRAIN_MS);
     }
     log.system(web ? 'The app answers; switching the route to it' : 'The worker is up');
 
