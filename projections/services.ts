@@ -82,6 +82,8 @@ const applyServiceEvents = eachEventOf('service', parseServiceEvent, (event, id,
       const { gitToken, ...changes } = event.data.changes;
       const sets = Object.entries(changes).map(([key, value]) => `${snakeCase(key)} = ${literal(value)}`);
       if (gitToken !== undefined) sets.push(`has_git_token = ${literal(gitToken !== null)}`);
+      // An image service is listed by its image (`image:<reference>`, as at its creation).
+      if (changes.dockerImage) sets.push(`repo_full_name = ${literal(`image:${changes.dockerImage}`)}`);
       out.sql(`update rm_services set ${[...sets, sql`updated_at = ${at}`].join(', ')} where id = ${literal(id)}`);
       return;
     }

@@ -23,8 +23,11 @@ export const service: Aggregate<ServiceState, ServiceEvent> = {
     switch (event.type) {
       case 'ServiceCreated':
         return { ...state, status: 'live', service: event.data };
-      case 'ServiceUpdated':
-        return with_('service', { ...state.service!, ...event.data.changes });
+      case 'ServiceUpdated': {
+        const { dockerImage } = event.data.changes;
+        const moved = dockerImage ? { repoFullName: `image:${dockerImage}` } : {};
+        return with_('service', { ...state.service!, ...event.data.changes, ...moved });
+      }
       case 'ServiceTransferred':
         return with_('service', { ...state.service!, projectId: event.data.toProjectId });
       case 'ServiceDeleted':
@@ -88,6 +91,9 @@ export function decideUpdate(state: ServiceState, changes: Partial<ServiceSettin
   }
   if (current.kind === 'database' && changed.runtimeMode !== undefined) {
     throw invalid('runtimeMode', 'the runtime mode of a database service cannot change');
+  }
+  if (changed.dockerImage !== undefined && (current.kind !== 'image' || changed.dockerImage === null)) {
+    throw invalid('dockerImage', current.kind === 'image' ? 'an image service needs an image' : `a ${current.kind} service runs no dockerImage`);
   }
   if (current.kind === 'database' && changed.internalPort !== undefined) {
     throw invalid('internalPort', `a ${current.databaseEngine} service listens on its engine's port`);

@@ -18,6 +18,8 @@ export const serviceSettings = z.object({
   dockerfilePath: z.string().nullable(),
   runtimeMode: z.enum(RUNTIME_MODES),
   internalPort: z.number().int(),
+  /** The image an image service runs (null for other kinds); a PATCH moves it to another image. */
+  dockerImage: z.string().nullable(),
 });
 export type ServiceSettings = z.infer<typeof serviceSettings>;
 
@@ -28,7 +30,6 @@ export const serviceIdentity = z.object({
   kind: z.enum(['source', 'image', 'database']),
   repoFullName: z.string().nullable(),
   repoUrl: z.string(),
-  dockerImage: z.string().nullable(),
   hostPort: z.number().int(),
   databaseEngine: z.enum(ENGINES).nullable(),
   databasePublicEnabled: z.boolean(),

@@ -170,6 +170,11 @@ export async function vetServiceSource(policy: DestinationPolicy, input: CreateS
   await policy.vet(hostOf(url), port, input.repoFullName ? 'repoFullName' : 'repoUrl');
 }
 
+/** A PATCH that moves an image service to another image is vetted as its creation was: the registry's destination. */
+export async function vetServiceChanges(policy: DestinationPolicy, changes: { dockerImage?: string }): Promise<void> {
+  if (changes.dockerImage) await vetRegistry(policy, changes.dockerImage, 'dockerImage');
+}
+
 export const updateServiceBody = z
   .object({
     branch: branch.optional(),
@@ -182,6 +187,7 @@ export const updateServiceBody = z
     runtimeMode: z.enum(RUNTIME_MODES).optional(),
     internalPort: port.optional(),
     gitToken: text(4096).nullable().optional(),
+    dockerImage: imageReference.optional(),
   })
   .transform((b) => Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined)))
-  .refine((b) => Object.keys(b).length > 0, 'give at least one of branch, rootDir, installCommand, buildCommand, startCommand, buildMethod, dockerfilePath, runtimeMode, internalPort, gitToken');
+  .refine((b) => Object.keys(b).length > 0, 'give at least one of branch, rootDir, installCommand, buildCommand, startCommand, buildMethod, dockerfilePath, runtimeMode, internalPort, gitToken, dockerImage');

@@ -68,7 +68,8 @@ export async function deployDatabase(deps: RunDeps, id: string, p: Prepared, log
   const settings = deps.settings.databases;
   const image = settings.images[engine];
   await ensureImage(deps, image, log, signal);
-  await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentImageBuilt', data: { imageTag: image, buildMethod: 'image' } });
+  const imageId = (await deps.runtime.imageInfo(image))?.id ?? null;
+  await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentImageBuilt', data: { imageTag: image, buildMethod: 'image', imageId, digest: null } });
 
   const tls: ServerTls | null = deps.databaseTls && (engine === 'postgres' || engine === 'timeseries') ? await deps.databaseTls(row) : null;
   if (tls) log.system('TLS on: server certificate signed by this installation\'s CA (GET …/database/tls/ca)');

@@ -29,6 +29,7 @@ import type { DeploymentLog } from './deployment-log.js';
 import type { Engine } from '../../commands/service/fields.js';
 import { deployDatabase, type DatabaseTls } from './database-run.js';
 import { answersHttp } from './http-probe.js';
+import { resolveImage } from './image-resolution.js';
 
 export interface DeployTimeouts {
   cloneMs: number;
@@ -335,13 +336,14 @@ export async function runDeployment(
     let buildMethod: 'dockerfile' | 'packbuilder' | null = null;
     if (row.kind === 'image') {
       image = row.docker_image!;
-      await ensureImage(deps, image, log, signal, true);
-      await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentImageBuilt', data: { imageTag: image, buildMethod: 'image' } });
+      const resolved = await resolveImage(deps, image, log, signal);
+      await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentImageBuilt', data: { imageTag: image, buildMethod: 'image', ...resolved } });
     } else {
       const built = await buildFromSource(deps, id, p, log, signal);
       builtTag = image = built.tag;
       buildMethod = built.method;
-      await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentImageBuilt', data: { imageTag: image, buildMethod } });
+      const imageId = (await deps.runtime.imageInfo(image))?.id ?? null;
+      await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentImageBuilt', data: { imageTag: image, buildMethod, imageId, digest: null } });
       log.system(`Built image ${image}`);
     }
     signal.throwIfAborted();

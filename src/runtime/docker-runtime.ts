@@ -200,6 +200,16 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
       }
     },
 
+    async imageInfo(reference) {
+      try {
+        const info = await call('image inspect', () => docker.getImage(reference).inspect());
+        return { id: info.Id, repoDigests: info.RepoDigests ?? [] };
+      } catch (error) {
+        if (statusOf(error) === 404) return null;
+        throw error;
+      }
+    },
+
     async pull(reference, onLine, signal) {
       // The engine's refusal quotes the registry: only a short line of it, without the registry's answer, goes on.
       try {

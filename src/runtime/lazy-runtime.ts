@@ -13,6 +13,7 @@ export function lazyRuntime(load: () => Promise<ContainerRuntime>): ContainerRun
     networkAddresses: async (name) => (await get()).networkAddresses(name),
     build: async (spec, onLine, signal) => (await get()).build(spec, onLine, signal),
     imageExists: async (reference) => (await get()).imageExists(reference),
+    imageInfo: async (reference) => (await get()).imageInfo(reference),
     pull: async (reference, onLine, signal) => (await get()).pull(reference, onLine, signal),
     removeImage: async (reference) => (await get()).removeImage(reference),
     listImages: async (labels) => (await get()).listImages(labels),

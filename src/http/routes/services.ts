@@ -9,7 +9,7 @@ import { requestContext } from '../request-context.js';
 import { notFoundHttp } from '../errors.js';
 import { issuesCertificates } from '../../installation-settings.js';
 import { iso, presentDeployment, presentDomain, presentService } from '../presenters.js';
-import { parseCreateService, vetServiceSource } from '../service-bodies.js';
+import { parseCreateService, vetServiceChanges, vetServiceSource } from '../service-bodies.js';
 import { parseInput } from '../validation.js';
 import { databaseSuggestions, projectWithServices } from './projects.js';
 import { route } from '../contract/endpoint.js';
@@ -55,6 +55,7 @@ export function serviceRoutes(router: Router, app: Slipway) {
     const principal = writerOf(ctx);
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
     const changes = parseInput(servicesApi.update.body, ctx.request.body);
+    await vetServiceChanges(app.outbound, changes);
     const { position } = await updateService(requestContext(app, ctx, principal), service.id, changes);
     await app.settle(position);
     ctx.body = { service: await presentServiceById(app, service.id) };
