@@ -15,7 +15,7 @@ import { baseImagesOf } from '../build/dockerfile-bases.js';
 import { cloneBranch } from '../build/git-source.js';
 import type { DestinationPolicy } from '../outbound/destination-policy.js';
 import { vetRegistry } from '../outbound/image-registry.js';
-import { detect, type PackImages } from '../build/packbuilder/detect.js';
+import { detect, STATIC_SITE_READY, type PackImages } from '../build/packbuilder/detect.js';
 import { packDockerfile } from '../build/packbuilder/dockerfile.js';
 import type { SqlExecutor } from '../db/sql-client.js';
 import type { ProxyResult } from '../proxy/caddy-config.js';
@@ -28,7 +28,7 @@ import { unresolvedReferences } from '../variables/references.js';
 import type { DeploymentLog } from './deployment-log.js';
 import type { Engine } from '../../commands/service/fields.js';
 import { deployDatabase, type DatabaseTls } from './database-run.js';
-import { answersHttp } from './http-probe.js';
+import { httpStatus } from './http-probe.js';
 import { resolveImage } from './image-resolution.js';
 
 export interface DeployTimeouts {
@@ -258,6 +258,7 @@ export async function ensureImage(deps: RunDeps, reference: string, log: Deploym
 async function waitUntilReady(deps: RunDeps, row: ServiceRow, name: string, upstreamPort: number | null, signal: AbortSignal) {
   const { startMs, workerSettleMs } = deps.settings.timeouts;
   const web = row.runtime_mode !== 'worker';
+  const staticSite = row.runtime_mode === 'static';
   const deadline = Date.now() + startMs;
   const settledAt = Date.now() + workerSettleMs;
   for (;;) {
@@ -267,13 +268,16 @@ async function waitUntilReady(deps: RunDeps, row: ServiceRow, name: string, upst
     if (!state.running || state.restarts > 0) {
       throw new DeployFailure(`the container exited with code ${state.exitCode ?? 'unknown'} before it was ready; see the log above`);
     }
-    if (web && upstreamPort !== null && (await answersHttp(upstreamPort, 1000))) return;
+    const status = web && upstreamPort !== null ? await httpStatus(upstreamPort, 1000) : null;
+    if (status !== null && (!staticSite || STATIC_SITE_READY(status))) return;
     if (!web && Date.now() >= settledAt) return;
     if (Date.now() > deadline) {
       throw new DeployFailure(
-        web
-          ? `the app did not answer HTTP on port ${row.internal_port} within ${Math.round(startMs / 1000)} s; it must listen on 0.0.0.0:$PORT`
-          : `the worker did not stay up for ${Math.round(workerSettleMs / 1000)} s`,
+        status !== null
+          ? `the site answered ${status} on / (a static site must answer 2xx or 3xx there: an index.html at the root of what it serves)`
+          : web
+            ? `the app did not answer HTTP on port ${row.internal_port} within ${Math.round(startMs / 1000)} s; it must listen on 0.0.0.0:$PORT`
+            : `the worker did not stay up for ${Math.round(workerSettleMs / 1000)} s`,
       );
     }
     await sleep(50, undefined, { signal }).catch(() => undefined);
