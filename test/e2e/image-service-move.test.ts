@@ -1,10 +1,13 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t from 'tap';
 import { createProject, createService } from '../helpers/api-suite.js';
 import { deploy, deployEnv, logLines, outcome, probe } from '../helpers/deploy.js';
 import { docker, removeProjectLeftovers, requireDocker, TEST_IMAGES } from '../helpers/docker.js';
-import { freePort } from '../helpers/net.js';
-import { destinationOf } from '../helpers/outbound.js';
+import { freePort, waitFor } from '../helpers/net.js';
+import { allowingIn, destinationOf } from '../helpers/outbound.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const suffix = `${process.pid}-${Date.now()}`;
@@ -97,4 +100,74 @@ t.test('an image service moves to another image by PATCH; each deploy resolves i
       body: { error: { code: 'validation_failed', message: /source service runs no dockerImage/ } },
     });
   });
+});
+
+const REGISTRY_BIN = '/usr/bin/docker-registry';
+
+/** Debian's `docker-registry` (distribution 2.8) on a loopback port, storing in a temporary directory. */
+async function startRegistry() {
+  const dir = mkdtempSync(join(tmpdir(), 'slipway-registry-'));
+  const port = await freePort();
+  const config = join(dir, 'config.yml');
+  writeFileSync(config, `version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: ${dir}/data\nhttp:\n  addr: 127.0.0.1:${port}\n`);
+  const child = spawn(REGISTRY_BIN, ['serve', config], { stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor('the registry to answer', () => fetch(`${url}/v2/`).then((r) => r.status).catch(() => 0), (status) => status === 200, 15_000);
+  return {
+    url,
+    host: `127.0.0.1:${port}`,
+    stop: async () => {
+      child.kill();
+      await new Promise((r) => child.once('exit', r));
+    },
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+t.test('a registry: a moved :latest is pulled and its digest recorded; once the registry is gone the local image runs', {
+  skip: (await requireDocker()) || (existsSync(REGISTRY_BIN) ? false : 'Debian\'s docker-registry is not installed (apt-get install docker-registry)'),
+}, async (t) => {
+  const registry = await startRegistry();
+  let running = true;
+  t.teardown(async () => {
+    if (running) await registry.stop();
+    registry.remove();
+    for (const tag of tagged) await docker.getImage(tag).remove().catch(() => undefined);
+  });
+  const reference = `${registry.host}/acme/moving:latest`;
+  const push = (version: string) => {
+    const id = localImage(reference, version);
+    execFileSync('docker', ['push', reference], { stdio: 'ignore' });
+    return id;
+  };
+  const a = push(`a-${suffix}`);
+  const { env } = await deployEnv(allowingIn({}, registry.url));
+  const s = await startTestServer(env);
+  t.teardown(() => s.close());
+  const p = await createProject(s, 'Registry');
+  t.teardown(() => removeProjectLeftovers(p.id));
+  const svc = await createService(s, p.id, { name: 'moving', repoUrl: 'docker-image', dockerImage: reference, internalPort: 8000 });
+
+  const first = await deploy(s, svc.id);
+  t.equal(outcome(first.done), 'succeeded');
+  const digestOfA = (await docker.getImage(a).inspect()).RepoDigests.find((d) => d.startsWith(`${registry.host}/acme/moving@`));
+  t.match(digestOfA, /@sha256:[0-9a-f]{64}$/);
+  t.match(await imageBuilt(s, first.done.id), { imageTag: reference, imageId: a, digest: digestOfA }, 'the digest the registry gave is recorded');
+  t.notMatch((await logLines(s, first.done.id)).join('\n'), /Could not pull/);
+
+  // The tag moves in the registry; the local tag is left on the old image, as on a host that pulled long ago.
+  const b = push(`b-${suffix}`);
+  execFileSync('docker', ['tag', a, reference]);
+  t.not(a, b);
+  const second = await deploy(s, svc.id);
+  t.equal(outcome(second.done), 'succeeded');
+  t.match(await imageBuilt(s, second.done.id), { imageId: b, digest: /@sha256:/ }, 'the moved tag was pulled and runs');
+  t.equal((await docker.getContainer(`slipway-${svc.slug}-${second.done.id}`).inspect()).Image, b);
+
+  await registry.stop();
+  running = false;
+  const third = await deploy(s, svc.id);
+  t.equal(outcome(third.done), 'succeeded', 'the registry gone: the local image runs');
+  t.match((await logLines(s, third.done.id)).join('\n'), new RegExp(`Could not pull ${reference.replace(/[.]/g, '\\.')} \\(pulling .+ failed: .+\\); using the image present locally`));
+  t.match(await imageBuilt(s, third.done.id), { imageId: b });
 });
