@@ -6,16 +6,19 @@ export interface RoutingRow {
   /** Loopback port of the current container; null until a deployment has released one. */
   upstream_port: number | null;
   hostnames: string[];
+  /** The service's name while it is stopped on request (its routes then answer 503); null otherwise. */
+  stopped_name: string | null;
 }
 
 /** Every web or static service that has a running release or at least one domain. */
 export async function listRoutes(db: SqlExecutor): Promise<RoutingRow[]> {
   const { rows } = await db.query<RoutingRow>(
     `select s.id as service_id, s.host_port, s.upstream_port,
-       coalesce(array_agg(d.hostname order by d.hostname) filter (where d.hostname is not null), '{}') as hostnames
+       coalesce(array_agg(d.hostname order by d.hostname) filter (where d.hostname is not null), '{}') as hostnames,
+       case when s.status = 'stopped' then s.name end as stopped_name
      from rm_services s left join rm_domains d on d.service_id = s.id
      where s.runtime_mode in ('web', 'static') and s.kind <> 'database'
-     group by s.id, s.host_port, s.upstream_port
+     group by s.id, s.host_port, s.upstream_port, s.status, s.name
      having s.upstream_port is not null or count(d.hostname) > 0
      order by s.id`,
   );
@@ -29,6 +32,7 @@ export const ROUTING_EVENT_TYPES = new Set([
   'ServiceDeleted',
   'ServiceUpdated',
   'ServiceReleased',
+  'ServiceStopped',
   // HTTPS on or off, another ACME directory or account.
   'GeneralSettingsChanged',
 ]);

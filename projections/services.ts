@@ -1,3 +1,4 @@
+import { parseDeploymentEvent } from '../commands/deployment/events.js';
 import { parseServiceEvent } from '../commands/service/events.js';
 import { eachEventOf, type Projector } from './projector.js';
 import { literal, sql, type Literal } from './sql-text.js';
@@ -44,46 +45,72 @@ create table if not exists rm_services (
   auto_rollback boolean,
   created_at timestamptz not null,
   updated_at timestamptz not null,
-  resources jsonb
+  resources jsonb,
+  last_deployment_id text
 );`,
   indexes: `
 create index if not exists rm_services_project on rm_services (project_id, created_at);`,
-  applyBatch: eachEventOf('service', parseServiceEvent, (event, id, at, out) => {
-    switch (event.type) {
-      case 'ServiceCreated': {
-        const { gitToken, ...fields } = event.data;
-        const row: Record<string, Literal> = { id, has_git_token: gitToken !== null, status: 'idle', reachable: false };
-        for (const [key, value] of Object.entries(fields)) row[snakeCase(key)] = value;
-        row.created_at = at;
-        row.updated_at = at;
-        out.upsert({ table: 'rm_services', row, key: ['id'], update: Object.keys(row).filter((c) => c !== 'id') });
-        return;
-      }
-      case 'ServiceUpdated': {
-        const { gitToken, ...changes } = event.data.changes;
-        const sets = Object.entries(changes).map(([key, value]) => `${snakeCase(key)} = ${literal(value)}`);
-        if (gitToken !== undefined) sets.push(`has_git_token = ${literal(gitToken !== null)}`);
-        out.sql(`update rm_services set ${[...sets, sql`updated_at = ${at}`].join(', ')} where id = ${literal(id)}`);
-        return;
-      }
-      case 'ServiceTransferred':
-        out.sql(sql`update rm_services set project_id = ${event.data.toProjectId}, updated_at = ${at} where id = ${id}`);
-        return;
-      case 'ServiceDeleted':
-        out.sql(sql`delete from rm_services where id = ${id}`);
-        return;
-      case 'ServiceReleased': {
-        const r = event.data;
-        if (r.deploymentId === null) {
-          out.sql(sql`update rm_services set current_deployment_id = null, current_container = null, upstream_port = null,
-            reachable = false, status = 'idle', updated_at = ${at} where id = ${id}`);
-          return;
-        }
-        out.sql(sql`update rm_services set current_deployment_id = ${r.deploymentId}, current_container = ${r.containerName},
-          upstream_port = ${r.upstreamPort}, reachable = ${r.upstreamPort !== null}, status = 'active',
-          detected_build_method = ${r.buildMethod}, last_deployed_at = ${at}, updated_at = ${at} where id = ${id}`);
-        return;
-      }
+  applyBatch(events, out) {
+    // In log order: a failure must see the release (or its undoing) recorded before it.
+    for (const event of events) {
+      applyServiceEvents([event], out);
+      applyDeploymentEvents([event], out);
     }
-  }),
+  },
 };
+
+/**
+ * `status`: idle (nothing runs), active (a release runs), stopped (on request), failed (the last deployment
+ * failed and nothing runs), crashed (the running release's container died).
+ */
+const applyDeploymentEvents = eachEventOf('deployment', parseDeploymentEvent, (event, id, _at, out) => {
+  if (event.type === 'DeploymentQueued') {
+    out.sql(sql`update rm_services set last_deployment_id = ${id} where id = ${event.data.serviceId}`);
+  } else if (event.type === 'DeploymentFailed') {
+    out.sql(sql`update rm_services set status = 'failed' where last_deployment_id = ${id} and current_deployment_id is null`);
+  }
+});
+
+const applyServiceEvents = eachEventOf('service', parseServiceEvent, (event, id, at, out) => {
+  switch (event.type) {
+    case 'ServiceCreated': {
+      const { gitToken, ...fields } = event.data;
+      const row: Record<string, Literal> = { id, has_git_token: gitToken !== null, status: 'idle', reachable: false };
+      for (const [key, value] of Object.entries(fields)) row[snakeCase(key)] = value;
+      row.created_at = at;
+      row.updated_at = at;
+      out.upsert({ table: 'rm_services', row, key: ['id'], update: Object.keys(row).filter((c) => c !== 'id') });
+      return;
+    }
+    case 'ServiceUpdated': {
+      const { gitToken, ...changes } = event.data.changes;
+      const sets = Object.entries(changes).map(([key, value]) => `${snakeCase(key)} = ${literal(value)}`);
+      if (gitToken !== undefined) sets.push(`has_git_token = ${literal(gitToken !== null)}`);
+      // An image service is listed by its image (`image:<reference>`, as at its creation).
+      if (changes.dockerImage) sets.push(`repo_full_name = ${literal(`image:${changes.dockerImage}`)}`);
+      out.sql(`update rm_services set ${[...sets, sql`updated_at = ${at}`].join(', ')} where id = ${literal(id)}`);
+      return;
+    }
+    case 'ServiceTransferred':
+      out.sql(sql`update rm_services set project_id = ${event.data.toProjectId}, updated_at = ${at} where id = ${id}`);
+      return;
+    case 'ServiceDeleted':
+      out.sql(sql`delete from rm_services where id = ${id}`);
+      return;
+    case 'ServiceReleased': {
+      const r = event.data;
+      if (r.deploymentId === null) {
+        out.sql(sql`update rm_services set current_deployment_id = null, current_container = null, upstream_port = null,
+          reachable = false, status = 'idle', updated_at = ${at} where id = ${id}`);
+        return;
+      }
+      out.sql(sql`update rm_services set current_deployment_id = ${r.deploymentId}, current_container = ${r.containerName},
+        upstream_port = ${r.upstreamPort}, reachable = ${r.upstreamPort !== null}, status = 'active',
+        detected_build_method = ${r.buildMethod}, last_deployed_at = ${at}, updated_at = ${at} where id = ${id}`);
+      return;
+    }
+    case 'ServiceStopped':
+      out.sql(sql`update rm_services set status = 'stopped', reachable = false, updated_at = ${at} where id = ${id}`);
+      return;
+  }
+});

@@ -28,7 +28,15 @@ export const deploymentEvents = {
   }),
   DeploymentStarted: z.object({}),
   DeploymentCommitResolved: z.object({ commitSha: z.string(), commitMessage: z.string().nullable().default(null) }),
-  DeploymentImageBuilt: z.object({ imageTag: z.string(), buildMethod: z.enum(BUILT_WITH) }),
+  DeploymentImageBuilt: z.object({
+    imageTag: z.string(),
+    buildMethod: z.enum(BUILT_WITH),
+    // Null in events written before images were recorded by id.
+    /** `sha256:…`: the image that runs, whatever its tag points at later. */
+    imageId: z.string().nullable().default(null),
+    /** `<repository>@sha256:…` the registry gave for an image service's tag; null for a build or a local image. */
+    digest: z.string().nullable().default(null),
+  }),
   DeploymentContainerStarted: z.object({ containerName: z.string() }),
   DeploymentSucceeded: z.object({}),
   DeploymentFailed: z.object({ reason: z.string() }),

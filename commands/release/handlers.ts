@@ -1,4 +1,5 @@
 import type { CommandContext } from '../shared/command-context.js';
+import { conflict } from '../shared/domain-error.js';
 import { execute, loadAggregate } from '../shared/execute.js';
 import { queueDeployment } from '../deployment/handlers.js';
 import { live, service } from '../service/aggregate.js';
@@ -24,6 +25,7 @@ export async function rollbackService(ctx: CommandContext, serviceId: string, re
 export async function rerunCurrentRelease(ctx: CommandContext, serviceId: string, kind: 'start' | 'restart' | 'config') {
   const { state } = await loadAggregate(ctx, service, serviceId);
   live(state);
+  if (kind === 'start' && !state.stopped) throw conflict('the service is not stopped; restart it instead');
   const current = currentRelease(await loadReleases(ctx, serviceId), state.release?.deploymentId ?? null, kind);
   return queueDeployment(ctx, serviceId, { kind, trigger: 'manual', releaseId: current.releaseId, config: 'release' });
 }

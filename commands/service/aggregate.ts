@@ -12,18 +12,23 @@ export interface ServiceState {
   env: ReadonlyMap<string, { envId: string; value: string }>;
   domains: ReadonlyMap<string, string>;
   release: Release | null;
+  /** Stopped on request; the next release (a start, a deploy) runs it again. */
+  stopped: boolean;
 }
 
 export const service: Aggregate<ServiceState, ServiceEvent> = {
   category: 'service',
-  initial: { status: 'none', retired: false, service: null, env: new Map(), domains: new Map(), release: null },
+  initial: { status: 'none', retired: false, service: null, env: new Map(), domains: new Map(), release: null, stopped: false },
   evolve(state, event) {
     const with_ = <K extends keyof ServiceState>(key: K, value: ServiceState[K]) => ({ ...state, [key]: value });
     switch (event.type) {
       case 'ServiceCreated':
         return { ...state, status: 'live', service: event.data };
-      case 'ServiceUpdated':
-        return with_('service', { ...state.service!, ...event.data.changes });
+      case 'ServiceUpdated': {
+        const { dockerImage } = event.data.changes;
+        const moved = dockerImage ? { repoFullName: `image:${dockerImage}` } : {};
+        return with_('service', { ...state.service!, ...event.data.changes, ...moved });
+      }
       case 'ServiceTransferred':
         return with_('service', { ...state.service!, projectId: event.data.toProjectId });
       case 'ServiceDeleted':
@@ -46,7 +51,9 @@ export const service: Aggregate<ServiceState, ServiceEvent> = {
         return with_('domains', domains);
       }
       case 'ServiceReleased':
-        return with_('release', event.data.deploymentId === null ? null : event.data);
+        return { ...state, release: event.data.deploymentId === null ? null : event.data, stopped: false };
+      case 'ServiceStopped':
+        return with_('stopped', true);
       case 'DomainDnsRecordApplied':
       case 'DomainCertificateChanged':
         return state;
@@ -88,6 +95,9 @@ export function decideUpdate(state: ServiceState, changes: Partial<ServiceSettin
   }
   if (current.kind === 'database' && changed.runtimeMode !== undefined) {
     throw invalid('runtimeMode', 'the runtime mode of a database service cannot change');
+  }
+  if (changed.dockerImage !== undefined && (current.kind !== 'image' || changed.dockerImage === null)) {
+    throw invalid('dockerImage', current.kind === 'image' ? 'an image service needs an image' : `a ${current.kind} service runs no dockerImage`);
   }
   if (current.kind === 'database' && changed.internalPort !== undefined) {
     throw invalid('internalPort', `a ${current.databaseEngine} service listens on its engine's port`);
@@ -173,8 +183,17 @@ export function decideCertificateChange(state: ServiceState, domainId: string, h
 /** Routes the service to a deployment's container; a deleted service takes no release. */
 export function decideRelease(state: ServiceState, release: Release): ServiceEvent[] {
   if (state.status !== 'live') return [];
-  if (state.release?.deploymentId === release.deploymentId && state.release?.upstreamPort === release.upstreamPort) return [];
+  // A stopped service started again on the same container is a release all the same: it ends the stop.
+  if (!state.stopped && state.release?.deploymentId === release.deploymentId && state.release?.upstreamPort === release.upstreamPort) return [];
   return [{ type: 'ServiceReleased', data: release }];
+}
+
+/** Stops the running release; its container and image stay, so a start needs no build. */
+export function decideStop(state: ServiceState): ServiceEvent[] {
+  live(state);
+  if (state.stopped) throw conflict('the service is already stopped');
+  if (!state.release?.deploymentId) throw conflict('the service has no running release to stop; deploy it first');
+  return [{ type: 'ServiceStopped', data: { deploymentId: state.release.deploymentId, containerName: state.release.containerName } }];
 }
 
 export const NO_RELEASE: Release = { deploymentId: null, containerName: null, upstreamPort: null, buildMethod: null };

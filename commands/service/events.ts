@@ -46,6 +46,8 @@ export const serviceEvents = {
   }),
   /** The route now leads to this deployment's container; `null` fields: nothing runs (a release undone). */
   ServiceReleased: release,
+  /** The running release was stopped on request: its container is kept, its routes answer 503 until the next release. */
+  ServiceStopped: z.object({ deploymentId: z.string(), containerName: z.string().nullable() }),
 };
 export type ServiceEvent = EventsOf<typeof serviceEvents>;
 export type ServiceCreatedData = z.infer<(typeof serviceEvents)['ServiceCreated']>;

@@ -25,6 +25,8 @@ export const serviceSettings = z.object({
   autoRollback: z.boolean().optional(),
   /** Absent in events from before limits existed: the installation's defaults apply. */
   resources: resourceSettings.optional(),
+  /** The image an image service runs (null for other kinds); a PATCH moves it to another image. */
+  dockerImage: z.string().nullable(),
 });
 export type ServiceSettings = z.infer<typeof serviceSettings>;
 
@@ -35,7 +37,6 @@ export const serviceIdentity = z.object({
   kind: z.enum(['source', 'image', 'database']),
   repoFullName: z.string().nullable(),
   repoUrl: z.string(),
-  dockerImage: z.string().nullable(),
   hostPort: z.number().int(),
   databaseEngine: z.enum(ENGINES).nullable(),
   databasePublicEnabled: z.boolean(),

@@ -21,6 +21,7 @@ import {
   decideRelease,
   decideRemoveDomain,
   decideSetEnv,
+  decideStop,
   decideTransfer,
   decideUpdate,
   live,
@@ -236,6 +237,8 @@ export async function removeDomain(ctx: CommandContext, id: string, domainId: st
 export async function releaseService(ctx: CommandContext, id: string, next: Release) {
   return execute(ctx, service, id, (s) => decideRelease(s, next));
 }
+
+export const stopService = (ctx: CommandContext, id: string) => execute(ctx, service, id, decideStop);
 
 export const recordDnsApplied = (ctx: CommandContext, id: string, applied: DnsRecordApplied) =>
   execute(ctx, service, id, (s) => decideRecordDnsApplied(s, applied));

@@ -176,6 +176,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/services/{serviceId}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop the running release: its container is stopped and kept, its routes answer 503 until it is started or deployed
+         * @description 409 when the service is already stopped or has never run. A database service’s port refuses connections while stopped.
+         *
+         *     Needs a write key.
+         */
+        post: operations["stopService"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/services/{serviceId}/suggestion-keys": {
         parameters: {
             query?: never;
@@ -1220,8 +1242,11 @@ export interface components {
             databasePublicEnabled: boolean;
             databasePublicHostname: string | null;
             postgresLogicalReplicationEnabled: boolean;
-            /** @enum {string} */
-            status: "idle" | "active";
+            /**
+             * @description `idle`: nothing runs (never deployed, or its container is gone); `active`: its current release runs; `stopped`: stopped on request (`POST …/stop`), its routes answer 503 until it is started or deployed; `failed`: its last deployment failed and no release runs; `crashed`: the container of its current release died.
+             * @enum {string}
+             */
+            status: "idle" | "active" | "stopped" | "failed" | "crashed";
             /** @description Releases whose images are kept for rollback (1–50, default 10). */
             releasesKept: number;
             /** @description Seconds a new release is watched after it goes live (0: not watched; default 60). */
@@ -2345,6 +2370,7 @@ export interface operations {
                     releasesKept?: number;
                     watchSeconds?: number;
                     autoRollback?: boolean;
+                    dockerImage?: string;
                     /** @description Replaces the whole set: a key left out (or `null` for all) takes the installation’s default again. */
                     resources?: {
                         /** @description Memory limit (no swap beyond it); at least 6m. */
@@ -2423,6 +2449,41 @@ export interface operations {
                             serviceCount: number;
                             services: components["schemas"]["Service"][];
                         };
+                        proxy: components["schemas"]["ProxyResult"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    stopService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        service: components["schemas"]["Service"];
                         proxy: components["schemas"]["ProxyResult"];
                     };
                 };

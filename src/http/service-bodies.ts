@@ -184,6 +184,11 @@ export async function vetServiceSource(policy: DestinationPolicy, input: CreateS
   await policy.vet(hostOf(url), port, input.repoFullName ? 'repoFullName' : 'repoUrl');
 }
 
+/** A PATCH that moves an image service to another image is vetted as its creation was: the registry's destination. */
+export async function vetServiceChanges(policy: DestinationPolicy, changes: { dockerImage?: string }): Promise<void> {
+  if (changes.dockerImage) await vetRegistry(policy, changes.dockerImage, 'dockerImage');
+}
+
 export const updateServiceBody = z
   .object({
     branch: branch.optional(),
@@ -197,6 +202,7 @@ export const updateServiceBody = z
     internalPort: port.optional(),
     gitToken: text(4096).nullable().optional(),
     ...releasePolicy,
+    dockerImage: imageReference.optional(),
     resources: resourcesBody
       .nullable()
       .optional()
@@ -204,4 +210,4 @@ export const updateServiceBody = z
       .meta({ description: 'Replaces the whole set: a key left out (or `null` for all) takes the installation’s default again.' }),
   })
   .transform((b) => Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined)))
-  .refine((b) => Object.keys(b).length > 0, 'give at least one of branch, rootDir, installCommand, buildCommand, startCommand, buildMethod, dockerfilePath, runtimeMode, internalPort, gitToken, releasesKept, watchSeconds, autoRollback, resources');
+  .refine((b) => Object.keys(b).length > 0, 'give at least one of branch, rootDir, installCommand, buildCommand, startCommand, buildMethod, dockerfilePath, runtimeMode, internalPort, gitToken, releasesKept, watchSeconds, autoRollback, resources, dockerImage');

@@ -10,6 +10,7 @@ import { LABEL } from '../runtime/container-runtime.js';
 import type { DeploymentLog } from './deployment-log.js';
 import { recorded } from './recorded.js';
 import { containerEnd, resourcesOfRun, type RunResources } from './service-resources.js';
+import { stoppedOnRequest } from './service-stop.js';
 import {
   containerNameOf,
   DeployFailure,
@@ -18,6 +19,7 @@ import {
   message,
   networkOf,
   step,
+  STARTUP_DRAIN_MS,
   type Prepared,
   type RunDeps,
   wentLive,
@@ -79,7 +81,8 @@ export async function deployDatabase(deps: RunDeps, id: string, prepared: Prepar
   const image = kept?.image ?? settings.images[engine];
   if (!kept) {
     await ensureImage(deps, image, log, signal);
-    await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentImageBuilt', data: { imageTag: image, buildMethod: 'image' } });
+    const imageId = (await deps.runtime.imageInfo(image))?.id ?? null;
+    await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentImageBuilt', data: { imageTag: image, buildMethod: 'image', imageId, digest: null } });
   }
 
   const tls: ServerTls | null = deps.databaseTls && (engine === 'postgres' || engine === 'timeseries') ? await deps.databaseTls(row) : null;
@@ -128,17 +131,20 @@ export async function deployDatabase(deps: RunDeps, id: string, prepared: Prepar
     });
     log.system(`Started ${name} from ${image} on port ${row.host_port}${row.database_public_enabled ? ' (public)' : ' (this host only)'}; waiting for it to answer a query`);
     const stopFollowing = followStartup(deps, name, log);
+    let ready = false;
     try {
       await step('starting the database', settings.startMs, signal, (s) => waitUntilAnswering(deps, engine, name, endpoint, resources, log, s));
+      ready = true;
     } finally {
-      await stopFollowing();
+      await stopFollowing(ready || signal.aborted ? 0 : STARTUP_DRAIN_MS);
     }
     await step('setting the restart policy', 10_000, signal, () => deps.runtime.keepRunning(name));
     signal.throwIfAborted();
     await releaseService(deps.cmd, row.id, { deploymentId: id, containerName: name, upstreamPort: row.host_port, buildMethod: null });
   } catch (error) {
     if (created) await deps.runtime.remove(name, 1).catch(() => undefined);
-    if (previous) {
+    // A database stopped on request stays stopped.
+    if (previous && !stoppedOnRequest(row)) {
       await stopping?.catch(() => undefined);
       try {
         await deps.runtime.start(previous);

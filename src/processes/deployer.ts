@@ -19,6 +19,7 @@ import { runDeployment, type ReleaseWatch, type RunDeps } from './deployment-run
 import { recorded } from './recorded.js';
 import { watchRelease } from './release-watch.js';
 import { discardInterruptedBuilds } from './interrupted-builds.js';
+import { stopStoppedRelease, stoppedOnRequest } from './service-stop.js';
 import type { Reactor } from './reactor.js';
 
 export interface DeployerOptions {
@@ -89,6 +90,8 @@ export class Deployer implements Reactor {
         for (const run of this.active.values()) if (run.serviceId === serviceId) run.controller.abort('the service was deleted');
         this.watches.get(serviceId)?.abort();
         this.inBackground(this.removeEverythingOf(serviceId));
+      } else if (serviceEvent?.type === 'ServiceStopped') {
+        this.inBackground(stopStoppedRelease(this.deps, aggregateIdOf(recorded.streamId)));
       }
       if (deploymentEvent?.type === 'DeploymentQueued' || deploymentEvent?.type === 'DeploymentAborted') schedule = true;
     }
@@ -312,6 +315,8 @@ export class Deployer implements Reactor {
       if (!state) {
         this.logger.warn('the current container of a service is gone', { service: service.id, container: service.current_container });
         await releaseService(cmd, service.id, NO_RELEASE);
+      } else if (stoppedOnRequest(service)) {
+        if (state.running) await stopStoppedRelease(this.deps, service.id);
       } else if (!state.running && state.exitCode !== null && state.restarts === 0) {
         // Stopped by a database redeploy that was cut short: it is still the release, so it runs again.
         this.logger.info('starting the stopped current container of a service', { service: service.id, container: service.current_container });

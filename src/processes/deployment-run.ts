@@ -19,7 +19,7 @@ import { baseImagesOf } from '../build/dockerfile-bases.js';
 import { cloneBranch } from '../build/git-source.js';
 import type { DestinationPolicy } from '../outbound/destination-policy.js';
 import { vetRegistry } from '../outbound/image-registry.js';
-import { detect, type PackImages } from '../build/packbuilder/detect.js';
+import { detect, STATIC_SITE_READY, type PackImages } from '../build/packbuilder/detect.js';
 import { packDockerfile } from '../build/packbuilder/dockerfile.js';
 import type { SqlExecutor } from '../db/sql-client.js';
 import type { ProxyResult } from '../proxy/caddy-config.js';
@@ -32,7 +32,8 @@ import { unresolvedReferences } from '../variables/references.js';
 import type { DeploymentLog } from './deployment-log.js';
 import type { Engine } from '../../commands/service/fields.js';
 import { deployDatabase, type DatabaseTls } from './database-run.js';
-import { answersHttp } from './http-probe.js';
+import { httpStatus } from './http-probe.js';
+import { resolveImage } from './image-resolution.js';
 import { containerEnd, resourcesOfRun, type DefaultResources, type RunResources } from './service-resources.js';
 
 export interface DeployTimeouts {
@@ -286,6 +287,7 @@ export async function ensureImage(deps: RunDeps, reference: string, log: Deploym
 async function waitUntilReady(deps: RunDeps, row: ServiceRow, name: string, upstreamPort: number | null, resources: RunResources, signal: AbortSignal) {
   const { startMs, workerSettleMs } = deps.settings.timeouts;
   const web = row.runtime_mode !== 'worker';
+  const staticSite = row.runtime_mode === 'static';
   const deadline = Date.now() + startMs;
   const settledAt = Date.now() + workerSettleMs;
   for (;;) {
@@ -295,26 +297,37 @@ async function waitUntilReady(deps: RunDeps, row: ServiceRow, name: string, upst
     if (!state.running || state.restarts > 0) {
       throw new DeployFailure(`the container ${containerEnd(state, resources)} before it was ready; see the log above`);
     }
-    if (web && upstreamPort !== null && (await answersHttp(upstreamPort, 1000))) return;
+    const status = web && upstreamPort !== null ? await httpStatus(upstreamPort, 1000) : null;
+    if (status !== null && (!staticSite || STATIC_SITE_READY(status))) return;
     if (!web && Date.now() >= settledAt) return;
     if (Date.now() > deadline) {
       throw new DeployFailure(
-        web
-          ? `the app did not answer HTTP on port ${row.internal_port} within ${Math.round(startMs / 1000)} s; it must listen on 0.0.0.0:$PORT`
-          : `the worker did not stay up for ${Math.round(workerSettleMs / 1000)} s`,
+        status !== null
+          ? `the site answered ${status} on / (a static site must answer 2xx or 3xx there: an index.html at the root of what it serves)`
+          : web
+            ? `the app did not answer HTTP on port ${row.internal_port} within ${Math.round(startMs / 1000)} s; it must listen on 0.0.0.0:$PORT`
+            : `the worker did not stay up for ${Math.round(workerSettleMs / 1000)} s`,
       );
     }
     await sleep(50, undefined, { signal }).catch(() => undefined);
   }
 }
 
-/** Copies the container's output into the deployment log until stopped. */
+/** How long the output of a container that exited is read on before the deployment fails without the rest. */
+export const STARTUP_DRAIN_MS = 3_000;
+
+/**
+ * Copies the container's output into the deployment log until stopped. `stop(drainMs)` first waits (at most
+ * `drainMs`) for the output to end by itself, as the output of an exited container does: its last lines, the
+ * crash message most often, arrive after the exit was seen.
+ */
 export function followStartup(deps: RunDeps, name: string, log: DeploymentLog) {
   const controller = new AbortController();
   const done = (async () => {
     for await (const l of deps.runtime.logs(name, { follow: true, signal: controller.signal })) log.write(l.line, l.stream);
   })().catch(() => undefined);
-  return async () => {
+  return async (drainMs = 0) => {
+    if (drainMs > 0) await Promise.race([done, sleep(drainMs)]);
     controller.abort();
     await done;
   };
@@ -358,13 +371,15 @@ export async function runDeployment(
     if (request.kind !== 'deploy') {
       plan = await planFromRelease(deps, id, request, p, log);
     } else if (row.kind === 'image') {
-      await ensureImage(deps, row.docker_image!, log, signal, true);
-      await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentImageBuilt', data: { imageTag: row.docker_image!, buildMethod: 'image' } });
-      plan = { ...todaysPlan(p), image: row.docker_image!, imageRef: row.docker_image!, buildMethod: 'image', commitSha: null, commitMessage: null };
+      const resolved = await resolveImage(deps, row.docker_image!, log, signal);
+      await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentImageBuilt', data: { imageTag: row.docker_image!, buildMethod: 'image', ...resolved } });
+      // By id: the release runs what was resolved now, whatever the tag points at later.
+      plan = { ...todaysPlan(p), image: resolved.imageId, imageRef: row.docker_image!, buildMethod: 'image', commitSha: null, commitMessage: null };
     } else {
       const built = await buildFromSource(deps, id, p, log, signal);
       builtTag = built.tag;
-      await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentImageBuilt', data: { imageTag: built.tag, buildMethod: built.method } });
+      const imageId = (await deps.runtime.imageInfo(built.tag))?.id ?? null;
+      await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentImageBuilt', data: { imageTag: built.tag, buildMethod: built.method, imageId, digest: null } });
       log.system(`Built image ${built.tag}`);
       plan = { ...todaysPlan(p), image: built.tag, imageRef: built.tag, buildMethod: built.method, commitSha: built.commitSha, commitMessage: built.commitMessage };
     }
@@ -392,12 +407,14 @@ export async function runDeployment(
     });
     log.system(`Started container ${name}${web ? `; waiting for it to answer on port ${plan.internalPort}` : ''}`);
     const stopFollowing = followStartup(deps, name, log);
+    let ready = false;
     try {
       await step('starting the container', deps.settings.timeouts.startMs + 5_000, signal, (s) =>
         waitUntilReady(deps, { ...row, internal_port: plan.internalPort, runtime_mode: web ? row.runtime_mode : 'worker' }, name, running.hostPort, resources, s),
       );
+      ready = true;
     } finally {
-      await stopFollowing();
+      await stopFollowing(ready || signal.aborted ? 0 : STARTUP_DRAIN_MS);
     }
     log.system(web ? 'The app answers; switching the route to it' : 'The worker is up');
 

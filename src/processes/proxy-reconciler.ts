@@ -7,9 +7,9 @@ import type { UpstreamSwitch } from '../proxy/upstream-switch.js';
 import type { RecordedEvent } from '../eventstore/port.js';
 import type { Reactor } from './reactor.js';
 
-/** One NAT rule per service that has a running container. */
+/** One NAT rule per service that has a running container (a stopped one's port is answered by Caddy). */
 const natTargets = (rows: readonly RoutingRow[]) =>
-  rows.flatMap((r) => (r.upstream_port === null ? [] : [{ hostPort: r.host_port, upstreamPort: r.upstream_port }]));
+  rows.flatMap((r) => (r.upstream_port === null || r.stopped_name !== null ? [] : [{ hostPort: r.host_port, upstreamPort: r.upstream_port }]));
 
 export interface ProxyTarget {
   client: CaddyAdminClient | null;
@@ -133,6 +133,7 @@ export class ProxyReconciler implements Reactor {
       hostnames: r.hostnames,
       hostPort: r.host_port,
       upstream: r.upstream_port === null ? null : switched ? switched.addressOf(r.host_port) : { host: '127.0.0.1', port: r.upstream_port },
+      ...(r.stopped_name === null ? {} : { stopped: { serviceName: r.stopped_name } }),
     }));
     const config = JSON.stringify(buildCaddyConfig(await this.settings(), routes));
     if (config === this.loaded && !options.force) return { ok: true, detail: 'caddy configuration loaded' };

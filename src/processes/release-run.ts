@@ -41,7 +41,7 @@ export async function planFromRelease(deps: RunDeps, id: string, request: Deploy
   const history = await loadReleases(deps.cmd, row.id);
   const release = history.releases.find((r) => r.releaseId === request.releaseId);
   if (!release) throw new DeployFailure(`release ${request.releaseId} does not exist for this service`);
-  if (!release.available || (await deps.runtime.imageIdOf(release.imageId)) === null) {
+  if (!release.available || (await deps.runtime.imageInfo(release.imageId)) === null) {
     throw new DeployFailure(`the image of release v${release.version} is gone (pruned or removed); deploy again`);
   }
   const ownConfig = request.kind !== 'rollback' || request.config === 'release';
@@ -54,7 +54,7 @@ export async function planFromRelease(deps: RunDeps, id: string, request: Deploy
       ownConfig ? 'its own variables' : 'today’s variables'
     }`,
   );
-  await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentImageBuilt', data: { imageTag: release.imageRef, buildMethod: release.buildMethod ?? 'image' } });
+  await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentImageBuilt', data: { imageTag: release.imageRef, buildMethod: release.buildMethod ?? 'image', imageId: release.imageId, digest: null } });
   return {
     image: release.imageId,
     imageRef: release.imageRef,
@@ -84,7 +84,7 @@ const snapshotSettings = ({ row }: Prepared) => ({
 
 /** Records the release a deployment made live; returns it (or the one recorded by an earlier attempt). */
 export async function recordGoneLive(deps: RunDeps, id: string, p: Prepared, plan: RunPlan): Promise<KeptRelease | undefined> {
-  const imageId = (await deps.runtime.imageIdOf(plan.image).catch(() => null)) ?? plan.image;
+  const imageId = (await deps.runtime.imageInfo(plan.image).catch(() => null))?.id ?? plan.image;
   const config = plan.config ?? { ...snapshotSettings(p), env: await deps.keyring.encrypt(p.row.id, JSON.stringify(plan.env)) };
   await recordRelease(deps.cmd, p.row.id, {
     releaseId: randomUUID(),

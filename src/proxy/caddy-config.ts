@@ -6,6 +6,8 @@ export interface ProxyRoute {
   hostPort: number;
   /** Where the current container answers; null while nothing is deployed. */
   upstream: { host: string; port: number } | null;
+  /** Present while the service is stopped on request: every route of it answers 503 with a page saying so. */
+  stopped?: { serviceName: string };
 }
 
 export interface HttpsSettings {
@@ -75,6 +77,28 @@ function apiRoute(api: { hostname: string; dial: string }, https: boolean) {
   };
 }
 
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/** What a stopped service's routes answer: its name and nothing about how it runs. */
+export function stoppedPage(serviceName: string) {
+  const name = escapeHtml(serviceName);
+  return {
+    handler: 'static_response',
+    status_code: 503,
+    headers: { 'Content-Type': ['text/html; charset=utf-8'], 'Cache-Control': ['no-store'], 'Retry-After': ['60'] },
+    body:
+      `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${name} is stopped</title></head>\n` +
+      `<body><h1>${name} is stopped</h1><p>This service was stopped by its owner. It answers again once it is started.</p></body></html>\n`,
+  };
+}
+
+/** Where a route leads: the stopped page, the current container, or the note that nothing is deployed yet. */
+function handlerOf(route: ProxyRoute) {
+  if (route.stopped) return stoppedPage(route.stopped.serviceName);
+  return route.upstream ? forwardTo(route.upstream) : NOT_DEPLOYED;
+}
+
 const NOT_DEPLOYED = { handler: 'static_response', status_code: 503, body: 'This service has no running deployment yet.\n' };
 
 /**
@@ -111,13 +135,13 @@ export function buildCaddyConfig(settings: ProxySettings, routes: readonly Proxy
   }
   const portServers = Object.fromEntries(
     routes
-      .filter((r) => r.upstream !== null)
+      .filter((r) => r.upstream !== null || r.stopped)
       .map((r) => [
         `port-${r.hostPort}`,
         {
           listen: [`:${r.hostPort}`],
           automatic_https: { disable: true },
-          routes: [LOOP_GUARD, { '@id': `slipway-port-${r.id}`, handle: [forwardTo(r.upstream!)] }],
+          routes: [LOOP_GUARD, { '@id': `slipway-port-${r.id}`, handle: [handlerOf(r)] }],
         },
       ]),
   );
@@ -140,7 +164,7 @@ export function buildCaddyConfig(settings: ProxySettings, routes: readonly Proxy
                 .map((route) => ({
                   '@id': `slipway-${route.id}`,
                   match: [{ host: [...route.hostnames].sort() }],
-                  handle: [route.upstream ? forwardTo(route.upstream) : NOT_DEPLOYED],
+                  handle: [handlerOf(route)],
                   terminal: true,
                 })),
               {

@@ -114,6 +114,13 @@ export interface OutputLine {
   time: string | null;
 }
 
+export interface ImageInfo {
+  /** `sha256:…`: the image itself, whatever tag later moves. */
+  id: string;
+  /** `<repository>@sha256:…`, for an image pulled from (or pushed to) a registry; empty for a local build. */
+  repoDigests: string[];
+}
+
 export interface LogOptions {
   tail?: number;
   /** Seconds since the epoch, fractional. */
@@ -147,8 +154,8 @@ export interface ContainerRuntime {
   /** Build output goes line by line to `onLine`; a failed step rejects with the engine's message. */
   build(spec: BuildSpec, onLine: (line: string) => void, signal: AbortSignal): Promise<void>;
   imageExists(reference: string): Promise<boolean>;
-  /** The image's id (`sha256:…`), which never moves as a tag can; null when there is no such image. */
-  imageIdOf(reference: string): Promise<string | null>;
+  /** The image a reference names now, by its id, with the registry digests it is known by; null if absent. */
+  imageInfo(reference: string): Promise<ImageInfo | null>;
   pull(reference: string, onLine: (line: string) => void, signal: AbortSignal): Promise<void>;
   /** Removes a tag and the layers only it used; layers the current image shares stay as build cache. */
   removeImage(reference: string): Promise<void>;

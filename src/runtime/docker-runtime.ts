@@ -201,9 +201,10 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
       }
     },
 
-    async imageIdOf(reference) {
+    async imageInfo(reference) {
       try {
-        return (await call('image inspect', () => docker.getImage(reference).inspect())).Id;
+        const info = await call('image inspect', () => docker.getImage(reference).inspect());
+        return { id: info.Id, repoDigests: info.RepoDigests ?? [] };
       } catch (error) {
         if (statusOf(error) === 404) return null;
         throw error;

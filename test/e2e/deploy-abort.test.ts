@@ -21,7 +21,7 @@ t.test('Docker unreachable: the deployment fails with the reason, it does not ha
   const done = await waitForDeployment(s, svc.id, queued.id, 30_000);
   t.match(done, { status: 'failed', reason: /^Docker engine unreachable: .*nonexistent\/docker\.sock/ });
   t.match((await logLines(s, queued.id)).join('\n'), /Deployment failed: Docker engine unreachable/);
-  t.match((await s.call('GET', `/api/services/${svc.id}/overview`)).body.service, { status: 'idle', reachable: false, lastDeployedAt: null });
+  t.match((await s.call('GET', `/api/services/${svc.id}/overview`)).body.service, { status: 'failed', reachable: false, lastDeployedAt: null }, 'failed, not idle');
 });
 
 t.test('abort stops a build for real; queued deployments abort at once or are superseded; finished ones answer 409', { skip: await requireDocker() }, async (t) => {

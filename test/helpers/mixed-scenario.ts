@@ -119,6 +119,9 @@ export async function runDeploymentHistory(s: TestServer, git: GitServer, provid
   const outcomes = [await waitForDeployment(s, slow.id, running), ...(await Promise.all(waiting.map((id) => waitForDeployment(s, web.id, id))))];
   const statuses = outcomes.map((d) => `${d.status}${/^superseded/.test(d.reason ?? '') ? ' (superseded)' : ''}`);
   if (statuses.join() !== 'aborted,aborted (superseded),aborted (superseded),succeeded') throw new Error(`unexpected outcomes: ${statuses.join()}`);
+  // The image service stopped, then moved to another image (not deployed): ServiceStopped, a dockerImage change.
+  await must('POST', `/api/services/${web.id}/stop`);
+  await must('PATCH', `/api/services/${web.id}`, { dockerImage: 'slipway/test-web:moved' });
 
   // A Postgres service (its CA and certificate), run through SQL and row edits (their audit events).
   const db = await createService(s, p.id, { name: 'pg', repoFullName: 'database:postgres', repoUrl: 'database', branch: 'main', internalPort: 5432, databasePublicEnabled: false, env: [] });

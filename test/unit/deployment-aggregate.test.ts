@@ -21,7 +21,7 @@ t.test('queued, then running, then succeeded', async (t) => {
   t.throws(() => decideQueue(queued, 's1', 'p1'), { code: 'conflict' });
   t.equal(running.status, 'running');
   t.same(decideStart(running), [], 'started once');
-  const built = apply(running, decideProgress(running, { type: 'DeploymentImageBuilt', data: { imageTag: 'x', buildMethod: 'dockerfile' } }));
+  const built = apply(running, decideProgress(running, { type: 'DeploymentImageBuilt', data: { imageTag: 'x', buildMethod: 'dockerfile', imageId: 'sha256:1', digest: null } }));
   const done = apply(built, decideSucceed(built));
   t.equal(done.status, 'succeeded');
   t.same(decideFail(done, 'late'), [], 'a finished deployment stays finished');

@@ -35,7 +35,27 @@ export interface PackPlan {
   install: string | null;
   build: string | null;
   start: string | null;
+  /** For a static site without a build: the folder of the checkout that is served (`.` for its root). */
+  siteDir?: string;
 }
+
+/** Output folders static-site generators (and hand-written sites) use, in the order they are tried. */
+export const STATIC_OUTPUTS = ['dist', 'build', 'out', 'public', '_site'] as const;
+
+/**
+ * A static site is ready when `/` answers 2xx or 3xx: a 404 there means it serves no index page (its files
+ * are elsewhere), which no visitor should get as a release. (Apps are ready on any answer below 500.)
+ */
+export const STATIC_SITE_READY = (status: number) => status >= 200 && status < 400;
+
+/** Where a static site without a build keeps its pages: the root if it has an index.html, else the first output folder with one. */
+export function staticSiteDir(files: ProjectFiles): string | null {
+  if (files.has('index.html')) return '.';
+  return STATIC_OUTPUTS.find((dir) => files.has(`${dir}/index.html`)) ?? null;
+}
+
+const servedFrom = (dir: string | null) =>
+  dir === null ? `no index.html at the root or in ${STATIC_OUTPUTS.join(', ')}: the root is served as it is` : dir === '.' ? 'served as it is' : `served from ${dir}/`;
 
 class PackError extends Error {}
 
@@ -126,19 +146,24 @@ export function detect(input: PackInput): PackPlan {
   const pkg = readPackageJson(files);
   if (input.runtimeMode === 'static') {
     const plan = pkg ? nodePlan(input, pkg) : null;
+    const siteDir = plan?.build ? null : staticSiteDir(files);
     return {
       language: 'static',
-      notes: ['static site', plan?.build ? `built with: ${plan.build}` : 'served as it is'],
+      notes: ['static site', plan?.build ? `built with: ${plan.build}` : servedFrom(siteDir)],
       install: plan && plan.build ? plan.install : null,
       build: plan?.build ?? null,
       start: null,
+      ...(plan?.build ? {} : { siteDir: siteDir ?? '.' }),
     };
   }
   if (pkg) return nodePlan(input, pkg);
   if (files.has('requirements.txt') || files.has('pyproject.toml') || files.has('main.py') || files.has('app.py')) return pythonPlan(input);
   if (files.has('go.mod')) return goPlan(input);
-  if (files.has('index.html')) return { language: 'static', notes: ['static site (index.html)'], install: null, build: null, start: null };
+  const siteDir = staticSiteDir(files);
+  if (siteDir !== null) {
+    return { language: 'static', notes: [`static site (index.html), ${servedFrom(siteDir)}`], install: null, build: null, start: null, siteDir };
+  }
   throw new PackError(
-    'could not detect how to build this app: no package.json, requirements.txt, pyproject.toml, go.mod or index.html in the service root directory (add one, or a Dockerfile)',
+    `could not detect how to build this app: no package.json, requirements.txt, pyproject.toml, go.mod or index.html in the service root directory or in ${STATIC_OUTPUTS.join(', ')} (add one, or a Dockerfile)`,
   );
 }

@@ -1,4 +1,4 @@
-import type { PackImages, PackPlan } from './detect.js';
+import { STATIC_OUTPUTS, type PackImages, type PackPlan } from './detect.js';
 
 /** Exec form through a shell with `exec`, so the app is PID 1 and gets SIGTERM on a redeploy. */
 const shellCmd = (command: string) => `CMD ${JSON.stringify(['/bin/sh', '-c', `exec ${command}`])}`;
@@ -7,9 +7,6 @@ const run = (command: string | null) => (command ? [`RUN ${command}`] : []);
 /** An interpreted app: its runtime image, the sources, install and build in place, then start. */
 const appImage = (from: string, setup: string[], plan: PackPlan, runtime: string[]) =>
   [`FROM ${from}`, 'WORKDIR /app', ...setup, 'COPY . .', ...run(plan.install), ...run(plan.build), ...runtime, shellCmd(plan.start!)].join('\n');
-
-// Output directories static-site generators use, in the order they are tried.
-const STATIC_OUTPUTS = ['dist', 'build', 'out', 'public', '_site'];
 
 /** The Dockerfile the packbuilder writes for a plan. Pure. */
 export function packDockerfile(plan: PackPlan, images: PackImages, internalPort: number): string {
@@ -49,7 +46,7 @@ export function packDockerfile(plan: PackPlan, images: PackImages, internalPort:
       return [
         ...buildStage,
         `FROM ${images.static}`,
-        plan.build ? `COPY --from=build /site ${served}` : `COPY . ${served}`,
+        plan.build ? `COPY --from=build /site ${served}` : `COPY ${plan.siteDir ?? '.'} ${served}`,
         ...port,
         shellCmd(`busybox httpd -f -v -p $PORT -h ${served}`),
       ].join('\n');

@@ -5,6 +5,8 @@ import { endpoint } from './endpoint.js';
 import { resourcesAnswer } from '../resource-bodies.js';
 import { id, nullableTimestamp, okWithProxy, timestamp } from './common.js';
 
+export const SERVICE_STATUSES = ['idle', 'active', 'stopped', 'failed', 'crashed'] as const;
+
 export const service = z
   .object({
     id,
@@ -30,7 +32,10 @@ export const service = z
     databasePublicEnabled: z.boolean(),
     databasePublicHostname: z.string().nullable(),
     postgresLogicalReplicationEnabled: z.boolean(),
-    status: z.enum(['idle', 'active']),
+    status: z.enum(SERVICE_STATUSES).meta({
+      description:
+        '`idle`: nothing runs (never deployed, or its container is gone); `active`: its current release runs; `stopped`: stopped on request (`POST …/stop`), its routes answer 503 until it is started or deployed; `failed`: its last deployment failed and no release runs; `crashed`: the container of its current release died.',
+    }),
     releasesKept: z.number().int().meta({ description: 'Releases whose images are kept for rollback (1–50, default 10).' }),
     watchSeconds: z.number().int().meta({ description: 'Seconds a new release is watched after it goes live (0: not watched; default 60).' }),
     autoRollback: z.boolean().meta({ description: 'Whether a release that misbehaves in its watch window is rolled back on its own (default true).' }),

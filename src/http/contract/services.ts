@@ -96,6 +96,16 @@ export const servicesApi = {
     access: 'write',
     response: okWithProxy,
   }),
+  stop: endpoint({
+    method: 'post',
+    path: '/api/services/:serviceId/stop',
+    operationId: 'stopService',
+    tag,
+    summary: 'Stop the running release: its container is stopped and kept, its routes answer 503 until it is started or deployed',
+    description: '409 when the service is already stopped or has never run. A database service’s port refuses connections while stopped.',
+    access: 'write',
+    response: z.object({ service, proxy: proxyResult }),
+  }),
   suggestionKeys: endpoint({
     method: 'get',
     path: '/api/services/:serviceId/suggestion-keys',

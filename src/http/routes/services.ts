@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import { createService, deleteService, transferService, updateService } from '../../../commands/service/handlers.js';
+import { createService, deleteService, stopService, transferService, updateService } from '../../../commands/service/handlers.js';
 import { findDeployment, listDeploymentsOf } from '../../../projections/deployment-queries.js';
 import { rerunCurrentRelease } from '../../../commands/release/handlers.js';
 import { latest } from '../../../commands/shared/execute.js';
@@ -11,7 +11,7 @@ import { requestContext } from '../request-context.js';
 import { notFoundHttp } from '../errors.js';
 import { issuesCertificates } from '../../installation-settings.js';
 import { iso, presentDeployment, presentDomain, presentService } from '../presenters.js';
-import { parseCreateService, vetServiceSource } from '../service-bodies.js';
+import { parseCreateService, vetServiceChanges, vetServiceSource } from '../service-bodies.js';
 import { parseInput } from '../validation.js';
 import { databaseSuggestions, projectWithServices } from './projects.js';
 import { route } from '../contract/endpoint.js';
@@ -75,6 +75,7 @@ export function serviceRoutes(router: Router, app: Slipway) {
     const principal = writerOf(ctx);
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
     const changes = parseInput(servicesApi.update.body, ctx.request.body);
+    await vetServiceChanges(app.outbound, changes);
     const cmd = requestContext(app, ctx, principal);
     const updated = await updateService(cmd, service.id, changes);
     // Limits and health checks change how the current release runs: it is re-created without a build.
@@ -107,6 +108,14 @@ export function serviceRoutes(router: Router, app: Slipway) {
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
     const { position } = await deleteService(requestContext(app, ctx, principal), retirementDeps(app), service.id);
     ctx.body = { ok: true, proxy: await app.proxy.sync(position) };
+  });
+
+  route(router, servicesApi.stop, async (ctx) => {
+    const principal = writerOf(ctx);
+    const service = await visibleService(app.db, principal, ctx.params.serviceId!);
+    const { position } = await stopService(requestContext(app, ctx, principal), service.id);
+    const proxy = await app.proxy.sync(position);
+    ctx.body = { service: await presentServiceById(app, service.id), proxy };
   });
 
   route(router, servicesApi.suggestionKeys, async (ctx) => {
