@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import t from 'tap';
 import { requireCaddy } from '../helpers/caddy.js';
-import { deployEnv, deploy, outcome, probe } from '../helpers/deploy.js';
+import { deployEnv, deploy, logLines, outcome, probe, waitForDeployment } from '../helpers/deploy.js';
 import { docker, removeProjectLeftovers, requireDocker, TEST_IMAGES } from '../helpers/docker.js';
 import { DB_IMAGE_ENV, requireDbImages } from '../helpers/engine-containers.js';
 import { addDomain, createProject, createService, databaseService } from '../helpers/http-resources.js';
@@ -81,10 +81,23 @@ t.test('stop: the container is stopped and kept, its routes answer 503 from Cadd
   t.equal((await containerState(container)).Running, false, 'a restart of Slipway does not start it again');
   t.equal((await probe(svc.hostPort)).status, 503, 'and its route still answers the stopped page');
 
+  const started = await s.call('POST', `/api/services/${svc.id}/start`);
+  t.equal(started.status, 200, JSON.stringify(started.body));
+  t.match(started.body.deployment, { kind: 'start', status: 'queued' }, 'start is a deployment of the current release');
+  t.equal(outcome(await waitForDeployment(s, svc.id, started.body.deployment.id)), 'succeeded');
+  t.match(await overviewOf(s, svc.id), { status: 'active', reachable: true }, 'the start ends the stop');
+  t.equal((await probe(svc.hostPort)).status, 200, 'and it answers again');
+  t.notMatch((await logLines(s, started.body.deployment.id)).join('\n'), /Pulling|Cloning/, 'without a pull or a build');
+  const twice = await s.call('POST', `/api/services/${svc.id}/start`);
+  t.equal(twice.status, 409, 'starting a running service is a conflict');
+  t.match(twice.body.error.message, /not stopped/);
+  const restarted = await s.call('POST', `/api/services/${svc.id}/restart`);
+  t.match(restarted.body.deployment, { kind: 'restart' });
+  t.equal(outcome(await waitForDeployment(s, svc.id, restarted.body.deployment.id)), 'succeeded', 'a restart of a running service');
+
   const redeployed = await deploy(s, svc.id);
   t.equal(outcome(redeployed.done), 'succeeded');
-  t.match(await overviewOf(s, svc.id), { status: 'active', reachable: true }, 'the next release ends the stop');
-  t.equal((await probe(svc.hostPort)).status, 200, 'and it answers again');
+  t.match(await overviewOf(s, svc.id), { status: 'active', reachable: true });
 });
 
 t.test('stop of a database service stops its container: its port refuses', { skip: (await requireDocker()) || (await requireDbImages()) }, async (t) => {
