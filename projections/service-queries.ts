@@ -33,6 +33,12 @@ export interface ServiceRow {
   upstream_port: number | null;
   created_at: Date | string;
   updated_at: Date | string;
+  /** The stored health check as JSON; null: the default for its kind (see healthCheckColumn). */
+  health_check: string | null;
+  health_status: 'healthy' | 'unhealthy' | 'none';
+  health_detail: string | null;
+  health_checked_at: Date | string | null;
+  restarts: number;
   /** First custom domain, for primaryUrl. */
   primary_hostname: string | null;
 }

@@ -11,6 +11,10 @@ const release = z.object({
 });
 export type Release = z.infer<typeof release>;
 
+/** One probe's outcome, e.g. `{ ok: false, detail: "HTTP 500 from /health" }`. */
+const probeResult = z.object({ ok: z.boolean(), detail: z.string() });
+export type ProbeResult = z.infer<typeof probeResult>;
+
 export const serviceEvents = {
   ServiceCreated: serviceIdentity.extend(serviceSettings.shape),
   ServiceUpdated: z.object({ changes: serviceSettings.partial() }),
@@ -46,6 +50,16 @@ export const serviceEvents = {
   }),
   /** The route now leads to this deployment's container; `null` fields: nothing runs (a release undone). */
   ServiceReleased: release,
+  /** The current release failed its check `retries` times in a row, or its container went down (`crashed`). */
+  ServiceBecameUnhealthy: z.object({
+    deploymentId: z.string(),
+    detail: z.string(),
+    probe: probeResult.nullable(),
+    restarts: z.number().int(),
+    crashed: z.boolean(),
+  }),
+  /** The current release runs and passes its check again. */
+  ServiceRecovered: z.object({ deploymentId: z.string(), detail: z.string(), probe: probeResult.nullable(), restarts: z.number().int() }),
 };
 export type ServiceEvent = EventsOf<typeof serviceEvents>;
 export type ServiceCreatedData = z.infer<(typeof serviceEvents)['ServiceCreated']>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storedHealthCheck } from './health-check.js';
 
 export const ENGINES = ['postgres', 'timeseries', 'mysql', 'redis', 'mongodb', 'columnar'] as const;
 export type Engine = (typeof ENGINES)[number];
@@ -18,6 +19,8 @@ export const serviceSettings = z.object({
   dockerfilePath: z.string().nullable(),
   runtimeMode: z.enum(RUNTIME_MODES),
   internalPort: z.number().int(),
+  /** Absent in services created before checks existed: the kind's default. */
+  healthCheck: storedHealthCheck.optional(),
 });
 export type ServiceSettings = z.infer<typeof serviceSettings>;
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { CreateServiceInput } from '../../commands/service/handlers.js';
 import { BUILD_METHODS, ENGINES, RUNTIME_MODES } from '../../commands/service/fields.js';
 import { ENGINE_CATALOGUE } from '../../commands/service/engines.js';
+import { storedHealthCheck } from '../../commands/service/health-check.js';
 import { hostOf, type DestinationPolicy } from '../outbound/destination-policy.js';
 import { vetRegistry } from '../outbound/image-registry.js';
 import { branch, envKey, parseInput, envValue, hostname, name, optionalCommand, port, repoPath, text } from './validation.js';
@@ -54,6 +55,7 @@ const sourceFields = {
   runtimeMode: z.enum(RUNTIME_MODES).default('web'),
   internalPort: port.optional(),
   env: envList,
+  healthCheck: storedHealthCheck.optional(),
 };
 
 const hostedSource = z.object({
@@ -70,6 +72,7 @@ const imageService = z.object({
   runtimeMode: z.enum(RUNTIME_MODES).default('web'),
   internalPort: port.optional(),
   env: envList,
+  healthCheck: storedHealthCheck.optional(),
 });
 const databaseService = z.object({
   name: name(),
@@ -81,6 +84,7 @@ const databaseService = z.object({
   databasePublicHostname: hostname.nullable().optional(),
   postgresLogicalReplicationEnabled: z.boolean().default(false),
   env: envList,
+  healthCheck: storedHealthCheck.optional(),
 });
 
 /** The four shapes a create body may have, for the API description; `parseCreateService` picks one by its fields. */
@@ -182,6 +186,7 @@ export const updateServiceBody = z
     runtimeMode: z.enum(RUNTIME_MODES).optional(),
     internalPort: port.optional(),
     gitToken: text(4096).nullable().optional(),
+    healthCheck: storedHealthCheck.optional(),
   })
   .transform((b) => Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined)))
-  .refine((b) => Object.keys(b).length > 0, 'give at least one of branch, rootDir, installCommand, buildCommand, startCommand, buildMethod, dockerfilePath, runtimeMode, internalPort, gitToken');
+  .refine((b) => Object.keys(b).length > 0, 'give at least one of branch, rootDir, installCommand, buildCommand, startCommand, buildMethod, dockerfilePath, runtimeMode, internalPort, gitToken, healthCheck');
