@@ -9,6 +9,7 @@ import { endpointOf, enginePlan, type ServerTls } from '../engines/engine-plans.
 import { LABEL } from '../runtime/container-runtime.js';
 import type { DeploymentLog } from './deployment-log.js';
 import { recorded } from './recorded.js';
+import { gateCheckOf, gateOf, passGate } from './readiness.js';
 import {
   containerNameOf,
   DeployFailure,
@@ -113,7 +114,9 @@ export async function deployDatabase(deps: RunDeps, id: string, p: Prepared, log
     log.system(`Started ${name} from ${image} on port ${row.host_port}${row.database_public_enabled ? ' (public)' : ' (this host only)'}; waiting for it to answer a query`);
     const stopFollowing = followStartup(deps, name, log);
     try {
-      await step('starting the database', settings.startMs, signal, (s) => waitUntilAnswering(deps, engine, name, endpoint, log, s));
+      await step('starting the database', settings.startMs, signal, (s) =>
+        gateCheckOf(row) ? passGate({ ...gateOf(deps, row, name, log), startMs: settings.startMs }, s) : waitUntilAnswering(deps, engine, name, endpoint, log, s),
+      );
     } finally {
       await stopFollowing();
     }

@@ -28,7 +28,7 @@ import { unresolvedReferences } from '../variables/references.js';
 import type { DeploymentLog } from './deployment-log.js';
 import type { Engine } from '../../commands/service/fields.js';
 import { deployDatabase, type DatabaseTls } from './database-run.js';
-import { answersHttp } from './http-probe.js';
+import { gateOf, passGate } from './readiness.js';
 
 export interface DeployTimeouts {
   cloneMs: number;
@@ -253,32 +253,6 @@ export async function ensureImage(deps: RunDeps, reference: string, log: Deploym
   await step(`pulling ${reference}`, deps.settings.timeouts.pullMs, signal, (s) => deps.runtime.pull(reference, (l) => log.write(l), s));
 }
 
-/** Web services must answer HTTP on their port; workers must stay up. A crash ends the wait at once. */
-async function waitUntilReady(deps: RunDeps, row: ServiceRow, name: string, upstreamPort: number | null, signal: AbortSignal) {
-  const { startMs, workerSettleMs } = deps.settings.timeouts;
-  const web = row.runtime_mode !== 'worker';
-  const deadline = Date.now() + startMs;
-  const settledAt = Date.now() + workerSettleMs;
-  for (;;) {
-    signal.throwIfAborted();
-    const state = await deps.runtime.inspect(name, row.internal_port);
-    if (!state) throw new DeployFailure('the container disappeared while starting');
-    if (!state.running || state.restarts > 0) {
-      throw new DeployFailure(`the container exited with code ${state.exitCode ?? 'unknown'} before it was ready; see the log above`);
-    }
-    if (web && upstreamPort !== null && (await answersHttp(upstreamPort, 1000))) return;
-    if (!web && Date.now() >= settledAt) return;
-    if (Date.now() > deadline) {
-      throw new DeployFailure(
-        web
-          ? `the app did not answer HTTP on port ${row.internal_port} within ${Math.round(startMs / 1000)} s; it must listen on 0.0.0.0:$PORT`
-          : `the worker did not stay up for ${Math.round(workerSettleMs / 1000)} s`,
-      );
-    }
-    await sleep(50, undefined, { signal }).catch(() => undefined);
-  }
-}
-
 /** Copies the container's output into the deployment log until stopped. */
 export function followStartup(deps: RunDeps, name: string, log: DeploymentLog) {
   const controller = new AbortController();
@@ -359,7 +333,7 @@ export async function runDeployment(
     log.system(`Started container ${name}${web ? `; waiting for it to answer on port ${row.internal_port}` : ''}`);
     const stopFollowing = followStartup(deps, name, log);
     try {
-      await step('starting the container', deps.settings.timeouts.startMs + 5_000, signal, (s) => waitUntilReady(deps, row, name, running.hostPort, s));
+      await step('starting the container', deps.settings.timeouts.startMs + 5_000, signal, (s) => passGate(gateOf(deps, row, name, log), s));
     } finally {
       await stopFollowing();
     }

@@ -66,6 +66,8 @@ export interface ContainerState {
   exitCode: number | null;
   restarts: number;
   hostPort: number | null;
+  /** The container's address on its (project) network, which this host reaches directly; null when it has none. */
+  address: string | null;
 }
 
 export interface OwnedContainer {
