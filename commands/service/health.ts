@@ -1,4 +1,4 @@
-import type { ServiceState } from './aggregate.js';
+import type { RecordedHealth, ServiceState } from './aggregate.js';
 import type { ProbeResult, ServiceEvent } from './events.js';
 
 /** What the health monitor saw of a service's current container at one look. */
@@ -26,8 +26,12 @@ function crashDetail(o: HealthObservation): string {
  * last record is a crash even when the container is back up by the time of the look.
  */
 export function decideHealth(state: ServiceState, o: HealthObservation): ServiceEvent[] {
-  const recorded = state.health;
-  if (state.status !== 'live' || !recorded || recorded.deploymentId !== o.deploymentId) return [];
+  return state.status === 'live' ? healthChange(state.health, o) : [];
+}
+
+/** The change an observation makes to the recorded health (decideHealth without the aggregate, for the monitor's cache). */
+export function healthChange(recorded: RecordedHealth | null, o: HealthObservation): ServiceEvent[] {
+  if (!recorded || recorded.deploymentId !== o.deploymentId) return [];
   const crashed = !o.running || o.restarts > recorded.restarts;
   const healthy = !crashed && !o.failing;
   if (healthy) {
@@ -38,3 +42,4 @@ export function decideHealth(state: ServiceState, o: HealthObservation): Service
   const detail = crashed ? crashDetail(o) : (o.probe?.detail ?? 'the check failed');
   return [{ type: 'ServiceBecameUnhealthy', data: { deploymentId: o.deploymentId, detail, probe: o.probe, restarts: o.restarts, crashed } }];
 }
+
