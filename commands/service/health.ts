@@ -33,6 +33,8 @@ export function decideHealth(state: ServiceState, o: HealthObservation): Service
 export function healthChange(recorded: RecordedHealth | null, o: HealthObservation): ServiceEvent[] {
   if (!recorded || recorded.deploymentId !== o.deploymentId) return [];
   const crashed = !o.running || o.restarts > recorded.restarts;
+  // A failure short of `retries` in a row changes nothing either way: not yet unhealthy, not yet recovered.
+  if (!crashed && !o.failing && o.probe?.ok === false) return [];
   const healthy = !crashed && !o.failing;
   if (healthy) {
     if (recorded.status === 'healthy') return [];

@@ -114,7 +114,7 @@ export async function deployDatabase(deps: RunDeps, id: string, p: Prepared, log
     log.system(`Started ${name} from ${image} on port ${row.host_port}${row.database_public_enabled ? ' (public)' : ' (this host only)'}; waiting for it to answer a query`);
     const stopFollowing = followStartup(deps, name, log);
     try {
-      await step('starting the database', settings.startMs, signal, (s) =>
+      await step('starting the database', settings.startMs + 5_000, signal, (s) =>
         gateCheckOf(row) ? passGate({ ...gateOf(deps, row, name, log), startMs: settings.startMs }, s) : waitUntilAnswering(deps, engine, name, endpoint, log, s),
       );
     } finally {

@@ -70,6 +70,7 @@ t.test('health: only a change of state is recorded', async (t) => {
   const crashed = apply(unhealthy, down);
   t.same(decideHealth(crashed, look({ running: false, exitCode: 137, probe: null, restarts: 1 })), [], 'still down: nothing');
 
+  t.same(decideHealth(crashed, look({ restarts: 1, probe: { ok: false, detail: 'connection refused on port 3000' } })), [], 'up again, one failed probe: not yet recovered');
   const back = decideHealth(crashed, look({ restarts: 1 }));
   t.match(back, [{ type: 'ServiceRecovered', data: { deploymentId: 'd1', restarts: 1, detail: 'HTTP 200 from /' } }]);
   const recovered = apply(crashed, back);
