@@ -1132,8 +1132,11 @@ export interface components {
             databasePublicEnabled: boolean;
             databasePublicHostname: string | null;
             postgresLogicalReplicationEnabled: boolean;
-            /** @enum {string} */
-            status: "idle" | "active";
+            /**
+             * @description `crashed` while its current container is down (exited, or being restarted by Docker).
+             * @enum {string}
+             */
+            status: "idle" | "active" | "crashed";
             reachable: boolean;
             /** @description Where the service answers on this machine; empty for a worker. */
             localUrl: string;
@@ -1145,6 +1148,68 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description The check in force: the one set, or the default for its kind (`healthCheckDefault`). `engine`: the database answers a query; null: none (a worker must only stay up). */
+            healthCheck: ({
+                /** @constant */
+                type: "http";
+                /** @default /health */
+                path: string;
+                /** @default 200-399 */
+                expectStatus: string;
+                port?: number;
+                /** @default 5 */
+                intervalSeconds: number;
+                /** @default 3 */
+                timeoutSeconds: number;
+                /** @default 3 */
+                retries: number;
+                /** @default 0 */
+                startPeriodSeconds: number;
+            } | {
+                /** @constant */
+                type: "tcp";
+                port?: number;
+                /** @default 5 */
+                intervalSeconds: number;
+                /** @default 3 */
+                timeoutSeconds: number;
+                /** @default 3 */
+                retries: number;
+                /** @default 0 */
+                startPeriodSeconds: number;
+            } | {
+                /** @constant */
+                type: "command";
+                command: string[];
+                port?: number;
+                /** @default 5 */
+                intervalSeconds: number;
+                /** @default 3 */
+                timeoutSeconds: number;
+                /** @default 3 */
+                retries: number;
+                /** @default 0 */
+                startPeriodSeconds: number;
+            }) | {
+                /** @constant */
+                type: "engine";
+                intervalSeconds: number;
+                timeoutSeconds: number;
+                retries: number;
+                startPeriodSeconds: number;
+            } | null;
+            healthCheckDefault: boolean;
+            health: components["schemas"]["ServiceHealth"];
+            /** @description Restarts of the current release’s container by Docker. */
+            restarts: number;
+        };
+        ServiceHealth: {
+            /** @enum {string} */
+            status: "starting" | "healthy" | "unhealthy" | "none";
+            /** @description When the monitor saw this state begin. */
+            checkedAt: string | null;
+            /** @description The probe result that made it unhealthy, e.g. "HTTP 500 from /health". */
+            detail: string | null;
         };
         /** @description What the reverse proxy said when it was given the new routes. */
         ProxyResult: {
@@ -1962,6 +2027,48 @@ export interface operations {
                         key: string;
                         value: string;
                     }[];
+                    healthCheck?: ({
+                        /** @constant */
+                        type: "http";
+                        /** @default /health */
+                        path?: string;
+                        /** @default 200-399 */
+                        expectStatus?: string;
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    } | {
+                        /** @constant */
+                        type: "tcp";
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    } | {
+                        /** @constant */
+                        type: "command";
+                        command: string[];
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    }) | null | "default";
                     repoFullName: string;
                 } | {
                     name: string;
@@ -1989,6 +2096,48 @@ export interface operations {
                         key: string;
                         value: string;
                     }[];
+                    healthCheck?: ({
+                        /** @constant */
+                        type: "http";
+                        /** @default /health */
+                        path?: string;
+                        /** @default 200-399 */
+                        expectStatus?: string;
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    } | {
+                        /** @constant */
+                        type: "tcp";
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    } | {
+                        /** @constant */
+                        type: "command";
+                        command: string[];
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    }) | null | "default";
                     repoFullName?: null;
                     repoUrl: string;
                 } | {
@@ -2010,6 +2159,48 @@ export interface operations {
                         key: string;
                         value: string;
                     }[];
+                    healthCheck?: ({
+                        /** @constant */
+                        type: "http";
+                        /** @default /health */
+                        path?: string;
+                        /** @default 200-399 */
+                        expectStatus?: string;
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    } | {
+                        /** @constant */
+                        type: "tcp";
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    } | {
+                        /** @constant */
+                        type: "command";
+                        command: string[];
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    }) | null | "default";
                 } | {
                     name: string;
                     repoFullName: string;
@@ -2031,6 +2222,48 @@ export interface operations {
                         key: string;
                         value: string;
                     }[];
+                    healthCheck?: ({
+                        /** @constant */
+                        type: "http";
+                        /** @default /health */
+                        path?: string;
+                        /** @default 200-399 */
+                        expectStatus?: string;
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    } | {
+                        /** @constant */
+                        type: "tcp";
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    } | {
+                        /** @constant */
+                        type: "command";
+                        command: string[];
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    }) | null | "default";
                 };
             };
         };
@@ -2151,6 +2384,48 @@ export interface operations {
                     runtimeMode?: "web" | "worker" | "static";
                     internalPort?: number;
                     gitToken?: string | null;
+                    healthCheck?: ({
+                        /** @constant */
+                        type: "http";
+                        /** @default /health */
+                        path?: string;
+                        /** @default 200-399 */
+                        expectStatus?: string;
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    } | {
+                        /** @constant */
+                        type: "tcp";
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    } | {
+                        /** @constant */
+                        type: "command";
+                        command: string[];
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    }) | null | "default";
                 };
             };
         };
