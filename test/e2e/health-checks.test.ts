@@ -5,7 +5,6 @@ import { deploy, deployEnv, logLines, outcome, probe, steadyLoad } from '../help
 import { docker, removeProjectLeftovers, requireDocker, TEST_IMAGES } from '../helpers/docker.js';
 import { DB_IMAGE_ENV, requireDbImages } from '../helpers/engine-containers.js';
 import { startGitServer } from '../helpers/git-server.js';
-import { getVia } from '../helpers/net.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 t.setTimeout(300_000);
@@ -121,7 +120,10 @@ t.test('health checks gate the switch and running services are watched', { skip:
 
   await t.test('a crash Docker restarts is counted', async (t) => {
     const before = (await healthEvents(s, web.id)).length;
-    await getVia(web.hostPort, 'localhost', '/crash').catch(() => undefined);
+    // Straight to the container: its published port moved when it was started again above.
+    const info = await docker.getContainer(v1.done.containerName as string).inspect();
+    const address = Object.values(info.NetworkSettings.Networks)[0]!.IPAddress;
+    await fetch(`http://${address}:8080/crash`).catch(() => undefined);
     const counted = await until('the restart to be counted', async () => {
       const now = await overview(s, web.id);
       return now.restarts === 1 && now.health.status === 'healthy' && now;
