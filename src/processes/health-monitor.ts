@@ -1,4 +1,4 @@
-import { parseDeploymentEvent } from '../../commands/deployment/events.js';
+import { parseDeploymentEvent, type DeploymentEvent } from '../../commands/deployment/events.js';
 import { service, type RecordedHealth } from '../../commands/service/aggregate.js';
 import { parseServiceEvent, type ProbeResult } from '../../commands/service/events.js';
 import { effectiveHealthCheck, fromHealthCheckColumn, type HealthCheck } from '../../commands/service/health-check.js';
@@ -29,6 +29,9 @@ export interface HealthMonitorOptions {
 
 /** A service without a check (a worker) is still looked at this often, for crashes. */
 const UNCHECKED_INTERVAL_MS = 5_000;
+
+/** A deployment that starts or ends changes what to probe (or whether: a running one is left alone). */
+const WATCHED_DEPLOYMENT_EVENTS = new Set<DeploymentEvent['type']>(['DeploymentStarted', 'DeploymentSucceeded', 'DeploymentFailed', 'DeploymentAborted', 'DeploymentRolledBack']);
 
 interface Target {
   serviceId: string;
@@ -71,13 +74,13 @@ function targetOf(row: ServiceRow, earlier: Target | undefined, now: number): Ta
 /**
  * Probes every released service at its check's interval, from one timer loop with a small bound on probes in
  * flight, and records a change of state (never a probe) as ServiceBecameUnhealthy / ServiceRecovered. What
- * to probe is read from the services read model at start, on the reconcile tick and after a release or a
- * deployment; services with a deployment running are left to it (a database deploy stops its old container).
+ * to probe is read from the services read model on the reconcile tick and after a release or a deployment
+ * event, never by the probing loop (a quiet store may sleep); services with a deployment running are left to
+ * it (a database deploy stops its old container).
  */
 export class HealthMonitor implements Reactor {
   readonly name = 'health-monitor';
   private targets = new Map<string, Target>();
-  private stale = true;
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<void> | null = null;
   private stopped = false;
@@ -100,19 +103,18 @@ export class HealthMonitor implements Reactor {
   }
 
   async handle(batch: readonly RecordedEvent[]): Promise<void> {
-    for (const recorded of batch) {
+    const relevant = batch.some((recorded) => {
       const deploymentEvent = parseDeploymentEvent(recorded);
-      const serviceEvent = deploymentEvent ? null : parseServiceEvent(recorded);
-      if (deploymentEvent?.type === 'DeploymentStarted' || serviceEvent?.type === 'ServiceReleased' || serviceEvent?.type === 'ServiceUpdated' || serviceEvent?.type === 'ServiceDeleted') {
-        this.stale = true;
-      } else if (deploymentEvent && ['DeploymentSucceeded', 'DeploymentFailed', 'DeploymentAborted', 'DeploymentRolledBack'].includes(deploymentEvent.type)) {
-        this.stale = true;
-      }
-    }
+      if (deploymentEvent) return WATCHED_DEPLOYMENT_EVENTS.has(deploymentEvent.type);
+      const serviceEvent = parseServiceEvent(recorded);
+      return serviceEvent?.type === 'ServiceReleased' || serviceEvent?.type === 'ServiceUpdated' || serviceEvent?.type === 'ServiceDeleted';
+    });
+    if (relevant) await this.refresh();
   }
 
+  /** Runs when the store is awake anyway (the process managers' tick): the probing loop itself never reads it. */
   async reconcile(): Promise<void> {
-    this.stale = true;
+    await this.refresh();
   }
 
   /** One pass; a pass still running when the timer fires again is not doubled. */
@@ -126,7 +128,6 @@ export class HealthMonitor implements Reactor {
   }
 
   private async pass(): Promise<void> {
-    if (this.stale) await this.refresh();
     const now = Date.now();
     const due = [...this.targets.values()].filter((t) => t.nextAt <= now);
     let next = 0;
@@ -141,7 +142,6 @@ export class HealthMonitor implements Reactor {
   }
 
   private async refresh(): Promise<void> {
-    this.stale = false;
     const deploying = new Set((await listUnfinishedDeployments(this.deps.db)).filter((d) => d.status === 'running').map((d) => d.service_id));
     const now = Date.now();
     const next = new Map<string, Target>();
@@ -169,11 +169,11 @@ export class HealthMonitor implements Reactor {
       failing: target.check !== null && target.failures >= target.check.retries,
     };
     const change = healthChange(target.recorded, observation);
-    if (change.length === 0 || this.stale || this.targets.get(target.serviceId) !== target) return;
+    // A look that a refresh overtook (a new release, a deployment started) is dropped.
+    if (change.length === 0 || this.targets.get(target.serviceId) !== target) return;
     const appended = await recordHealth(this.deps.cmd, target.serviceId, observation);
     for (const event of appended.events) {
       target.recorded = service.evolve({ ...service.initial, status: 'live', health: target.recorded }, event).health ?? target.recorded;
     }
-    if (appended.events.length === 0) this.stale = true;
   }
 }
