@@ -291,7 +291,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
       )
     : null;
   // Probes released services from the server only, like the deployer that releases them.
-  const healthMonitor = useProxy ? new HealthMonitor({ cmd: commandContext('system:health'), db, runtime }, { tickMs: 1_000, concurrency: 8 }, log) : null;
+  const healthMonitor = useProxy ? new HealthMonitor({ cmd: () => commandContext('system:health'), db, runtime }, { tickMs: 1_000, concurrency: 8 }, log) : null;
   const reactors: Reactor[] = [
     reconciler,
     ...(deployer ? [deployer] : []),

@@ -15,7 +15,8 @@ import { probe } from './health-probes.js';
 import type { Reactor } from './reactor.js';
 
 export interface HealthMonitorDeps {
-  cmd: CommandContext;
+  /** A fresh context per recorded change: each change is its own correlation id in the history. */
+  cmd: () => CommandContext;
   db: SqlExecutor;
   runtime: ContainerRuntime;
 }
@@ -171,7 +172,7 @@ export class HealthMonitor implements Reactor {
     const change = healthChange(target.recorded, observation);
     // A look that a refresh overtook (a new release, a deployment started) is dropped.
     if (change.length === 0 || this.targets.get(target.serviceId) !== target) return;
-    const appended = await recordHealth(this.deps.cmd, target.serviceId, observation);
+    const appended = await recordHealth(this.deps.cmd(), target.serviceId, observation);
     for (const event of appended.events) {
       target.recorded = service.evolve({ ...service.initial, status: 'live', health: target.recorded }, event).health ?? target.recorded;
     }
