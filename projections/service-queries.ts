@@ -39,6 +39,12 @@ export interface ServiceRow {
   updated_at: Date | string;
   /** As set; null before limits existed (see commands/service/resources.ts). */
   resources: ResourceSettings | null;
+  /** The stored health check as JSON; null: the default for its kind (see healthCheckColumn). */
+  health_check: string | null;
+  health_status: 'healthy' | 'unhealthy' | 'none';
+  health_detail: string | null;
+  health_checked_at: Date | string | null;
+  restarts: number;
   /** First custom domain, for primaryUrl. */
   primary_hostname: string | null;
 }

@@ -1,5 +1,6 @@
 import { parseDeploymentEvent } from '../commands/deployment/events.js';
 import { parseServiceEvent } from '../commands/service/events.js';
+import { healthCheckColumn } from '../commands/service/health-check.js';
 import { eachEventOf, type Projector } from './projector.js';
 import { literal, sql, type Literal } from './sql-text.js';
 import { snakeCase } from './stream-id.js';
@@ -46,7 +47,12 @@ create table if not exists rm_services (
   created_at timestamptz not null,
   updated_at timestamptz not null,
   resources jsonb,
-  last_deployment_id text
+  last_deployment_id text,
+  health_check text,
+  health_status text not null default 'none',
+  health_detail text,
+  health_checked_at timestamptz,
+  restarts integer not null default 0
 );`,
   indexes: `
 create index if not exists rm_services_project on rm_services (project_id, created_at);`,
@@ -74,17 +80,19 @@ const applyDeploymentEvents = eachEventOf('deployment', parseDeploymentEvent, (e
 const applyServiceEvents = eachEventOf('service', parseServiceEvent, (event, id, at, out) => {
   switch (event.type) {
     case 'ServiceCreated': {
-      const { gitToken, ...fields } = event.data;
+      const { gitToken, healthCheck, ...fields } = event.data;
       const row: Record<string, Literal> = { id, has_git_token: gitToken !== null, status: 'idle', reachable: false };
       for (const [key, value] of Object.entries(fields)) row[snakeCase(key)] = value;
+      row.health_check = healthCheckColumn(healthCheck);
       row.created_at = at;
       row.updated_at = at;
       out.upsert({ table: 'rm_services', row, key: ['id'], update: Object.keys(row).filter((c) => c !== 'id') });
       return;
     }
     case 'ServiceUpdated': {
-      const { gitToken, ...changes } = event.data.changes;
+      const { gitToken, healthCheck, ...changes } = event.data.changes;
       const sets = Object.entries(changes).map(([key, value]) => `${snakeCase(key)} = ${literal(value)}`);
+      if (healthCheck !== undefined) sets.push(`health_check = ${literal(healthCheckColumn(healthCheck))}`);
       if (gitToken !== undefined) sets.push(`has_git_token = ${literal(gitToken !== null)}`);
       // An image service is listed by its image (`image:<reference>`, as at its creation).
       if (changes.dockerImage) sets.push(`repo_full_name = ${literal(`image:${changes.dockerImage}`)}`);
@@ -101,12 +109,38 @@ const applyServiceEvents = eachEventOf('service', parseServiceEvent, (event, id,
       const r = event.data;
       if (r.deploymentId === null) {
         out.sql(sql`update rm_services set current_deployment_id = null, current_container = null, upstream_port = null,
-          reachable = false, status = 'idle', updated_at = ${at} where id = ${id}`);
+          reachable = false, status = 'idle', health_status = 'none', health_detail = null, health_checked_at = null, restarts = 0,
+          updated_at = ${at} where id = ${id}`);
         return;
       }
-      out.sql(sql`update rm_services set current_deployment_id = ${r.deploymentId}, current_container = ${r.containerName},
+      // A new release starts healthy (its gate passed) with no restarts; the same release again keeps what it had.
+      const fresh = sql`current_deployment_id is distinct from ${r.deploymentId}`;
+      out.sql(
+        `update rm_services set
+        health_status = case when ${fresh} then 'healthy' else health_status end,
+        health_detail = case when ${fresh} then null else health_detail end,
+        health_checked_at = case when ${fresh} then ${literal(at)}::timestamptz else health_checked_at end,
+        restarts = case when ${fresh} then 0 else restarts end, ` +
+          sql`
+        current_deployment_id = ${r.deploymentId}, current_container = ${r.containerName},
         upstream_port = ${r.upstreamPort}, reachable = ${r.upstreamPort !== null}, status = 'active',
-        detected_build_method = ${r.buildMethod}, last_deployed_at = ${at}, updated_at = ${at} where id = ${id}`);
+        detected_build_method = ${r.buildMethod}, last_deployed_at = ${at}, updated_at = ${at} where id = ${id}`,
+      );
+      return;
+    }
+    // A service stopped on request is not crashed: the monitor's reports leave its status alone.
+    case 'ServiceBecameUnhealthy': {
+      const h = event.data;
+      out.sql(sql`update rm_services set health_status = 'unhealthy', health_detail = ${h.detail}, health_checked_at = ${at},
+        restarts = ${h.restarts}, status = case when status = 'stopped' then status when ${h.crashed} then 'crashed' else 'active' end
+        where id = ${id} and current_deployment_id = ${h.deploymentId}`);
+      return;
+    }
+    case 'ServiceRecovered': {
+      const h = event.data;
+      out.sql(sql`update rm_services set health_status = 'healthy', health_detail = null, health_checked_at = ${at},
+        restarts = ${h.restarts}, status = case when status = 'stopped' then status else 'active' end
+        where id = ${id} and current_deployment_id = ${h.deploymentId}`);
       return;
     }
     case 'ServiceStopped':

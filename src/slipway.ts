@@ -35,6 +35,7 @@ import { CaddyAdminClient } from './proxy/caddy-admin-client.js';
 import { CaddySupervisor } from './proxy/caddy-supervisor.js';
 import { CertificateStatusReader } from './proxy/certificate-status.js';
 import { CertificateMonitor } from './processes/certificate-monitor.js';
+import { HealthMonitor } from './processes/health-monitor.js';
 import { createIptablesSwitch, type UpstreamSwitch } from './proxy/upstream-switch.js';
 import type { ContainerRuntime } from './runtime/container-runtime.js';
 import { lazyRuntime } from './runtime/lazy-runtime.js';
@@ -290,6 +291,8 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
         log,
       )
     : null;
+  // Probes released services from the server only, like the deployer that releases them.
+  const healthMonitor = useProxy ? new HealthMonitor({ cmd: () => commandContext('system:health'), db, runtime }, { tickMs: 1_000, concurrency: 8 }, log) : null;
   const reactors: Reactor[] = [
     reconciler,
     ...(deployer ? [deployer] : []),
@@ -297,6 +300,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     databaseConnections(databases),
     ...(backupRunner && backupScheduler && importRunner ? [backupRunner, backupScheduler, importRunner] : []),
     ...(certificateMonitor ? [certificateMonitor] : []),
+    ...(healthMonitor ? [healthMonitor] : []),
   ];
   const processManagers = new ProcessManagers(db, store, runner, reactors, { reconcileEveryMs: config.reconcileEveryMs }, log);
 
@@ -335,6 +339,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
       stopWatchingHorizon();
       await stopMaintenance();
       await processManagers.stop();
+      await healthMonitor?.stop();
       await deployer?.stop();
       await backupRunner?.stop();
       await importRunner?.stop();
@@ -348,7 +353,10 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     },
   };
   // Another process may own the installation from then on: nothing here may act on it any more.
-  stopActing = () => void processManagers.stop().catch(() => undefined);
+  stopActing = () => {
+    void processManagers.stop().catch(() => undefined);
+    void healthMonitor?.stop();
+  };
 
   try {
     await runner.caughtUp();
@@ -357,6 +365,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     await deployer?.start();
     if (lockLost) throw lockLost;
     await processManagers.start();
+    healthMonitor?.start();
   } catch (error) {
     await slipway.stop();
     throw error;

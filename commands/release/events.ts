@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storedHealthCheck } from '../service/health-check.js';
 import { resourceSettings } from '../service/resources.js';
 import { eventParser, type EventsOf } from '../shared/event.js';
 
@@ -9,7 +10,7 @@ export const releaseConfig = z.object({
   internalPort: z.number().int(),
   runtimeMode: z.string(),
   /** The service's health check and limits as they were, in the form the service stores them (null: the default). */
-  healthCheck: z.unknown().optional(),
+  healthCheck: storedHealthCheck.optional(),
   resources: resourceSettings.nullable().optional(),
 });
 export type ReleaseConfig = z.infer<typeof releaseConfig>;

@@ -3,6 +3,7 @@ import type { Aggregate } from '../shared/aggregate.js';
 import { conflict, invalid, notFound } from '../shared/domain-error.js';
 import { parseServiceEvent, type CertificateState, type DnsRecordApplied, type Release, type ServiceCreatedData, type ServiceEvent } from './events.js';
 import type { ServiceSettings } from './fields.js';
+import { refusedHealthCheck, type StoredHealthCheck } from './health-check.js';
 
 export interface ServiceState {
   status: 'none' | 'live' | 'deleted';
@@ -14,11 +15,20 @@ export interface ServiceState {
   release: Release | null;
   /** Stopped on request; the next release (a start, a deploy) runs it again. */
   stopped: boolean;
+  /** The current release's health as last recorded; healthy when it takes the route (its gate passed). */
+  health: RecordedHealth | null;
+}
+
+export interface RecordedHealth {
+  deploymentId: string;
+  status: 'healthy' | 'unhealthy';
+  crashed: boolean;
+  restarts: number;
 }
 
 export const service: Aggregate<ServiceState, ServiceEvent> = {
   category: 'service',
-  initial: { status: 'none', retired: false, service: null, env: new Map(), domains: new Map(), release: null, stopped: false },
+  initial: { status: 'none', retired: false, service: null, env: new Map(), domains: new Map(), release: null, stopped: false, health: null },
   evolve(state, event) {
     const with_ = <K extends keyof ServiceState>(key: K, value: ServiceState[K]) => ({ ...state, [key]: value });
     switch (event.type) {
@@ -50,10 +60,20 @@ export const service: Aggregate<ServiceState, ServiceEvent> = {
         domains.delete(event.data.domainId);
         return with_('domains', domains);
       }
-      case 'ServiceReleased':
-        return { ...state, release: event.data.deploymentId === null ? null : event.data, stopped: false };
+      case 'ServiceReleased': {
+        const { deploymentId } = event.data;
+        if (deploymentId === null) return { ...state, release: null, health: null, stopped: false };
+        const health: RecordedHealth = { deploymentId, status: 'healthy', crashed: false, restarts: 0 };
+        return { ...state, release: event.data, stopped: false, health: state.health?.deploymentId === deploymentId ? state.health : health };
+      }
       case 'ServiceStopped':
         return with_('stopped', true);
+      case 'ServiceBecameUnhealthy': {
+        const { deploymentId, crashed, restarts } = event.data;
+        return with_('health', { deploymentId, status: 'unhealthy', crashed, restarts });
+      }
+      case 'ServiceRecovered':
+        return with_('health', { deploymentId: event.data.deploymentId, status: 'healthy', crashed: false, restarts: event.data.restarts });
       case 'DomainDnsRecordApplied':
       case 'DomainCertificateChanged':
         return state;
@@ -74,8 +94,14 @@ export interface EnvInput {
   value: string;
 }
 
+function assertHealthCheckFits(kind: string, check: StoredHealthCheck | undefined) {
+  const refused = check === undefined ? null : refusedHealthCheck(kind, check);
+  if (refused) throw invalid('healthCheck', refused);
+}
+
 export function decideCreate(state: ServiceState, data: ServiceCreatedData, env: EnvInput[]): ServiceEvent[] {
   if (state.status !== 'none') throw conflict('service already exists');
+  assertHealthCheckFits(data.kind, data.healthCheck);
   return [
     { type: 'ServiceCreated', data },
     ...env.map((e): ServiceEvent => ({ type: 'EnvVarSet', data: { envId: e.envId, key: e.key, value: e.value } })),
@@ -90,6 +116,7 @@ export function decideUpdate(state: ServiceState, changes: Partial<ServiceSettin
   const changed = Object.fromEntries(
     Object.entries(changes).filter(([key, value]) => key === 'gitToken' || !isDeepStrictEqual(settingOf(current, key as keyof ServiceSettings), value)),
   ) as Partial<ServiceSettings>;
+  assertHealthCheckFits(current.kind, changed.healthCheck);
   if (changed.runtimeMode === 'worker' && state.domains.size > 0) {
     throw conflict('a service with custom domains cannot become a worker; remove its domains first');
   }

@@ -11,6 +11,10 @@ const release = z.object({
 });
 export type Release = z.infer<typeof release>;
 
+/** One probe's outcome, e.g. `{ ok: false, detail: "HTTP 500 from /health" }`. */
+const probeResult = z.object({ ok: z.boolean(), detail: z.string() });
+export type ProbeResult = z.infer<typeof probeResult>;
+
 export const serviceEvents = {
   ServiceCreated: serviceIdentity.extend(serviceSettings.shape),
   ServiceUpdated: z.object({ changes: serviceSettings.partial() }),
@@ -48,6 +52,16 @@ export const serviceEvents = {
   ServiceReleased: release,
   /** The running release was stopped on request: its container is kept, its routes answer 503 until the next release. */
   ServiceStopped: z.object({ deploymentId: z.string(), containerName: z.string().nullable() }),
+  /** The current release failed its check `retries` times in a row, or its container went down (`crashed`). */
+  ServiceBecameUnhealthy: z.object({
+    deploymentId: z.string(),
+    detail: z.string(),
+    probe: probeResult.nullable(),
+    restarts: z.number().int(),
+    crashed: z.boolean(),
+  }),
+  /** The current release runs and passes its check again. */
+  ServiceRecovered: z.object({ deploymentId: z.string(), detail: z.string(), probe: probeResult.nullable(), restarts: z.number().int() }),
 };
 export type ServiceEvent = EventsOf<typeof serviceEvents>;
 export type ServiceCreatedData = z.infer<(typeof serviceEvents)['ServiceCreated']>;

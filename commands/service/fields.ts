@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { resourceSettings } from './resources.js';
+import { storedHealthCheck } from './health-check.js';
 
 export const ENGINES = ['postgres', 'timeseries', 'mysql', 'redis', 'mongodb', 'columnar'] as const;
 export type Engine = (typeof ENGINES)[number];
@@ -27,6 +28,8 @@ export const serviceSettings = z.object({
   resources: resourceSettings.optional(),
   /** The image an image service runs (null for other kinds); a PATCH moves it to another image. */
   dockerImage: z.string().nullable(),
+  /** Absent in services created before checks existed: the kind's default. */
+  healthCheck: storedHealthCheck.optional(),
 });
 export type ServiceSettings = z.infer<typeof serviceSettings>;
 

@@ -30,6 +30,7 @@ import {
 import { initialDatabaseVariables } from './engines.js';
 import type { CertificateState, DnsRecordApplied, Release, ServiceCreatedData } from './events.js';
 import type { ServiceSettings } from './fields.js';
+import { decideHealth, type HealthObservation } from './health.js';
 
 export interface ServiceDeps {
   hostPortRange: readonly [number, number];
@@ -245,3 +246,6 @@ export const recordDnsApplied = (ctx: CommandContext, id: string, applied: DnsRe
 
 export const recordCertificateChange = (ctx: CommandContext, id: string, domainId: string, hostname: string, certificate: CertificateState) =>
   execute(ctx, service, id, (s) => decideCertificateChange(s, domainId, hostname, certificate));
+
+export const recordHealth = (ctx: CommandContext, id: string, observation: HealthObservation) =>
+  execute(ctx, service, id, (s) => decideHealth(s, observation));

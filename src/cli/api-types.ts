@@ -1265,6 +1265,60 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             resources: components["schemas"]["Resources"];
+            /** @description The check in force: the one set, or the default for its kind (`healthCheckDefault`). `engine`: the database answers a query; null: none (a worker must only stay up). */
+            healthCheck: ({
+                /** @constant */
+                type: "http";
+                /** @default /health */
+                path: string;
+                /** @default 200-399 */
+                expectStatus: string;
+                port?: number;
+                /** @default 5 */
+                intervalSeconds: number;
+                /** @default 3 */
+                timeoutSeconds: number;
+                /** @default 3 */
+                retries: number;
+                /** @default 0 */
+                startPeriodSeconds: number;
+            } | {
+                /** @constant */
+                type: "tcp";
+                port?: number;
+                /** @default 5 */
+                intervalSeconds: number;
+                /** @default 3 */
+                timeoutSeconds: number;
+                /** @default 3 */
+                retries: number;
+                /** @default 0 */
+                startPeriodSeconds: number;
+            } | {
+                /** @constant */
+                type: "command";
+                command: string[];
+                port?: number;
+                /** @default 5 */
+                intervalSeconds: number;
+                /** @default 3 */
+                timeoutSeconds: number;
+                /** @default 3 */
+                retries: number;
+                /** @default 0 */
+                startPeriodSeconds: number;
+            }) | {
+                /** @constant */
+                type: "engine";
+                intervalSeconds: number;
+                timeoutSeconds: number;
+                retries: number;
+                startPeriodSeconds: number;
+            } | null;
+            healthCheckDefault: boolean;
+            health: components["schemas"]["ServiceHealth"];
+            /** @description Restarts of the current release’s container by Docker. */
+            restarts: number;
         };
         /** @description As set: a key left out takes the installation’s default, null is no limit. */
         Resources: {
@@ -1272,6 +1326,14 @@ export interface components {
             memoryReservation?: string | null;
             cpus?: string | null;
             pids?: number | null;
+        };
+        ServiceHealth: {
+            /** @enum {string} */
+            status: "starting" | "healthy" | "unhealthy" | "none";
+            /** @description When the monitor saw this state begin. */
+            checkedAt: string | null;
+            /** @description The probe result that made it unhealthy, e.g. "HTTP 500 from /health". */
+            detail: string | null;
         };
         /** @description What the reverse proxy said when it was given the new routes. */
         ProxyResult: {
@@ -2140,6 +2202,48 @@ export interface operations {
                         /** @description Processes and threads; 16-65536. The container's own profile caps it too (1024 for apps, 4096 for databases). */
                         pids?: number | null;
                     };
+                    healthCheck?: ({
+                        /** @constant */
+                        type: "http";
+                        /** @default /health */
+                        path?: string;
+                        /** @default 200-399 */
+                        expectStatus?: string;
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    } | {
+                        /** @constant */
+                        type: "tcp";
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    } | {
+                        /** @constant */
+                        type: "command";
+                        command: string[];
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    }) | null | "default";
                     repoFullName: string;
                 } | {
                     name: string;
@@ -2179,6 +2283,48 @@ export interface operations {
                         /** @description Processes and threads; 16-65536. The container's own profile caps it too (1024 for apps, 4096 for databases). */
                         pids?: number | null;
                     };
+                    healthCheck?: ({
+                        /** @constant */
+                        type: "http";
+                        /** @default /health */
+                        path?: string;
+                        /** @default 200-399 */
+                        expectStatus?: string;
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    } | {
+                        /** @constant */
+                        type: "tcp";
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    } | {
+                        /** @constant */
+                        type: "command";
+                        command: string[];
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    }) | null | "default";
                     repoFullName?: null;
                     repoUrl: string;
                 } | {
@@ -2212,6 +2358,48 @@ export interface operations {
                         /** @description Processes and threads; 16-65536. The container's own profile caps it too (1024 for apps, 4096 for databases). */
                         pids?: number | null;
                     };
+                    healthCheck?: ({
+                        /** @constant */
+                        type: "http";
+                        /** @default /health */
+                        path?: string;
+                        /** @default 200-399 */
+                        expectStatus?: string;
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    } | {
+                        /** @constant */
+                        type: "tcp";
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    } | {
+                        /** @constant */
+                        type: "command";
+                        command: string[];
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    }) | null | "default";
                 } | {
                     name: string;
                     repoFullName: string;
@@ -2245,6 +2433,48 @@ export interface operations {
                         /** @description Processes and threads; 16-65536. The container's own profile caps it too (1024 for apps, 4096 for databases). */
                         pids?: number | null;
                     };
+                    healthCheck?: ({
+                        /** @constant */
+                        type: "http";
+                        /** @default /health */
+                        path?: string;
+                        /** @default 200-399 */
+                        expectStatus?: string;
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    } | {
+                        /** @constant */
+                        type: "tcp";
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    } | {
+                        /** @constant */
+                        type: "command";
+                        command: string[];
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    }) | null | "default";
                 };
             };
         };
@@ -2370,6 +2600,48 @@ export interface operations {
                     releasesKept?: number;
                     watchSeconds?: number;
                     autoRollback?: boolean;
+                    healthCheck?: ({
+                        /** @constant */
+                        type: "http";
+                        /** @default /health */
+                        path?: string;
+                        /** @default 200-399 */
+                        expectStatus?: string;
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    } | {
+                        /** @constant */
+                        type: "tcp";
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    } | {
+                        /** @constant */
+                        type: "command";
+                        command: string[];
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    }) | null | "default";
                     dockerImage?: string;
                     /** @description Replaces the whole set: a key left out (or `null` for all) takes the installation’s default again. */
                     resources?: {

@@ -17,6 +17,7 @@ import type { DeploymentLogRow, DeploymentRow } from '../../projections/deployme
 import type { DomainRow, ServiceRow } from '../../projections/service-queries.js';
 import { ENGINE_CATALOGUE } from '../../commands/service/engines.js';
 import type { Engine } from '../../commands/service/fields.js';
+import { effectiveHealthCheck, fromHealthCheckColumn } from '../../commands/service/health-check.js';
 
 export const iso = (value: Date | string | null): string | null => (value === null ? null : new Date(value).toISOString());
 const isoRequired = (value: Date | string) => new Date(value).toISOString();
@@ -29,8 +30,16 @@ function localUrl(row: ServiceRow): string {
   return `http://localhost:${row.host_port}`;
 }
 
+/** A service with no check shows `none` until its container goes down; one not running at all shows `none`. */
+function presentHealth(row: ServiceRow, checked: boolean): z.infer<typeof service>['health'] {
+  if (row.current_container === null) return { status: 'none', checkedAt: null, detail: null };
+  const status = row.health_status === 'healthy' && !checked ? 'none' : row.health_status;
+  return { status, checkedAt: iso(row.health_checked_at), detail: row.health_detail };
+}
+
 export function presentService(row: ServiceRow): z.infer<typeof service> {
   const local = localUrl(row);
+  const { check, isDefault } = effectiveHealthCheck({ kind: row.kind, runtimeMode: row.runtime_mode, healthCheck: fromHealthCheckColumn(row.health_check) });
   return {
     id: row.id,
     projectId: row.project_id,
@@ -66,6 +75,10 @@ export function presentService(row: ServiceRow): z.infer<typeof service> {
     createdAt: isoRequired(row.created_at),
     updatedAt: isoRequired(row.updated_at),
     resources: row.resources ?? {},
+    healthCheck: check,
+    healthCheckDefault: isDefault,
+    health: presentHealth(row, check !== null),
+    restarts: row.restarts,
   };
 }
 

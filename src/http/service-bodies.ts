@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { CreateServiceInput } from '../../commands/service/handlers.js';
 import { BUILD_METHODS, ENGINES, RUNTIME_MODES } from '../../commands/service/fields.js';
 import { ENGINE_CATALOGUE } from '../../commands/service/engines.js';
+import { storedHealthCheck } from '../../commands/service/health-check.js';
 import { hostOf, type DestinationPolicy } from '../outbound/destination-policy.js';
 import { vetRegistry } from '../outbound/image-registry.js';
 import { resourcesBody } from './resource-bodies.js';
@@ -64,6 +65,7 @@ const sourceFields = {
   env: envList,
   ...releasePolicy,
   resources: resourcesBody.optional(),
+  healthCheck: storedHealthCheck.optional(),
 };
 
 const hostedSource = z.object({
@@ -82,6 +84,7 @@ const imageService = z.object({
   env: envList,
   ...releasePolicy,
   resources: resourcesBody.optional(),
+  healthCheck: storedHealthCheck.optional(),
 });
 const databaseService = z.object({
   name: name(),
@@ -95,6 +98,7 @@ const databaseService = z.object({
   env: envList,
   ...releasePolicy,
   resources: resourcesBody.optional(),
+  healthCheck: storedHealthCheck.optional(),
 });
 
 /** The four shapes a create body may have, for the API description; `parseCreateService` picks one by its fields. */
@@ -202,6 +206,7 @@ export const updateServiceBody = z
     internalPort: port.optional(),
     gitToken: text(4096).nullable().optional(),
     ...releasePolicy,
+    healthCheck: storedHealthCheck.optional(),
     dockerImage: imageReference.optional(),
     resources: resourcesBody
       .nullable()
@@ -210,4 +215,4 @@ export const updateServiceBody = z
       .meta({ description: 'Replaces the whole set: a key left out (or `null` for all) takes the installation’s default again.' }),
   })
   .transform((b) => Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined)))
-  .refine((b) => Object.keys(b).length > 0, 'give at least one of branch, rootDir, installCommand, buildCommand, startCommand, buildMethod, dockerfilePath, runtimeMode, internalPort, gitToken, releasesKept, watchSeconds, autoRollback, resources, dockerImage');
+  .refine((b) => Object.keys(b).length > 0, 'give at least one of branch, rootDir, installCommand, buildCommand, startCommand, buildMethod, dockerfilePath, runtimeMode, internalPort, gitToken, releasesKept, watchSeconds, autoRollback, resources, dockerImage, healthCheck');

@@ -11,6 +11,7 @@ import type { DeploymentLog } from './deployment-log.js';
 import { recorded } from './recorded.js';
 import { containerEnd, resourcesOfRun, type RunResources } from './service-resources.js';
 import { stoppedOnRequest } from './service-stop.js';
+import { gateCheckOf, gateOf, passGate } from './readiness.js';
 import {
   containerNameOf,
   DeployFailure,
@@ -92,6 +93,7 @@ export async function deployDatabase(deps: RunDeps, id: string, prepared: Prepar
   const name = containerNameOf(row.slug, id);
   const endpoint = endpointOf(engine, p.env, row.host_port, tls?.caPem ?? null);
   const resources = await resourcesOfRun(kept ? kept.resources : row.resources, deps.defaultResources);
+  const ranAs = kept ? { ...row, health_check: kept.healthCheck } : row;
   let created = false;
   // An abort does not stop the engine's own stop: the previous container is started again only once it is down.
   let stopping: Promise<void> | null = null;
@@ -133,7 +135,11 @@ export async function deployDatabase(deps: RunDeps, id: string, prepared: Prepar
     const stopFollowing = followStartup(deps, name, log);
     let ready = false;
     try {
-      await step('starting the database', settings.startMs, signal, (s) => waitUntilAnswering(deps, engine, name, endpoint, resources, log, s));
+      await step('starting the database', settings.startMs + 5_000, signal, (s) =>
+        gateCheckOf(ranAs)
+          ? passGate({ ...gateOf(deps, ranAs, name, log, resources), startMs: settings.startMs }, s)
+          : waitUntilAnswering(deps, engine, name, endpoint, resources, log, s),
+      );
       ready = true;
     } finally {
       await stopFollowing(ready || signal.aborted ? 0 : STARTUP_DRAIN_MS);
@@ -172,6 +178,7 @@ export async function deployDatabase(deps: RunDeps, id: string, prepared: Prepar
     internalPort: row.internal_port,
     web: false,
     resources: row.resources,
+    healthCheck: row.health_check,
     buildMethod: 'image',
     commitSha: null,
     commitMessage: null,

@@ -19,7 +19,7 @@ import { baseImagesOf } from '../build/dockerfile-bases.js';
 import { cloneBranch } from '../build/git-source.js';
 import type { DestinationPolicy } from '../outbound/destination-policy.js';
 import { vetRegistry } from '../outbound/image-registry.js';
-import { detect, STATIC_SITE_READY, type PackImages } from '../build/packbuilder/detect.js';
+import { detect, type PackImages } from '../build/packbuilder/detect.js';
 import { packDockerfile } from '../build/packbuilder/dockerfile.js';
 import type { SqlExecutor } from '../db/sql-client.js';
 import type { ProxyResult } from '../proxy/caddy-config.js';
@@ -32,9 +32,9 @@ import { unresolvedReferences } from '../variables/references.js';
 import type { DeploymentLog } from './deployment-log.js';
 import type { Engine } from '../../commands/service/fields.js';
 import { deployDatabase, type DatabaseTls } from './database-run.js';
-import { httpStatus } from './http-probe.js';
 import { resolveImage } from './image-resolution.js';
-import { containerEnd, resourcesOfRun, type DefaultResources, type RunResources } from './service-resources.js';
+import { resourcesOfRun, type DefaultResources, type RunResources } from './service-resources.js';
+import { gateOf, passGate } from './readiness.js';
 
 export interface DeployTimeouts {
   cloneMs: number;
@@ -144,7 +144,14 @@ export async function step<T>(name: string, ms: number, parent: AbortSignal, fn:
 }
 
 /** How a fresh build or pull runs: with today's variables and settings. */
-const todaysPlan = ({ row, env }: Prepared) => ({ env, internalPort: row.internal_port, web: row.runtime_mode !== 'worker', resources: row.resources, config: null });
+const todaysPlan = ({ row, env }: Prepared) => ({
+  env,
+  internalPort: row.internal_port,
+  web: row.runtime_mode !== 'worker',
+  resources: row.resources,
+  healthCheck: row.health_check,
+  config: null,
+});
 
 export interface Prepared {
   row: ServiceRow;
@@ -283,36 +290,6 @@ export async function ensureImage(deps: RunDeps, reference: string, log: Deploym
   await step(`pulling ${reference}`, deps.settings.timeouts.pullMs, signal, (s) => deps.runtime.pull(reference, (l) => log.write(l), s));
 }
 
-/** Web services must answer HTTP on their port; workers must stay up. A crash ends the wait at once. */
-async function waitUntilReady(deps: RunDeps, row: ServiceRow, name: string, upstreamPort: number | null, resources: RunResources, signal: AbortSignal) {
-  const { startMs, workerSettleMs } = deps.settings.timeouts;
-  const web = row.runtime_mode !== 'worker';
-  const staticSite = row.runtime_mode === 'static';
-  const deadline = Date.now() + startMs;
-  const settledAt = Date.now() + workerSettleMs;
-  for (;;) {
-    signal.throwIfAborted();
-    const state = await deps.runtime.inspect(name, row.internal_port);
-    if (!state) throw new DeployFailure('the container disappeared while starting');
-    if (!state.running || state.restarts > 0) {
-      throw new DeployFailure(`the container ${containerEnd(state, resources)} before it was ready; see the log above`);
-    }
-    const status = web && upstreamPort !== null ? await httpStatus(upstreamPort, 1000) : null;
-    if (status !== null && (!staticSite || STATIC_SITE_READY(status))) return;
-    if (!web && Date.now() >= settledAt) return;
-    if (Date.now() > deadline) {
-      throw new DeployFailure(
-        status !== null
-          ? `the site answered ${status} on / (a static site must answer 2xx or 3xx there: an index.html at the root of what it serves)`
-          : web
-            ? `the app did not answer HTTP on port ${row.internal_port} within ${Math.round(startMs / 1000)} s; it must listen on 0.0.0.0:$PORT`
-            : `the worker did not stay up for ${Math.round(workerSettleMs / 1000)} s`,
-      );
-    }
-    await sleep(50, undefined, { signal }).catch(() => undefined);
-  }
-}
-
 /** How long the output of a container that exited is read on before the deployment fails without the rest. */
 export const STARTUP_DRAIN_MS = 3_000;
 
@@ -386,6 +363,8 @@ export async function runDeployment(
     signal.throwIfAborted();
 
     const { web } = plan;
+    // The service as this run has it: a kept release may run with its own port and health check.
+    const ranAs: ServiceRow = { ...row, internal_port: plan.internalPort, runtime_mode: web ? row.runtime_mode : 'worker', health_check: plan.healthCheck };
     const name = containerNameOf(row.slug, id);
     await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentContainerStarted', data: { containerName: name } });
     containerName = name;
@@ -410,7 +389,7 @@ export async function runDeployment(
     let ready = false;
     try {
       await step('starting the container', deps.settings.timeouts.startMs + 5_000, signal, (s) =>
-        waitUntilReady(deps, { ...row, internal_port: plan.internalPort, runtime_mode: web ? row.runtime_mode : 'worker' }, name, running.hostPort, resources, s),
+        passGate(gateOf(deps, ranAs, name, log, resources), s),
       );
       ready = true;
     } finally {
@@ -447,7 +426,7 @@ export async function runDeployment(
         await retire(deps, previousRuns, log);
         await pruneReleases(deps, serviceId, log);
       },
-      watch: request.kind === 'deploy' && live ? { deploymentId: id, serviceId, containerName: name, previous: before, row, resources } : null,
+      watch: request.kind === 'deploy' && live ? { deploymentId: id, serviceId, containerName: name, previous: before, row: ranAs, resources } : null,
     };
   } catch (error) {
     const reason = signal.aborted ? String(signal.reason ?? 'aborted') : error instanceof DeployFailure ? error.message : `unexpected error: ${message(error)}`;

@@ -7,6 +7,7 @@ import { loadReleases, recordImagePruned, recordRelease } from '../../commands/r
 import { service as serviceAggregate } from '../../commands/service/aggregate.js';
 import { releasePolicyOf } from '../../commands/service/fields.js';
 import type { ResourceSettings } from '../../commands/service/resources.js';
+import { fromHealthCheckColumn, healthCheckColumn } from '../../commands/service/health-check.js';
 import { loadAggregate } from '../../commands/shared/execute.js';
 import { LABEL } from '../runtime/container-runtime.js';
 import type { DeploymentLog } from './deployment-log.js';
@@ -26,6 +27,8 @@ export interface RunPlan {
   commitMessage: string | null;
   /** The limits it runs with (null: the installation's defaults). */
   resources: ResourceSettings | null;
+  /** The health check that gates it, as the read model stores it (null: its kind's default). */
+  healthCheck: string | null;
   /** The configuration to record with the release; null: snapshot today's (`p`) when it goes live. */
   config: ReleaseConfig | null;
 }
@@ -62,6 +65,7 @@ export async function planFromRelease(deps: RunDeps, id: string, request: Deploy
     internalPort,
     web: runtimeMode !== 'worker',
     resources: exact ? (release.config.resources ?? null) : row.resources,
+    healthCheck: exact ? healthCheckColumn(release.config.healthCheck) : row.health_check,
     buildMethod: release.buildMethod,
     commitSha: release.commitSha,
     commitMessage: release.commitMessage,
@@ -80,6 +84,7 @@ const snapshotSettings = ({ row }: Prepared) => ({
   internalPort: row.internal_port,
   runtimeMode: row.runtime_mode,
   resources: row.resources,
+  healthCheck: fromHealthCheckColumn(row.health_check),
 });
 
 /** Records the release a deployment made live; returns it (or the one recorded by an earlier attempt). */

@@ -1,11 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ContainerRuntime } from '../runtime/container-runtime.js';
-import { answersHttp } from './http-probe.js';
+import { probe } from './health-probes.js';
+import { gateCheckOf } from './readiness.js';
 import { containerEnd } from './service-resources.js';
 import type { ReleaseWatch } from './deployment-run.js';
 
-/** Consecutive failed probes that count as a release that stopped serving. */
-const FAILED_PROBES = 3;
 const LAST_LINES = 10;
 
 /** The end of a container's output, for a reason that says what the app said before it died. */
@@ -21,12 +20,12 @@ async function lastLines(runtime: ContainerRuntime, name: string): Promise<strin
 
 /**
  * Watches a release that just went live for `windowMs`: resolves with what went wrong (the container exited
- * or was restarted, or stopped answering `FAILED_PROBES` times in a row), or null when it stayed well for the
+ * or was restarted, or failed its health check `retries` times in a row), or null when it stayed well for the
  * whole window or the watch was called off (`signal`).
  */
 export async function watchRelease(runtime: ContainerRuntime, watch: ReleaseWatch, windowMs: number, intervalMs: number, signal: AbortSignal): Promise<string | null> {
   const { containerName: name, row } = watch;
-  const web = row.runtime_mode !== 'worker';
+  const check = gateCheckOf(row);
   const until = Date.now() + windowMs;
   // Its start lies shortly before the watch: the engine's events from then tell how it ended.
   const watchedSince = Date.now() - 60_000;
@@ -34,7 +33,7 @@ export async function watchRelease(runtime: ContainerRuntime, watch: ReleaseWatc
   while (Date.now() < until && !signal.aborted) {
     await sleep(intervalMs, undefined, { signal }).catch(() => undefined);
     if (signal.aborted) return null;
-    const state = await runtime.inspect(name, web ? row.internal_port : null).catch(() => undefined);
+    const state = await runtime.inspect(name, null).catch(() => undefined);
     if (state === undefined) continue; // the engine did not answer this time; the next look decides
     if (state === null) return 'its container disappeared';
     if (!state.running || state.restarts > 0) {
@@ -42,9 +41,11 @@ export async function watchRelease(runtime: ContainerRuntime, watch: ReleaseWatc
       const how = containerEnd({ exitCode: code, oomKilled: state.oomKilled }, watch.resources);
       return `its container ${how}${state.restarts > 0 ? ` (Docker restarted it ${state.restarts}×)` : ''}${await lastLines(runtime, name)}`;
     }
-    if (web && state.hostPort !== null) {
-      failed = (await answersHttp(state.hostPort, 3000)) ? 0 : failed + 1;
-      if (failed >= FAILED_PROBES) return `it stopped answering HTTP on port ${row.internal_port} (${FAILED_PROBES} checks in a row)`;
+    if (check !== null) {
+      const result = await probe(runtime, { check, container: name, address: state.address, defaultPort: row.internal_port });
+      failed = result.ok ? 0 : failed + 1;
+      // At least three: one slow answer of a release that serves is no reason to put the old one back.
+      if (failed >= Math.max(check.retries, 3)) return `its ${check.type} health check failed ${failed} times in a row (${result.detail})`;
     }
   }
   return null;

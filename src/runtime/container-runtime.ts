@@ -83,6 +83,8 @@ export interface ContainerState {
   hostPort: number | null;
   /** The engine killed it for memory (its limit, or the host's). */
   oomKilled: boolean;
+  /** The container's address on its (project) network, which this host reaches directly; null when it has none. */
+  address: string | null;
 }
 
 export interface OwnedContainer {

@@ -297,12 +297,14 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
       const info = await inspect(name);
       if (!info) return null;
       const running = info.State.Running && !info.State.Restarting;
+      const address = Object.values(info.NetworkSettings.Networks ?? {}).find((n) => n.IPAddress)?.IPAddress ?? null;
       return {
         running,
         exitCode: running ? null : info.State.ExitCode,
         restarts: info.RestartCount,
         hostPort: await publishedPort(info, internalPort),
         oomKilled: info.State.OOMKilled === true,
+        address,
       };
     },
 

@@ -24,6 +24,6 @@ t.test('static sites without a build: served from public/, and a site whose / an
 
   const misplaced = await createService(s, p.id, { name: 'misplaced', repoFullName: 'acme/misplaced', branch: 'main', runtimeMode: 'static' });
   const failed = await deploy(s, misplaced.id);
-  t.match(failed.done, { status: 'failed', reason: /^the site answered 404 on \// }, 'a site that answers 404 on / never goes live');
+  t.match(failed.done, { status: 'failed', reason: /last probe: HTTP 404 from \/ \(expected 200-399\)/ }, 'a site that answers 404 on / never goes live');
   t.match(await s.call('GET', `/api/services/${misplaced.id}/overview`), { body: { service: { status: 'failed', reachable: false } } });
 });

@@ -4,7 +4,7 @@ import { deploy, logLines, waitForDeployment } from './deploy.js';
 import { TEST_IMAGES } from './docker.js';
 import type { GitServer } from './git-server.js';
 import { waitFor } from './net.js';
-import { recordCertificateChange } from '../../commands/service/handlers.js';
+import { recordCertificateChange, recordHealth } from '../../commands/service/handlers.js';
 import { startFakeOpenAi } from './fake-ai-servers.js';
 import { startFakeCloudflare } from './fake-cloudflare.js';
 import { destinationOf } from './outbound.js';
@@ -110,6 +110,11 @@ export async function runDeploymentHistory(s: TestServer, git: GitServer, provid
   await must('POST', `/api/services/${app.id}/domains/${domain.id}/dns-records`, { providerId: 'cloudflare' });
   await must('DELETE', '/api/settings/dns-providers/cloudflare');
   await recordCertificateChange(s.app.commandContext('test'), app.id, domain.id, domain.hostname, { status: 'failed', reason: 'no route to the host', notAfter: null, issuer: null });
+  // A crash and a recovery as the health monitor records them (directly: the monitor's timing is not waited on).
+  const appDeployments = (await must('GET', `/api/services/${app.id}/overview`)).deployments as { id: string; status: string }[];
+  const current = appDeployments.find((d) => d.status === 'succeeded')!.id;
+  await recordHealth(s.app.commandContext('test'), app.id, { deploymentId: current, running: false, exitCode: 137, restarts: 1, probe: null, failing: false });
+  await recordHealth(s.app.commandContext('test'), app.id, { deploymentId: current, running: true, exitCode: null, restarts: 1, probe: { ok: true, detail: 'HTTP 200 from /' }, failing: false });
 
   const running = (await s.call('POST', `/api/services/${slow.id}/deployments`)).body.deployment.id as string;
   await waitFor('the slow build to run', () => logLines(s, running), (lines) => lines.some((l) => l.includes('slow-build-running')), 60_000);

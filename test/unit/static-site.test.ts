@@ -1,5 +1,6 @@
 import t from 'tap';
-import { detect, STATIC_SITE_READY, staticSiteDir, type PackInput } from '../../src/build/packbuilder/detect.js';
+import { detect, staticSiteDir, type PackInput } from '../../src/build/packbuilder/detect.js';
+import { effectiveHealthCheck, parseExpectStatus, statusAccepted } from '../../commands/service/health-check.js';
 import { packDockerfile } from '../../src/build/packbuilder/dockerfile.js';
 
 const images = { node: 'n', python: 'p', go: 'g', run: 'r', static: 's' };
@@ -30,5 +31,8 @@ t.test('a static site without a build is served from where its index.html is', a
 });
 
 t.test('a static site is ready on 2xx or 3xx at /, not on 404', async (t) => {
-  t.same([200, 204, 301, 304, 404, 403, 500].map(STATIC_SITE_READY), [true, true, true, true, false, false, false]);
+  const { check } = effectiveHealthCheck({ kind: 'source', runtimeMode: 'static', healthCheck: undefined });
+  const ranges = parseExpectStatus(check?.type === 'http' ? check.expectStatus : '')!;
+  t.same([200, 204, 301, 304, 404, 403, 500].map((status) => statusAccepted(ranges, status)), [true, true, true, true, false, false, false]);
+  t.match(effectiveHealthCheck({ kind: 'source', runtimeMode: 'web', healthCheck: undefined }).check, { expectStatus: '100-499' }, 'an app: any answer below 500');
 });

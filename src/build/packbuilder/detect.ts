@@ -42,11 +42,6 @@ export interface PackPlan {
 /** Output folders static-site generators (and hand-written sites) use, in the order they are tried. */
 export const STATIC_OUTPUTS = ['dist', 'build', 'out', 'public', '_site'] as const;
 
-/**
- * A static site is ready when `/` answers 2xx or 3xx: a 404 there means it serves no index page (its files
- * are elsewhere), which no visitor should get as a release. (Apps are ready on any answer below 500.)
- */
-export const STATIC_SITE_READY = (status: number) => status >= 200 && status < 400;
 
 /** Where a static site without a build keeps its pages: the root if it has an index.html, else the first output folder with one. */
 export function staticSiteDir(files: ProjectFiles): string | null {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BUILD_METHODS, RUNTIME_MODES } from '../../../commands/service/fields.js';
+import { healthCheck } from '../../../commands/service/health-check.js';
 import { name, text } from '../validation.js';
 import { endpoint } from './endpoint.js';
 import { resourcesAnswer } from '../resource-bodies.js';
@@ -48,6 +49,22 @@ export const service = z
     createdAt: timestamp,
     updatedAt: timestamp,
     resources: resourcesAnswer,
+    healthCheck: z
+      .union([
+        healthCheck,
+        z.object({ type: z.literal('engine'), intervalSeconds: z.number().int(), timeoutSeconds: z.number().int(), retries: z.number().int(), startPeriodSeconds: z.number().int() }),
+        z.null(),
+      ])
+      .meta({ description: 'The check in force: the one set, or the default for its kind (`healthCheckDefault`). `engine`: the database answers a query; null: none (a worker must only stay up).' }),
+    healthCheckDefault: z.boolean(),
+    health: z
+      .object({
+        status: z.enum(['starting', 'healthy', 'unhealthy', 'none']),
+        checkedAt: nullableTimestamp.meta({ description: 'When the monitor saw this state begin.' }),
+        detail: z.string().nullable().meta({ description: 'The probe result that made it unhealthy, e.g. "HTTP 500 from /health".' }),
+      })
+      .meta({ id: 'ServiceHealth' }),
+    restarts: z.number().int().meta({ description: 'Restarts of the current release’s container by Docker.' }),
   })
   .meta({ id: 'Service' });
 

@@ -29,7 +29,7 @@ async function presentServiceById(app: Slipway, id: string) {
 }
 
 /** Settings that change how the current release runs, applied at once by a deployment of kind `config`. */
-const RUN_SETTINGS = new Set(['resources']);
+const RUN_SETTINGS = new Set(['resources', 'healthCheck']);
 
 export function serviceRoutes(router: Router, app: Slipway) {
   route(router, servicesApi.create, async (ctx) => {
