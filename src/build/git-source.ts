@@ -5,6 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { hostOf, type DestinationPolicy } from '../outbound/destination-policy.js';
 import { writePrivateFile } from '../private-files.js';
+import { clonedHead } from './cloned-head.js';
 
 export interface CloneRequest {
   url: string;
@@ -116,5 +117,5 @@ export async function cloneBranch(request: CloneRequest): Promise<string> {
   } finally {
     if (credentials) rmSync(credentials, { force: true });
   }
-  return git(['rev-parse', 'HEAD'], {}, request.signal, request.onLine, request.dir);
+  return clonedHead(request.dir) ?? git(['rev-parse', 'HEAD'], {}, request.signal, request.onLine, request.dir);
 }
