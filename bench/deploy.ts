@@ -35,11 +35,11 @@ const STEP_LINES: [string, RegExp][] = [
   ['ready', /^The app answers/],
   ['switch', /^Deployment succeeded/],
 ];
-function stepTimes(posted: number, logs: { line: string; stream: string; at: string }[]) {
+function stepTimes(posted: number, logs: { line: string; stream: string; createdAt: string }[]) {
   const times: Record<string, number> = {};
   let previous = posted;
   for (const [name, pattern] of STEP_LINES) {
-    const at = logs.find((l) => l.stream === 'system' && pattern.test(l.line))?.at;
+    const at = logs.find((l) => l.stream === 'system' && pattern.test(l.line))?.createdAt;
     if (!at) continue;
     times[name] = Date.parse(at) - previous;
     previous = Date.parse(at);
