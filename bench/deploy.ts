@@ -22,6 +22,31 @@ function cliDeploy(url: string, key: string, service: string): Promise<{ firstLi
   return new Promise((resolve) => child.once('exit', (code) => resolve({ firstLine, exit: performance.now() - started, code })));
 }
 
+/**
+ * Where a deployment's time goes, from the timestamps of Slipway's own lines in its log: each step runs
+ * from the line that starts it to the line that starts the next.
+ */
+const STEP_LINES: [string, RegExp][] = [
+  ['queued→started', /^Deployment \S+ started$/],
+  ['prepare', /^Cloning /],
+  ['clone', /^Checked out commit /],
+  ['build', /^Built image /],
+  ['container', /^Started container /],
+  ['ready', /^The app answers/],
+  ['switch', /^Deployment succeeded/],
+];
+function stepTimes(posted: number, logs: { line: string; stream: string; createdAt: string }[]) {
+  const times: Record<string, number> = {};
+  let previous = posted;
+  for (const [name, pattern] of STEP_LINES) {
+    const at = logs.find((l) => l.stream === 'system' && pattern.test(l.line))?.createdAt;
+    if (!at) continue;
+    times[name] = Date.parse(at) - previous;
+    previous = Date.parse(at);
+  }
+  return times;
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
 
@@ -83,20 +108,24 @@ export async function deployBenchmarks() {
 
     const slipway: number[] = [];
     const hand: number[] = [];
+    const steps: Record<string, number>[] = [];
     for (let i = 0; i < 5; i++) {
       const version = `v${i}-${Date.now()}`;
       hand.push(await byHand(version));
       git.push('acme/bench', app(version));
+      const posted = Date.now();
       const started = performance.now();
       const id = (await s.call('POST', `/api/services/${svc.id}/deployments`)).body.deployment.id;
       await untilAnswers(proxyPort, 'bench.slipway.test', version);
       slipway.push(performance.now() - started);
       await waitForDeployment(s, svc.id, id);
+      steps.push(stepTimes(posted, (await s.call('GET', `/api/deployments/${id}/logs`)).body.logs));
     }
     const [a, b] = [median(slipway), median(hand)];
     line('deploy: POST → new version answers on its domain (median of 5)', `${a.toFixed(0)} ms`);
     line('deploy: docker build + run + first answer by hand (median of 5)', `${b.toFixed(0)} ms`);
     line('deploy overhead / ratio', `${(a - b).toFixed(0)} ms / ${(a / b).toFixed(2)}`);
+    line('deploy steps, from its log (medians, ms)', Object.keys(steps[0] ?? {}).map((k) => `${k} ${median(steps.map((x) => x[k]!))}`).join(', '));
 
     // Log latency: lines a build prints with their own clock, against when the SSE client gets them.
     const ticks = `FROM ${TEST_IMAGES.python}\nRUN for i in $(seq 1 40); do echo "tick $(date +%s%N)"; sleep 0.05; done # ${Date.now()}\nCMD ["python3", "-c", "print(1)"]\n`;

@@ -21,6 +21,8 @@ import { execIn } from './docker-exec.js';
 import { usageOf } from './docker-stats.js';
 import { followProgress, LogDemuxer } from './docker-streams.js';
 import { registryFailureText } from '../outbound/outside-answers.js';
+import { labelFinalStage } from '../build/final-stage-labels.js';
+import { hasLabels, listedLabels } from './image-deployment.js';
 
 const LABELLED_DOCKERFILE = '.slipway-build.Dockerfile';
 
@@ -48,6 +50,17 @@ function gitMode(header: Headers): Headers {
   if (header.type === 'directory') return { ...header, mode: 0o755 };
   if (header.type === 'file') return { ...header, mode: (header.mode ?? 0) & 0o100 ? 0o755 : 0o644 };
   return header;
+}
+
+/** The Dockerfile with every label set by a LABEL step at its end, over anything it set itself. */
+function withLastLabel(dockerfile: string, labels: Record<string, string>): string {
+  return `${dockerfile.trimEnd()}\nLABEL ${Object.entries(labels).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ')}\n`;
+}
+
+/** The image carries exactly the labels asked for, and no deployment label the Dockerfile set itself. */
+function labelledAs(info: Docker.ImageInspectInfo, wanted: Record<string, string>): boolean {
+  const labels = info.Config?.Labels ?? {};
+  return LABEL.deployment in labels ? false : Object.entries(wanted).every(([k, v]) => labels[k] === v);
 }
 
 /** A loopback port nothing listens on right now. */
@@ -146,6 +159,22 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
     }
   }
 
+  /** One build of a context that holds its Dockerfile as LABELLED_DOCKERFILE. */
+  async function sendBuild(context: unknown, tag: string, onLine: (line: string) => void, signal: AbortSignal) {
+    // tar-fs's and tar-stream's packs are Readables; their types name a newer Pack, which dockerode's do not know.
+    const stream = (await docker.buildImage(context as NodeJS.ReadableStream, {
+      t: tag,
+      dockerfile: LABELLED_DOCKERFILE,
+      rm: true,
+      forcerm: true,
+      abortSignal: signal,
+    })) as Readable;
+    const cancel = () => stream.destroy(new Error('build cancelled'));
+    if (signal.aborted) cancel();
+    else signal.addEventListener('abort', cancel, { once: true });
+    await followProgress(stream, onLine);
+  }
+
   return {
     async ping() {
       await call('ping', () => docker.ping());
@@ -164,31 +193,28 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
     },
 
     async build(spec, onLine, signal) {
-      // The engine's `labels` option costs one build step (a container) per label; one LABEL line
-      // appended to a copy of the Dockerfile, added to the context, costs one step in all.
-      const labels = Object.entries({ ...spec.labels, ...owned }).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
-      const dockerfile = `${spec.dockerfileText.trimEnd()}\nLABEL ${labels.join(' ')}\n`;
+      const labels: Record<string, string> = { ...spec.labels, ...owned };
+      const { [LABEL.deployment]: _deployment, ...perService } = labels;
+      // The service's labels as a step the builder caches; the deployment is in the tag (image-deployment.ts).
+      const cached = labelFinalStage(spec.dockerfileText, perService);
       const context = pack(spec.contextDir, {
         ignore: (path) => leftOutOfContext(spec.contextDir, path),
         map: gitMode,
         finalize: false,
         finish: (tar) => {
-          tar.entry({ name: LABELLED_DOCKERFILE }, dockerfile);
+          tar.entry({ name: LABELLED_DOCKERFILE }, cached ?? withLastLabel(spec.dockerfileText, labels));
           tar.finalize();
         },
       });
-      // tar-fs's pack is a Readable; its types name tar-stream's newer Pack, which dockerode's do not know.
-      const stream = (await docker.buildImage(context as unknown as NodeJS.ReadableStream, {
-        t: spec.tag,
-        dockerfile: LABELLED_DOCKERFILE,
-        rm: true,
-        forcerm: true,
-        abortSignal: signal,
-      })) as Readable;
-      const cancel = () => stream.destroy(new Error('build cancelled'));
-      if (signal.aborted) cancel();
-      else signal.addEventListener('abort', cancel, { once: true });
-      await followProgress(stream, onLine);
+      await sendBuild(context, spec.tag, onLine, signal);
+      if (cached === null) return;
+      const built = await call('image inspect', () => docker.getImage(spec.tag).inspect());
+      if (labelledAs(built, perService)) return;
+      // The Dockerfile sets labels of ours itself: they are set again by a last step, over its own.
+      const relabel = tarPack();
+      relabel.entry({ name: LABELLED_DOCKERFILE }, withLastLabel(`FROM ${built.Id}\n`, labels));
+      relabel.finalize();
+      await sendBuild(relabel, spec.tag, onLine, signal);
     },
 
     async imageExists(reference) {
@@ -234,8 +260,16 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
     },
 
     async listImages(labels): Promise<OwnedImage[]> {
-      const found = await call('listImages', () => docker.listImages({ filters: ownedFilter(labels) }));
-      return found.map((i) => ({ id: i.Id, tags: (i.RepoTags ?? []).filter((t) => t !== '<none>:<none>'), labels: i.Labels ?? {} }));
+      // The deployment is not an engine label (image-deployment.ts): it is matched here. Untagged images (a
+      // failed build's last cached step) are the builder's cache, not an image of a deployment.
+      const { [LABEL.deployment]: _deployment, ...engineLabels } = labels;
+      const found = await call('listImages', () => docker.listImages({ filters: { ...ownedFilter(engineLabels), dangling: ['false'] } }));
+      return found
+        .map((i) => {
+          const tags = (i.RepoTags ?? []).filter((t) => t !== '<none>:<none>');
+          return { id: i.Id, tags, labels: listedLabels(tags, i.Labels ?? {}) };
+        })
+        .filter((i) => hasLabels(i.labels, labels));
     },
 
     async run(spec: ContainerSpec): Promise<RunningContainer> {

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import Docker from 'dockerode';
 import { LABEL } from '../../src/runtime/container-runtime.js';
+import { hasLabels, listedLabels } from '../../src/runtime/image-deployment.js';
 import { required } from './requirements.js';
 
 export const docker = new Docker({ socketPath: '/var/run/docker.sock' });
@@ -49,12 +50,23 @@ const managed = (labels: Record<string, string>) => ({ label: Object.entries({ .
 
 export const containersOf = (labels: Record<string, string>) => docker.listContainers({ all: true, filters: managed(labels) });
 
-export const imagesOf = (labels: Record<string, string>) => docker.listImages({ filters: managed(labels) });
+/**
+ * Tagged images carrying the labels, as Slipway lists them: an image's deployment is its tag's version
+ * (src/runtime/image-deployment.ts); an untagged one is build cache.
+ */
+export async function imagesOf(labels: Record<string, string>) {
+  const { [LABEL.deployment]: _deployment, ...engineLabels } = labels;
+  const found = await docker.listImages({ filters: { ...managed(engineLabels), dangling: ['false'] } });
+  return found
+    .map((i) => ({ ...i, Labels: listedLabels((i.RepoTags ?? []).filter((t) => t !== '<none>:<none>'), i.Labels ?? {}) }))
+    .filter((i) => hasLabels(i.Labels, labels));
+}
 
 /** Removes whatever a test's project left behind, even after a failed assertion. */
 export async function removeProjectLeftovers(projectId: string) {
   for (const c of await containersOf({ [LABEL.project]: projectId })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
-  for (const i of await imagesOf({ [LABEL.project]: projectId })) await docker.getImage(i.Id).remove({ force: true }).catch(() => undefined);
+  // Build cache included: the cached label step of a service carries its labels.
+  for (const i of await docker.listImages({ filters: managed({ [LABEL.project]: projectId }) })) await docker.getImage(i.Id).remove({ force: true }).catch(() => undefined);
   await docker.getNetwork(`slipway-${projectId}`).remove().catch(() => undefined);
   for (const v of (await docker.listVolumes({ filters: managed({ [LABEL.project]: projectId }) })).Volumes ?? []) {
     await docker.getVolume(v.Name).remove().catch(() => undefined);
