@@ -72,12 +72,17 @@ export function currentRelease(state: ReleaseHistory, currentDeploymentId: strin
 
 /**
  * Releases whose images go: all but the newest `kept` by version, except those sharing an image with a kept
- * one (a rollback's release runs an older release's image) and the current one.
+ * one (a rollback's release runs an older release's image), the current one and the one before it (what an
+ * automatic rollback of the current one puts back, even with `releasesKept: 1`).
  */
 export function releasesToPrune(state: ReleaseHistory, kept: number, currentDeploymentId: string | null): KeptRelease[] {
   const newest = state.releases.slice(-kept);
   const keep = new Set(newest.map((r) => r.imageId));
   const current = releaseOfDeployment(state, currentDeploymentId);
-  if (current) keep.add(current.imageId);
+  if (current) {
+    keep.add(current.imageId);
+    const before = state.releases.filter((r) => r.version < current.version).at(-1);
+    if (before) keep.add(before.imageId);
+  }
   return state.releases.filter((r) => r.available && !keep.has(r.imageId));
 }

@@ -106,6 +106,20 @@ program
     process.exitCode = await (await import('./api/deploy.js')).deploy(service, o);
   });
 
+for (const [action, description] of [
+  ['stop', 'stop the service (its release is kept; its routes answer 503 until it is started)'],
+  ['start', 'start a stopped service: its current release runs again, followed like a deployment'],
+  ['restart', 'restart the current release (web services without downtime), followed like a deployment'],
+] as const) {
+  program
+    .command(`${action} <service>`)
+    .description(description)
+    .addOption(json())
+    .action(async (service: string, o) => {
+      process.exitCode = await (await import('./api/deploy.js')).control(action, service, o);
+    });
+}
+
 program
   .command('releases <service>')
   .description('the service’s releases, newest first: which one runs, and which can still be rolled back to')

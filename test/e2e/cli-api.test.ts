@@ -145,6 +145,13 @@ t.test('the CLI drives a real server over HTTP', { skip: await requireDocker() }
     const missing = await cli('rollback', 'web', '--to', '9');
     t.equal(missing.status, 1);
     t.match(missing.stderr, /no release 9; its releases: v4, v3, v2, v1/);
+    const stopped = await cli('stop', 'web');
+    t.equal(stopped.status, 0, stopped.stderr);
+    t.match(stopped.stdout, /stopped web; its routes answer 503/);
+    const started = await cli('start', 'web');
+    t.equal(started.status, 0, started.stderr);
+    t.match(started.stderr, /start [0-9a-f-]+ of web queued/);
+    t.match(started.stdout, /\ndeployment [0-9a-f-]+ succeeded\n$/);
   });
 
   await t.test('Ctrl-C asks whether to abort; yes aborts the deployment and the exit code says it did not succeed', async (t) => {

@@ -52,7 +52,9 @@ t.test('pruning keeps the newest releases, the current one, and every release sh
   // 4 and 5 are rollbacks: 4 runs 2's image, 5 runs 1's.
   const h = history(release(1), release(2), release(3), release(4, 'sha256:2'), release(5, 'sha256:1'), release(6));
   t.same(releasesToPrune(h, 2, 'd6').map((r) => r.releaseId), ['r2', 'r3', 'r4'], 'r1 shares the image of the kept r5');
-  t.same(releasesToPrune(h, 2, 'd3').map((r) => r.releaseId), ['r2', 'r4'], 'the current release keeps its image, wherever it is');
+  t.same(releasesToPrune(h, 1, 'd6').map((r) => r.releaseId), ['r2', 'r3', 'r4'], 'the one before the current stays (r5, and r1 with its image): an automatic rollback needs it');
+  t.same(releasesToPrune(history(release(1), release(2), release(3), release(4)), 1, 'd2').map((r) => r.releaseId), ['r3'], 'the current release and the one before keep their images, wherever they are');
+  t.same(releasesToPrune(history(release(1), release(2), release(3), release(4), release(5)), 1, 'd3').map((r) => r.releaseId), ['r1', 'r4'], 'after a rollback to r3: r5 by count, r3 current, r2 before it');
   t.same(releasesToPrune(h, 10, 'd6'), [], 'all within releasesKept');
 });
 

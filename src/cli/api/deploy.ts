@@ -64,6 +64,22 @@ export async function rollback(serviceRef: string | undefined, o: { json?: boole
   return follow(api, service, queued, o);
 }
 
+/** `start` and `restart` run the current release again, followed like a deployment; `stop` answers at once. */
+export async function control(action: 'stop' | 'start' | 'restart', serviceRef: string, o: { json?: boolean }): Promise<number> {
+  const { api } = apiClient();
+  const service = await findService(api, serviceRef);
+  const path = { params: { path: { serviceId: service.id } } };
+  if (action === 'stop') {
+    const data = await answer(api.POST('/api/services/{serviceId}/stop', path));
+    out(o.json ? JSON.stringify(data) : `stopped ${service.slug}; its routes answer 503 until slipway start ${service.slug}`);
+    return 0;
+  }
+  const { deployment: queued } = await answer(
+    action === 'start' ? api.POST('/api/services/{serviceId}/start', path) : api.POST('/api/services/{serviceId}/restart', path),
+  );
+  return follow(api, service, queued, o);
+}
+
 /** With no service named: the one service the key can see, if there is exactly one. */
 async function onlyService(api: Api): Promise<string> {
   const { projects } = await answer(api.GET('/api/projects'));
