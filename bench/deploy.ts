@@ -70,14 +70,17 @@ async function untilAnswers(port: number, host: string, body: string) {
 }
 
 /** The same app deployed by hand with the docker CLI: build, run, first answer. */
-function byHand(version: string): Promise<number> {
+/** The network a hand-run container joins on the second side-by-side: a user-defined one, as Slipway's project network. */
+const HAND_NETWORK = 'slipway-bench-hand';
+
+function byHand(version: string, network?: string): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'slipway-hand-'));
   for (const [name, text] of Object.entries(app(version))) writeFileSync(join(dir, name), text);
   const name = `slipway-bench-hand-${version}`;
   const started = performance.now();
   const docker = (...args: string[]) => execFileSync('docker', args, { encoding: 'utf8', env: { ...process.env, DOCKER_BUILDKIT: '0' }, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   docker('build', '-q', '-t', `slipway-bench/hand:${version}`, dir);
-  docker('run', '-d', '--name', name, '-e', 'PORT=8080', '-p', '127.0.0.1::8080', `slipway-bench/hand:${version}`);
+  docker('run', '-d', '--name', name, ...(network ? ['--network', network] : []), '-e', 'PORT=8080', '-p', '127.0.0.1::8080', `slipway-bench/hand:${version}`);
   const port = Number(docker('port', name, '8080/tcp').split(':').pop());
   return untilAnswers(port, 'localhost', version).then(() => {
     const ms = performance.now() - started;
@@ -106,12 +109,16 @@ export async function deployBenchmarks() {
     await waitForDeployment(s, svc.id, warm);
     await byHand('warm');
 
+    execFileSync('docker', ['network', 'create', HAND_NETWORK], { stdio: 'ignore' });
+    await byHand('warm-net', HAND_NETWORK);
     const slipway: number[] = [];
     const hand: number[] = [];
+    const handOnNetwork: number[] = [];
     const steps: Record<string, number>[] = [];
     for (let i = 0; i < 5; i++) {
       const version = `v${i}-${Date.now()}`;
       hand.push(await byHand(version));
+      handOnNetwork.push(await byHand(`n${version}`, HAND_NETWORK));
       git.push('acme/bench', app(version));
       const posted = Date.now();
       const started = performance.now();
@@ -125,6 +132,9 @@ export async function deployBenchmarks() {
     line('deploy: POST → new version answers on its domain (median of 5)', `${a.toFixed(0)} ms`);
     line('deploy: docker build + run + first answer by hand (median of 5)', `${b.toFixed(0)} ms`);
     line('deploy overhead / ratio', `${(a - b).toFixed(0)} ms / ${(a / b).toFixed(2)}`);
+    const c = median(handOnNetwork);
+    line('deploy: the same by hand, run on a user-defined network like Slipway’s (median of 5)', `${c.toFixed(0)} ms`);
+    line('deploy overhead / ratio against that', `${(a - c).toFixed(0)} ms / ${(a / c).toFixed(2)}`);
     line('deploy steps, from its log (medians, ms)', Object.keys(steps[0] ?? {}).map((k) => `${k} ${median(steps.map((x) => x[k]!))}`).join(', '));
 
     // Log latency: lines a build prints with their own clock, against when the SSE client gets them.
@@ -177,5 +187,10 @@ export async function deployBenchmarks() {
     await s.close();
     await removeProjectLeftovers(project.id);
     await git.close();
+    try {
+      execFileSync('docker', ['network', 'rm', HAND_NETWORK], { stdio: 'ignore' });
+    } catch {
+      // Not created (the bench failed before) or already gone.
+    }
   }
 }

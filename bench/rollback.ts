@@ -6,6 +6,7 @@ import { startGitServer } from '../test/helpers/git-server.js';
 import { startTestServer } from '../test/helpers/test-server.js';
 import { line } from './print.js';
 
+const HAND_NETWORK = 'slipway-bench-hand-rollback';
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const SERVER = `import http.server, os
@@ -28,11 +29,11 @@ async function untilAnswers(port: number, host: string, body: string) {
 }
 
 /** The same image started by hand: `docker run`, then its first answer. */
-async function byHand(imageId: string, version: string): Promise<number> {
+async function byHand(imageId: string, version: string, network?: string): Promise<number> {
   const name = `slipway-bench-rollback-${Date.now()}`;
   const docker = (...args: string[]) => execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   const started = performance.now();
-  docker('run', '-d', '--name', name, '-e', 'PORT=8080', '-p', '127.0.0.1::8080', imageId);
+  docker('run', '-d', '--name', name, ...(network ? ['--network', network] : []), '-e', 'PORT=8080', '-p', '127.0.0.1::8080', imageId);
   const port = Number(docker('port', name, '8080/tcp').split(':').pop());
   await untilAnswers(port, 'localhost', version);
   const ms = performance.now() - started;
@@ -61,11 +62,15 @@ export async function rollbackBenchmarks() {
     const releases = (await s.call('GET', `/api/services/${svc.id}/releases`)).body.releases as { id: string; version: number; imageId: string }[];
     const [two, one] = releases as [(typeof releases)[0], (typeof releases)[0]];
     await byHand(one.imageId, 'one');
+    execFileSync('docker', ['network', 'create', HAND_NETWORK], { stdio: 'ignore' });
+    await byHand(one.imageId, 'one', HAND_NETWORK);
 
     const slipway: number[] = [];
     const hand: number[] = [];
+    const handOnNetwork: number[] = [];
     for (let i = 0; i < 5; i++) {
       hand.push(await byHand(one.imageId, 'one'));
+      handOnNetwork.push(await byHand(one.imageId, 'one', HAND_NETWORK));
       for (const [target, body] of [[one, 'one'], [two, 'two']] as const) {
         const started = performance.now();
         const queued = await s.call('POST', `/api/services/${svc.id}/rollback`, { body: { releaseId: target.id } });
@@ -79,9 +84,17 @@ export async function rollbackBenchmarks() {
     line('rollback: POST → the old version answers on its domain (median of 5)', `${a.toFixed(0)} ms`);
     line('rollback: docker run of the same image + first answer by hand (median of 5)', `${b.toFixed(0)} ms`);
     line('rollback overhead / ratio', `${(a - b).toFixed(0)} ms / ${(a / b).toFixed(2)}`);
+    const c = median(handOnNetwork);
+    line('rollback: the same by hand on a user-defined network like Slipway’s (median of 5)', `${c.toFixed(0)} ms`);
+    line('rollback overhead / ratio against that', `${(a - c).toFixed(0)} ms / ${(a / c).toFixed(2)}`);
   } finally {
     await s.close();
     await git.close();
     await removeProjectLeftovers(project.id);
+    try {
+      execFileSync('docker', ['network', 'rm', HAND_NETWORK], { stdio: 'ignore' });
+    } catch {
+      // Not created, or already gone.
+    }
   }
 }
