@@ -47,7 +47,7 @@ function stepTimes(posted: number, logs: { line: string; stream: string; created
   return times;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
 
 const SERVER = `import http.server, os
@@ -57,12 +57,12 @@ class H(http.server.BaseHTTPRequestHandler):
     def log_message(self, *a): pass
 http.server.ThreadingHTTPServer(("0.0.0.0", int(os.environ["PORT"])), H).serve_forever()
 `;
-const app = (version: string) => ({
+export const app = (version: string) => ({
   Dockerfile: `FROM ${TEST_IMAGES.python}\nWORKDIR /app\nCOPY . .\nENV VERSION=${version}\nCMD ["python3", "server.py"]\n`,
   'server.py': SERVER,
 });
 
-async function untilAnswers(port: number, host: string, body: string) {
+export async function untilAnswers(port: number, host: string, body: string) {
   for (;;) {
     if ((await probe(port, host)).body === body) return;
     await new Promise((r) => setTimeout(r, 20));

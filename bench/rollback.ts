@@ -1,32 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { createProject, createService } from '../test/helpers/api-suite.js';
-import { deployEnv, probe, waitForDeployment } from '../test/helpers/deploy.js';
-import { dockerUnavailable, removeProjectLeftovers, TEST_IMAGES } from '../test/helpers/docker.js';
+import { deployEnv, waitForDeployment } from '../test/helpers/deploy.js';
+import { dockerUnavailable, removeProjectLeftovers } from '../test/helpers/docker.js';
 import { startGitServer } from '../test/helpers/git-server.js';
 import { startTestServer } from '../test/helpers/test-server.js';
+import { app, median, untilAnswers } from './deploy.js';
 import { line } from './print.js';
 
 const HAND_NETWORK = 'slipway-bench-hand-rollback';
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-const SERVER = `import http.server, os
-class H(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        self.send_response(200); self.end_headers(); self.wfile.write(os.environ.get("VERSION", "?").encode())
-    def log_message(self, *a): pass
-http.server.ThreadingHTTPServer(("0.0.0.0", int(os.environ["PORT"])), H).serve_forever()
-`;
-const app = (version: string) => ({
-  Dockerfile: `FROM ${TEST_IMAGES.python}\nWORKDIR /app\nCOPY . .\nENV VERSION=${version}\nCMD ["python3", "server.py"]\n`,
-  'server.py': SERVER,
-});
-
-async function untilAnswers(port: number, host: string, body: string) {
-  for (;;) {
-    if ((await probe(port, host)).body === body) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /** The same image started by hand: `docker run`, then its first answer. */
 async function byHand(imageId: string, version: string, network?: string): Promise<number> {
