@@ -272,19 +272,11 @@ async function buildFromSource(deps: RunDeps, id: string, p: Prepared, log: Depl
   }
 }
 
-/**
- * Pulls the image unless it is present. An image a key named (`fromKey`) is pulled only from a registry the
- * outbound policy lets through; the installation's own images (database, packbuilder) are the operator's.
- */
-export async function ensureImage(deps: RunDeps, reference: string, log: DeploymentLog, signal: AbortSignal, fromKey = false) {
+/** Pulls one of the installation's own images (a database engine's) unless it is present. */
+export async function ensureImage(deps: RunDeps, reference: string, log: DeploymentLog, signal: AbortSignal) {
   if (await deps.runtime.imageExists(reference)) {
     log.system(`Image ${reference} is present`);
     return;
-  }
-  if (fromKey) {
-    await vetRegistry(deps.outbound, reference).catch((error: unknown) => {
-      throw new DeployFailure(`pulling ${reference} refused: ${message(error)}`);
-    });
   }
   log.system(`Pulling ${reference}`);
   await step(`pulling ${reference}`, deps.settings.timeouts.pullMs, signal, (s) => deps.runtime.pull(reference, (l) => log.write(l), s));

@@ -10,6 +10,7 @@ import type { ResourceSettings } from '../../commands/service/resources.js';
 import { fromHealthCheckColumn, healthCheckColumn } from '../../commands/service/health-check.js';
 import { loadAggregate } from '../../commands/shared/execute.js';
 import { LABEL } from '../runtime/container-runtime.js';
+import { createRedactor, secretValues } from '../secrets/redactor.js';
 import type { DeploymentLog } from './deployment-log.js';
 import { DeployFailure, type Prepared, type RunDeps } from './deployment-run.js';
 
@@ -49,6 +50,8 @@ export async function planFromRelease(deps: RunDeps, id: string, request: Deploy
   }
   const ownConfig = request.kind !== 'rollback' || request.config === 'release';
   const env = ownConfig ? await sealedEnv(deps, release) : p.env;
+  // The release's own values may differ from today's: they are redacted from the log as well.
+  if (ownConfig) log.setRedactor(createRedactor([...p.secrets, ...secretValues(Object.entries(env).map(([key, value]) => ({ key, value, resolved: value })))]));
   const exact = request.kind === 'rollback' && request.config === 'release';
   const internalPort = exact ? release.config.internalPort : row.internal_port;
   const runtimeMode = exact ? release.config.runtimeMode : row.runtime_mode;

@@ -34,6 +34,7 @@ const app = (version: string, exitAfter?: number) => ({
   Dockerfile: 'FROM slipway/runtime-python:bookworm\nWORKDIR /app\nCOPY server.py .\nCMD ["python3", "-u", "server.py"]\n',
   'server.py': `import http.server, os, signal, sys, threading, time
 signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+print("starting with token", os.environ.get("API_TOKEN", "-"), flush=True)
 ${exitAfter ? `def die():\n    time.sleep(${exitAfter})\n    print("${version}: out of luck, exiting", flush=True)\n    os._exit(3)\nthreading.Thread(target=die, daemon=True).start()\n` : ''}
 class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
@@ -53,7 +54,7 @@ t.test('releases: list, roll back without a build, prune beyond releasesKept, ro
   t.teardown(() => s.close());
   const project = await createProject(s, 'Releases');
   t.teardown(() => removeProjectLeftovers(project.id));
-  const svc = await createService(s, project.id, { name: 'clock', repoFullName: 'acme/clock', branch: 'main', internalPort: 8080, env: [{ key: 'GREETING', value: 'hello' }] });
+  const svc = await createService(s, project.id, { name: 'clock', repoFullName: 'acme/clock', branch: 'main', internalPort: 8080, env: [{ key: 'GREETING', value: 'hello' }, { key: 'API_TOKEN', value: 'old-token-value-1234' }] });
   t.equal(svc.releasesKept, 10, 'releasesKept defaults to 10');
   t.equal(svc.watchSeconds, 60, 'a release is watched for 60 s by default');
   t.equal(svc.autoRollback, true, 'and rolled back on its own');
@@ -76,6 +77,7 @@ t.test('releases: list, roll back without a build, prune beyond releasesKept, ro
 
   // A variable changed since v2: an exact rollback runs v2 as it ran, `config: "current"` with today's.
   await s.call('POST', `/api/services/${svc.id}/env`, { body: { key: 'GREETING', value: 'changed' } });
+  await s.call('POST', `/api/services/${svc.id}/env`, { body: { key: 'API_TOKEN', value: 'new-token-value-5678' } });
 
   const load = steadyLoad(svc.hostPort, 'localhost');
   const startedAt = Date.now();
@@ -91,6 +93,8 @@ t.test('releases: list, roll back without a build, prune beyond releasesKept, ro
   const log = (await logLines(s, back.id)).join('\n');
   t.notMatch(log, /Cloning|Building with|docker build|packbuilder/, 'no clone and no build');
   t.match(log, /Running release v2 .* without clone or build, with its own variables/);
+  t.match(log, /starting with token \[redacted\]/, 'the release’s own secret, no longer today’s, is redacted from the log');
+  t.notMatch(log, /old-token-value/);
 
   const withToday = await s.call('POST', `/api/services/${svc.id}/rollback`, { body: { releaseId: listed[2]!.id, config: 'current' } });
   t.equal(outcome(await waitForDeployment(s, svc.id, withToday.body.deployment.id)), 'succeeded');
