@@ -170,6 +170,17 @@ export function presentDeployment(row: DeploymentRow): z.infer<typeof deployment
   };
 }
 
+/** A deployment as it was queued, even if the deployer has already taken it in the meantime. */
+export const presentQueuedDeployment = (row: DeploymentRow): z.infer<typeof deployment> => ({
+  ...presentDeployment(row),
+  status: 'queued',
+  commitSha: null,
+  imageTag: null,
+  containerName: null,
+  startedAt: null,
+  finishedAt: null,
+});
+
 export function presentDeploymentLog(row: DeploymentLogRow): z.infer<typeof logLine> {
   return { id: row.id, deploymentId: row.deployment_id, line: row.line, stream: row.stream, createdAt: isoRequired(row.created_at) };
 }

@@ -94,7 +94,7 @@ const snapshotSettings = ({ row }: Prepared) => ({
 export async function recordGoneLive(deps: RunDeps, id: string, p: Prepared, plan: RunPlan): Promise<KeptRelease | undefined> {
   const imageId = (await deps.runtime.imageInfo(plan.image).catch(() => null))?.id ?? plan.image;
   const config = plan.config ?? { ...snapshotSettings(p), env: await deps.keyring.encrypt(p.row.id, JSON.stringify(plan.env)) };
-  await recordRelease(deps.cmd, p.row.id, {
+  const recorded = await recordRelease(deps.cmd, p.row.id, {
     releaseId: randomUUID(),
     deploymentId: id,
     imageId,
@@ -104,6 +104,9 @@ export async function recordGoneLive(deps: RunDeps, id: string, p: Prepared, pla
     buildMethod: plan.buildMethod,
     config,
   });
+  const [event] = recorded.events;
+  if (event?.type === 'ReleaseRecorded') return { ...event.data, available: true };
+  // Recorded by an earlier attempt: as the log has it.
   return (await loadReleases(deps.cmd, p.row.id)).releases.find((r) => r.deploymentId === id);
 }
 

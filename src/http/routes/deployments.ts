@@ -6,7 +6,7 @@ import type { Slipway } from '../../slipway.js';
 import { principalOf, visibleDeployment, visibleService, writerOf } from '../auth.js';
 import { requestContext } from '../request-context.js';
 import { notFoundHttp } from '../errors.js';
-import { presentDeployment, presentDeploymentLog } from '../presenters.js';
+import { presentDeployment, presentDeploymentLog, presentQueuedDeployment } from '../presenters.js';
 import { openSse } from '../sse.js';
 import { route } from '../contract/endpoint.js';
 import { deploymentsApi } from '../contract/deployments.js';
@@ -22,8 +22,7 @@ export function deploymentRoutes(router: Router, app: Slipway) {
     await app.settle(position);
     const row = await findDeployment(app.db, id);
     if (!row) throw notFoundHttp('deployment');
-    // Answer as queued even if the deployer has already taken it in the meantime.
-    ctx.body = { deployment: { ...presentDeployment(row), status: 'queued', commitSha: null, imageTag: null, containerName: null, startedAt: null, finishedAt: null } };
+    ctx.body = { deployment: presentQueuedDeployment(row) };
   });
 
   route(router, deploymentsApi.list, async (ctx) => {

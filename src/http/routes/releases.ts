@@ -7,7 +7,7 @@ import { principalOf, visibleService, writerOf } from '../auth.js';
 import { route } from '../contract/endpoint.js';
 import { releasesApi } from '../contract/releases.js';
 import { notFoundHttp } from '../errors.js';
-import { presentDeployment, presentRelease } from '../presenters.js';
+import { presentQueuedDeployment, presentRelease } from '../presenters.js';
 import { requestContext } from '../request-context.js';
 import { parseInput } from '../validation.js';
 
@@ -17,7 +17,7 @@ export function releaseRoutes(router: Router, app: Slipway) {
     await app.settle(position);
     const row = await findDeployment(app.db, id);
     if (!row) throw notFoundHttp('deployment');
-    return { deployment: { ...presentDeployment(row), status: 'queued' as const, startedAt: null, finishedAt: null } };
+    return { deployment: presentQueuedDeployment(row) };
   };
 
   route(router, releasesApi.list, async (ctx) => {

@@ -10,7 +10,7 @@ import { principalOf, visibleProject, visibleService, writerOf } from '../auth.j
 import { requestContext } from '../request-context.js';
 import { notFoundHttp } from '../errors.js';
 import { issuesCertificates } from '../../installation-settings.js';
-import { iso, presentDeployment, presentDomain, presentService } from '../presenters.js';
+import { iso, presentDeployment, presentDomain, presentQueuedDeployment, presentService } from '../presenters.js';
 import { parseCreateService, vetServiceChanges, vetServiceSource } from '../service-bodies.js';
 import { parseInput } from '../validation.js';
 import { databaseSuggestions, projectWithServices } from './projects.js';
@@ -84,7 +84,7 @@ export function serviceRoutes(router: Router, app: Slipway) {
     const queued = rerun ? await rerunCurrentRelease(cmd, service.id, 'config') : null;
     await app.settle(latest(updated.position, queued?.position ?? null));
     const row = queued ? await findDeployment(app.db, queued.id) : null;
-    ctx.body = { service: await presentServiceById(app, service.id), deployment: row ? { ...presentDeployment(row), status: 'queued' as const, startedAt: null, finishedAt: null } : null };
+    ctx.body = { service: await presentServiceById(app, service.id), deployment: row ? presentQueuedDeployment(row) : null };
   });
 
   route(router, servicesApi.transfer, async (ctx) => {
