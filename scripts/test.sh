@@ -22,6 +22,7 @@ out=$(mktemp)
 status=0
 npx tap -R terse "$@" 2>&1 | tee "$out" || status=$?
 node scripts/lib/check-skips.mjs .tap/test-results || status=1
+[[ $status -eq 0 ]] || node scripts/lib/print-failures.mjs .tap/test-results
 # tap ends with "# { total: N, pass: N[, fail: N] }"; restate it in the plain form CI reads.
 node -e '
   const line = require("fs").readFileSync(process.argv[1], "utf8").split("\n").reverse().find((l) => l.startsWith("# { total"));
