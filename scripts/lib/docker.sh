@@ -42,32 +42,87 @@ ensure_base_image() {
   rm -rf "$rootfs"
 }
 
-# ensure_image NAME DIR: builds images/DIR as slipway/NAME:bookworm unless an image of the same sources exists.
+# images/DIR/npm-packages: files the build context gets from the npm registry (`FILE SPEC` a line, ARCH
+# replaced by x64 or arm64), fetched at build time so the pinned versions, not the tarballs, make the digest.
+fetch_npm_packages() {
+  local dir=$1 context=$2 arch file spec packed
+  case $(uname -m) in
+    x86_64 | amd64) arch=x64 ;;
+    aarch64 | arm64) arch=arm64 ;;
+    *) echo "no Node binaries for $(uname -m)" >&2; return 1 ;;
+  esac
+  while read -r file spec; do
+    [[ -z $file || $file == \#* ]] && continue
+    packed=$(cd "$context" && npm pack --silent "${spec//ARCH/$arch}" | tail -n 1)
+    mv "$context/$packed" "$context/$file"
+  done <"images/$dir/npm-packages"
+}
+
+# ensure_image NAME DIR: builds images/DIR as slipway/NAME:bookworm unless an image of the same sources exists;
+# prints `built` or `up to date`.
 ensure_image() {
-  local tag="slipway/$1:bookworm" source
+  local tag="slipway/$1:bookworm" source context status=0
   # A digest of the directory's files (not their times), so an edited Dockerfile or entrypoint is rebuilt.
   source=$(cd "images/$2" && find . -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
-  [[ $(docker image inspect -f '{{ index .Config.Labels "slipway.source" }}' "$tag" 2>/dev/null) == "$source" ]] && return 0
-  log "building $tag"
-  docker build -q --label "slipway.source=$source" -t "$tag" "images/$2" >/dev/null
+  if [[ $(docker image inspect -f '{{ index .Config.Labels "slipway.source" }}' "$tag" 2>/dev/null) == "$source" ]]; then
+    echo "up to date"
+    return 0
+  fi
+  context="images/$2"
+  if [[ -f "images/$2/npm-packages" ]]; then
+    context=$(mktemp -d /tmp/slipway-image.XXXXXX)
+    cp -r "images/$2/." "$context"
+    fetch_npm_packages "$2" "$context" || status=$?
+  fi
+  ((status == 0)) && { docker build -q --label "slipway.source=$source" -t "$tag" "$context" >/dev/null || status=$?; }
+  [[ $context == "images/$2" ]] || rm -rf "$context"
+  ((status == 0)) && echo "built"
+  return $status
 }
+
+# One line per image, with its time; the build's own output only when it failed.
+report_image() {
+  local started=$SECONDS output
+  if output=$(ensure_image "$1" "$2" 2>&1); then
+    printf '%-10s slipway/%s:bookworm (%d s)\n' "$(tail -n 1 <<<"$output")" "$1" $((SECONDS - started))
+  else
+    printf 'FAILED     slipway/%s:bookworm (%d s)\n%s\n' "$1" $((SECONDS - started)) "$(sed 's/^/    /' <<<"$output")" >&2
+    return 1
+  fi
+}
+
+# build_images NAME:DIR... : at most SLIPWAY_IMAGE_JOBS (2) builds at a time; fails when any failed.
+build_images() {
+  local jobs=${SLIPWAY_IMAGE_JOBS:-2} running=0 failed=0 spec
+  if [[ ! $jobs =~ ^[1-9][0-9]*$ ]]; then
+    echo "SLIPWAY_IMAGE_JOBS must be a positive whole number, not '$jobs'" >&2
+    return 1
+  fi
+  for spec in "$@"; do
+    if ((running >= jobs)); then
+      wait -n || failed=$((failed + 1))
+      running=$((running - 1))
+    fi
+    report_image "${spec%%:*}" "${spec#*:}" &
+    running=$((running + 1))
+  done
+  while ((running > 0)); do
+    wait -n || failed=$((failed + 1))
+    running=$((running - 1))
+  done
+  ((failed == 0)) || { echo "$failed image build(s) failed" >&2; return 1; }
+}
+
+# The runtimes of the packbuilder and the stand-ins for the official database images, from Debian packages.
+STAND_IN_IMAGES=(
+  runtime-node:runtime-node runtime-python:runtime-python runtime-go:runtime-go runtime-static:runtime-static
+  db-postgres:db-postgres db-mysql:db-mysql db-redis:db-redis db-clickhouse:db-clickhouse
+)
 
 ensure_test_images() {
   ensure_docker_engine
   ensure_base_image
-  # Built side by side; each failure is reported, not lost behind `wait`.
-  local pids=() failed=0 pid
-  ensure_image runtime-node runtime-node & pids+=($!)
-  ensure_image runtime-python runtime-python & pids+=($!)
-  ensure_image runtime-go runtime-go & pids+=($!)
-  ensure_image runtime-static runtime-static & pids+=($!)
-  # Stand-ins for the official database images, from Debian packages.
-  ensure_image db-postgres db-postgres & pids+=($!)
-  ensure_image db-mysql db-mysql & pids+=($!)
-  ensure_image db-redis db-redis & pids+=($!)
-  ensure_image db-clickhouse db-clickhouse & pids+=($!)
-  for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+  build_images "${STAND_IN_IMAGES[@]}" || return 1
   # test-web is built FROM runtime-python.
-  ensure_image test-web test-web || failed=1
-  return $failed
+  build_images test-web:test-web
 }
