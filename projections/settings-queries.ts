@@ -1,5 +1,6 @@
 import type { SqlExecutor } from '../src/db/sql-client.js';
 import type { ResourceSettings } from '../commands/service/resources.js';
+import type { ImageSettingName } from '../src/installation-images.js';
 
 export interface RemoteStorageRow {
   endpoint: string;
@@ -16,7 +17,24 @@ export async function findRemoteStorage(db: SqlExecutor): Promise<RemoteStorageR
   return rows[0] ?? null;
 }
 
-export interface GeneralSettingsRow {
+/** The column of each image setting (`packNodeImage` …); null: the environment's default. */
+export const IMAGE_COLUMNS = {
+  packNodeImage: 'pack_node_image',
+  packPythonImage: 'pack_python_image',
+  packGoImage: 'pack_go_image',
+  packRunImage: 'pack_run_image',
+  packStaticImage: 'pack_static_image',
+  dbImagePostgres: 'db_image_postgres',
+  dbImageTimeseries: 'db_image_timeseries',
+  dbImageMysql: 'db_image_mysql',
+  dbImageRedis: 'db_image_redis',
+  dbImageMongodb: 'db_image_mongodb',
+  dbImageColumnar: 'db_image_columnar',
+} as const satisfies Record<ImageSettingName, string>;
+
+type ImageColumns = { [K in ImageSettingName as (typeof IMAGE_COLUMNS)[K]]: string | null };
+
+export interface GeneralSettingsRow extends ImageColumns {
   root_domain: string | null;
   public_ip: string | null;
   acme_email: string | null;
@@ -30,7 +48,8 @@ export interface GeneralSettingsRow {
 
 /** What was set through the API; null columns fall back to the environment. */
 export async function findGeneralSettings(db: SqlExecutor): Promise<GeneralSettingsRow | null> {
-  const { rows } = await db.query<GeneralSettingsRow>('select root_domain, public_ip, acme_email, acme_directory_url, https_enabled, allowed_destinations, deny_private_destinations, api_domain, default_resources from rm_general_settings where id = 1');
+  const columns = ['root_domain', 'public_ip', 'acme_email', 'acme_directory_url', 'https_enabled', 'allowed_destinations', 'deny_private_destinations', 'api_domain', 'default_resources', ...Object.values(IMAGE_COLUMNS)];
+  const { rows } = await db.query<GeneralSettingsRow>(`select ${columns.join(', ')} from rm_general_settings where id = 1`);
   return rows[0] ?? null;
 }
 

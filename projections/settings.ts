@@ -1,5 +1,6 @@
 import { parseSettingsEvent } from '../commands/settings/events.js';
 import type { RecordedEvent } from '../src/eventstore/port.js';
+import { IMAGE_COLUMNS } from './settings-queries.js';
 import type { BatchWriter } from './batch-writer.js';
 import { eachEventOf, type Projector } from './projector.js';
 import { sql, type Literal } from './sql-text.js';
@@ -14,6 +15,7 @@ const GENERAL_COLUMNS = {
   denyPrivateDestinations: 'deny_private_destinations',
   apiDomain: 'api_domain',
   defaultResources: 'default_resources',
+  ...IMAGE_COLUMNS,
 } as const;
 
 // Secrets stay in the log, sealed; the read side only knows that one is set.
@@ -65,7 +67,7 @@ const settingsEvents = eachEventOf('settings', parseSettingsEvent, (event, _id, 
 
 export const settingsProjector: Projector = {
   name: 'settings',
-  version: 5,
+  version: 6,
   tables: ['rm_remote_storage', 'rm_general_settings', 'rm_dns_providers', 'rm_ai_providers'],
   ddl: `
 create table if not exists rm_remote_storage (
@@ -89,7 +91,8 @@ create table if not exists rm_general_settings (
   deny_private_destinations boolean,
   api_domain text,
   updated_at timestamptz not null,
-  default_resources jsonb
+  default_resources jsonb,
+  ${Object.values(IMAGE_COLUMNS).map((column) => `${column} text`).join(',\n  ')}
 );
 create table if not exists rm_dns_providers (
   provider_id text primary key,

@@ -132,6 +132,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       allowedDestinations: c.SLIPWAY_ALLOW_DESTINATIONS,
       denyPrivateDestinations: ['on', 'true', '1'].includes(c.SLIPWAY_DENY_PRIVATE_DESTINATIONS),
       defaultResources: {},
+      packNodeImage: c.SLIPWAY_PACK_NODE_IMAGE,
+      packPythonImage: c.SLIPWAY_PACK_PYTHON_IMAGE,
+      packGoImage: c.SLIPWAY_PACK_GO_IMAGE,
+      packRunImage: c.SLIPWAY_PACK_RUN_IMAGE,
+      packStaticImage: c.SLIPWAY_PACK_STATIC_IMAGE,
+      dbImagePostgres: c.SLIPWAY_DB_IMAGE_POSTGRES,
+      dbImageTimeseries: c.SLIPWAY_DB_IMAGE_TIMESERIES,
+      dbImageMysql: c.SLIPWAY_DB_IMAGE_MYSQL,
+      dbImageRedis: c.SLIPWAY_DB_IMAGE_REDIS,
+      dbImageMongodb: c.SLIPWAY_DB_IMAGE_MONGODB,
+      dbImageColumnar: c.SLIPWAY_DB_IMAGE_COLUMNAR,
     },
     integrations: {
       cloudflareApiUrl: c.SLIPWAY_CLOUDFLARE_API_URL.replace(/\/+$/, ''),
@@ -163,23 +174,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         drainMs: c.SLIPWAY_DRAIN,
         stopGraceSeconds: Math.ceil(c.SLIPWAY_STOP_GRACE / 1000),
       },
-      packImages: {
-        node: c.SLIPWAY_PACK_NODE_IMAGE,
-        python: c.SLIPWAY_PACK_PYTHON_IMAGE,
-        go: c.SLIPWAY_PACK_GO_IMAGE,
-        run: c.SLIPWAY_PACK_RUN_IMAGE,
-        static: c.SLIPWAY_PACK_STATIC_IMAGE,
-      },
     },
     databases: {
-      images: {
-        postgres: c.SLIPWAY_DB_IMAGE_POSTGRES,
-        timeseries: c.SLIPWAY_DB_IMAGE_TIMESERIES,
-        mysql: c.SLIPWAY_DB_IMAGE_MYSQL,
-        redis: c.SLIPWAY_DB_IMAGE_REDIS,
-        mongodb: c.SLIPWAY_DB_IMAGE_MONGODB,
-        columnar: c.SLIPWAY_DB_IMAGE_COLUMNAR,
-      },
       /** Limits of SQL run through the API. */
       query: { timeoutMs: c.SLIPWAY_DB_QUERY_TIMEOUT, maxRows: c.SLIPWAY_DB_QUERY_MAX_ROWS },
       /** From container start until the engine answers a real query (first start includes initialising). */

@@ -1,8 +1,9 @@
-import { findGeneralSettings, type GeneralSettingsRow } from '../projections/settings-queries.js';
+import { findGeneralSettings, IMAGE_COLUMNS, type GeneralSettingsRow } from '../projections/settings-queries.js';
+import type { ImageSettings } from './installation-images.js';
 import type { SqlExecutor } from './db/sql-client.js';
 import type { ResourceSettings } from '../commands/service/resources.js';
 
-export interface GeneralSettingsValues {
+export interface GeneralSettingsValues extends ImageSettings {
   rootDomain: string | null;
   publicIp: string;
   acmeEmail: string | null;
@@ -35,6 +36,7 @@ const COLUMNS: Record<GeneralSettingName, keyof GeneralSettingsRow> = {
   denyPrivateDestinations: 'deny_private_destinations',
   apiDomain: 'api_domain',
   defaultResources: 'default_resources',
+  ...IMAGE_COLUMNS,
 };
 
 /** The general settings in force: what `PATCH /api/settings` set wins over the environment's default. */

@@ -48,6 +48,7 @@ import { ImportRunner } from './processes/import-runner.js';
 import { remoteStorageSettings } from '../commands/settings/handlers.js';
 import { createKeyring, type Keyring } from './secrets/keyring.js';
 import { effectiveSettings, type EffectiveSettings } from './installation-settings.js';
+import { installationImages } from './installation-images.js';
 import { loadMasterKey } from './secrets/master-key.js';
 import { createDestinationPolicy, type DestinationPolicy } from './outbound/destination-policy.js';
 
@@ -252,12 +253,12 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
           outbound,
           databaseTls: (row) => certificates.serverTls(row),
           defaultResources: async () => (await settings()).defaultResources,
+          images: async () => installationImages(await settings()),
           settings: {
             workDir: join(config.dataDir, 'builds'),
             timeouts: config.deploy.timeouts,
-            packImages: config.deploy.packImages,
             proxyEnabled: config.proxy.mode !== 'off',
-            databases: { images: config.databases.images, startMs: config.databases.startMs },
+            databases: { startMs: config.databases.startMs },
           },
         },
         { concurrency: config.deploy.concurrency, watchIntervalMs: 1000 },
@@ -282,7 +283,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     },
   };
   const backupRunner = useProxy ? new BackupRunner(backups, log) : null;
-  const importRunner = useProxy ? new ImportRunner({ ...backups, cmd: commandContext('system:imports'), images: config.databases.images, outbound }, log) : null;
+  const importRunner = useProxy ? new ImportRunner({ ...backups, cmd: commandContext('system:imports'), images: async () => installationImages(await settings()).databases, outbound }, log) : null;
   const backupScheduler = useProxy ? new BackupScheduler(backups, { hourUtc: config.backups.hourUtc, now: () => new Date() }, log) : null;
   // Certificate state comes from the storage and log of the Caddy Slipway runs; an external Caddy keeps its own.
   const certificateMonitor = supervisor

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Aggregate } from '../shared/aggregate.js';
 import { notFound } from '../shared/domain-error.js';
+import { IMAGE_SETTING_NAMES, type ImageSettingName } from '../../src/installation-images.js';
 import { parseSettingsEvent, type GeneralSettingsChange, type SettingsEvent } from './events.js';
 
 type DataOf<T extends SettingsEvent['type']> = Extract<SettingsEvent, { type: T }>['data'];
@@ -28,6 +29,7 @@ const NO_GENERAL: GeneralSettings = {
   denyPrivateDestinations: null,
   apiDomain: null,
   defaultResources: null,
+  ...(Object.fromEntries(IMAGE_SETTING_NAMES.map((name) => [name, null])) as Record<ImageSettingName, null>),
 };
 
 const without = <T>(map: Readonly<Record<string, T>>, key: string) => Object.fromEntries(Object.entries(map).filter(([k]) => k !== key));

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { eventParser, type EventsOf } from '../shared/event.js';
 import { resourceSettings } from '../service/resources.js';
+import { IMAGE_SETTING_NAMES, type ImageSettingName } from '../../src/installation-images.js';
 
 /** A general setting: absent = unchanged, null = back to the environment's default. */
 const setting = <T extends z.ZodType>(value: T) => value.nullable().optional();
@@ -32,6 +33,8 @@ export const settingsEvents = {
     apiDomain: setting(z.string()),
     /** Limits of every service that sets none of its own (per key; see commands/service/resources.ts). */
     defaultResources: setting(resourceSettings),
+    /** The images builds and database deployments use (`packNodeImage`, `dbImagePostgres` …). */
+    ...(Object.fromEntries(IMAGE_SETTING_NAMES.map((name) => [name, setting(z.string())])) as Record<ImageSettingName, ReturnType<typeof setting<z.ZodString>>>),
   }),
   DnsProviderConnected: z.object({
     providerId: z.string(),

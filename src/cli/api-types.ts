@@ -862,7 +862,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change general settings (root domain, public IP, ACME, HTTPS, outbound destinations); the proxy is given them at once
+         * Change general settings (root domain, public IP, ACME, HTTPS, outbound destinations, images); the proxy is given them at once
          * @description Needs a write key. A key scoped to some projects is refused.
          */
         patch: operations["updateSettings"];
@@ -1591,6 +1591,17 @@ export interface components {
             /** @description The name the API is served on through Caddy; null: only on `SLIPWAY_HOST`. */
             apiDomain: string | null;
             defaultResources: components["schemas"]["Resources"];
+            packNodeImage: string;
+            packPythonImage: string;
+            packGoImage: string;
+            packRunImage: string;
+            packStaticImage: string;
+            dbImagePostgres: string;
+            dbImageTimeseries: string;
+            dbImageMysql: string;
+            dbImageRedis: string;
+            dbImageMongodb: string;
+            dbImageColumnar: string;
             /** @description Where each general setting comes from: set through this API, or the environment’s default. */
             sources: {
                 /** @enum {string} */
@@ -1611,6 +1622,28 @@ export interface components {
                 apiDomain: "settings" | "environment";
                 /** @enum {string} */
                 defaultResources: "settings" | "environment";
+                /** @enum {string} */
+                packNodeImage: "settings" | "environment";
+                /** @enum {string} */
+                packPythonImage: "settings" | "environment";
+                /** @enum {string} */
+                packGoImage: "settings" | "environment";
+                /** @enum {string} */
+                packRunImage: "settings" | "environment";
+                /** @enum {string} */
+                packStaticImage: "settings" | "environment";
+                /** @enum {string} */
+                dbImagePostgres: "settings" | "environment";
+                /** @enum {string} */
+                dbImageTimeseries: "settings" | "environment";
+                /** @enum {string} */
+                dbImageMysql: "settings" | "environment";
+                /** @enum {string} */
+                dbImageRedis: "settings" | "environment";
+                /** @enum {string} */
+                dbImageMongodb: "settings" | "environment";
+                /** @enum {string} */
+                dbImageColumnar: "settings" | "environment";
             };
             proxy: {
                 /** @enum {string} */
@@ -4210,6 +4243,28 @@ export interface operations {
                         /** @description Processes and threads; 16-65536. The container's own profile caps it too (1024 for apps, 4096 for databases). */
                         pids?: number | null;
                     } | null;
+                    /** @description The image packbuilder builds use from their next deployment on (default: `SLIPWAY_PACK_NODE_IMAGE`); its registry must be a destination the outbound policy allows (400 `forbidden_destination`). */
+                    packNodeImage?: string | null;
+                    /** @description The image packbuilder builds use from their next deployment on (default: `SLIPWAY_PACK_PYTHON_IMAGE`); its registry must be a destination the outbound policy allows (400 `forbidden_destination`). */
+                    packPythonImage?: string | null;
+                    /** @description The image packbuilder builds use from their next deployment on (default: `SLIPWAY_PACK_GO_IMAGE`); its registry must be a destination the outbound policy allows (400 `forbidden_destination`). */
+                    packGoImage?: string | null;
+                    /** @description The image packbuilder builds use from their next deployment on (default: `SLIPWAY_PACK_RUN_IMAGE`); its registry must be a destination the outbound policy allows (400 `forbidden_destination`). */
+                    packRunImage?: string | null;
+                    /** @description The image packbuilder builds use from their next deployment on (default: `SLIPWAY_PACK_STATIC_IMAGE`); its registry must be a destination the outbound policy allows (400 `forbidden_destination`). */
+                    packStaticImage?: string | null;
+                    /** @description The image database services of this engine run from their next deployment on (default: `SLIPWAY_DB_IMAGE_POSTGRES`); its registry must be a destination the outbound policy allows (400 `forbidden_destination`). */
+                    dbImagePostgres?: string | null;
+                    /** @description The image database services of this engine run from their next deployment on (default: `SLIPWAY_DB_IMAGE_TIMESERIES`); its registry must be a destination the outbound policy allows (400 `forbidden_destination`). */
+                    dbImageTimeseries?: string | null;
+                    /** @description The image database services of this engine run from their next deployment on (default: `SLIPWAY_DB_IMAGE_MYSQL`); its registry must be a destination the outbound policy allows (400 `forbidden_destination`). */
+                    dbImageMysql?: string | null;
+                    /** @description The image database services of this engine run from their next deployment on (default: `SLIPWAY_DB_IMAGE_REDIS`); its registry must be a destination the outbound policy allows (400 `forbidden_destination`). */
+                    dbImageRedis?: string | null;
+                    /** @description The image database services of this engine run from their next deployment on (default: `SLIPWAY_DB_IMAGE_MONGODB`); its registry must be a destination the outbound policy allows (400 `forbidden_destination`). */
+                    dbImageMongodb?: string | null;
+                    /** @description The image database services of this engine run from their next deployment on (default: `SLIPWAY_DB_IMAGE_COLUMNAR`); its registry must be a destination the outbound policy allows (400 `forbidden_destination`). */
+                    dbImageColumnar?: string | null;
                 };
             };
         };

@@ -6,7 +6,7 @@ import { storedHealthCheck } from '../../commands/service/health-check.js';
 import { hostOf, type DestinationPolicy } from '../outbound/destination-policy.js';
 import { vetRegistry } from '../outbound/image-registry.js';
 import { resourcesBody } from './resource-bodies.js';
-import { branch, envKey, parseInput, envValue, hostname, name, optionalCommand, port, repoPath, text } from './validation.js';
+import { branch, envKey, imageReference, parseInput, envValue, hostname, name, optionalCommand, port, repoPath, text } from './validation.js';
 
 const envList = z
   .array(z.object({ key: envKey, value: envValue }))
@@ -34,14 +34,6 @@ const gitUrl = z
   .max(2048)
   .refine((u) => /^https?:\/\/[^\s/]+\/\S+$/.test(u) && parsesAsUrl(u), 'must be an http:// or https:// Git URL')
   .refine((u) => !/^https?:\/\/[^/\s]*@/.test(u), { message: 'must not carry credentials: send the token as gitToken' });
-
-const imageReference = z
-  .string()
-  .max(255)
-  .regex(
-    /^(?:[a-zA-Z0-9.-]+(?::[0-9]+)?\/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::[\w][\w.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/,
-    'must be an image reference such as nginx:1.27 or ghcr.io/owner/app:tag',
-  );
 
 /** How a service keeps and watches its releases (absent: 10 kept, watched 60 s, rolled back on its own). */
 const releasePolicy = {

@@ -71,3 +71,11 @@ export function nulPaths(value: unknown, path: string[] = []): { path: string; m
     ...nulPaths(item, [...path, key]),
   ]);
 }
+
+export const imageReference = z
+  .string()
+  .max(255)
+  .regex(
+    /^(?:[a-zA-Z0-9.-]+(?::[0-9]+)?\/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::[\w][\w.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/,
+    'must be an image reference such as nginx:1.27 or ghcr.io/owner/app:tag',
+  );

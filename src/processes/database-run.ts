@@ -79,7 +79,7 @@ export async function deployDatabase(deps: RunDeps, id: string, prepared: Prepar
   const { row } = p;
   const engine = row.database_engine as Engine;
   const settings = deps.settings.databases;
-  const image = kept?.image ?? settings.images[engine];
+  const image = kept?.image ?? (await deps.images()).databases[engine];
   if (!kept) {
     await ensureImage(deps, image, log, signal);
     const imageId = (await deps.runtime.imageInfo(image))?.id ?? null;

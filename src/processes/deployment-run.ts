@@ -20,6 +20,7 @@ import { cloneBranch } from '../build/git-source.js';
 import type { DestinationPolicy } from '../outbound/destination-policy.js';
 import { vetRegistry } from '../outbound/image-registry.js';
 import { detect, type PackImages } from '../build/packbuilder/detect.js';
+import type { InstallationImages } from '../installation-images.js';
 import { packDockerfile } from '../build/packbuilder/dockerfile.js';
 import type { SqlExecutor } from '../db/sql-client.js';
 import type { ProxyResult } from '../proxy/caddy-config.js';
@@ -30,7 +31,6 @@ import { privateDirectory } from '../private-files.js';
 import { loadProjectVariables } from '../variables/project-variables.js';
 import { unresolvedReferences } from '../variables/references.js';
 import type { DeploymentLog } from './deployment-log.js';
-import type { Engine } from '../../commands/service/fields.js';
 import { deployDatabase, type DatabaseTls } from './database-run.js';
 import { resolveImage } from './image-resolution.js';
 import { resourcesOfRun, type DefaultResources, type RunResources } from './service-resources.js';
@@ -51,10 +51,9 @@ export interface DeployTimeouts {
 export interface DeploySettings {
   workDir: string;
   timeouts: DeployTimeouts;
-  packImages: PackImages;
   /** False when Slipway runs without a proxy: releases are recorded but nothing routes them. */
   proxyEnabled: boolean;
-  databases: { images: Record<Engine, string>; startMs: number };
+  databases: { startMs: number };
 }
 
 export interface RunDeps {
@@ -64,6 +63,8 @@ export interface RunDeps {
   runtime: ContainerRuntime;
   proxy: { sync(position: string | null): Promise<ProxyResult> };
   settings: DeploySettings;
+  /** The images in force now: the installation's settings change them without a restart. */
+  images: () => Promise<InstallationImages>;
   /** Where a deployment may fetch from for its service: the repository's server, an image's registry. */
   outbound: DestinationPolicy;
   /** The server certificate of a Postgres-compatible service; null runs it without TLS. */
@@ -195,7 +196,7 @@ function asDeployFailure<T>(prefix: string, fn: () => T): T {
 }
 
 /** The Dockerfile's text and how it came about: the repository's, read through the checkout, or the packbuilder's. */
-function dockerfileFor(deps: RunDeps, p: Prepared, checkout: Checkout, rootDir: string, log: DeploymentLog) {
+function dockerfileFor(packImages: PackImages, p: Prepared, checkout: Checkout, rootDir: string, log: DeploymentLog) {
   const { row } = p;
   const inRoot = (path: string) => posix.join(rootDir, path);
   const plan = asDeployFailure('', () =>
@@ -218,11 +219,11 @@ function dockerfileFor(deps: RunDeps, p: Prepared, checkout: Checkout, rootDir: 
       startCommand: row.start_command,
       runtimeMode: row.runtime_mode as 'web',
       internalPort: row.internal_port,
-      images: deps.settings.packImages,
+      images: packImages,
     }),
   );
   for (const note of pack.notes) log.system(`packbuilder: ${note}`);
-  const text = packDockerfile(pack, deps.settings.packImages, row.internal_port);
+  const text = packDockerfile(pack, packImages, row.internal_port);
   for (const line of text.split('\n')) log.system(`  ${line}`);
   return { text, method: 'packbuilder' as const };
 }
@@ -252,7 +253,7 @@ async function buildFromSource(deps: RunDeps, id: string, p: Prepared, log: Depl
     if (rootDir === null || contextDir === null) {
       throw new DeployFailure(`the root directory ${JSON.stringify(row.root_dir)} does not exist in the repository`);
     }
-    const dockerfile = dockerfileFor(deps, p, checkout, rootDir, log);
+    const dockerfile = dockerfileFor((await deps.images()).pack, p, checkout, rootDir, log);
     if (dockerfile.method === 'dockerfile') {
       // The engine pulls the repository's base images itself: their registries are the key's destinations too.
       for (const base of baseImagesOf(dockerfile.text)) {

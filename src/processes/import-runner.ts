@@ -21,7 +21,8 @@ import type { Reactor } from './reactor.js';
 import { RunSet } from './run-set.js';
 
 export interface ImportDeps extends BackupDeps {
-  images: Record<Engine, string>;
+  /** The database images in force now (the installation's settings change them without a restart). */
+  images: () => Promise<Record<Engine, string>>;
   /** Where a source may be: checked again when the import runs (a name may resolve elsewhere by then). */
   outbound: DestinationPolicy;
 }
@@ -40,7 +41,7 @@ async function importRedis(deps: ImportDeps, id: string, row: ServiceRow, env: R
   await deps.runtime.remove(helper, 0);
   await deps.runtime.run({
     name: helper,
-    image: deps.images.redis,
+    image: (await deps.images()).redis,
     env: {},
     labels: { [LABEL.project]: row.project_id, [LABEL.service]: row.id },
     network: networkOf(row.project_id),
@@ -87,7 +88,7 @@ async function runImport(deps: ImportDeps, id: string, signal: AbortSignal): Pro
         deps.runtime,
         {
           name: helperOf(id),
-          image: deps.images[engine],
+          image: (await deps.images())[engine],
           network: networkOf(row!.project_id),
           labels: { [LABEL.project]: row!.project_id, [LABEL.service]: row!.id },
           source: sourceEndpoint(request.sourceUrl, await sourceAddress(deps, row!.project_id, host, port)),

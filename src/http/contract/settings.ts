@@ -2,7 +2,8 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { baseUrl } from '../../outbound/base-url.js';
 import { allowedDestinationsSchema } from '../../outbound/destination-entries.js';
-import { hostname, text } from '../validation.js';
+import { IMAGE_SETTINGS, IMAGE_SETTING_NAMES, type ImageSettingName } from '../../installation-images.js';
+import { hostname, imageReference, text } from '../validation.js';
 import { resourcesAnswer, resourcesBody } from '../resource-bodies.js';
 import { aiProvider } from './ai-providers.js';
 import { okBody, proxyResult, timestamp } from './common.js';
@@ -26,6 +27,15 @@ const remoteStorageBody = z
 
 const nullable = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 
+const eachImageSetting = <T extends z.ZodType>(schema: (name: ImageSettingName) => T) =>
+  Object.fromEntries(IMAGE_SETTING_NAMES.map((name) => [name, schema(name)])) as Record<ImageSettingName, T>;
+
+const imageSettingBodies = eachImageSetting((name) =>
+  nullable(imageReference).meta({
+    description: `The image ${name.startsWith('pack') ? 'packbuilder builds use' : 'database services of this engine run'} from their next deployment on (default: \`${IMAGE_SETTINGS[name]}\`); its registry must be a destination the outbound policy allows (400 \`forbidden_destination\`).`,
+  }),
+);
+
 /** Each general setting; null puts back the environment's default. */
 const generalSettingsBody = z
   .object({
@@ -44,6 +54,7 @@ const generalSettingsBody = z
     defaultResources: nullable(resourcesBody).meta({
       description: 'Limits of every service that does not set them itself, key by key (a service’s own `null` still means no limit). Applies at each service’s next deployment.',
     }),
+    ...imageSettingBodies,
   })
   .strict()
   .refine((body) => Object.values(body).some((v) => v !== undefined), 'give at least one setting to change')
@@ -65,6 +76,7 @@ export const settings = z
     denyPrivateDestinations: z.boolean(),
     apiDomain: z.string().nullable().meta({ description: 'The name the API is served on through Caddy; null: only on `SLIPWAY_HOST`.' }),
     defaultResources: resourcesAnswer,
+    ...eachImageSetting(() => z.string()),
     sources: z
       .object({
         rootDomain: source,
@@ -76,6 +88,7 @@ export const settings = z
         denyPrivateDestinations: source,
         apiDomain: source,
         defaultResources: source,
+        ...eachImageSetting(() => source),
       })
       .meta({ description: 'Where each general setting comes from: set through this API, or the environment’s default.' }),
     proxy: z.object({ mode: z.enum(['caddy', 'off']), httpPort: z.number().int(), httpsPort: z.number().int() }),
@@ -122,7 +135,7 @@ export const settingsApi = {
     path: '/api/settings',
     operationId: 'updateSettings',
     tag: 'Settings',
-    summary: 'Change general settings (root domain, public IP, ACME, HTTPS, outbound destinations); the proxy is given them at once',
+    summary: 'Change general settings (root domain, public IP, ACME, HTTPS, outbound destinations, images); the proxy is given them at once',
     access: 'write',
     allProjects: true,
     body: generalSettingsBody,

@@ -4,6 +4,8 @@ import { changeGeneralSettings, connectRemoteStorage, disconnectRemoteStorage } 
 import { findRemoteStorage, listAiProviders, listDnsProviders, type RemoteStorageRow } from '../../../projections/settings-queries.js';
 import { openRemoteStorage, RemoteStorageError } from '../../integrations/remote-storage.js';
 import { ForbiddenDestinationError } from '../../outbound/forbidden-destination.js';
+import { vetRegistry } from '../../outbound/image-registry.js';
+import { IMAGE_SETTING_NAMES } from '../../installation-images.js';
 import type { Slipway } from '../../slipway.js';
 import { principalOf, requireAllProjects, writerOf, type Principal } from '../auth.js';
 import { HttpError } from '../errors.js';
@@ -66,6 +68,11 @@ export function settingsRoutes(router: Router, app: Slipway) {
     requireAllProjects(principal, 'changing the installation settings');
     const change = parseInput(settingsApi.update.body, ctx.request.body ?? {});
     if (change.apiDomain && (await isDomainUsed(app.db, change.apiDomain))) throw conflict(`${change.apiDomain} is a service's domain: remove it there first`);
+    // The engine pulls these images when a deployment needs them: their registries are destinations like a service's image.
+    for (const name of IMAGE_SETTING_NAMES) {
+      const reference = change[name];
+      if (reference) await vetRegistry(app.outbound, reference, name);
+    }
     const { position } = await changeGeneralSettings(requestContext(app, ctx, principal), change);
     await app.settle(position);
     // HTTPS and the ACME account are part of Caddy's configuration.
