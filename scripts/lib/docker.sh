@@ -126,3 +126,34 @@ ensure_test_images() {
   # test-web is built FROM runtime-python.
   build_images test-web:test-web
 }
+
+# The image settings of the stand-ins: SETTING VARIABLE IMAGE. The runtime of Go binaries is the base image;
+# TimescaleDB is not in Debian, and the Postgres stand-in follows the same contract.
+STAND_IN_SETTINGS=(
+  "packNodeImage SLIPWAY_PACK_NODE_IMAGE slipway/runtime-node:bookworm"
+  "packPythonImage SLIPWAY_PACK_PYTHON_IMAGE slipway/runtime-python:bookworm"
+  "packGoImage SLIPWAY_PACK_GO_IMAGE slipway/runtime-go:bookworm"
+  "packRunImage SLIPWAY_PACK_RUN_IMAGE $BASE_IMAGE"
+  "packStaticImage SLIPWAY_PACK_STATIC_IMAGE slipway/runtime-static:bookworm"
+  "dbImagePostgres SLIPWAY_DB_IMAGE_POSTGRES slipway/db-postgres:bookworm"
+  "dbImageTimeseries SLIPWAY_DB_IMAGE_TIMESERIES slipway/db-postgres:bookworm"
+  "dbImageMysql SLIPWAY_DB_IMAGE_MYSQL slipway/db-mysql:bookworm"
+  "dbImageRedis SLIPWAY_DB_IMAGE_REDIS slipway/db-redis:bookworm"
+  "dbImageColumnar SLIPWAY_DB_IMAGE_COLUMNAR slipway/db-clickhouse:bookworm"
+)
+
+# Both ways to point Slipway at the stand-ins: the environment at start, or the settings of a running server.
+print_image_settings() {
+  local line setting variable image cli=()
+  echo
+  echo "Point Slipway at these images, either in its environment (read at start):"
+  for line in "${STAND_IN_SETTINGS[@]}"; do
+    read -r setting variable image <<<"$line"
+    echo "  $variable=$image"
+    cli+=("$setting=$image")
+  done
+  echo "or as settings of a running server (no restart):"
+  echo "  slipway settings set ${cli[*]}"
+  echo "No stand-in for mongodb (MongoDB is not in Debian): dbImageMongodb / SLIPWAY_DB_IMAGE_MONGODB stays the official mongo:7, pulled from Docker Hub."
+}
+
