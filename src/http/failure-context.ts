@@ -41,5 +41,6 @@ export async function failureContextOf(app: Slipway, deployment: DeploymentRow, 
     },
     variableNames: variables.map(({ row }) => row.key).sort(),
     logLines: boundLogLines(lines),
+    imageSettings: await app.settings(),
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ImageSettings } from '../../installation-images.js';
 
 const MAX_TEXT = 2000;
 const MAX_COMMAND = 500;
@@ -42,6 +43,8 @@ export interface FailureContext {
   variableNames: string[];
   /** The last lines of the deployment log, already redacted by the caller. */
   logLines: string[];
+  /** The installation's image settings in force (never a secret), so an explanation can name the one to change. */
+  imageSettings?: ImageSettings;
 }
 
 export class AiProviderError extends Error {
