@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Starts Slipway on a fresh Debian machine: Caddy, Git and the Docker engine from Debian (dockerd is
-# started when it is not running), node modules, a build, then the server with its low-memory Node
+# started when it is not running), node modules, a build when the sources changed since the last one, then the server with its low-memory Node
 # flags. Configuration comes from the environment (see README).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,5 +8,5 @@ source scripts/lib/setup.sh
 ensure_packages caddy git
 ensure_docker_engine
 install_node_modules
-npm run build --silent
+ensure_build
 exec node --liftoff-only --max-semi-space-size=1 --v8-pool-size=1 dist/src/cli/main.js serve

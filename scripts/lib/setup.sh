@@ -67,6 +67,7 @@ stop_postgres() {
   fi
 }
 
+source "$(dirname "${BASH_SOURCE[0]}")/build.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/docker.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/powerdns.sh"
 
