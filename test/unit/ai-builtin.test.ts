@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import t, { type Test } from 'tap';
+import { loadConfig } from '../../src/config.js';
 import { chooseBuild } from '../../src/build/build-plan.js';
 import { detect, type PackInput } from '../../src/build/packbuilder/detect.js';
 import { packDockerfile } from '../../src/build/packbuilder/dockerfile.js';
@@ -312,6 +313,20 @@ t.test('an image that cannot be pulled', async (t) => {
   const base = await failedBuild(['Step 1/6 : FROM node:99-nosuch'], 'manifest for node:99-nosuch not found: manifest unknown: manifest unknown');
   const fromBuild = explain(t, contextOf(base.reason, [...cloned(), ...base.lines]), 'image-pull-failed');
   t.match(fromBuild.summary, /The image node:99-nosuch could not be pulled as the base image of the build/);
+  t.notMatch(fromBuild.suggestedFix, /installation setting/, 'a Dockerfile of the repository names no setting');
+});
+
+t.test('a packbuilder base or a database image that cannot be pulled names its setting', async (t) => {
+  const imageSettings = { ...loadConfig({}).general, packNodeImage: 'node:20-bookworm-slim' };
+  const base = await failedBuild(['Step 1/6 : FROM node:20-bookworm-slim'], 'Get "https://registry-1.docker.io/v2/": dial tcp: lookup registry-1.docker.io on 10.0.0.53:53: no such host');
+  const build = explain(t, { ...contextOf(base.reason, [...cloned(), ...base.lines]), imageSettings }, 'image-pull-failed');
+  t.match(build.summary, /node:20-bookworm-slim could not be pulled as the base image of the build/, 'an unreachable registry at FROM is a pull failure');
+  t.match(build.suggestedFix, /installation setting packNodeImage \(environment variable SLIPWAY_PACK_NODE_IMAGE\)[\s\S]*npm run images/);
+  t.ok(build.commands.includes('slipway settings set packNodeImage=IMAGE'));
+
+  const reason = await failed('pulling postgres:16', 'Get "https://registry-1.docker.io/v2/": dial tcp: lookup registry-1.docker.io: no such host');
+  const db = explain(t, contextOf(reason, ['Pulling postgres:16'], { kind: 'database', repoUrl: 'database', engine: 'postgres' }), 'image-pull-failed');
+  t.match(db.suggestedFix, /installation setting dbImagePostgres \(environment variable SLIPWAY_DB_IMAGE_POSTGRES\)/, 'by the engine, even without the settings');
 });
 
 t.test('an out-of-memory kill', async (t) => {
