@@ -1,8 +1,11 @@
 import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { ENGINE_CATALOGUE } from '../../../commands/service/engines.js';
 import { ENGINES, type Engine } from '../../../commands/service/fields.js';
 import { isLoopbackHost } from '../../network.js';
 import { answer, apiClient, CliError, type Api } from './client.js';
+import { credentialsFile } from './credentials.js';
 import { out } from './output.js';
 import { findService, type ServiceSummary } from './resolve.js';
 
@@ -47,7 +50,26 @@ async function connectionOf(api: Api, serverUrl: string, service: ServiceSummary
       `${service.slug} listens only on the loopback of the server at ${serverUrl}: run slipway db connect on that machine, or make it reachable with databasePublicEnabled`,
     );
   }
+  if (engine === 'postgres' || engine === 'timeseries') await requireVerifiedTls(api, service, url);
   return { engine, url };
+}
+
+/**
+ * Postgres takes connections from outside its project network over TLS only: the URL asks for a verified
+ * certificate (it names 127.0.0.1 and the public host name) against the installation's authority, saved beside
+ * the CLI's credentials.
+ */
+async function requireVerifiedTls(api: Api, service: ServiceSummary, url: URL) {
+  const path = { params: { path: { serviceId: service.id } } };
+  const { tls } = await answer(api.GET('/api/services/{serviceId}/database/tls', path));
+  if (!tls.active || !tls.caCertAvailable) return;
+  const pem = await answer(api.GET('/api/services/{serviceId}/database/tls/ca', { ...path, parseAs: 'text' }));
+  const file = join(dirname(credentialsFile()), 'ca', `${service.id}.pem`);
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  writeFileSync(file, pem, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  url.searchParams.set('sslmode', 'verify-full');
+  url.searchParams.set('sslrootcert', file);
 }
 
 interface ClientCommand {
