@@ -123,6 +123,7 @@ export async function connect(serviceRef: string, passthrough: string[], o: { pr
     return 0;
   }
   const client = clientFor(connection);
+  if (connection.engine === 'mongodb') process.stderr.write(`mongosh asks for the password: it is in what slipway db connect ${serviceRef} --print shows\n`);
   // Ctrl-C belongs to the client (psql cancels its query): this process waits for it rather than dying.
   const ignore = () => undefined;
   process.on('SIGINT', ignore);
