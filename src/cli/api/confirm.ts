@@ -11,17 +11,23 @@ export async function confirm(question: string, o: { yes?: boolean }): Promise<v
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     throw new UsageError(`refusing without a terminal to ask: ${question.replace(/\?$/, '')}. Pass --yes to do it`);
   }
-  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
-  const reply = await new Promise<string | null>((resolve) => {
+  const reply = await ask(`${question} [y/N] `);
+  if (reply === null || !/^y(es)?$/i.test(reply.trim())) throw new Declined('nothing was changed');
+}
+
+/** Asks on the terminal (or reads the answer from stdin); null when Ctrl-C came instead. */
+export function ask(question: string): Promise<string | null> {
+  return new Promise((resolve) => {
+    const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: Boolean(process.stdin.isTTY) });
     let answered = false;
-    rl.question(`${question} [y/N] `, (r) => {
+    rl.question(question, (reply) => {
       answered = true;
-      resolve(r);
       rl.close();
+      resolve(reply);
     });
+    rl.once('SIGINT', () => rl.close());
     rl.once('close', () => answered || resolve(null));
   });
-  if (reply === null || !/^y(es)?$/i.test(reply.trim())) throw new Declined('nothing was changed');
 }
 
 /** The user said no: exit 1, nothing sent. */
