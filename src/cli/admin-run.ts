@@ -5,8 +5,10 @@ import { startSlipway } from '../slipway.js';
 import { runAdminCommand, type AdminRequest } from './admin-commands.js';
 import { callAdminSocket } from './admin-socket.js';
 import { out } from './api/output.js';
+import { requireInstallation } from './installation-dir.js';
+import { printHealth } from './health-table.js';
 
-function print(request: AdminRequest, result: unknown) {
+function print(request: AdminRequest, result: unknown, json: boolean) {
   switch (request.command) {
     case 'keys.create': {
       const { key, secret } = result as { key: { id: string; name: string; access: string; projectIds: string[] | null }; secret: string };
@@ -27,6 +29,10 @@ function print(request: AdminRequest, result: unknown) {
     case 'events':
       for (const e of (result as { events: unknown[] }).events) out(JSON.stringify(e));
       return;
+    case 'projections.status':
+      if (json) out(JSON.stringify(result));
+      else printHealth(result as Parameters<typeof printHealth>[0]);
+      return;
     default:
       out(JSON.stringify(result));
   }
@@ -40,21 +46,28 @@ function showProgress(update: unknown) {
   process.stderr.write(`${p.phase}: ${p.events}${total} events, ${p.perSecond} events/s${left}\n`);
 }
 
+export interface AdminOptions {
+  /** `--data-dir`: before SLIPWAY_DATA_DIR. */
+  dataDir?: string;
+  json?: boolean;
+}
+
 /**
  * An operator's command on this machine's data directory: run by the server that holds it (through its
- * admin socket) when one runs, else here.
+ * admin socket) when one runs, else here. The directory must already hold an installation.
  */
-export async function runAdmin(request: AdminRequest) {
-  const config = loadConfig();
+export async function runAdmin(request: AdminRequest, o: AdminOptions = {}) {
+  const config = loadConfig(o.dataDir ? { ...process.env, SLIPWAY_DATA_DIR: o.dataDir } : process.env);
+  requireInstallation(config.dataDir, o.dataDir ? 'option' : process.env.SLIPWAY_DATA_DIR ? 'environment' : 'default', Boolean(config.databaseUrl));
   const viaServer = await callAdminSocket(config.dataDir, request, showProgress);
   if (viaServer) {
     if (!viaServer.ok) throw new Error(viaServer.error);
-    print(request, viaServer.result);
+    print(request, viaServer.result, Boolean(o.json));
     return;
   }
   const app = await startSlipway(config, createLogger(true), { proxy: false });
   try {
-    print(request, await runAdminCommand(app, request, showProgress));
+    print(request, await runAdminCommand(app, request, showProgress), Boolean(o.json));
   } finally {
     await app.stop();
   }

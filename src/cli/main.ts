@@ -1,16 +1,23 @@
 #!/usr/bin/env -S node --liftoff-only --max-semi-space-size=1 --v8-pool-size=1
 import { Command, CommanderError, Option } from 'commander';
 import type { AdminRequest } from './admin-commands.js';
+import { UsageError } from './api/usage-error.js';
 
 // Modules load in the action that needs them: a command that talks to the API never loads the server.
-const admin = async (request: AdminRequest) => (await import('./admin-run.js')).runAdmin(request);
+const admin = async (request: AdminRequest, o: { json?: boolean } = {}) =>
+  (await import('./admin-run.js')).runAdmin(request, { ...o, ...(dataDirOption() ? { dataDir: dataDirOption()! } : {}) });
 const resources = () => import('./api/resources.js');
+const database = () => import('./api/database.js');
+const deployments = () => import('./api/deployments.js');
+const yes = () => new Option('-y, --yes', 'do it without asking (needed when there is no terminal to ask on)');
+const inProject = () => new Option('--project <project>', 'the project of a service named by its name alone');
 
 const json = () => new Option('--json', "print the API's answers as JSON (one object per line), for scripts");
 
 const program = new Command('slipway')
   .description('Slipway: a self-hosted deployment platform. Talks to the server at SLIPWAY_URL with SLIPWAY_KEY (or what `slipway login` saved).')
   .option('--insecure', 'allow a plain http:// server on another machine (the API key then crosses the network in clear)')
+  .option('--data-dir <dir>', 'the data directory of serve and the commands on this machine’s installation (default: SLIPWAY_DATA_DIR, else ./.slipway)')
   .showHelpAfterError()
   .exitOverride()
   .hook('preAction', async (command) => {
@@ -19,10 +26,10 @@ const program = new Command('slipway')
 
 program
   .command('serve')
-  .description('run the Slipway server (PGlite in SLIPWAY_DATA_DIR unless DATABASE_URL is set)')
+  .description('run the Slipway server (PGlite in the data directory unless DATABASE_URL is set); the only command that creates a data directory')
   .action(async () => {
     const [{ loadConfig }, { createLogger }, { serve }] = await Promise.all([import('../config.js'), import('../logger.js'), import('./serve.js')]);
-    const config = loadConfig();
+    const config = loadConfig(dataDirOption() ? { ...process.env, SLIPWAY_DATA_DIR: dataDirOption()! } : process.env);
     // A restart either takes the installation back or is refused while another process holds it.
     const server = await serve(config, createLogger(config.silent), { onLockLost: () => process.exit(1) });
     const shutdown = () => void server.close().then(() => process.exit(0));
@@ -51,27 +58,37 @@ projects
   .action(async (name: string, o) => (await resources()).createProject(name, o));
 projects
   .command('delete <project>')
-  .description('delete a project with its services, their containers, volumes and secrets')
+  .description('delete a project with its services, their containers, volumes and secrets; asks first (--yes without a terminal)')
+  .addOption(yes())
   .addOption(json())
   .action(async (project: string, o) => (await resources()).deleteProject(project, o));
 
 program
-  .command('services <project> [action] [name]')
-  .description('list a project’s services (action omitted or `list`), or `create <name>` from an image, a hosted repository or a Git URL')
+  .command('services [args...]')
+  .description('list, create and delete services: `services PROJECT`, `services create NAME --project P …`, `services delete SERVICE`')
+  .option('--project <project>', 'the project (create, list; delete by name)')
+  .option('--name <name>', 'create: the new service’s name (instead of NAME)')
   .option('--image <image>', 'create: a container image, e.g. nginx:1.27')
   .option('--repo <owner/repo>', 'create: a repository on the Git host Slipway is set up with')
   .option('--git-url <url>', 'create: an http(s) Git URL')
+  .addOption(new Option('--engine <engine>', 'create: a database service of this engine').choices(['postgres', 'timeseries', 'mysql', 'redis', 'mongodb', 'columnar']))
+  .option('--public', 'create --engine: publish the database beyond this machine (databasePublicEnabled)')
   .option('--branch <branch>', 'create: the branch to build (default main)')
-  .option('--port <port>', 'create: the port the app listens on')
-  .addOption(new Option('--mode <mode>', 'create: how it runs').choices(['web', 'worker', 'static']))
+  .option('--port <port>', 'create: the port the app listens on (a database: its engine’s port)')
+  .addOption(new Option('--mode <mode>', 'create: how it runs (default web)').choices(['web', 'worker', 'static']))
+  .addOption(yes())
   .addOption(json())
-  .action(async (project: string, action: string | undefined, name: string | undefined, o) => {
-    const r = await resources();
-    if (action === undefined || action === 'list') return r.listServices(project, o);
-    if (action !== 'create') throw new UsageError(`unknown action ${action}: use list or create`);
-    if (!name) throw new UsageError('services <project> create needs the new service’s name');
-    return r.createService(project, name, o);
-  });
+  .addHelpText(
+    'after',
+    `
+Forms:
+  slipway services PROJECT [list]
+  slipway services create NAME --project P (--image IMAGE | --repo OWNER/REPO | --git-url URL | --engine ENGINE) [--port N] [--mode web|worker|static] [--branch B]
+  slipway services create db --project P --engine postgres --name main-db
+  slipway services PROJECT create NAME …        (the same, project first)
+  slipway services delete SERVICE [--project P] [--yes]`,
+  )
+  .action(async (args: string[], o) => (await import('./api/services.js')).servicesCommand(args, o));
 
 program
   .command('env <service> [action] [args...]')
@@ -145,18 +162,130 @@ program
   });
 
 program
-  .command('history')
-  .description('the audit history, oldest first: a table, or JSON Lines with --json')
-  .option('--project <project>', 'only this project and its services')
+  .command('history <service>')
+  .description('the service’s release history, newest first: each release and each rollback, start, restart or config change (* marks the current release)')
+  .addOption(inProject())
+  .addOption(json())
+  .action(async (service: string, o) => (await import('./api/history.js')).history(service, o));
+
+program
+  .command('events')
+  .description('the audit log, oldest first: a table, or JSON Lines with --json (over the API; with --data-dir, the raw log of that data directory, no server or key needed)')
+  .option('--project <project>', 'only this project and its services (API)')
   .option('--stream <stream>', 'only this stream, e.g. service-<id> or deployment-<id>')
   .option('--correlation <id>', 'only what one request caused (its X-Request-Id)')
   .option('--after <position>', 'start after this position')
   .option('--limit <n>', 'at most this many events', '100')
-  .option('--all', 'every event (no limit)')
+  .option('--all', 'every event (no limit; API)')
   .addOption(json())
-  .action(async (o) => (await resources()).history(o));
+  .action(async (o: { project?: string; stream?: string; correlation?: string; after?: string; limit: string; all?: boolean; json?: boolean }) => {
+    if (!dataDirOption()) return (await resources()).events(o);
+    return admin({ command: 'events', stream: o.stream ?? null, correlationId: o.correlation ?? null, after: o.after ?? null, limit: Number(o.limit) });
+  });
 
-const keys = program.command('keys').description('API keys, on this machine’s data directory (through the running server when there is one)');
+const deployment = program.command('deployments').description('a service’s deployments: list, show, abort, explain');
+deployment
+  .command('list <service>', { isDefault: true })
+  .description('the service’s deployments, newest first (also: slipway deployments SERVICE)')
+  .addOption(inProject())
+  .addOption(json())
+  .action(async (service: string, o) => (await deployments()).listDeployments(service, o));
+deployment
+  .command('show <id>')
+  .description('one deployment: status, kind, times, reason and its last log lines')
+  .option('--service <service>', 'its service (else every service the key sees is searched)')
+  .option('--lines <n>', 'how many of its last log lines', '20')
+  .addOption(json())
+  .action(async (id: string, o) => (await deployments()).showDeployment(id, o));
+deployment
+  .command('abort <id>')
+  .description('abort a queued or running deployment')
+  .option('--service <service>', 'its service (else every service the key sees is searched)')
+  .addOption(json())
+  .action(async (id: string, o) => (await deployments()).abortDeployment(id, o));
+deployment
+  .command('explain <id>')
+  .description('why a deployment failed and what to do: summary, likely cause, fix, commands')
+  .option('--service <service>', 'its service (else every service the key sees is searched)')
+  .option('--provider <provider>', 'builtin (default, needs no connection), openai or anthropic (connected in the settings)')
+  .option('--model <model>', 'the provider’s model (default: its default)')
+  .option('--refresh', 'ask again instead of showing the kept explanation')
+  .addOption(json())
+  .action(async (id: string, o) => (await deployments()).explainDeployment(id, o));
+
+const db = program.command('db').description('a database service: browse, query, back up, restore, connect (<service> is an id, <project>/<service>, or a name with --project)');
+db.command('tables <service>')
+  .description('its tables (collections, key groups) with their row counts')
+  .addOption(inProject())
+  .addOption(json())
+  .action(async (service: string, o) => (await database()).tables(service, o));
+db.command('rows <service>')
+  .description('rows of one table')
+  .option('--table <table>', 'the table, as db tables names it (e.g. public.items)')
+  .option('--limit <n>', 'at most this many rows (default 50)')
+  .option('--offset <n>', 'skip this many rows')
+  .addOption(inProject())
+  .addOption(json())
+  .action(async (service: string, o) => (await database()).rows(service, o));
+db.command('query <service> [sql]')
+  .description('run one statement (SQL; a Redis command; a MongoDB command document) and print what it answered')
+  .option('--file <file>', 'read the statement from a file (- for stdin)')
+  .addOption(inProject())
+  .addOption(json())
+  .action(async (service: string, sql: string | undefined, o) => (await database()).query(service, sql, o));
+db.command('backups <service> [action] [id]')
+  .description('its backups, newest first; `delete ID` deletes one (asks first)')
+  .addOption(inProject())
+  .addOption(yes())
+  .addOption(json())
+  .action(async (service: string, action: string | undefined, id: string | undefined, o) => {
+    const d = await database();
+    if (action === undefined || action === 'list') return d.backups(service, o);
+    if (action === 'delete') return d.deleteBackup(service, id, o);
+    throw new UsageError(`unknown action ${action}: use list or delete`);
+  });
+db.command('backup <service>')
+  .description('take a backup now and wait until it has finished (exit 0 only if it succeeded)')
+  .option('--storage <where>', 'disk, remote or disk+remote (default: the service’s backup setting)')
+  .addOption(inProject())
+  .addOption(json())
+  .action(async (service: string, o) => {
+    process.exitCode = await (await database()).backup(service, o);
+  });
+db.command('restore <service>')
+  .description('replace the database’s data with a backup’s (asks first)')
+  .option('--backup <id>', 'the backup (see db backups)')
+  .addOption(inProject())
+  .addOption(yes())
+  .addOption(json())
+  .action(async (service: string, o) => (await database()).restore(service, o));
+db.command('imports <service>')
+  .description('its imports from other databases, with their status')
+  .addOption(inProject())
+  .addOption(json())
+  .action(async (service: string, o) => (await database()).imports(service, o));
+db.command('connect <service> [args...]')
+  .description('run the engine’s own client (psql, mysql, redis-cli, mongosh) on it from this machine; arguments after -- go to the client')
+  .option('--print', 'print the connection URL that works from this machine instead (contains the password)')
+  .addOption(inProject())
+  .addOption(json())
+  .action(async (service: string, args: string[], o) => {
+    process.exitCode = await (await import('./api/db-connect.js')).connect(service, args, o);
+  });
+
+const settings = program.command('settings').description('the installation’s settings: show, or set KEY=VALUE …');
+settings
+  .command('show', { isDefault: true })
+  .description('each setting with its value and where it comes from (settings: set here; environment: the default)')
+  .addOption(json())
+  .action(async (o) => (await import('./api/settings.js')).showSettings(o));
+settings
+  .command('set <assignments...>')
+  .description('change settings with the API’s names: values as JSON when they parse (true, 3, ["a"]), else text; KEY= goes back to the environment’s default')
+  .addOption(json())
+  .action(async (assignments: string[], o) => (await import('./api/settings.js')).setSettings(assignments, o));
+
+const keys = program.command('keys').description('API keys, on this machine’s installation (--data-dir or SLIPWAY_DATA_DIR; through the running server when there is one)');
 keys
   .command('create')
   .description('create a key; its secret is printed once')
@@ -167,12 +296,16 @@ keys
 keys.command('list').description('every key, revoked ones too').action(() => admin({ command: 'keys.list' }));
 keys.command('revoke <id>').description('revoke a key at once').action((id: string) => admin({ command: 'keys.revoke', id }));
 
-const projections = program.command('projections').description('the read models, on this machine’s data directory');
+const projections = program.command('projections').description('the read models, on this machine’s installation (--data-dir or SLIPWAY_DATA_DIR)');
 projections
   .command('rebuild [projector...]')
   .description('rebuild read models from the log beside the live ones, then swap them in (all when none is named)')
   .action((names: string[]) => admin({ command: 'projections.rebuild', projectors: names }));
-projections.command('status').description('lag of each read model and process manager, parked events, Docker and proxy').action(() => admin({ command: 'projections.status' }));
+projections
+  .command('status')
+  .description('a table of each read model and process manager (lag, parked, state), then Docker and the proxy')
+  .addOption(json())
+  .action((o: { json?: boolean }) => admin({ command: 'projections.status' }, o));
 projections.command('parked').description('events a read model could not apply').action(() => admin({ command: 'projections.parked' }));
 projections.command('retry <projector> <eventId>').description('apply a parked event again').action((projector: string, eventId: string) => admin({ command: 'projections.retry', projector, eventId }));
 projections
@@ -181,18 +314,9 @@ projections
   .requiredOption('--reason <text>', 'why the read model goes on without it')
   .action((projector: string, eventId: string, o: { reason: string }) => admin({ command: 'projections.skip', projector, eventId, reason: o.reason }));
 
-program
-  .command('events')
-  .description('the raw event log of this machine’s data directory as JSON Lines (no server or key needed)')
-  .option('--stream <stream>', 'only this stream')
-  .option('--correlation <id>', 'only what one request caused')
-  .option('--after <position>', 'start after this position')
-  .option('--limit <n>', 'at most this many events', '1000')
-  .action((o: { stream?: string; correlation?: string; after?: string; limit: string }) =>
-    admin({ command: 'events', stream: o.stream ?? null, correlationId: o.correlation ?? null, after: o.after ?? null, limit: Number(o.limit) }),
-  );
-
-class UsageError extends Error {}
+function dataDirOption(): string | undefined {
+  return (program.opts() as { dataDir?: string }).dataDir;
+}
 
 program
   .parseAsync(process.argv)

@@ -176,13 +176,13 @@ t.test('the CLI drives a real server over HTTP', { skip: await requireDocker() }
     t.match(run.stdout, /test-web listening on 8080/);
   });
 
-  await t.test('history: the audit trail as a table, or as JSON Lines for one request', async (t) => {
-    const table = await cli('history', '--project', 'cli-shop', '--limit', '5');
+  await t.test('events: the audit trail as a table, or as JSON Lines for one request', async (t) => {
+    const table = await cli('events', '--project', 'cli-shop', '--limit', '5');
     t.match(table.stdout, /^POSITION\s+RECORDED\s+ACTOR\s+TYPE\s+STREAM\s+CORRELATION\n/);
     t.equal(table.stdout.trim().split('\n').length, 6, 'a header and five events');
     const created = await s.call('POST', `/api/projects/${project.id}/services`, { body: { name: 'traced', repoUrl: 'docker-image', dockerImage: TEST_IMAGES.web }, headers: { 'x-request-id': 'cli-trace-1' } });
     t.equal(created.status, 200);
-    const lines = (await cli('history', '--correlation', 'cli-trace-1', '--json')).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (await cli('events', '--correlation', 'cli-trace-1', '--json')).stdout.trim().split('\n').map((l) => JSON.parse(l));
     t.ok(lines.length >= 2, `${lines.length} events of that one request`);
     t.ok(lines.every((e) => e.correlationId === 'cli-trace-1'));
     t.ok(lines.some((e) => e.type === 'ServiceCreated'));

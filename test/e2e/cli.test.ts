@@ -1,5 +1,5 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -64,9 +64,11 @@ t.test('first start writes a bootstrap key to a 0600 file and logs only its path
   await stop(restarted.child);
 });
 
-t.test('keys create, list and revoke; rebuild and events from the CLI', async (t) => {
+t.test('keys create, list and revoke; rebuild, status and events from the CLI', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'slipway-cli-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  // Only serve makes an installation: the first start, then keys created offline.
+  await stop((await serve(dir)).child);
 
   const admin = cli(dir, 'keys', 'create', '--name', 'admin', '--access', 'write');
   t.equal(admin.status, 0, admin.stderr);
@@ -76,7 +78,6 @@ t.test('keys create, list and revoke; rebuild and events from the CLI', async (t
 
   const server = await serve(dir);
   t.teardown(() => server.child.kill());
-  t.notMatch(server.logs(), 'created the first API key', 'no bootstrap key when a key exists');
   const a = (await call(server.url, admin.lastLine, 'POST', '/api/projects', { name: 'A' })).body.project;
   const b = (await call(server.url, admin.lastLine, 'POST', '/api/projects', { name: 'B' })).body.project;
 
@@ -98,12 +99,47 @@ t.test('keys create, list and revoke; rebuild and events from the CLI', async (t
   t.equal(rebuilt.status, 0, rebuilt.stderr);
   t.match(JSON.parse(rebuilt.lastLine), { events: Number });
   t.equal((await call(server.url, admin.lastLine, 'GET', '/api/projects')).body.projects.length, 2, 'the API still answers after a rebuild');
+
+  const status = cli(dir, 'projections', 'status');
+  t.equal(status.status, 0, status.stderr);
+  t.match(status.stdout, /^READ MODEL\s+VERSION\s+LAG\s+PARKED\s+STATE\n/, 'a table, not a line of JSON');
+  t.match(status.stdout, /\nprojects\s+v\d+\s+up to date\s+0\s+live\n/);
+  t.match(status.stdout, /\nPROCESS MANAGER\s+LAG\s+STATE\n/);
+  t.match(status.stdout, /\ndocker\s+(ok|FAILING)/);
+  t.match(JSON.parse(cli(dir, 'projections', 'status', '--json').stdout), { projectors: Array, docker: { ok: Boolean } }, '--json: the health answer');
   await stop(server.child);
 
   const offline = cli(dir, 'projections', 'rebuild');
   t.equal(offline.status, 0, 'rebuild also runs with the server stopped');
-  const events = cli(dir, 'events', '--limit', '3');
+  const events = spawnSync(process.execPath, [...cliArgs, 'events', '--data-dir', dir, '--limit', '3'], { cwd: root, env: { ...process.env, SLIPWAY_DATA_DIR: '', SLIPWAY_URL: 'http://127.0.0.1:9', SLIPWAY_PROXY: 'off' }, encoding: 'utf8' });
+  t.equal(events.status, 0, events.stderr);
   const lines = events.stdout.trim().split('\n').map((l) => JSON.parse(l));
-  t.equal(lines.length, 3);
-  t.match(lines[0], { type: 'ApiKeyCreated', actor: 'cli', data: { secretHash: '[redacted]' } });
+  t.equal(lines.length, 3, 'events --data-dir: the raw log of that directory, no server needed');
+  t.match(lines[0], { type: 'ApiKeyCreated', actor: 'system', data: { secretHash: '[redacted]' } });
+});
+
+t.test('admin commands refuse a directory without an installation and create nothing', async (t) => {
+  const cwd = mkdtempSync(join(tmpdir(), 'slipway-elsewhere-'));
+  t.teardown(() => rmSync(cwd, { recursive: true, force: true }));
+  const run = (env: Record<string, string>, ...args: string[]) => {
+    const environment: Record<string, string | undefined> = { ...process.env, SLIPWAY_PROXY: 'off', ...env };
+    if (!('SLIPWAY_DATA_DIR' in env)) delete environment.SLIPWAY_DATA_DIR;
+    // From another directory, the loader is found by its full address.
+    return spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), ...cliArgs.slice(2), ...args], { cwd, env: environment, encoding: 'utf8' });
+  };
+  for (const args of [['projections', 'status'], ['keys', 'create', '--name', 'k', '--access', 'write'], ['keys', 'list'], ['projections', 'rebuild']]) {
+    const r = run({}, ...args);
+    t.equal(r.status, 1, `${args.join(' ')} exits non-zero`);
+    t.match(r.stderr, `no Slipway data directory at ${join(cwd, '.slipway')} (the default ./.slipway of the current directory): point at the installation with --data-dir DIR or SLIPWAY_DATA_DIR`);
+    t.same(readdirSync(cwd), [], `${args.join(' ')} creates nothing`);
+  }
+  const missing = join(cwd, 'nope');
+  const viaEnv = run({ SLIPWAY_DATA_DIR: missing }, 'keys', 'list');
+  t.equal(viaEnv.status, 1);
+  t.match(viaEnv.stderr, `no Slipway data directory at ${missing} (from SLIPWAY_DATA_DIR)`);
+  const viaOption = run({}, '--data-dir', cwd, 'projections', 'status');
+  t.equal(viaOption.status, 1);
+  t.match(viaOption.stderr, `${cwd} (given with --data-dir) holds no Slipway installation`);
+  t.same(readdirSync(cwd), [], 'an existing empty directory is left empty');
+  t.equal(existsSync(missing), false);
 });

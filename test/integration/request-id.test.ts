@@ -118,9 +118,9 @@ t.test('slipway events --correlation prints one request’s events', async (t) =
   const requestId = 'cli-correlation-1';
   const r = await s.call('POST', '/api/projects', { body: { name: 'From the CLI', description: '' }, ...withId(requestId) });
   t.equal(r.status, 200);
-  const { stdout } = await promisify(execFile)(process.execPath, [...cliArgs, 'events', '--correlation', requestId], {
+  const { stdout } = await promisify(execFile)(process.execPath, [...cliArgs, 'events', '--data-dir', s.dataDir, '--correlation', requestId], {
     cwd: root,
-    env: { ...process.env, SLIPWAY_DATA_DIR: s.dataDir },
+    env: process.env,
   });
   const printed = stdout.trim().split('\n').map((line) => JSON.parse(line) as AuditEvent);
   t.same(printed.map((e) => e.id), await loggedIds(requestId), 'exactly that request’s events');

@@ -1,6 +1,6 @@
-import { createInterface } from 'node:readline';
 import type { components } from '../api-types.js';
 import { answer, apiClient, CliError, type Api } from './client.js';
+import { ask } from './confirm.js';
 import { readEvents } from './event-stream.js';
 import { endProgress, out, progress } from './output.js';
 import { findService } from './resolve.js';
@@ -15,21 +15,6 @@ const RECONNECTS = 5;
 async function deploymentOf(api: Api, serviceId: string, deploymentId: string): Promise<Deployment | undefined> {
   const { deployments } = await answer(api.GET('/api/services/{serviceId}/deployments', { params: { path: { serviceId } } }));
   return deployments.find((d) => d.id === deploymentId);
-}
-
-/** Asks on the terminal (or reads the answer from stdin); null when a second Ctrl-C came instead. */
-function ask(question: string): Promise<string | null> {
-  return new Promise((resolve) => {
-    const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: Boolean(process.stdin.isTTY) });
-    let answered = false;
-    rl.question(question, (reply) => {
-      answered = true;
-      rl.close();
-      resolve(reply);
-    });
-    rl.once('SIGINT', () => rl.close());
-    rl.once('close', () => answered || resolve(null));
-  });
 }
 
 /**

@@ -9,12 +9,12 @@ export async function findProject(api: Api, ref: string) {
 }
 
 /**
- * A service by its id, by `<project>/<service>` (slugs or names), or by its slug or name alone when only
- * one service the key can see has it.
+ * A service by its id, by `<project>/<service>` (slugs or names), by its slug or name within `project`
+ * (`--project`), or by its slug or name alone when only one service the key can see has it.
  */
-export async function findService(api: Api, ref: string): Promise<ServiceSummary> {
+export async function findService(api: Api, ref: string, project?: string): Promise<ServiceSummary> {
   const { projects } = await answer(api.GET('/api/projects'));
-  const [projectRef, serviceRef] = ref.includes('/') ? (ref.split('/', 2) as [string, string]) : [null, ref];
+  const [projectRef, serviceRef] = ref.includes('/') ? (ref.split('/', 2) as [string, string]) : [project ?? null, ref];
   const candidates = projects
     .filter((p) => projectRef === null || p.slug === projectRef || p.name === projectRef || p.id === projectRef)
     .flatMap((p) => p.services.map((s) => ({ project: p, service: s })));

@@ -1,12 +1,13 @@
 import { answer, apiClient, CliError } from './client.js';
 import { masked, out, table, when } from './output.js';
+import { confirm } from './confirm.js';
 import { findProject, findService } from './resolve.js';
 
 export interface Output {
   json?: boolean;
 }
 
-const print = (json: boolean | undefined, data: unknown, human: () => string) => out(json ? JSON.stringify(data) : human());
+export const print = (json: boolean | undefined, data: unknown, human: () => string) => out(json ? JSON.stringify(data) : human());
 
 export async function listProjects(o: Output) {
   const { api } = apiClient();
@@ -27,57 +28,14 @@ export async function createProject(name: string, o: Output & { description?: st
   print(o.json, data, () => `created project ${data.project.slug} (${data.project.id})`);
 }
 
-export async function deleteProject(ref: string, o: Output) {
+export async function deleteProject(ref: string, o: Output & { yes?: boolean }) {
   const { api } = apiClient();
   const project = await findProject(api, ref);
+  const databases = project.services.filter((s) => s.repoUrl === 'database').length;
+  const what = project.services.length === 0 ? '' : ` with its ${project.services.length} service(s)${databases > 0 ? ` (${databases} database(s)) and their volumes` : ''}`;
+  await confirm(`Delete project ${project.slug}${what}?`, o);
   const data = await answer(api.DELETE('/api/projects/{projectId}', { params: { path: { projectId: project.id } } }));
   print(o.json, data, () => `deleted project ${project.slug} and its ${project.serviceCount} service(s)${data.proxy.ok ? '' : `; the proxy said: ${data.proxy.detail}`}`);
-}
-
-const kindOf = (s: { repoUrl: string; runtimeMode: string }) =>
-  s.repoUrl === 'database' ? 'database' : s.repoUrl === 'docker-image' ? `image/${s.runtimeMode}` : `git/${s.runtimeMode}`;
-
-export async function listServices(projectRef: string, o: Output) {
-  const { api } = apiClient();
-  const project = await findProject(api, projectRef);
-  print(o.json, { services: project.services }, () =>
-    project.services.length === 0
-      ? `no services in ${project.slug} yet: slipway services ${project.slug} create <name> --image <image> | --repo <owner/repo> | --git-url <url>`
-      : table(
-          ['NAME', 'KIND', 'STATUS', 'URL', 'LAST DEPLOYED', 'ID'],
-          project.services.map((s) => [s.slug, kindOf(s), s.status, s.primaryUrl, when(s.lastDeployedAt) || 'never', s.id]),
-        ),
-  );
-}
-
-export interface CreateServiceOptions extends Output {
-  image?: string;
-  repo?: string;
-  gitUrl?: string;
-  branch?: string;
-  port?: string;
-  mode?: 'web' | 'worker' | 'static';
-}
-
-export async function createService(projectRef: string, name: string, o: CreateServiceOptions) {
-  const sources = [o.image, o.repo, o.gitUrl].filter((s) => s !== undefined);
-  if (sources.length !== 1) throw new CliError('give exactly one of --image, --repo or --git-url');
-  const { api } = apiClient();
-  const project = await findProject(api, projectRef);
-  const common = {
-    name,
-    ...(o.port !== undefined ? { internalPort: Number(o.port) } : {}),
-    ...(o.mode ? { runtimeMode: o.mode } : {}),
-    ...(o.branch ? { branch: o.branch } : {}),
-    env: [],
-  };
-  const body = o.image
-    ? { ...common, repoUrl: 'docker-image' as const, dockerImage: o.image }
-    : o.repo
-      ? { ...common, repoFullName: o.repo }
-      : { ...common, repoUrl: o.gitUrl! };
-  const data = await answer(api.POST('/api/projects/{projectId}/services', { params: { path: { projectId: project.id } }, body }));
-  print(o.json, data, () => `created service ${project.slug}/${data.service.slug} (${data.service.id}); deploy it with: slipway deploy ${project.slug}/${data.service.slug}`);
 }
 
 export async function listEnv(serviceRef: string, o: Output) {
@@ -155,7 +113,7 @@ export async function removeDomain(serviceRef: string, hostname: string, o: Outp
   print(o.json, data, () => `${domain.hostname} no longer routes to ${service.slug}${data.proxy.ok ? '' : `; the proxy said: ${data.proxy.detail}`}`);
 }
 
-export interface HistoryOptions extends Output {
+export interface EventsOptions extends Output {
   project?: string;
   stream?: string;
   correlation?: string;
@@ -164,10 +122,10 @@ export interface HistoryOptions extends Output {
   all?: boolean;
 }
 
-const HISTORY_COLUMNS = ['POSITION', 'RECORDED', 'ACTOR', 'TYPE', 'STREAM', 'CORRELATION'];
+const EVENT_COLUMNS = ['POSITION', 'RECORDED', 'ACTOR', 'TYPE', 'STREAM', 'CORRELATION'];
 
-/** The audit history, oldest first from `after`, page by page: a table, or JSON Lines with `--json`. */
-export async function history(o: HistoryOptions) {
+/** The audit log, oldest first from `after`, page by page: a table, or JSON Lines with `--json`. */
+export async function events(o: EventsOptions) {
   const limit = o.all ? Infinity : Number(o.limit);
   if (!(limit >= 1)) throw new CliError('--limit must be a positive number');
   const { api } = apiClient();
@@ -182,7 +140,7 @@ export async function history(o: HistoryOptions) {
     if (o.json) for (const e of page.events) out(JSON.stringify(e));
     else if (page.events.length > 0 || shown === 0) {
       const rows = page.events.map((e) => [e.position, when(e.recordedAt), e.actor, e.type, e.streamId, e.correlationId]);
-      const text = table(HISTORY_COLUMNS, rows);
+      const text = table(EVENT_COLUMNS, rows);
       out(shown === 0 ? text : text.split('\n').slice(1).join('\n'));
     }
     shown += page.events.length;
