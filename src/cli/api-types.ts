@@ -110,6 +110,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/services/{serviceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A service, as in its overview
+         * @description The same `service` as `GET /api/services/:serviceId/overview` answers, without its deployments, variables and domains.
+         *
+         *     Any key (read or write).
+         */
+        get: operations["getService"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete the service, its containers, volumes and secrets
+         * @description Needs a write key.
+         */
+        delete: operations["deleteService"];
+        options?: never;
+        head?: never;
+        /**
+         * Change how the service is built or run
+         * @description Build settings apply at the next deployment. A change of `resources` (or the health check) re-creates the running release at once, without a build: the answer’s `deployment` (kind `config`), else null.
+         *
+         *     Needs a write key.
+         */
+        patch: operations["updateService"];
+        trace?: never;
+    };
     "/api/services/{serviceId}/overview": {
         parameters: {
             query?: never;
@@ -128,32 +160,6 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
-        trace?: never;
-    };
-    "/api/services/{serviceId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Delete the service, its containers, volumes and secrets
-         * @description Needs a write key.
-         */
-        delete: operations["deleteService"];
-        options?: never;
-        head?: never;
-        /**
-         * Change how the service is built or run
-         * @description Build settings apply at the next deployment. A change of `resources` (or the health check) re-creates the running release at once, without a build: the answer’s `deployment` (kind `config`), else null.
-         *
-         *     Needs a write key.
-         */
-        patch: operations["updateService"];
         trace?: never;
     };
     "/api/services/{serviceId}/transfer": {
@@ -2502,7 +2508,7 @@ export interface operations {
             "5XX": components["responses"]["ServerFault"];
         };
     };
-    getServiceOverview: {
+    getService: {
         parameters: {
             query?: never;
             header?: never;
@@ -2521,13 +2527,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         service: components["schemas"]["Service"];
-                        /** @description The latest 20. */
-                        deployments: components["schemas"]["Deployment"][];
-                        env: components["schemas"]["Variable"][];
-                        domains: components["schemas"]["Domain"][];
-                        publicIp: string | null;
-                        resources: components["schemas"]["EffectiveResources"];
-                        usage: components["schemas"]["ContainerUsage"];
                     };
                 };
             };
@@ -2678,6 +2677,41 @@ export interface operations {
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    getServiceOverview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        service: components["schemas"]["Service"];
+                        /** @description The latest 20. */
+                        deployments: components["schemas"]["Deployment"][];
+                        env: components["schemas"]["Variable"][];
+                        domains: components["schemas"]["Domain"][];
+                        publicIp: string | null;
+                        resources: components["schemas"]["EffectiveResources"];
+                        usage: components["schemas"]["ContainerUsage"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
     };

@@ -42,6 +42,10 @@ export function serviceRoutes(router: Router, app: Slipway) {
     ctx.body = { service: await presentServiceById(app, id) };
   });
 
+  route(router, servicesApi.get, async (ctx) => {
+    ctx.body = { service: presentService(await visibleService(app.db, principalOf(ctx), ctx.params.serviceId!)) };
+  });
+
   route(router, servicesApi.overview, async (ctx) => {
     const service = await visibleService(app.db, principalOf(ctx), ctx.params.serviceId!);
     // The engine takes about a second to sample: asked first, read last.
