@@ -689,7 +689,7 @@ export interface paths {
         put?: never;
         /**
          * Start a backup of a database service now
-         * @description The backup runs in the background: it is answered `running`; list the backups to see it finish.
+         * @description The backup runs in the background: it is answered `running`; list the backups to see it finish. Without `storage`, the backup goes where the service’s backup settings say (`disk` until they are saved otherwise).
          *
          *     Needs a write key.
          */
@@ -3876,8 +3876,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @enum {string} */
-                    storage: "disk" | "remote" | "disk+remote";
+                    /**
+                     * @description Where the backup goes; default: the service’s backup settings’ `storage`.
+                     * @enum {string}
+                     */
+                    storage?: "disk" | "remote" | "disk+remote";
                 };
             };
         };
