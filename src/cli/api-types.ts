@@ -1512,6 +1512,7 @@ export interface components {
             /** @description The running database serves TLS with a certificate Slipway issued. */
             active: boolean;
             caCertAvailable: boolean;
+            /** @description The name to connect to and verify (`sslmode=verify-full`): the public hostname, else the public IP; `localhost` when the database is bound to this host only (`databasePublicEnabled: false`). */
             publicHostname: string;
             publicPort: number;
         };
