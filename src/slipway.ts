@@ -200,7 +200,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     : { target: { client: null, unavailable: () => 'proxy not started by this command' }, supervisor: null };
   const instance = await loadInstanceId(db);
   // Only a Caddy on this host (the one Slipway runs) sees this host's NAT rules.
-  const upstreams = supervisor && config.proxy.upstreamSwitch === 'iptables' ? await createIptablesSwitch(instance) : null;
+  const upstreams = supervisor && config.proxy.upstreamSwitch === 'iptables' ? await createIptablesSwitch(instance, config.dataDir) : null;
   if (supervisor && !upstreams) log.info('deployments switch routes by reloading Caddy (iptables is not usable here)');
   reconciler = new ProxyReconciler(
     db,
@@ -346,6 +346,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
       await importRunner?.stop();
       await databases.closeAll();
       await supervisor?.stop();
+      await reconciler!.detachUpstreams();
       await runner.stop();
       await reconciler!.idle();
       await store.close();

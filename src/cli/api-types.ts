@@ -110,6 +110,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/services/{serviceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A service, as in its overview
+         * @description The same `service` as `GET /api/services/:serviceId/overview` answers, without its deployments, variables and domains.
+         *
+         *     Any key (read or write).
+         */
+        get: operations["getService"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete the service, its containers, volumes and secrets
+         * @description Needs a write key.
+         */
+        delete: operations["deleteService"];
+        options?: never;
+        head?: never;
+        /**
+         * Change how the service is built or run
+         * @description Build settings apply at the next deployment. A change of `resources` (or the health check) re-creates the running release at once, without a build: the answer’s `deployment` (kind `config`), else null.
+         *
+         *     Needs a write key.
+         */
+        patch: operations["updateService"];
+        trace?: never;
+    };
     "/api/services/{serviceId}/overview": {
         parameters: {
             query?: never;
@@ -128,32 +160,6 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
-        trace?: never;
-    };
-    "/api/services/{serviceId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Delete the service, its containers, volumes and secrets
-         * @description Needs a write key.
-         */
-        delete: operations["deleteService"];
-        options?: never;
-        head?: never;
-        /**
-         * Change how the service is built or run
-         * @description Build settings apply at the next deployment. A change of `resources` (or the health check) re-creates the running release at once, without a build: the answer’s `deployment` (kind `config`), else null.
-         *
-         *     Needs a write key.
-         */
-        patch: operations["updateService"];
         trace?: never;
     };
     "/api/services/{serviceId}/transfer": {
@@ -683,7 +689,7 @@ export interface paths {
         put?: never;
         /**
          * Start a backup of a database service now
-         * @description The backup runs in the background: it is answered `running`; list the backups to see it finish.
+         * @description The backup runs in the background: it is answered `running`; list the backups to see it finish. Without `storage`, the backup goes where the service’s backup settings say (`disk` until they are saved otherwise).
          *
          *     Needs a write key.
          */
@@ -1506,6 +1512,7 @@ export interface components {
             /** @description The running database serves TLS with a certificate Slipway issued. */
             active: boolean;
             caCertAvailable: boolean;
+            /** @description The name to connect to and verify (`sslmode=verify-full`): the public hostname, else the public IP; `localhost` when the database is bound to this host only (`databasePublicEnabled: false`). */
             publicHostname: string;
             publicPort: number;
         };
@@ -2535,7 +2542,7 @@ export interface operations {
             "5XX": components["responses"]["ServerFault"];
         };
     };
-    getServiceOverview: {
+    getService: {
         parameters: {
             query?: never;
             header?: never;
@@ -2554,13 +2561,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         service: components["schemas"]["Service"];
-                        /** @description The latest 20. */
-                        deployments: components["schemas"]["Deployment"][];
-                        env: components["schemas"]["Variable"][];
-                        domains: components["schemas"]["Domain"][];
-                        publicIp: string | null;
-                        resources: components["schemas"]["EffectiveResources"];
-                        usage: components["schemas"]["ContainerUsage"];
                     };
                 };
             };
@@ -2711,6 +2711,41 @@ export interface operations {
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    getServiceOverview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        service: components["schemas"]["Service"];
+                        /** @description The latest 20. */
+                        deployments: components["schemas"]["Deployment"][];
+                        env: components["schemas"]["Variable"][];
+                        domains: components["schemas"]["Domain"][];
+                        publicIp: string | null;
+                        resources: components["schemas"]["EffectiveResources"];
+                        usage: components["schemas"]["ContainerUsage"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
     };
@@ -3875,8 +3910,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @enum {string} */
-                    storage: "disk" | "remote" | "disk+remote";
+                    /**
+                     * @description Where the backup goes; default: the service’s backup settings’ `storage`.
+                     * @enum {string}
+                     */
+                    storage?: "disk" | "remote" | "disk+remote";
                 };
             };
         };

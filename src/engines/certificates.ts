@@ -57,7 +57,8 @@ export class Certificates {
     return {
       active: Boolean(issued && row.current_container),
       caCertAvailable: (await this.authorityPem()) !== null,
-      publicHostname: row.database_public_hostname ?? (await this.publicIp()),
+      // A database bound to loopback is reached from this host only, by the name its certificate holds for it.
+      publicHostname: row.database_public_enabled ? (row.database_public_hostname ?? (await this.publicIp())) : 'localhost',
       publicPort: row.host_port,
     };
   }

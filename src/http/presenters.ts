@@ -18,6 +18,7 @@ import type { DomainRow, ServiceRow } from '../../projections/service-queries.js
 import { ENGINE_CATALOGUE } from '../../commands/service/engines.js';
 import type { Engine } from '../../commands/service/fields.js';
 import { effectiveHealthCheck, fromHealthCheckColumn } from '../../commands/service/health-check.js';
+import { publicUrl, type PublicAddress } from './public-url.js';
 
 export const iso = (value: Date | string | null): string | null => (value === null ? null : new Date(value).toISOString());
 const isoRequired = (value: Date | string) => new Date(value).toISOString();
@@ -37,7 +38,7 @@ function presentHealth(row: ServiceRow, checked: boolean): z.infer<typeof servic
   return { status, checkedAt: iso(row.health_checked_at), detail: row.health_detail };
 }
 
-export function presentService(row: ServiceRow): z.infer<typeof service> {
+export function presentService(row: ServiceRow, address: PublicAddress): z.infer<typeof service> {
   const local = localUrl(row);
   const { check, isDefault } = effectiveHealthCheck({ kind: row.kind, runtimeMode: row.runtime_mode, healthCheck: fromHealthCheckColumn(row.health_check) });
   return {
@@ -68,7 +69,7 @@ export function presentService(row: ServiceRow): z.infer<typeof service> {
     ...releasePolicyOf({ releasesKept: row.releases_kept ?? undefined, watchSeconds: row.watch_seconds ?? undefined, autoRollback: row.auto_rollback ?? undefined }),
     reachable: row.reachable,
     localUrl: local,
-    primaryUrl: row.primary_hostname ? `http://${row.primary_hostname}` : local,
+    primaryUrl: row.primary_hostname ? publicUrl(row.primary_hostname, address) : local,
     preferredDomain: row.primary_hostname,
     framework: null,
     lastDeployedAt: iso(row.last_deployed_at),
@@ -82,7 +83,7 @@ export function presentService(row: ServiceRow): z.infer<typeof service> {
   };
 }
 
-export function presentProject(row: ProjectRow, services: readonly ServiceRow[], includeServices = true): z.infer<typeof project> {
+export function presentProject(row: ProjectRow, services: readonly ServiceRow[], address: PublicAddress, includeServices = true): z.infer<typeof project> {
   const lastUpdated = services.reduce((max, s) => Math.max(max, new Date(s.updated_at).getTime()), new Date(row.updated_at).getTime());
   return {
     id: row.id,
@@ -92,7 +93,7 @@ export function presentProject(row: ProjectRow, services: readonly ServiceRow[],
     status: services.some((s) => s.status === 'active') ? 'active' : 'idle',
     serviceCount: services.length,
     lastUpdatedAt: new Date(lastUpdated).toISOString(),
-    services: includeServices ? services.map(presentService) : [],
+    services: includeServices ? services.map((s) => presentService(s, address)) : [],
   };
 }
 

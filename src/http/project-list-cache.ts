@@ -4,6 +4,7 @@ import { listServicesOf, type ServiceRow } from '../../projections/service-queri
 import type { SqlExecutor } from '../db/sql-client.js';
 import type { RecordedEvent } from '../eventstore/port.js';
 import { presentProject } from './presenters.js';
+import type { PublicAddress } from './public-url.js';
 
 const str = (value: unknown) => (typeof value === 'string' ? value : null);
 
@@ -25,6 +26,7 @@ export class ProjectListCache {
   constructor(
     private readonly db: SqlExecutor,
     private readonly runner: ProjectionRunner,
+    private readonly addressOf: () => Promise<PublicAddress>,
   ) {
     runner.onApplied((batch) => this.invalidate(batch));
   }
@@ -33,6 +35,8 @@ export class ProjectListCache {
     this.generation++;
     this.everything = null;
     for (const event of batch) {
+      // Switching HTTPS changes every service's primaryUrl.
+      if (event.type === 'GeneralSettingsChanged') this.json.clear();
       const id = event.streamId.slice(event.streamId.indexOf('-') + 1);
       if (event.streamId.startsWith('project-')) {
         this.json.delete(id);
@@ -66,7 +70,7 @@ export class ProjectListCache {
     });
     if (missing.length === 0) return filled;
     const generation = this.generation;
-    const [rows, services] = [await listProjects(this.db, missing), await listServicesOf(this.db, missing)];
+    const [rows, services, address] = [await listProjects(this.db, missing), await listServicesOf(this.db, missing), await this.addressOf()];
     const byProject = new Map<string, ServiceRow[]>();
     for (const s of services) {
       const own = byProject.get(s.project_id);
@@ -76,7 +80,7 @@ export class ProjectListCache {
     for (const row of rows) {
       const own = byProject.get(row.id) ?? [];
       for (const s of own) this.serviceOwner.set(s.id, row.id);
-      const json = JSON.stringify(presentProject(row, own));
+      const json = JSON.stringify(presentProject(row, own, address));
       filled.set(row.id, json);
       // A fill that an invalidation overtook still answers its own request (it read after that request's
       // writes settled), but is not kept.

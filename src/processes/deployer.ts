@@ -2,6 +2,7 @@ import { deployment } from '../../commands/deployment/aggregate.js';
 import { parseDeploymentEvent } from '../../commands/deployment/events.js';
 import { deploymentSteps, queueDeployment } from '../../commands/deployment/handlers.js';
 import { releasePolicyOf } from '../../commands/service/fields.js';
+import { parseProjectEvent } from '../../commands/project/events.js';
 import { parseServiceEvent } from '../../commands/service/events.js';
 import { causedBy, type CommandContext } from '../../commands/shared/command-context.js';
 import { loadAggregate } from '../../commands/shared/execute.js';
@@ -50,6 +51,8 @@ export class Deployer implements Reactor {
   /** The watch of each service's newest release, called off when another deployment of the service starts. */
   private readonly watches = new Map<string, AbortController>();
   private readonly background = new Set<Promise<void>>();
+  /** Removals of deleted services' containers under way: a deleted project's network goes once they are done. */
+  private readonly removals = new Set<Promise<void>>();
   private pass: Promise<void> = Promise.resolve();
   private pending = false;
   private started = false;
@@ -89,9 +92,15 @@ export class Deployer implements Reactor {
         const serviceId = aggregateIdOf(recorded.streamId);
         for (const run of this.active.values()) if (run.serviceId === serviceId) run.controller.abort('the service was deleted');
         this.watches.get(serviceId)?.abort();
-        this.inBackground(this.removeEverythingOf(serviceId));
+        const removal = this.removeEverythingOf(serviceId).finally(() => this.removals.delete(removal));
+        this.removals.add(removal);
+        this.inBackground(removal);
       } else if (serviceEvent?.type === 'ServiceStopped') {
         this.inBackground(stopStoppedRelease(this.deps, aggregateIdOf(recorded.streamId)));
+      } else if (!deploymentEvent && !serviceEvent && parseProjectEvent(recorded)?.type === 'ProjectDeleted') {
+        // Its services' removals (and aborted runs), started by their ServiceDeleted events before this one, leave the network unused.
+        const removals = [...this.removals, ...[...this.active.values()].filter((r) => r.controller.signal.aborted).map((r) => r.done)];
+        this.inBackground(Promise.allSettled(removals).then(() => this.removeNetworkOf(aggregateIdOf(recorded.streamId))));
       }
       if (deploymentEvent?.type === 'DeploymentQueued' || deploymentEvent?.type === 'DeploymentAborted') schedule = true;
     }
@@ -227,6 +236,11 @@ export class Deployer implements Reactor {
     } catch (error) {
       this.logger.warn('could not remove the containers of a deleted service', { service: serviceId, error: String(error) });
     }
+  }
+
+  private async removeNetworkOf(projectId: string): Promise<void> {
+    const networks = await this.deps.runtime.removeNetworks({ [LABEL.project]: projectId });
+    if (networks.length > 0) this.logger.info('removed the network of a deleted project', { project: projectId, networks });
   }
 
   /**

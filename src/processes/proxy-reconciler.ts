@@ -108,6 +108,22 @@ export class ProxyReconciler implements Reactor {
     await this.chain.catch(() => undefined);
   }
 
+  /**
+   * At stop. Caddy outlives Slipway: it is given the containers' own ports, so the NAT chain can go and the
+   * sites keep answering (the next start moves them back onto the chain). A Caddy that refuses keeps the chain.
+   */
+  async detachUpstreams(): Promise<void> {
+    const upstreams = this.upstreams;
+    if (!upstreams) return;
+    const detached = this.chain.then(async () => {
+      const client = this.target.unavailable() ? null : this.target.client;
+      if (client && (await client.ready()) && !(await this.reload({ direct: true })).ok) return;
+      await upstreams.remove();
+    });
+    this.chain = detached.catch(() => undefined);
+    await this.chain;
+  }
+
   /** A fresh reload regardless of what ran before (start-up, Caddy restart). */
   async reloadNow(): Promise<ProxyResult> {
     this.latest = null;
@@ -115,11 +131,12 @@ export class ProxyReconciler implements Reactor {
     return this.sync(this.runner.position);
   }
 
-  private async reload(options: { force?: boolean } = {}): Promise<ProxyResult> {
+  /** `direct`: Caddy dials the containers' ports itself, without the NAT switch. */
+  private async reload(options: { force?: boolean; direct?: boolean } = {}): Promise<ProxyResult> {
     const reason = this.target.unavailable();
     if (reason || !this.target.client) return { ok: false, detail: reason ?? 'no proxy configured' };
     const rows = await listRoutes(this.db);
-    const switched = this.upstreams;
+    const switched = options.direct ? null : this.upstreams;
     if (switched) {
       const targets = natTargets(rows);
       try {

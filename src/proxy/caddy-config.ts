@@ -126,6 +126,24 @@ function acmeAutomation(https: HttpsSettings) {
   };
 }
 
+/**
+ * With HTTPS, plain HTTP to a served name is redirected to it on the HTTPS port, named when it is not 443
+ * (Caddy 2.6's own redirect leaves a non-default port out). Caddy answers ACME challenges on every server
+ * before its routes, so this one on the HTTP port still lets certificates be issued.
+ */
+function httpsRedirectServer(https: HttpsSettings, hostnames: readonly string[]) {
+  const port = https.httpsPort === 443 ? '' : `:${https.httpsPort}`;
+  return {
+    listen: [`:${https.httpPort}`],
+    routes: [
+      ...(hostnames.length > 0
+        ? [{ match: [{ host: [...hostnames].sort() }], handle: [{ handler: 'static_response', status_code: 308, headers: { Location: [`https://{http.request.host}${port}{http.request.uri}`] } }], terminal: true }]
+        : []),
+      { handle: [{ handler: 'static_response', status_code: 404, body: 'No Slipway service answers for this host.\n' }] },
+    ],
+  };
+}
+
 /** The whole Caddy configuration as a pure function of the routing read model. */
 export function buildCaddyConfig(settings: ProxySettings, routes: readonly ProxyRoute[]) {
   const https = settings.https ?? null;
@@ -156,7 +174,7 @@ export function buildCaddyConfig(settings: ProxySettings, routes: readonly Proxy
             // With HTTPS the domains are served on the HTTPS port; Caddy's own server on the HTTP port then
             // answers the ACME challenges and redirects everything else (an unknown name gets no certificate:
             // its TLS handshake fails).
-            ...(https ? { listen: [`:${https.httpsPort}`] } : { listen: settings.httpListen, automatic_https: { disable: true } }),
+            ...(https ? { listen: [`:${https.httpsPort}`], automatic_https: { disable_redirects: true } } : { listen: settings.httpListen, automatic_https: { disable: true } }),
             routes: [
               ...(settings.api ? [apiRoute(settings.api, https !== null)] : []),
               ...routes
@@ -173,6 +191,7 @@ export function buildCaddyConfig(settings: ProxySettings, routes: readonly Proxy
               },
             ],
           },
+          ...(https ? { 'slipway-http': httpsRedirectServer(https, [...(settings.api ? [settings.api.hostname] : []), ...routes.flatMap((r) => r.hostnames)]) } : {}),
           ...portServers,
         },
       },

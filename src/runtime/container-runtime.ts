@@ -185,6 +185,8 @@ export interface ContainerRuntime {
   list(labels: Record<string, string>): Promise<OwnedContainer[]>;
   /** Removes the volumes carrying every given label (their containers must be gone). */
   removeVolumes(labels: Record<string, string>): Promise<string[]>;
+  /** Removes the networks carrying every given label (their containers must be gone); answers their names. */
+  removeNetworks(labels: Record<string, string>): Promise<string[]>;
   /** Runs a command inside a running container; resolves when it ends, with its exit code. */
   exec(name: string, spec: ExecSpec, signal: AbortSignal): Promise<ExecResult>;
   /** Writes one file into a container (running or stopped) from a stream of exactly `size` bytes. */

@@ -430,6 +430,20 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
       return removed;
     },
 
+    async removeNetworks(labels) {
+      const networks = await call('listNetworks', () => docker.listNetworks({ filters: ownedFilter(labels) }));
+      const removed: string[] = [];
+      for (const n of networks) {
+        try {
+          await call('removeNetwork', () => docker.getNetwork(n.Id).remove());
+          removed.push(n.Name);
+        } catch (error) {
+          if (statusOf(error) !== 404) throw error;
+        }
+      }
+      return removed;
+    },
+
     async list(labels): Promise<OwnedContainer[]> {
       const found = await call('listContainers', () =>
         docker.listContainers({ all: true, filters: ownedFilter(labels) }),

@@ -27,6 +27,7 @@ export function lazyRuntime(load: () => Promise<ContainerRuntime>): ContainerRun
     start: async (name) => (await get()).start(name),
     list: async (labels) => (await get()).list(labels),
     removeVolumes: async (labels) => (await get()).removeVolumes(labels),
+    removeNetworks: async (labels) => (await get()).removeNetworks(labels),
     exec: async (name, spec, signal) => (await get()).exec(name, spec, signal),
     putFile: async (name, file, content) => (await get()).putFile(name, file, content),
     async *logs(name, options) {

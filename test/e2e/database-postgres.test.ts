@@ -105,7 +105,7 @@ t.test('a postgres service deploys, is browsed and edited, speaks verified TLS, 
 
   t.test('TLS: verified with the installation CA', async (t) => {
     const info = await s.call('GET', `/api/services/${db.id}/database/tls`);
-    t.same(info.body.tls, { active: true, caCertAvailable: true, publicHostname: '203.0.113.7', publicPort: db.hostPort });
+    t.same(info.body.tls, { active: true, caCertAvailable: true, publicHostname: 'localhost', publicPort: db.hostPort }, 'bound to loopback: no public name advertised');
     const ca = await s.call('GET', `/api/services/${db.id}/database/tls/ca`);
     t.match(ca.body, /^-----BEGIN CERTIFICATE-----/);
     const client = new Client({ host: '127.0.0.1', port: db.hostPort, user: 'postgres', password: PASSWORD, database: 'main_db', ssl: { ca: ca.body, servername: 'localhost', rejectUnauthorized: true } });

@@ -113,8 +113,8 @@ t.test('automatic HTTPS: pebble issues through Caddy, the state is recorded, red
 
   const redirect = await httpGet(httpPort, hostname, '/path?q=1');
   t.equal(redirect.status, 308, 'plain HTTP is redirected');
-  // Caddy takes its HTTPS port for the one clients reach as 443 (a port forwarded to it), so the redirect names no port.
-  t.equal(redirect.location, `https://${hostname}/path?q=1`);
+  t.equal(redirect.location, `https://${hostname}:${httpsPort}/path?q=1`, 'to the HTTPS port, named as it is not 443');
+  t.equal((await s.call('GET', `/api/services/${web.id}`)).body.service.primaryUrl, `https://${hostname}:${httpsPort}`, 'where the answers send clients too');
 
   await t.test('a redeploy under load over HTTPS fails no request', async (t) => {
     const results: { status: number; body: string }[] = [];
@@ -167,7 +167,7 @@ t.test('automatic HTTPS: pebble issues through Caddy, the state is recorded, red
 
     const plain = await httpGet(httpPort, apiHost, '/api/projects');
     t.equal(plain.status, 308, 'plain HTTP is redirected, never served');
-    t.equal(plain.location, `https://${apiHost}/api/projects`);
+    t.equal(plain.location, `https://${apiHost}:${httpsPort}/api/projects`);
 
     const refused = await httpsRequest(httpsPort, apiHost, issuedRoot, '/api/projects', 'slw_not-a-key-over-https');
     t.equal(refused.status, 401);

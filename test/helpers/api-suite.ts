@@ -237,7 +237,8 @@ export function apiSuite(t: Test, start: () => Promise<TestServer>) {
     let overview = (await s.call('GET', `/api/services/${a.id}/overview`)).body;
     t.match(overview.domains, [{ hostname: 'shop.example.com', status: 'active', serviceId: a.id }]);
     t.equal(overview.domains.length, 1);
-    t.equal(overview.service.primaryUrl, 'http://shop.example.com');
+    const { httpPort } = (await s.call('GET', '/api/settings')).body.settings.proxy;
+    t.equal(overview.service.primaryUrl, httpPort === 80 ? 'http://shop.example.com' : `http://shop.example.com:${httpPort}`, 'with the proxy’s port unless it is 80');
     const domainId = overview.domains[0].id;
 
     assertError(t, await s.call('POST', `/api/services/${b.id}/domains`, { body: { hostname: 'shop.example.com' } }), 409, 'conflict', 'a hostname another service has');

@@ -171,7 +171,7 @@ export function badInputTests(t: Test, server: () => TestServer) {
         ['GET', `/api/deployments/${domainId}/abort`, 'POST'],
         ['PATCH', '/api/keys', 'GET, HEAD, POST'],
         ['TRACE', '/api/projects', 'GET, HEAD, POST'],
-        ['PROPFIND', `/api/services/${svc.id}`, 'DELETE, PATCH'],
+        ['PROPFIND', `/api/services/${svc.id}`, 'DELETE, GET, HEAD, PATCH'],
       ];
       for (const [method, path, allow] of cases) {
         const r = await rawRequest(s.url, method, path, { key: s.key });

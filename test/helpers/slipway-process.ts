@@ -108,7 +108,7 @@ export class Installation {
       for (const n of await docker.listNetworks({ filters: { label: [`${LABEL.project}=${id}`] } })) await docker.getNetwork(n.Id).remove().catch(() => undefined);
     }
     spawnSync('pkill', ['-f', `${this.dataDir}/caddy/bootstrap.json`]);
-    if (instance) await (await createIptablesSwitch(instance))?.remove();
+    if (instance) await (await createIptablesSwitch(instance, this.dataDir))?.remove();
     rmSync(this.dataDir, { recursive: true, force: true });
   }
 

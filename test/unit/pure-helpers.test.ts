@@ -112,7 +112,17 @@ t.test('with HTTPS the domains move to the HTTPS port under an ACME issuer; host
   const config = buildCaddyConfig({ adminListen: '127.0.0.1:2019', httpListen: [':80'], https }, routes);
   const servers = config.apps.http.servers as Record<string, { listen: string[]; automatic_https?: unknown }>;
   t.same(servers.slipway!.listen, [':443']);
-  t.equal(servers.slipway!.automatic_https, undefined, 'automatic HTTPS on for the domains');
+  t.same(servers.slipway!.automatic_https, { disable_redirects: true }, 'automatic HTTPS on for the domains; the redirect is ours');
+  const redirect = (port: number) => {
+    const servers = buildCaddyConfig({ adminListen: '127.0.0.1:2019', httpListen: [':80'], https: { ...https, httpsPort: port } }, routes).apps.http.servers as Record<string, { listen: string[]; routes: unknown[] }>;
+    return servers['slipway-http']!;
+  };
+  t.same(redirect(443).listen, [':80'], 'plain HTTP on the HTTP port');
+  t.match(redirect(443).routes, [
+    { match: [{ host: ['a.example.com'] }], handle: [{ handler: 'static_response', status_code: 308, headers: { Location: ['https://{http.request.host}{http.request.uri}'] } }] },
+    { handle: [{ status_code: 404 }] },
+  ], 'is redirected to HTTPS');
+  t.match(redirect(8443).routes, [{ handle: [{ headers: { Location: ['https://{http.request.host}:8443{http.request.uri}'] } }] }], 'on the HTTPS port, named when it is not 443');
   t.same(servers['port-20001']!.automatic_https, { disable: true }, 'never for a host port');
   t.match(config.apps, { http: { http_port: 80, https_port: 443 } });
   t.same(config.apps.tls, {

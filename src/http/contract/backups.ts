@@ -53,9 +53,10 @@ export const backupsApi = {
     operationId: 'createBackup',
     tag: 'Backups',
     summary: 'Start a backup of a database service now',
-    description: 'The backup runs in the background: it is answered `running`; list the backups to see it finish.',
+    description:
+      'The backup runs in the background: it is answered `running`; list the backups to see it finish. Without `storage`, the backup goes where the service’s backup settings say (`disk` until they are saved otherwise).',
     access: 'write',
-    body: z.object({ storage: z.enum(BACKUP_STORAGE) }),
+    body: z.object({ storage: z.enum(BACKUP_STORAGE).optional().meta({ description: 'Where the backup goes; default: the service’s backup settings’ `storage`.' }) }),
     response: z.object({ backup }),
   }),
   updateSettings: endpoint({

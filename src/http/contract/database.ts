@@ -33,7 +33,7 @@ export const postgresTls = z
   .object({
     active: z.boolean().meta({ description: 'The running database serves TLS with a certificate Slipway issued.' }),
     caCertAvailable: z.boolean(),
-    publicHostname: z.string(),
+    publicHostname: z.string().meta({ description: 'The name to connect to and verify (`sslmode=verify-full`): the public hostname, else the public IP; `localhost` when the database is bound to this host only (`databasePublicEnabled: false`).' }),
     publicPort: z.number().int(),
   })
   .meta({ id: 'PostgresTls' });

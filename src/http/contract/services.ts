@@ -36,6 +36,16 @@ export const servicesApi = {
     body: createServiceBody,
     response: serviceAnswer,
   }),
+  get: endpoint({
+    method: 'get',
+    path: '/api/services/:serviceId',
+    operationId: 'getService',
+    tag,
+    summary: 'A service, as in its overview',
+    description: 'The same `service` as `GET /api/services/:serviceId/overview` answers, without its deployments, variables and domains.',
+    access: 'read',
+    response: serviceAnswer,
+  }),
   overview: endpoint({
     method: 'get',
     path: '/api/services/:serviceId/overview',

@@ -88,7 +88,8 @@ export function backupRoutes(router: Router, app: Slipway) {
   route(router, backupsApi.create, async (ctx) => {
     const principal = writerOf(ctx);
     const row = await databaseService(app, principal, ctx.params.serviceId!);
-    const { storage } = parseInput(backupsApi.create.body, ctx.request.body ?? {});
+    const given = parseInput(backupsApi.create.body, ctx.request.body ?? {}).storage;
+    const storage = given ?? (await settingsOf(row)).settings.storage;
     const { extension, format } = BACKUP_FORMATS[row.database_engine];
     const { id, position } = await requestBackup(requestContext(app, ctx, principal), (backupId) => ({
       serviceId: row.id,

@@ -11,6 +11,7 @@ import { requestContext } from '../request-context.js';
 import { notFoundHttp } from '../errors.js';
 import { presentProject } from '../presenters.js';
 import { ProjectListCache } from '../project-list-cache.js';
+import { currentPublicAddress } from '../public-url.js';
 import { parseInput } from '../validation.js';
 import { route } from '../contract/endpoint.js';
 import { projectsApi } from '../contract/projects.js';
@@ -20,7 +21,7 @@ import { retirementDeps } from '../../processes/retirement.js';
 export async function projectWithServices(app: Slipway, id: string, includeServices = true) {
   const row = await findProject(app.db, { id });
   if (!row) throw notFoundHttp('project');
-  return presentProject(row, await listServicesOf(app.db, [id]), includeServices);
+  return presentProject(row, await listServicesOf(app.db, [id]), await currentPublicAddress(app), includeServices);
 }
 
 export function databaseSuggestions(services: readonly ServiceRow[], except?: string) {
@@ -33,7 +34,7 @@ export function databaseSuggestions(services: readonly ServiceRow[], except?: st
 }
 
 export function projectRoutes(router: Router, app: Slipway) {
-  const list = new ProjectListCache(app.db, app.runner);
+  const list = new ProjectListCache(app.db, app.runner, () => currentPublicAddress(app));
   route(router, projectsApi.list, async (ctx) => {
     ctx.type = 'application/json';
     ctx.body = await list.render(principalOf(ctx).projectIds);

@@ -10,6 +10,7 @@ import { principalOf, visibleProject, visibleService, writerOf } from '../auth.j
 import { requestContext } from '../request-context.js';
 import { notFoundHttp } from '../errors.js';
 import { issuesCertificates } from '../../installation-settings.js';
+import { currentPublicAddress, publicAddressOf } from '../public-url.js';
 import { iso, presentDeployment, presentDomain, presentQueuedDeployment, presentService } from '../presenters.js';
 import { parseCreateService, vetServiceChanges, vetServiceSource } from '../service-bodies.js';
 import { parseInput } from '../validation.js';
@@ -25,7 +26,7 @@ const STATS_TIMEOUT_MS = 2_000;
 async function presentServiceById(app: Slipway, id: string) {
   const row = await findService(app.db, id);
   if (!row) throw notFoundHttp('service');
-  return presentService(row);
+  return presentService(row, await currentPublicAddress(app));
 }
 
 /** Settings that change how the current release runs, applied at once by a deployment of kind `config`. */
@@ -40,6 +41,11 @@ export function serviceRoutes(router: Router, app: Slipway) {
     const { id, position } = await createService(requestContext(app, ctx, principal), app.serviceDeps, project.id, input);
     await app.settle(position);
     ctx.body = { service: await presentServiceById(app, id) };
+  });
+
+  route(router, servicesApi.get, async (ctx) => {
+    const service = await visibleService(app.db, principalOf(ctx), ctx.params.serviceId!);
+    ctx.body = { service: presentService(service, await currentPublicAddress(app)) };
   });
 
   route(router, servicesApi.overview, async (ctx) => {
@@ -61,7 +67,7 @@ export function serviceRoutes(router: Router, app: Slipway) {
     const domains = (await listDomainsOf(app.db, service.id)).map((d) => presentDomain(d, issuesCertificates(app, settings)));
     const deployments = (await listDeploymentsOf(app.db, service.id, 20)).map(presentDeployment);
     ctx.body = {
-      service: presentService(service),
+      service: presentService(service, publicAddressOf(app.config, settings)),
       deployments,
       env,
       domains,
