@@ -122,12 +122,12 @@ t.test('the README quick start, command by command', { skip }, async (t) => {
     took('leftovers removed');
   });
   const listening = await new Promise<boolean>((resolve) => {
-    const timer = setInterval(() => {
+    const poll = setInterval(() => {
       if (/"url":"http:\/\/127\.0\.0\.1:3000"/.test(serverOutput)) done(true);
     }, 200);
-    const done = (v: boolean) => (clearInterval(timer), resolve(v));
+    const deadline = setTimeout(() => done(false), 400_000);
+    const done = (v: boolean) => (clearInterval(poll), clearTimeout(deadline), resolve(v));
     void exited.then(() => done(false));
-    setTimeout(() => done(false), 400_000);
   });
   t.ok(listening, `npm start builds and serves on port 3000\n${serverOutput.slice(-3000)}`);
   if (!listening) return;
