@@ -171,9 +171,9 @@ export function buildCaddyConfig(settings: ProxySettings, routes: readonly Proxy
         ...(https ? { http_port: https.httpPort, https_port: https.httpsPort } : {}),
         servers: {
           slipway: {
-            // With HTTPS the domains are served on the HTTPS port; Caddy's own server on the HTTP port then
-            // answers the ACME challenges and redirects everything else (an unknown name gets no certificate:
-            // its TLS handshake fails).
+            // With HTTPS the domains are served on the HTTPS port; on the HTTP port, `slipway-http` redirects to
+            // them and Caddy answers the ACME challenges first (an unknown name gets no certificate: its TLS
+            // handshake fails).
             ...(https ? { listen: [`:${https.httpsPort}`], automatic_https: { disable_redirects: true } } : { listen: settings.httpListen, automatic_https: { disable: true } }),
             routes: [
               ...(settings.api ? [apiRoute(settings.api, https !== null)] : []),
