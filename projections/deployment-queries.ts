@@ -1,4 +1,4 @@
-import type { DeploymentKind } from '../commands/deployment/events.js';
+import type { DeploymentKind, DeploymentTrigger } from '../commands/deployment/events.js';
 import type { SqlExecutor } from '../src/db/sql-client.js';
 
 export interface DeploymentRow {
@@ -6,7 +6,7 @@ export interface DeploymentRow {
   service_id: string;
   project_id: string;
   status: 'queued' | 'running' | 'succeeded' | 'failed' | 'aborted' | 'rolled_back';
-  trigger: 'manual' | 'auto';
+  trigger: DeploymentTrigger;
   kind: DeploymentKind;
   /** The release a release-based deployment runs (a rollback's `rollbackOf`). */
   release_id: string | null;

@@ -1,15 +1,20 @@
 import { reasonText } from '../shared/printable.js';
 import type { Aggregate } from '../shared/aggregate.js';
 import { conflict, notFound } from '../shared/domain-error.js';
-import { parseDeploymentEvent, type DeploymentEvent, type DeploymentKind, type FailureExplained } from './events.js';
+import { parseDeploymentEvent, type DeploymentEvent, type DeploymentKind, type DeploymentTrigger, type FailureExplained, type DEPLOYMENT_SOURCES } from './events.js';
+
+type DeploymentSource = (typeof DEPLOYMENT_SOURCES)[number];
 
 export type DeploymentStatus = 'none' | 'queued' | 'running' | 'succeeded' | 'failed' | 'aborted' | 'rolled_back';
 
 export interface DeploymentRequest {
   kind: DeploymentKind;
-  trigger: 'manual' | 'auto';
+  trigger: DeploymentTrigger;
   releaseId: string | null;
   config: 'release' | 'current';
+  /** A build of this exact commit (a pushed `after`); absent or null: the branch as the clone finds it. */
+  commitSha?: string | null;
+  source?: DeploymentSource;
 }
 
 export const BUILD_REQUEST: DeploymentRequest = { kind: 'deploy', trigger: 'manual', releaseId: null, config: 'current' };
@@ -63,7 +68,7 @@ export const deployment: Aggregate<DeploymentState, DeploymentEvent> = {
 
 export function decideQueue(state: DeploymentState, serviceId: string, projectId: string, request: DeploymentRequest = BUILD_REQUEST): DeploymentEvent[] {
   if (state.status !== 'none') throw conflict('deployment already exists');
-  return [{ type: 'DeploymentQueued', data: { serviceId, projectId, ...request } }];
+  return [{ type: 'DeploymentQueued', data: { serviceId, projectId, commitSha: null, source: 'upstream', ...request } }];
 }
 
 /** The deployer takes a queued deployment; one that was aborted meanwhile is not started. */

@@ -229,7 +229,7 @@ function dockerfileFor(packImages: PackImages, p: Prepared, checkout: Checkout, 
 }
 
 /** Clones and builds a source service; returns the image tag and the builder that ran. */
-async function buildFromSource(deps: RunDeps, id: string, p: Prepared, log: DeploymentLog, signal: AbortSignal) {
+async function buildFromSource(deps: RunDeps, id: string, p: Prepared, commitSha: string | null, log: DeploymentLog, signal: AbortSignal) {
   const { row } = p;
   const { timeouts } = deps.settings;
   const dir = join(deps.settings.workDir, id);
@@ -238,9 +238,9 @@ async function buildFromSource(deps: RunDeps, id: string, p: Prepared, log: Depl
   // Exclusively: a directory of this id that appeared meanwhile is not ours to build in.
   mkdirSync(dir, { mode: 0o700 });
   try {
-    log.system(`Cloning ${row.repo_url} (branch ${row.branch}, depth 1)`);
+    log.system(`Cloning ${row.repo_url} (branch ${row.branch}${commitSha ? `, commit ${commitSha}` : ''}, depth 1)`);
     const commit = await step('git clone', timeouts.cloneMs, signal, (s) =>
-      cloneBranch({ url: row.repo_url, branch: row.branch, token: p.gitToken, dir: join(dir, 'src'), signal: s, onLine: (l) => log.write(l, 'stderr'), outbound: deps.outbound }),
+      cloneBranch({ url: row.repo_url, branch: row.branch, commit: commitSha, token: p.gitToken, dir: join(dir, 'src'), signal: s, onLine: (l) => log.write(l, 'stderr'), outbound: deps.outbound }),
     );
     // The subject line is the repository's text: kept printable and short.
     const commitMessage = reasonText(commit.message).slice(0, 200);
@@ -346,7 +346,7 @@ export async function runDeployment(
       // By id: the release runs what was resolved now, whatever the tag points at later.
       plan = { ...todaysPlan(p), image: resolved.imageId, imageRef: row.docker_image!, buildMethod: 'image', commitSha: null, commitMessage: null };
     } else {
-      const built = await buildFromSource(deps, id, p, log, signal);
+      const built = await buildFromSource(deps, id, p, request.commitSha ?? null, log, signal);
       builtTag = built.tag;
       const imageId = (await deps.runtime.imageInfo(built.tag))?.id ?? null;
       await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentImageBuilt', data: { imageTag: built.tag, buildMethod: built.method, imageId, digest: null } });

@@ -15,6 +15,8 @@ export interface GitServer {
   requests: { url: string; authorization: string | null }[];
   /** Creates (or replaces the content of) `owner/name` on branch `main` (or another); returns the commit. */
   push(fullName: string, files: Record<string, RepoEntry>, branch?: string): string;
+  /** Adds a commit with these files (the others unchanged) on top of `branch` of an existing repository; returns it. */
+  commit(fullName: string, files: Record<string, string>, branch?: string, message?: string): string;
   /**
    * Holds every request for `owner/name` unanswered (a clone then hangs, its git process alive) until the
    * returned function is called, which serves them, or the server closes, which refuses them.
@@ -66,6 +68,8 @@ export async function startGitServer(tokens: Record<string, string> = {}): Promi
         REMOTE_ADDR: '127.0.0.1',
         GIT_HTTP_MAX_REQUEST_BUFFER: '100M',
         ...(req.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: req.headers['content-encoding'] } : {}),
+        // As a web server configured for Git passes it: clients then speak protocol v2, as with hosted providers.
+        ...(req.headers['git-protocol'] ? { GIT_PROTOCOL: String(req.headers['git-protocol']) } : {}),
       },
     });
     req.pipe(cgi.stdin);
@@ -110,6 +114,20 @@ export async function startGitServer(tokens: Record<string, string> = {}): Promi
       rmSync(bare, { recursive: true, force: true });
       mkdirSync(dirname(bare), { recursive: true });
       git(root, 'clone', '-q', '--bare', work, bare);
+      const sha = git(work, 'rev-parse', 'HEAD');
+      rmSync(work, { recursive: true, force: true });
+      return sha;
+    },
+    commit(fullName, files, branch = 'main', message = 'update') {
+      const work = mkdtempSync(join(tmpdir(), 'slipway-work-'));
+      git(work, 'clone', '-q', '--branch', branch, join(root, `${fullName}.git`), '.');
+      for (const [name, content] of Object.entries(files)) {
+        mkdirSync(dirname(join(work, name)), { recursive: true });
+        writeFileSync(join(work, name), content);
+      }
+      git(work, 'add', '-A');
+      git(work, 'commit', '-q', '-m', message);
+      git(work, 'push', '-q', 'origin', branch);
       const sha = git(work, 'rev-parse', 'HEAD');
       rmSync(work, { recursive: true, force: true });
       return sha;

@@ -9,7 +9,7 @@ export const deployment = z
     serviceId: id,
     commitSha: z.string().nullable(),
     status: z.enum(['queued', 'running', 'succeeded', 'failed', 'aborted', 'rolled_back']),
-    trigger: z.enum(DEPLOYMENT_TRIGGERS).meta({ description: '`auto`: started by Slipway itself (an automatic rollback).' }),
+    trigger: z.enum(DEPLOYMENT_TRIGGERS).meta({ description: '`auto`: started by Slipway itself (an automatic rollback); `webhook`: a Git host\'s push; `push`: a `git push` to Slipway.' }),
     kind: z.enum(DEPLOYMENT_KINDS).meta({
       description: '`deploy` builds or pulls; `rollback`, `config`, `start` and `restart` run a kept release without clone or build.',
     }),
