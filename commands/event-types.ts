@@ -1,4 +1,5 @@
 import { apiKeyEvents } from './api-key/events.js';
+import { autoDeployEvents } from './auto-deploy/events.js';
 import { backupEvents } from './backup/events.js';
 import { backupSettingsEvents } from './backup-settings/events.js';
 import { certificateEvents } from './certificate/events.js';
@@ -14,6 +15,7 @@ import { settingsEvents } from './settings/events.js';
 /** Every event type the write side can record, with its schema: what an auditor may meet in the log. */
 export const ALL_EVENT_SCHEMAS = {
   ...apiKeyEvents,
+  ...autoDeployEvents,
   ...backupEvents,
   ...backupSettingsEvents,
   ...certificateEvents,

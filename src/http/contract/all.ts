@@ -1,5 +1,6 @@
 import type { Endpoint } from './endpoint.js';
 import { aiProvidersApi } from './ai-providers.js';
+import { autoDeployApi } from './auto-deploy.js';
 import { backupsApi } from './backups.js';
 import { databaseApi } from './database.js';
 import { deploymentsApi } from './deployments.js';
@@ -25,6 +26,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   domainsApi,
   deploymentsApi,
   releasesApi,
+  autoDeployApi,
   explainFailureApi,
   databaseApi,
   backupsApi,
