@@ -18,7 +18,7 @@ import { parseInput } from '../validation.js';
 /** The API's public address: its domain through the proxy when one is set, else the address this request reached. */
 async function apiBaseUrl(app: Slipway, ctx: Context): Promise<string> {
   const { apiDomain } = await app.settings();
-  return apiDomain ? publicUrl(apiDomain, await currentPublicAddress(app)) : ctx.origin;
+  return apiDomain ? publicUrl(apiDomain, await currentPublicAddress(app)) : `${ctx.protocol}://${ctx.host}`;
 }
 
 async function sourceService(app: Slipway, principal: Principal, serviceId: string): Promise<ServiceRow> {

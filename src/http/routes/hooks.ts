@@ -66,7 +66,8 @@ export function hookRoutes(router: Router, app: Slipway, failures: KeyFailureLim
     } catch (error) {
       if (!(error instanceof ZodError) && !(error instanceof HttpError)) throw error;
       await record(rejected('malformed'));
-      throw new HttpError(400, 'validation_failed', `the delivery is not a ${provider} webhook payload Slipway reads (send it as JSON)`);
+      const message = `the delivery is not a ${provider} webhook payload Slipway reads (JSON, shaped as the provider documents it)`;
+      throw new HttpError(400, 'validation_failed', message, [{ path: '(body)', message }]);
     }
     const { event, deliveryId } = message;
     const commitSha = message.kind === 'push' ? message.push.after : null;
