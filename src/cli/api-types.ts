@@ -530,6 +530,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/services/{serviceId}/auto-deploy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A source service’s auto-deploy settings (never the secret)
+         * @description Any key (read or write).
+         */
+        get: operations["getAutoDeploy"];
+        /**
+         * Save a source service’s auto-deploy settings
+         * @description Fields not given take their defaults. The first save makes the signing secret and answers it, once.
+         *
+         *     Needs a write key.
+         */
+        put: operations["putAutoDeploy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{serviceId}/auto-deploy/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the signing secret; deliveries signed with the old one are refused from now on
+         * @description Needs a write key.
+         */
+        post: operations["rotateAutoDeploySecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{serviceId}/auto-deploy/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The last 100 deliveries to the service’s hook route, newest first, rejected ones included
+         * @description Any key (read or write).
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/hooks/{serviceId}/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A Git host’s webhook delivery
+         * @description Authenticated by the provider’s signature over the raw body (up to 25 MB), checked before the body is parsed: github `X-Hub-Signature-256: sha256=<hex HMAC-SHA256>`; gitea `X-Gitea-Signature` or `X-Forgejo-Signature` (hex HMAC-SHA256); gitlab `X-Gitlab-Token` equal to the secret, or Standard Webhooks `webhook-signature: v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; bitbucket `X-Hub-Signature: sha256=<hex>`; generic `X-Slipway-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`, refused when `t` is more than 5 minutes away. A signature that does not verify is answered 401 and counts toward the address’s limit of failed keys. A push to the branch (or a tag matching `tagPattern`) queues a deployment of exactly the pushed commit (202); a delivery id seen before is answered `{ duplicate: true }`; a ping `{ pong: true }`; anything else `{ skipped: <why> }`. A push that arrives while the previous pushed deployment is still queued replaces it (that one ends `aborted`, naming the newer commit).
+         *
+         *     No key needed.
+         */
+        post: operations["receiveWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/deployments/{deploymentId}/explain-failure": {
         parameters: {
             query?: never;
@@ -1361,10 +1449,10 @@ export interface components {
             /** @enum {string} */
             status: "queued" | "running" | "succeeded" | "failed" | "aborted" | "rolled_back";
             /**
-             * @description `auto`: started by Slipway itself (an automatic rollback).
+             * @description `auto`: started by Slipway itself (an automatic rollback); `webhook`: a Git host's push; `push`: a `git push` to Slipway.
              * @enum {string}
              */
-            trigger: "manual" | "auto";
+            trigger: "manual" | "auto" | "webhook" | "push";
             /**
              * @description `deploy` builds or pulls; `rollback`, `config`, `start` and `restart` run a kept release without clone or build.
              * @enum {string}
@@ -1482,6 +1570,34 @@ export interface components {
             current: boolean;
             /** @description False once its image was pruned (older than the service’s `releasesKept`): it cannot be rolled back to. */
             available: boolean;
+        };
+        AutoDeploySettings: {
+            /** Format: uuid */
+            serviceId: string;
+            enabled: boolean;
+            /** @enum {string} */
+            provider: "github" | "gitlab" | "gitea" | "bitbucket" | "generic";
+            /** @description The branch whose pushes deploy (the service’s own unless set). */
+            branch: string;
+            followsServiceBranch: boolean;
+            tagPattern: string | null;
+            watchPaths: string[];
+            ignorePaths: string[];
+            skipKeywords: string[];
+            /** @description Where the Git host sends its deliveries: `<API address>/api/hooks/<serviceId>/<provider>`. */
+            webhookUrl: string;
+        };
+        WebhookDelivery: {
+            /** Format: date-time */
+            at: string;
+            /** @enum {string} */
+            provider: "github" | "gitlab" | "gitea" | "bitbucket" | "generic";
+            event: string | null;
+            deliveryId: string | null;
+            commitSha: string | null;
+            /** @description `deployed`, `skipped:<why>`, `rejected:<why>` (`signature`, `stale`, `provider`, `malformed`), `duplicate` or `pong`. */
+            verdict: string;
+            deploymentId: string | null;
         };
         FailureExplanation: {
             summary: string;
@@ -1889,7 +2005,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description No key, or a key that is unknown or revoked (`unauthorized`). */
+        /** @description No key, or a key that is unknown or revoked; on a hook route, a signature that does not verify (`unauthorized`). */
         Error401: {
             headers: {
                 [name: string]: unknown;
@@ -1943,7 +2059,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Too many unknown API keys from this address in the last minute (`rate_limited`): retry after the `Retry-After` header’s seconds. */
+        /** @description Too many unknown API keys or bad webhook signatures from this address in the last minute (`rate_limited`): retry after the `Retry-After` header’s seconds. */
         Error429: {
             headers: {
                 [name: string]: unknown;
@@ -3474,6 +3590,260 @@ export interface operations {
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    getAutoDeploy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Null until first saved. */
+                        autoDeploy: components["schemas"]["AutoDeploySettings"] | null;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    putAutoDeploy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    enabled: boolean;
+                    /**
+                     * @description Whose signature scheme the hook route checks (gitea also takes Forgejo’s headers).
+                     * @enum {string}
+                     */
+                    provider: "github" | "gitlab" | "gitea" | "bitbucket" | "generic";
+                    /** @description The branch whose pushes deploy; default: the service’s branch (followed when it changes). */
+                    branch?: string;
+                    /** @description A glob: a pushed tag whose name matches it deploys; default null (tags never deploy). */
+                    tagPattern?: string | null;
+                    /** @description Globs: when set, a push deploys only if it touched a file matching one. Default []. */
+                    watchPaths?: string[];
+                    /** @description Globs: a push that touched only files matching these deploys nothing. Default []. */
+                    ignorePaths?: string[];
+                    /** @description A head commit message containing one (any case) deploys nothing. Default ["[skip ci]","[ci skip]","[skip deploy]"]. */
+                    skipKeywords?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        autoDeploy: {
+                            /** Format: uuid */
+                            serviceId: string;
+                            enabled: boolean;
+                            /** @enum {string} */
+                            provider: "github" | "gitlab" | "gitea" | "bitbucket" | "generic";
+                            /** @description The branch whose pushes deploy (the service’s own unless set). */
+                            branch: string;
+                            followsServiceBranch: boolean;
+                            tagPattern: string | null;
+                            watchPaths: string[];
+                            ignorePaths: string[];
+                            skipKeywords: string[];
+                            /** @description Where the Git host sends its deliveries: `<API address>/api/hooks/<serviceId>/<provider>`. */
+                            webhookUrl: string;
+                            /** @description The signing secret (64 hex characters), shown only by the save that created it and by `rotate-secret`. Give it to the Git host as the webhook secret (GitLab: as the secret token; for a Standard Webhooks signing token, `whsec_` followed by the base64 of this text). */
+                            secret?: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    rotateAutoDeploySecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        autoDeploy: {
+                            /** Format: uuid */
+                            serviceId: string;
+                            enabled: boolean;
+                            /** @enum {string} */
+                            provider: "github" | "gitlab" | "gitea" | "bitbucket" | "generic";
+                            /** @description The branch whose pushes deploy (the service’s own unless set). */
+                            branch: string;
+                            followsServiceBranch: boolean;
+                            tagPattern: string | null;
+                            watchPaths: string[];
+                            ignorePaths: string[];
+                            skipKeywords: string[];
+                            /** @description Where the Git host sends its deliveries: `<API address>/api/hooks/<serviceId>/<provider>`. */
+                            webhookUrl: string;
+                            /** @description The signing secret (64 hex characters), shown only by the save that created it and by `rotate-secret`. Give it to the Git host as the webhook secret (GitLab: as the secret token; for a Standard Webhooks signing token, `whsec_` followed by the base64 of this text). */
+                            secret: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveries: components["schemas"]["WebhookDelivery"][];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    receiveWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                "X-Hub-Signature-256"?: string;
+                "X-GitHub-Event"?: string;
+                "X-GitHub-Delivery"?: string;
+                "X-Gitea-Signature"?: string;
+                "X-Forgejo-Signature"?: string;
+                "X-Gitea-Event"?: string;
+                "X-Gitea-Delivery"?: string;
+                "X-Gitlab-Token"?: string;
+                "X-Gitlab-Event"?: string;
+                "X-Gitlab-Event-UUID"?: string;
+                "webhook-id"?: string;
+                "webhook-timestamp"?: string;
+                "webhook-signature"?: string;
+                "X-Hub-Signature"?: string;
+                "X-Event-Key"?: string;
+                "X-Request-UUID"?: string;
+                "X-Slipway-Signature"?: string;
+            };
+            path: {
+                serviceId: string;
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        duplicate: true;
+                    } | {
+                        /** @constant */
+                        pong: true;
+                    } | {
+                        /** @enum {string} */
+                        skipped: "branch" | "tag" | "paths" | "keyword" | "disabled" | "event";
+                    };
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        deploymentId: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
     };
