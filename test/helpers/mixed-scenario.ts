@@ -10,6 +10,7 @@ import { startFakeCloudflare } from './fake-cloudflare.js';
 import { destinationOf } from './outbound.js';
 import { startS3Server } from './s3-server.js';
 import type { TestServer } from './test-server.js';
+import { deliver, githubPing } from './webhooks.js';
 
 async function callOk(s: TestServer, method: string, path: string, body?: unknown) {
   const r = await s.call(method, path, body === undefined ? {} : { body });
@@ -47,6 +48,11 @@ export async function runMixedScenario(s: TestServer, rounds = 6) {
     await must('DELETE', `/api/services/${img.id}/domains/${domains.find((d) => d.hostname === `old-img${round}.example.com`)!.id}`);
     await must('PATCH', `/api/services/${web.id}`, { buildCommand: 'npm run build', internalPort: 4000 + round, gitToken: `rotated-${round}`, resources: { memory: `${256 + round}m`, cpus: null } });
     await must('PATCH', `/api/projects/${p.id}`, { description: `round ${round}` });
+    if (round === 0) {
+      await must('PUT', `/api/services/${web.id}/auto-deploy`, { enabled: true, provider: 'github' });
+      const { secret } = (await must('POST', `/api/services/${web.id}/auto-deploy/rotate-secret`)).autoDeploy;
+      await deliver(s.url, `/api/hooks/${web.id}/github`, githubPing(secret));
+    }
     const deployment = (await must('POST', `/api/services/${img.id}/deployments`)).deployment;
     deployments.push([img.id, deployment.id]);
     if (round > 0) await must('POST', `/api/services/${worker.id}/transfer`, { targetProjectId: projects[round - 1]!.id });
