@@ -58,6 +58,10 @@ t.test('settings: defaults, the secret shown once, GET without it, rotation', as
   const audit = JSON.stringify((await s.call('GET', `/api/audit?limit=200`)).body);
   t.notOk(audit.includes(first.body.autoDeploy.secret) || audit.includes(rotated.body.autoDeploy.secret), 'the secret is not in clear in the audit history');
   assertError(t, await s.call('PUT', path, { body: { enabled: true, provider: 'svn' } }), 400, 'validation_failed', 'an unknown provider');
+  const domain = await s.call('PATCH', '/api/settings', { body: { apiDomain: 'api.hooks.test' } });
+  t.equal(domain.status, 200, JSON.stringify(domain.body));
+  t.equal((await s.call('GET', path)).body.autoDeploy.webhookUrl, `http://api.hooks.test/api/hooks/${svc.id}/gitlab`, 'the API’s domain once it has one');
+  await s.call('PATCH', '/api/settings', { body: { apiDomain: null } });
   const image = await createService(s, project.id, { name: 'img', repoUrl: 'docker-image', dockerImage: 'nginx:1', branch: 'main', internalPort: 80, env: [] });
   assertError(t, await s.call('PUT', `/api/services/${image.id}/auto-deploy`, { body: { enabled: true, provider: 'github' } }), 400, 'validation_failed', 'an image service');
 });
