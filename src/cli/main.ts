@@ -161,6 +161,30 @@ program
     process.exitCode = await (await import('./api/deploy.js')).logs(service, o);
   });
 
+const list = (value: string, previous: string[] = []) => [...previous, value];
+
+program
+  .command('auto-deploy <service>')
+  .description('show the service’s auto-deploy from a Git host’s webhook; with --provider (or other options) set it up or change it: the first setup prints the webhook URL and the secret once')
+  .option('--provider <provider>', 'github, gitlab, gitea (also Forgejo), bitbucket or generic')
+  .option('--branch <branch>', 'the branch whose pushes deploy (default: the service’s branch)')
+  .option('--tags <glob>', 'pushed tags matching this glob deploy too, e.g. "v*"')
+  .option('--watch <glob>', 'deploy only pushes touching a file matching this glob (repeatable)', list)
+  .option('--ignore <glob>', 'pushes touching only files matching these globs deploy nothing (repeatable)', list)
+  .option('--skip-keyword <text>', 'a head commit message containing it deploys nothing (repeatable; default [skip ci] [ci skip] [skip deploy])', list)
+  .option('--disable', 'keep the settings but deploy nothing')
+  .option('--rotate-secret', 'replace the secret and print the new one once')
+  .addOption(inProject())
+  .addOption(json())
+  .action(async (service: string, o) => (await import('./api/auto-deploy.js')).autoDeploy(service, o));
+
+program
+  .command('webhook-deliveries <service>')
+  .description('the last 100 deliveries to the service’s webhook, newest first, with what each did (deployed, skipped, rejected, duplicate)')
+  .addOption(inProject())
+  .addOption(json())
+  .action(async (service: string, o) => (await import('./api/auto-deploy.js')).webhookDeliveries(service, o));
+
 program
   .command('history <service>')
   .description('the service’s release history, newest first: each release and each rollback, start, restart or config change (* marks the current release)')
