@@ -1,10 +1,10 @@
 import type { Aggregate } from '../shared/aggregate.js';
 import { invalid, notFound } from '../shared/domain-error.js';
-import { parseAutoDeployEvent, type AutoDeployEvent, type AutoDeploySettings, type WebhookDelivery } from './events.js';
+import { parseAutoDeployEvent, type AutoDeployEvent, type AutoDeploySettings, type ListedDelivery, type WebhookDelivery } from './events.js';
 
 /** How many deliveries `GET …/auto-deploy/deliveries` lists. */
 export const DELIVERIES_KEPT = 100;
-/** How many accepted delivery ids are remembered to answer a replay as a duplicate. */
+/** How many accepted deliveries (their ids and body digests) are remembered to answer a replay as a duplicate. */
 export const DELIVERY_IDS_KEPT = 2000;
 
 export interface AutoDeployState {
@@ -13,8 +13,8 @@ export interface AutoDeployState {
   /** Sealed; null until first configured. */
   secret: string | null;
   /** Newest first. */
-  deliveries: WebhookDelivery[];
-  /** Ids of verified deliveries, oldest first. */
+  deliveries: ListedDelivery[];
+  /** `id:<delivery id>` and `body:<digest>` of verified deliveries, oldest first. */
   seenDeliveryIds: string[];
   /** The deployment the latest accepted push queued: a newer push replaces it while it is still queued. */
   lastPushDeploymentId: string | null;
@@ -32,12 +32,12 @@ export const autoDeploy: Aggregate<AutoDeployState, AutoDeployEvent> = {
       case 'AutoDeploySecretRotated':
         return { ...state, secret: event.data.secret };
       case 'WebhookDeliveryRecorded': {
-        const { serviceId: _s, ...delivery } = event.data;
-        const verified = !delivery.verdict.startsWith('rejected:') && delivery.verdict !== 'duplicate';
+        const { serviceId: _s, bodyDigest: _d, ...delivery } = event.data;
+        const keys = event.data.verdict === 'duplicate' ? [] : replayKeys(event.data);
         return {
           ...state,
           deliveries: [delivery, ...state.deliveries].slice(0, DELIVERIES_KEPT),
-          seenDeliveryIds: verified && delivery.deliveryId !== null ? [...state.seenDeliveryIds, delivery.deliveryId].slice(-DELIVERY_IDS_KEPT) : state.seenDeliveryIds,
+          seenDeliveryIds: keys.length > 0 ? [...state.seenDeliveryIds, ...keys].slice(-DELIVERY_IDS_KEPT * 2) : state.seenDeliveryIds,
           lastPushDeploymentId: delivery.verdict === 'deployed' ? delivery.deploymentId : state.lastPushDeploymentId,
         };
       }
@@ -79,15 +79,21 @@ export function decideRotate(state: AutoDeployState, serviceId: string, sealedSe
   return [{ type: 'AutoDeploySecretRotated', data: { serviceId, secret: sealedSecret } }];
 }
 
-/** A verified delivery whose id was accepted before is recorded as `duplicate`, whatever it would have done. */
-export function decideRecordDelivery(state: AutoDeployState, serviceId: string, delivery: WebhookDelivery): AutoDeployEvent[] {
-  const verified = !delivery.verdict.startsWith('rejected:');
-  const replay = verified && delivery.deliveryId !== null && state.seenDeliveryIds.includes(delivery.deliveryId);
-  const recorded = replay ? { ...delivery, verdict: 'duplicate', deploymentId: null } : delivery;
-  return [{ type: 'WebhookDeliveryRecorded', data: { serviceId, ...recorded } }];
+/** What identifies a verified delivery for replay checks: its id, and its body's digest (nothing of a rejected one). */
+function replayKeys(delivery: Pick<WebhookDelivery, 'verdict' | 'deliveryId' | 'bodyDigest'>): string[] {
+  if (delivery.verdict.startsWith('rejected:')) return [];
+  return [...(delivery.deliveryId !== null ? [`id:${delivery.deliveryId}`] : []), ...(delivery.bodyDigest !== null ? [`body:${delivery.bodyDigest}`] : [])];
 }
 
-export const isReplay = (state: AutoDeployState, deliveryId: string | null) => deliveryId !== null && state.seenDeliveryIds.includes(deliveryId);
+/** Whether a verified delivery was accepted before, under its id or with the same body. */
+export const isReplay = (state: AutoDeployState, delivery: Pick<WebhookDelivery, 'verdict' | 'deliveryId' | 'bodyDigest'>) =>
+  replayKeys(delivery).some((key) => state.seenDeliveryIds.includes(key));
+
+/** A verified delivery accepted before is recorded as `duplicate`, whatever it would have done. */
+export function decideRecordDelivery(state: AutoDeployState, serviceId: string, delivery: WebhookDelivery): AutoDeployEvent[] {
+  const recorded = isReplay(state, delivery) ? { ...delivery, verdict: 'duplicate', deploymentId: null } : delivery;
+  return [{ type: 'WebhookDeliveryRecorded', data: { serviceId, ...recorded } }];
+}
 
 export function requireConfigured(state: AutoDeployState): { settings: AutoDeploySettings; secret: string } {
   if (!state.settings || !state.secret) throw invalid('serviceId', 'auto-deploy is not configured for this service');

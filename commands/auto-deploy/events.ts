@@ -35,6 +35,11 @@ export const autoDeployEvents = {
     event: z.string().nullable(),
     /** Null when the delivery named none, or when it was rejected before its claims could be trusted. */
     deliveryId: z.string().nullable(),
+    /**
+     * sha256 of a verified body: GitHub, Gitea, Bitbucket and GitLab's token sign the body but not the delivery
+     * id header, so a captured body sent again under a new id is a replay all the same.
+     */
+    bodyDigest: z.string().nullable(),
     commitSha: z.string().nullable(),
     verdict: deliveryVerdict,
     deploymentId: z.string().nullable(),
@@ -45,3 +50,5 @@ export type AutoDeployEvent = EventsOf<typeof autoDeployEvents>;
 export const parseAutoDeployEvent = eventParser(autoDeployEvents);
 export type AutoDeploySettings = Omit<Extract<AutoDeployEvent, { type: 'AutoDeployConfigured' }>['data'], 'serviceId' | 'projectId'>;
 export type WebhookDelivery = Omit<Extract<AutoDeployEvent, { type: 'WebhookDeliveryRecorded' }>['data'], 'serviceId'>;
+/** A delivery as listed: its body's digest is for replay checks only. */
+export type ListedDelivery = Omit<WebhookDelivery, 'bodyDigest'>;

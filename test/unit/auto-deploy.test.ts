@@ -38,16 +38,18 @@ t.test('the aggregate: the secret made once, saves without change record nothing
   t.throws(() => decideRotate(autoDeploy.initial, 'svc', 'enc:x'), { code: 'not_found' });
   t.equal(decideRotate(state, 'svc', 'enc:x').reduce(autoDeploy.evolve, state).secret, 'enc:x');
 
-  const delivery = (n: number, verdict = 'deployed'): WebhookDelivery => ({ provider: 'github', event: 'push', deliveryId: `d${n}`, commitSha: null, verdict, deploymentId: `dep${n}`, at: new Date(0).toISOString() });
+  const delivery = (n: number, verdict = 'deployed'): WebhookDelivery => ({ provider: 'github', event: 'push', deliveryId: `d${n}`, bodyDigest: `digest${n}`, commitSha: null, verdict, deploymentId: `dep${n}`, at: new Date(0).toISOString() });
   const once = decideRecordDelivery(state, 'svc', delivery(1)).reduce(autoDeploy.evolve, state);
   t.equal(once.lastPushDeploymentId, 'dep1');
   t.match(decideRecordDelivery(once, 'svc', delivery(1))[0]!.data, { verdict: 'duplicate', deploymentId: null }, 'an accepted id again');
+  t.match(decideRecordDelivery(once, 'svc', { ...delivery(7), bodyDigest: 'digest1' })[0]!.data, { verdict: 'duplicate' }, 'the same body under a new id');
+  t.match(decideRecordDelivery(once, 'svc', { ...delivery(1), deliveryId: null, bodyDigest: 'digest8' })[0]!.data, { verdict: 'deployed' }, 'another body, no id');
   const rejected = decideRecordDelivery(state, 'svc', delivery(2, 'rejected:signature')).reduce(autoDeploy.evolve, state);
   t.match(decideRecordDelivery(rejected, 'svc', delivery(2))[0]!.data, { verdict: 'deployed' }, 'a rejected delivery’s id does not block the real one');
   let many = state;
   for (let i = 0; i < DELIVERY_IDS_KEPT + 5; i++) many = autoDeploy.evolve(many, decideRecordDelivery(many, 'svc', delivery(i, 'skipped:branch'))[0]!);
   t.equal(many.deliveries.length, DELIVERIES_KEPT);
-  t.equal(many.seenDeliveryIds.length, DELIVERY_IDS_KEPT);
+  t.equal(many.seenDeliveryIds.length, DELIVERY_IDS_KEPT * 2, 'ids and digests of the last deliveries');
 });
 
 t.test('signatures: each scheme, over the exact bytes', async (t) => {

@@ -55,9 +55,10 @@ const bitbucketPush = z.object({
 });
 
 const gitlabPush = githubLikePush.extend({ total_commits_count: z.number().int().optional() });
-const genericBody = z.object({ id: z.string().min(1).max(200).optional(), event: z.enum(['push', 'ping']).default('push') }).loose();
+const genericBody = z.object({ id: z.string().regex(/^[\x21-\x7e]{1,200}$/).optional(), event: z.enum(['push', 'ping']).default('push') }).loose();
 
-const idOf = (value: string) => (value === '' ? null : value.slice(0, 200));
+/** A delivery id as a header names it: printable and short, or none. */
+const idOf = (value: string) => (/^[\x21-\x7e]{1,200}$/.test(value) ? value : null);
 
 /** Reads a verified body as its provider shapes it; throws a ZodError when it is not shaped so. */
 export function readHookMessage(provider: HookProvider, header: HeaderOf, body: unknown): HookMessage {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { ZodError } from 'zod';
@@ -51,7 +52,7 @@ export function hookRoutes(router: Router, app: Slipway, failures: KeyFailureLim
     const header: HeaderOf = (name) => ctx.get(name);
     const body = await readRawBody(ctx);
     const record = (delivery: Omit<WebhookDelivery, 'provider' | 'at'>) => recordDelivery(cmd, serviceId, { provider, at: new Date().toISOString(), ...delivery });
-    const rejected = (why: string) => ({ event: null, deliveryId: null, commitSha: null, verdict: `rejected:${why}`, deploymentId: null });
+    const rejected = (why: string) => ({ event: null, deliveryId: null, bodyDigest: null, commitSha: null, verdict: `rejected:${why}`, deploymentId: null });
 
     const check = named === provider ? checkSignature(provider, header, secret, body) : ({ ok: false, reason: 'provider' } as const);
     if (!check.ok) {
@@ -71,9 +72,10 @@ export function hookRoutes(router: Router, app: Slipway, failures: KeyFailureLim
     }
     const { event, deliveryId } = message;
     const commitSha = message.kind === 'push' ? message.push.after : null;
-    const base = { event, deliveryId, commitSha, deploymentId: null };
+    const bodyDigest = createHash('sha256').update(body).digest('hex');
+    const base = { event, deliveryId, bodyDigest, commitSha, deploymentId: null };
 
-    if (isReplay(state, deliveryId)) {
+    if (isReplay(state, { ...base, verdict: 'received' })) {
       await record({ ...base, verdict: 'duplicate' });
       ctx.body = { duplicate: true };
       return;
