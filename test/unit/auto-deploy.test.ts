@@ -3,7 +3,9 @@ import t from 'tap';
 import { autoDeploy, decideConfigure, decideRecordDelivery, decideRotate, DELIVERY_IDS_KEPT, DELIVERIES_KEPT } from '../../commands/auto-deploy/aggregate.js';
 import { DEFAULT_SKIP_KEYWORDS, type AutoDeploySettings, type WebhookDelivery } from '../../commands/auto-deploy/events.js';
 import { decidePush, type PushedRef } from '../../commands/auto-deploy/push-verdict.js';
+import { readHookMessage } from '../../src/http/hooks/payloads.js';
 import { checkSignature } from '../../src/http/hooks/signatures.js';
+import { giteaPush, githubPush, gitlabPush } from '../helpers/webhooks.js';
 
 const settings: AutoDeploySettings = { enabled: true, provider: 'github', branch: null, tagPattern: null, watchPaths: [], ignorePaths: [], skipKeywords: DEFAULT_SKIP_KEYWORDS };
 const push = (over: Partial<PushedRef> = {}): PushedRef => ({ ref: 'refs/heads/main', after: 'a'.repeat(40), headMessage: 'change', files: ['src/app.ts'], ...over });
@@ -76,4 +78,20 @@ t.test('signatures: each scheme, over the exact bytes', async (t) => {
   t.same(checkSignature('generic', headers({ 'x-slipway-signature': `t=${ts},v1=${g}` }), secret, body, now), { ok: true });
   t.same(checkSignature('generic', headers({ 'x-slipway-signature': `t=${ts},v1=${g}` }), secret, body, now + 5 * 60_000), { ok: false, reason: 'stale' });
   t.same(checkSignature('generic', headers({ 'x-slipway-signature': `v1=${g}` }), secret, body, now), { ok: false, reason: 'signature' }, 'no timestamp');
+});
+
+t.test('payloads: the files a push touched are known only when every commit is listed', async (t) => {
+  const header = (h: Record<string, string>) => (name: string) => h[name.toLowerCase()] ?? '';
+  const commits = [{ id: 'b'.repeat(40), message: 'docs', modified: ['docs/a.md'] }];
+  const gitlab = gitlabPush('s', 'refs/heads/main', 'a'.repeat(40), commits);
+  const all = readHookMessage('gitlab', header(gitlab.headers), JSON.parse(gitlab.body));
+  t.match(all, { kind: 'push', push: { after: 'b'.repeat(40), files: ['docs/a.md'], headMessage: 'docs' } });
+  const cut = readHookMessage('gitlab', header(gitlab.headers), { ...JSON.parse(gitlab.body), total_commits_count: 25 });
+  t.match(cut, { kind: 'push', push: { files: null } }, 'GitLab listed 1 of 25 commits');
+  const gitea = giteaPush('s', 'refs/heads/main', 'a'.repeat(40), commits);
+  t.match(readHookMessage('gitea', header(gitea.headers), { ...JSON.parse(gitea.body), total_commits: 11 }), { push: { files: null } }, 'Gitea listed 1 of 11');
+  const github = githubPush('s', 'refs/heads/main', 'a'.repeat(40), commits);
+  t.match(readHookMessage('github', header(github.headers), JSON.parse(github.body)), { kind: 'push', deliveryId: github.headers['x-github-delivery'], push: { files: ['docs/a.md'] } });
+  t.match(readHookMessage('github', header({ ...github.headers, 'x-github-delivery': 'bad id\u0007' }), JSON.parse(github.body)), { deliveryId: null }, 'an id that is not printable is not kept');
+  t.throws(() => readHookMessage('github', header(github.headers), { ref: 'refs/heads/main' }), 'a push without after');
 });

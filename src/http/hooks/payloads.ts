@@ -24,19 +24,19 @@ const githubLikePush = z.object({
 type GithubLikePush = z.infer<typeof githubLikePush>;
 
 /**
- * GitHub lists at most 2048 commits (GitLab 20) with their files: beyond that the list is incomplete, so the
- * files are unknown and path filters do not hold a push back.
+ * GitHub lists at most 2048 commits with their files; Gitea and GitLab list some of `total_commits` /
+ * `total_commits_count`. A list that may be cut short leaves the files unknown, and path filters then do not
+ * hold the push back.
  */
-const LISTED_COMMITS_LIMIT = { github: 2048, gitlab: 20, gitea: 1000, generic: 10_000 } as const;
+const GITHUB_LISTED_COMMITS = 2048;
 
-function pushedRef(p: GithubLikePush, listLimit: number, totalCommits?: number): PushedRef {
+function pushedRef(p: GithubLikePush, complete: (listed: number) => boolean): PushedRef {
   const head = p.commits.find((c) => c.id === p.after);
-  const complete = (totalCommits ?? p.commits.length) <= p.commits.length && p.commits.length < listLimit && p.commits.length > 0;
   return {
     ref: p.ref,
     after: p.after === NULL_SHA ? null : p.after,
     headMessage: p.head_commit?.message ?? head?.message ?? p.commits[p.commits.length - 1]?.message ?? null,
-    files: complete ? [...new Set(p.commits.flatMap((c) => [...c.added, ...c.modified, ...c.removed]))] : null,
+    files: p.commits.length > 0 && complete(p.commits.length) ? [...new Set(p.commits.flatMap((c) => [...c.added, ...c.modified, ...c.removed]))] : null,
   };
 }
 
@@ -55,6 +55,7 @@ const bitbucketPush = z.object({
 });
 
 const gitlabPush = githubLikePush.extend({ total_commits_count: z.number().int().optional() });
+const giteaPush = githubLikePush.extend({ total_commits: z.number().int().optional() });
 const genericBody = z.object({ id: z.string().regex(/^[\x21-\x7e]{1,200}$/).optional(), event: z.enum(['push', 'ping']).default('push') }).loose();
 
 /** A delivery id as a header names it: printable and short, or none. */
@@ -68,20 +69,21 @@ export function readHookMessage(provider: HookProvider, header: HeaderOf, body: 
       const deliveryId = idOf(header('x-github-delivery'));
       if (event === 'ping') return { kind: 'ping', event, deliveryId };
       if (event !== 'push') return { kind: 'other', event, deliveryId };
-      return { kind: 'push', event, deliveryId, push: pushedRef(githubLikePush.parse(body), LISTED_COMMITS_LIMIT.github) };
+      return { kind: 'push', event, deliveryId, push: pushedRef(githubLikePush.parse(body), (n) => n < GITHUB_LISTED_COMMITS) };
     }
     case 'gitea': {
       const event = header('x-gitea-event') || header('x-forgejo-event');
       const deliveryId = idOf(header('x-gitea-delivery') || header('x-forgejo-delivery'));
       if (event !== 'push') return { kind: 'other', event, deliveryId };
-      return { kind: 'push', event, deliveryId, push: pushedRef(githubLikePush.parse(body), LISTED_COMMITS_LIMIT.gitea) };
+      const p = giteaPush.parse(body);
+      return { kind: 'push', event, deliveryId, push: pushedRef(p, (n) => n >= (p.total_commits ?? n)) };
     }
     case 'gitlab': {
       const event = header('x-gitlab-event');
       const deliveryId = idOf(header('x-gitlab-event-uuid') || header('webhook-id'));
       if (event !== 'Push Hook' && event !== 'Tag Push Hook') return { kind: 'other', event, deliveryId };
       const p = gitlabPush.parse(body);
-      return { kind: 'push', event, deliveryId, push: pushedRef(p, LISTED_COMMITS_LIMIT.gitlab + 1, p.total_commits_count) };
+      return { kind: 'push', event, deliveryId, push: pushedRef(p, (n) => n >= (p.total_commits_count ?? n)) };
     }
     case 'bitbucket': {
       const event = header('x-event-key');
@@ -97,7 +99,7 @@ export function readHookMessage(provider: HookProvider, header: HeaderOf, body: 
       const b = genericBody.parse(body);
       const deliveryId = b.id ?? null;
       if (b.event === 'ping') return { kind: 'ping', event: 'ping', deliveryId };
-      return { kind: 'push', event: 'push', deliveryId, push: pushedRef(githubLikePush.parse(body), LISTED_COMMITS_LIMIT.generic) };
+      return { kind: 'push', event: 'push', deliveryId, push: pushedRef(githubLikePush.parse(body), () => true) };
     }
   }
 }
