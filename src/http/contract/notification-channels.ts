@@ -89,7 +89,7 @@ export const notificationChannelsApi = {
       channel: notificationChannel,
       secret: z.string().optional().meta({ description: 'webhook only: the signing secret, shown this once.' }),
     }),
-    errors: [403],
+    errors: [403, 404],
   }),
   get: endpoint({
     method: 'get',
@@ -116,7 +116,7 @@ export const notificationChannelsApi = {
       })
       .strict(),
     response: z.object({ channel: notificationChannel }),
-    errors: [403],
+    errors: [403, 404],
   }),
   delete: endpoint({
     method: 'delete',
