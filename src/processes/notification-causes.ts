@@ -2,6 +2,7 @@ import { parseBackupEvent } from '../../commands/backup/events.js';
 import { parseDeploymentEvent } from '../../commands/deployment/events.js';
 import type { NotificationEventName } from '../../commands/notification-channel/events.js';
 import { parseServiceEvent } from '../../commands/service/events.js';
+import type { DomainRow } from '../../projections/service-queries.js';
 import type { RecordedEvent } from '../eventstore/port.js';
 
 /** What a notification is about, read from the event that causes it; the read models fill in the names. */
@@ -48,4 +49,15 @@ export function causeOf(recorded: RecordedEvent): NotificationCause | null {
   if (backup?.type === 'BackupFailed') return { event: 'backup.failed', backupId: idOf(recorded), reason: backup.data.error };
   if (backup?.type === 'BackupSucceeded') return { event: 'backup.succeeded', backupId: idOf(recorded) };
   return null;
+}
+
+/** A certificate is told of as expiring this long before it does (renewal should have replaced it by then). */
+export const EXPIRING_WITHIN_MS = 14 * 24 * 60 * 60_000;
+
+/** `certificate.expiring` for a domain whose active certificate ends within 14 days, else null. Pure. */
+export function expiringCertificateCause(domain: Pick<DomainRow, 'service_id' | 'hostname' | 'certificate_status' | 'certificate_not_after'>, now: Date): NotificationCause | null {
+  if (domain.certificate_status !== 'active' || domain.certificate_not_after === null) return null;
+  const notAfter = new Date(domain.certificate_not_after);
+  if (notAfter.getTime() - now.getTime() > EXPIRING_WITHIN_MS) return null;
+  return { event: 'certificate.expiring', serviceId: domain.service_id, reason: `${domain.hostname}: the certificate expires at ${notAfter.toISOString()}` };
 }

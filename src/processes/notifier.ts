@@ -1,13 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import { queueNotification, notificationIdOf, recordNotificationAttempt, abandonNotification } from '../../commands/notification/handlers.js';
 import { openNotificationChannel } from '../../commands/notification-channel/handlers.js';
 import { causedBy, type CommandContext } from '../../commands/shared/command-context.js';
 import { channelsFor, dueNotifications, nextNotificationDue, type NotificationRow } from '../../projections/notification-channel-queries.js';
+import { listAllDomains } from '../../projections/service-queries.js';
 import type { SqlExecutor } from '../db/sql-client.js';
 import type { RecordedEvent } from '../eventstore/port.js';
 import { sendNotification } from '../integrations/notifications/senders.js';
 import type { Logger } from '../logger.js';
 import type { DestinationPolicy } from '../outbound/destination-policy.js';
-import { causeOf } from './notification-causes.js';
+import { causeOf, expiringCertificateCause, type NotificationCause } from './notification-causes.js';
 import { payloadOf } from './notification-payloads.js';
 import { retryAtOf } from './notification-retry.js';
 import type { Reactor } from './reactor.js';
@@ -51,20 +53,33 @@ export class Notifier implements Reactor {
     let queued = false;
     for (const recorded of batch) {
       const cause = causeOf(recorded);
-      if (!cause) continue;
-      const { projectId, draft } = await payloadOf(this.deps.db, cause, recorded.recordedAt, await this.deps.apiBase());
-      for (const channel of await channelsFor(this.deps.db, cause.event, projectId)) {
-        const id = notificationIdOf(channel.id, recorded.id);
-        const { position } = await queueNotification(causedBy(this.deps.cmd, recorded), id, channel.id, { id, ...draft });
-        await this.deps.settle(position);
-        queued = true;
-      }
+      if (cause) queued = (await this.queue(cause, recorded.id, recorded.recordedAt, causedBy(this.deps.cmd, recorded))) || queued;
     }
     if (queued) this.kick();
   }
 
+  /** Time alone makes a certificate expiring: looked at on every reconcile, each certificate told of once. */
   async reconcile(): Promise<void> {
+    const now = this.now();
+    for (const domain of await listAllDomains(this.deps.db)) {
+      const cause = expiringCertificateCause(domain, now);
+      if (!cause) continue;
+      const key = `certificate-expiring|${domain.id}|${new Date(domain.certificate_not_after!).toISOString()}`;
+      await this.queue(cause, key, now.toISOString(), { ...this.deps.cmd, correlationId: randomUUID(), causationId: null });
+    }
     this.kick();
+  }
+
+  /** One notification per channel that wants it, its id derived from the channel and `causeKey`. */
+  private async queue(cause: NotificationCause, causeKey: string, occurredAt: string, ctx: CommandContext): Promise<boolean> {
+    const { projectId, draft } = await payloadOf(this.deps.db, cause, occurredAt, await this.deps.apiBase());
+    const channels = await channelsFor(this.deps.db, cause.event, projectId);
+    for (const channel of channels) {
+      const id = notificationIdOf(channel.id, causeKey);
+      const { position } = await queueNotification(ctx, id, channel.id, { id, ...draft });
+      await this.deps.settle(position);
+    }
+    return channels.length > 0;
   }
 
   stop() {

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { recordCertificateChange } from '../../commands/service/handlers.js';
 import { createKey, createProject, createService } from '../helpers/http-resources.js';
 import { startReceiver, startSmtpServer, verifySlipwaySignature } from '../helpers/notification-receivers.js';
 import { destinationOf } from '../helpers/outbound.js';
@@ -209,4 +210,34 @@ t.test('outbound policy, scopes, test sends, failing channels in the list and in
   t.equal((await s.call('DELETE', `/api/notification-channels/${global.id}`)).status, 200);
   t.equal((await s.call('GET', `/api/notification-channels/${global.id}`)).status, 404);
   t.notOk((await s.call('GET', '/api/health')).body.warnings.some((w: string) => w.includes(global.id)), 'a deleted channel is not failing any more');
+});
+
+t.test('certificates: a failed one is told at once, one expiring within 14 days once per certificate', async (t) => {
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const s = await startTestServer({ SLIPWAY_ALLOW_DESTINATIONS: destinationOf(receiver.url), SLIPWAY_RECONCILE_INTERVAL: '0.3' });
+  t.teardown(() => s.close());
+  const p = await createProject(s, 'Certs');
+  await s.call('POST', '/api/notification-channels', { body: { name: 'c', type: 'webhook', config: { url: `${receiver.url}/c` } } });
+  const service = await createService(s, p.id, { name: 'web', repoUrl: 'docker-image', dockerImage: 'nginx:1.27', internalPort: 80 });
+  const added = await s.call('POST', `/api/services/${service.id}/domains`, { body: { hostname: 'shop.example.com' } });
+  t.equal(added.status, 200, JSON.stringify(added.body));
+  const domain = (await s.call('GET', `/api/services/${service.id}/overview`)).body.domains[0];
+  const cmd = s.app.commandContext('test');
+
+  await recordCertificateChange(cmd, service.id, domain.id, domain.hostname, { status: 'failed', reason: 'no route to the host', notAfter: null, issuer: null });
+  const [failed] = await receiver.waitFor(1, '/c');
+  t.match(JSON.parse(failed!.body), { event: 'certificate.failed', service: { id: service.id }, reason: 'shop.example.com: no route to the host' });
+
+  const later = new Date(Date.now() + 60 * 24 * 3600_000).toISOString();
+  await recordCertificateChange(cmd, service.id, domain.id, domain.hostname, { status: 'active', reason: null, notAfter: later, issuer: 'Test CA' });
+  await new Promise((r) => setTimeout(r, 1500));
+  t.equal(receiver.received.length, 1, 'a certificate 60 days from its end is not expiring');
+
+  const soon = new Date(Date.now() + 5 * 24 * 3600_000).toISOString();
+  await recordCertificateChange(cmd, service.id, domain.id, domain.hostname, { status: 'active', reason: null, notAfter: soon, issuer: 'Test CA' });
+  const [, expiring] = await receiver.waitFor(2, '/c');
+  t.match(JSON.parse(expiring!.body), { event: 'certificate.expiring', service: { id: service.id }, reason: `shop.example.com: the certificate expires at ${soon}` });
+  await new Promise((r) => setTimeout(r, 1500));
+  t.equal(receiver.received.length, 2, 'told once, whatever the number of reconciles');
 });
