@@ -3,6 +3,7 @@ import type { OpenedChannel } from '../../../commands/notification-channel/handl
 import type { DestinationPolicy } from '../../outbound/destination-policy.js';
 import { ForbiddenDestinationError } from '../../outbound/forbidden-destination.js';
 import { outboundFetch } from '../../outbound/checked-connections.js';
+import { outsideAnswerText, shortLine } from '../../outbound/outside-answers.js';
 import { discordMessage, emailMessage, slackMessage } from './messages.js';
 import { slipwaySignature } from './signature.js';
 
@@ -10,10 +11,7 @@ import { slipwaySignature } from './signature.js';
 export type SendResult = { ok: true; status: number | null } | { ok: false; status: number | null; error: string; permanent: boolean };
 
 const TIMEOUT_MS = 15_000;
-/** What of a receiver's answer is kept in an attempt's error: its start, as text. */
-const ANSWER_SHOWN = 200;
-
-const shown = (text: string) => text.replace(/[\p{Cc}\p{Cf}]+/gu, ' ').trim().slice(0, ANSWER_SHOWN);
+const shown = (text: string) => shortLine(text) ?? 'no readable message';
 
 async function post(policy: DestinationPolicy, url: string, body: string, headers: Record<string, string>): Promise<SendResult> {
   const answer = await outboundFetch(policy, url, {
@@ -24,7 +22,7 @@ async function post(policy: DestinationPolicy, url: string, body: string, header
   });
   if (answer.status >= 200 && answer.status < 300) return { ok: true, status: answer.status };
   const permanent = answer.status >= 400 && answer.status < 500 && answer.status !== 408 && answer.status !== 429;
-  return { ok: false, status: answer.status, error: `the receiver answered ${answer.status}${answer.text ? `: ${shown(answer.text)}` : ''}`, permanent };
+  return { ok: false, status: answer.status, error: `the receiver answered ${outsideAnswerText(answer.status, answer.text)}`, permanent };
 }
 
 async function sendEmail(policy: DestinationPolicy, channel: OpenedChannel, payload: NotificationPayload): Promise<SendResult> {
