@@ -72,10 +72,10 @@ export async function listNotificationsOf(db: SqlExecutor, channelId: string): P
   return rows.map((r) => ({ ...r, attempt_list: r.attempt_list ?? [] }));
 }
 
-/** Deliveries whose next attempt is due by `now`, oldest first. */
+/** Deliveries whose next attempt is due by `now`, oldest first; test sends are the route's own, never retried. */
 export async function dueNotifications(db: SqlExecutor, now: Date, limit = 50): Promise<NotificationRow[]> {
   const { rows } = await db.query<NotificationRow>(
-    `select * from rm_notifications where status = 'pending' and next_attempt_at <= $1 order by next_attempt_at, id limit $2`,
+    `select * from rm_notifications where status = 'pending' and not test and next_attempt_at <= $1 order by next_attempt_at, id limit $2`,
     [now.toISOString(), limit],
   );
   return rows;
@@ -83,7 +83,7 @@ export async function dueNotifications(db: SqlExecutor, now: Date, limit = 50): 
 
 /** When the earliest pending delivery is due, or null when none waits. */
 export async function nextNotificationDue(db: SqlExecutor): Promise<Date | null> {
-  const { rows } = await db.query<{ at: Date | string | null }>(`select min(next_attempt_at) as at from rm_notifications where status = 'pending'`);
+  const { rows } = await db.query<{ at: Date | string | null }>(`select min(next_attempt_at) as at from rm_notifications where status = 'pending' and not test`);
   return rows[0]?.at ? new Date(rows[0].at) : null;
 }
 

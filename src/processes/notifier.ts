@@ -28,6 +28,8 @@ export interface NotifierDeps {
 
 /** Waits longer than this are cut: the timer is set again when it fires, or sooner by an event. */
 const LONGEST_TIMER_MS = 60_000;
+/** After a pass that failed (the store did not answer), the next one waits at least this long. */
+const SHORTEST_TIMER_MS = 250;
 
 /**
  * Notifications, at least once. From the log (its own checkpoint): each event that concerns people queues one
@@ -111,15 +113,18 @@ export class Notifier implements Reactor {
     const next = await nextNotificationDue(this.deps.db).catch(() => null);
     if (!next) return;
     if (this.timer) clearTimeout(this.timer);
-    const wait = Math.max(0, Math.min(LONGEST_TIMER_MS, next.getTime() - this.now().getTime()));
+    const wait = Math.max(SHORTEST_TIMER_MS, Math.min(LONGEST_TIMER_MS, next.getTime() - this.now().getTime()));
     this.timer = setTimeout(() => this.kick(), wait);
     this.timer.unref();
   }
 
   private async sendDue() {
+    // Each at most once per pass: one whose attempt recorded nothing is not tried again at once.
+    const tried = new Set<string>();
     for (;;) {
-      const due = (await dueNotifications(this.deps.db, this.now())).filter((n) => !n.test);
+      const due = (await dueNotifications(this.deps.db, this.now())).filter((n) => !tried.has(n.id));
       if (due.length === 0 || this.stopped) return;
+      for (const n of due) tried.add(n.id);
       // One at a time per channel, channels side by side: a slow receiver does not hold back the others.
       const byChannel = new Map<string, NotificationRow[]>();
       for (const n of due) byChannel.set(n.channel_id, [...(byChannel.get(n.channel_id) ?? []), n]);
