@@ -6,6 +6,8 @@ import { certificateEvents } from './certificate/events.js';
 import { databaseEvents } from './database/events.js';
 import { deploymentEvents, deploymentLogEvents } from './deployment/events.js';
 import { importEvents } from './import/events.js';
+import { notificationEvents } from './notification/events.js';
+import { notificationChannelEvents } from './notification-channel/events.js';
 import { projectEvents } from './project/events.js';
 import { releaseEvents } from './release/events.js';
 import { reservationEvents } from './reservation/events.js';
@@ -23,6 +25,8 @@ export const ALL_EVENT_SCHEMAS = {
   ...deploymentEvents,
   ...deploymentLogEvents,
   ...importEvents,
+  ...notificationChannelEvents,
+  ...notificationEvents,
   ...projectEvents,
   ...releaseEvents,
   ...reservationEvents,

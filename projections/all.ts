@@ -5,6 +5,7 @@ import { deploymentsProjector } from './deployments.js';
 import { domainsProjector } from './domains.js';
 import { envProjector } from './env.js';
 import { importsProjector } from './imports.js';
+import { notificationChannelsProjector } from './notification-channels.js';
 import { projectsProjector } from './projects.js';
 import { releasesProjector } from './releases.js';
 import type { Projector } from './projector.js';
@@ -27,4 +28,5 @@ export const ALL_PROJECTORS: readonly Projector[] = [
   settingsProjector,
   importsProjector,
   releasesProjector,
+  notificationChannelsProjector,
 ];

@@ -89,6 +89,7 @@ const schema = z.object({
   SLIPWAY_RESERVATION_GRACE: seconds(600),
   SLIPWAY_IDEMPOTENCY_ABANDON_AFTER: seconds(60),
   SLIPWAY_STORE_SLEEP_AFTER: seconds(60),
+  SLIPWAY_NOTIFICATION_RETRY: seconds(30),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -186,6 +187,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: c.SLIPWAY_BACKUP_TIMEOUT,
       /** The UTC hour scheduled backups run at. */
       hourUtc: c.SLIPWAY_BACKUP_HOUR,
+    },
+    notifications: {
+      /** The first retry of a failed notification waits this long; each next one twice as long (at most an hour), for 24 hours. */
+      retryFirstMs: Math.max(50, c.SLIPWAY_NOTIFICATION_RETRY),
     },
     silent: c.SLIPWAY_LOG === 'silent',
   };

@@ -51,6 +51,8 @@ import { effectiveSettings, type EffectiveSettings } from './installation-settin
 import { installationImages } from './installation-images.js';
 import { loadMasterKey } from './secrets/master-key.js';
 import { createDestinationPolicy, type DestinationPolicy } from './outbound/destination-policy.js';
+import { Notifier } from './processes/notifier.js';
+import { publicAddressOf, publicUrl } from './http/public-url.js';
 
 export interface Slipway {
   config: Config;
@@ -76,6 +78,10 @@ export interface Slipway {
   databases: BrowserPool<ServiceRow>;
   /** The installation's CA and the server certificates of Postgres-compatible services. */
   certificates: Certificates;
+  /** Where the API listens, once it does (serve.ts): notification links name it when no apiDomain is set. */
+  api: { listeningUrl: string | null };
+  /** Delivers notifications; null in one-shot CLI commands. */
+  notifier: Notifier | null;
   /** What backups, restores and downloads need: the runtime, the data directory, the remote storage. */
   backups: BackupDeps;
   /**
@@ -294,6 +300,24 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     : null;
   // Probes released services from the server only, like the deployer that releases them.
   const healthMonitor = useProxy ? new HealthMonitor({ cmd: () => commandContext('system:health'), db, runtime }, { tickMs: 1_000, concurrency: 8 }, log) : null;
+  const api: Slipway['api'] = { listeningUrl: null };
+  const notifier = useProxy
+    ? new Notifier(
+        {
+          cmd: commandContext('system:notifier'),
+          db,
+          outbound,
+          settle: (position) => slipway.settle(position),
+          retryFirstMs: config.notifications.retryFirstMs,
+          async apiBase() {
+            const current = await settings();
+            if (current.apiDomain) return publicUrl(current.apiDomain, publicAddressOf(config, current));
+            return api.listeningUrl ?? `http://${config.host}:${config.port}`;
+          },
+        },
+        log,
+      )
+    : null;
   const reactors: Reactor[] = [
     reconciler,
     ...(deployer ? [deployer] : []),
@@ -302,6 +326,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     ...(backupRunner && backupScheduler && importRunner ? [backupRunner, backupScheduler, importRunner] : []),
     ...(certificateMonitor ? [certificateMonitor] : []),
     ...(healthMonitor ? [healthMonitor] : []),
+    ...(notifier ? [notifier] : []),
   ];
   const processManagers = new ProcessManagers(db, store, runner, reactors, { reconcileEveryMs: config.reconcileEveryMs }, log);
 
@@ -322,6 +347,8 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     databases,
     certificates,
     backups,
+    api,
+    notifier,
     serviceDeps: {
       hostPortRange: config.hostPortRange,
       takenHostPorts: () => takenHostPorts(db),
@@ -340,6 +367,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
       stopWatchingHorizon();
       await stopMaintenance();
       await processManagers.stop();
+      await notifier?.stop();
       await healthMonitor?.stop();
       await deployer?.stop();
       await backupRunner?.stop();
@@ -357,6 +385,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
   // Another process may own the installation from then on: nothing here may act on it any more.
   stopActing = () => {
     void processManagers.stop().catch(() => undefined);
+    void notifier?.stop();
     void healthMonitor?.stop();
   };
 

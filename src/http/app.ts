@@ -24,6 +24,7 @@ import { envRoutes } from './routes/env.js';
 import { auditRoutes } from './routes/audit.js';
 import { healthRoutes } from './routes/health.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
+import { notificationChannelRoutes } from './routes/notification-channels.js';
 import { projectRoutes } from './routes/projects.js';
 import { serviceRoutes } from './routes/services.js';
 import { autoDeployRoutes } from './routes/auto-deploy.js';
@@ -87,6 +88,7 @@ export function createHttpApp(app: Slipway): Koa {
   dnsProviderRoutes(api, app);
   aiProviderRoutes(api, app);
   apiKeyRoutes(api, app);
+  notificationChannelRoutes(api, app);
   auditRoutes(api, app);
   healthRoutes(api, app);
 

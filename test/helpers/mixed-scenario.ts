@@ -7,6 +7,7 @@ import { waitFor } from './net.js';
 import { recordCertificateChange, recordHealth } from '../../commands/service/handlers.js';
 import { startFakeOpenAi } from './fake-ai-servers.js';
 import { startFakeCloudflare } from './fake-cloudflare.js';
+import { startReceiver } from './notification-receivers.js';
 import { destinationOf } from './outbound.js';
 import { startS3Server } from './s3-server.js';
 import type { TestServer } from './test-server.js';
@@ -72,12 +73,19 @@ export async function runMixedScenario(s: TestServer, rounds = 6) {
 export async function startHistoryProviders() {
   const cloudflare = await startFakeCloudflare(['history.test']);
   const ai = await startFakeOpenAi();
+  // Notifications: `/flaky` fails its first request (an attempt, then a delivery), `/gone` answers 410 (abandoned).
+  const receiver = await startReceiver(({ path, index }) => (path === '/gone' ? 410 : index === 0 ? 503 : 200));
   return {
     cloudflare,
     ai,
+    receiver,
     // The AI provider is connected through the API: the installation allows it (the Cloudflare URL is allowed as configured).
-    env: { SLIPWAY_CLOUDFLARE_API_URL: cloudflare.apiUrl, SLIPWAY_ALLOW_DESTINATIONS: destinationOf(ai.origin) },
-    close: () => Promise.all([cloudflare.close(), ai.close()]),
+    env: {
+      SLIPWAY_CLOUDFLARE_API_URL: cloudflare.apiUrl,
+      SLIPWAY_ALLOW_DESTINATIONS: [ai.origin, receiver.url].map(destinationOf).join(','),
+      SLIPWAY_NOTIFICATION_RETRY: '0.2',
+    },
+    close: () => Promise.all([cloudflare.close(), ai.close(), receiver.close()]),
   };
 }
 export type HistoryProviders = Awaited<ReturnType<typeof startHistoryProviders>>;
@@ -101,10 +109,21 @@ export async function runDeploymentHistory(s: TestServer, git: GitServer, provid
     if (done.status !== status) throw new Error(`expected a ${status} deployment, got ${JSON.stringify(done)}`);
   };
 
+  const must = (method: string, path: string, body?: unknown) => callOk(s, method, path, body);
+  // Notification channels (created, changed), told of the failed deployment below.
+  const channel = (name: string, path: string) =>
+    must('POST', '/api/notification-channels', { name, type: 'webhook', config: { url: `${providers.receiver.url}${path}` }, events: ['deployment.failed'] }).then((b) => b.channel as { id: string });
+  const flaky = await channel('flaky', '/flaky');
+  const gone = await channel('gone', '/gone');
+  await must('PATCH', `/api/notification-channels/${gone.id}`, { name: 'gone for good' });
+
   await expect(app.id, 'succeeded');
   const { done: failedRun } = await deploy(s, broken.id);
   if (failedRun.status !== 'failed') throw new Error(`expected a failed deployment, got ${JSON.stringify(failedRun)}`);
-  const must = (method: string, path: string, body?: unknown) => callOk(s, method, path, body);
+  const ended = (channelId: string, status: string) =>
+    waitFor(`a ${status} notification`, () => must('GET', `/api/notification-channels/${channelId}/deliveries`), (b) => (b.deliveries as { status: string }[]).some((d) => d.status === status), 30_000);
+  await Promise.all([ended(flaky.id, 'delivered'), ended(gone.id, 'abandoned')]);
+  await must('DELETE', `/api/notification-channels/${flaky.id}`);
   // Settings, providers connected and disconnected, an explanation, a DNS record and a certificate report.
   await must('PATCH', '/api/settings', { rootDomain: 'history.test', httpsEnabled: false, defaultResources: { cpus: '1', pids: 4000 } });
   await must('POST', `/api/deployments/${failedRun.id}/explain-failure`, { providerId: 'builtin', model: '' });
@@ -146,12 +165,12 @@ export async function runDeploymentHistory(s: TestServer, git: GitServer, provid
   await database('PATCH', 'rows', { table: 'public.notes', primaryKey: { id: 1 }, values: { body: 'uno' } });
   await database('DELETE', 'rows', { table: 'public.notes', primaryKey: { id: 1 } });
   // Its backups (one restored, one deleted), backup settings, and an import that fails.
-  const ended = async (list: 'backups' | 'imports', id: string) => {
+  const finished = async (list: 'backups' | 'imports', id: string) => {
     await waitFor(`${list} ${id} to end`, () => s.call('GET', `/api/services/${db.id}/database/${list}`), (r) => (r.body[list] as { id: string; status: string }[]).some((x) => x.id === id && x.status !== 'running'), 60_000);
   };
   const backupOf = async (storage = 'disk') => {
     const id = (await s.call('POST', `/api/services/${db.id}/database/backups`, { body: { storage } })).body.backup.id as string;
-    await ended('backups', id);
+    await finished('backups', id);
     return id;
   };
   const kept = await backupOf();
@@ -162,7 +181,7 @@ export async function runDeploymentHistory(s: TestServer, git: GitServer, provid
   if (refused.status !== 422) throw new Error(`a restore over a dependent view: ${refused.status} ${JSON.stringify(refused.body)}`);
   await database('DELETE', `backups/${await backupOf()}`, undefined);
   await database('PUT', 'backups/settings', { weeklyEnabled: false });
-  await ended('imports', (await s.call('POST', `/api/services/${db.id}/database/import/postgres-url`, { body: { sourceUrl: 'postgresql://u:secret@nowhere.invalid/x' } })).body.result.id);
+  await finished('imports', (await s.call('POST', `/api/services/${db.id}/database/import/postgres-url`, { body: { sourceUrl: 'postgresql://u:secret@nowhere.invalid/x' } })).body.result.id);
   // Remote storage connected, used, disconnected; then a remote backup fails for want of it.
   const s3 = await startS3Server();
   try {

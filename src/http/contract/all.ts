@@ -13,6 +13,7 @@ import { healthApi } from './health.js';
 import { importsApi } from './imports.js';
 import { apiKeysApi } from './api-keys.js';
 import { metaApi } from './meta.js';
+import { notificationChannelsApi } from './notification-channels.js';
 import { projectsApi } from './projects.js';
 import { releasesApi } from './releases.js';
 import { servicesApi } from './services.js';
@@ -35,6 +36,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   dnsProvidersApi,
   aiProvidersApi,
   apiKeysApi,
+  notificationChannelsApi,
   auditApi,
   healthApi,
   metaApi,
