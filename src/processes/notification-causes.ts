@@ -1,3 +1,4 @@
+import { parseAutoDeployEvent } from '../../commands/auto-deploy/events.js';
 import { parseBackupEvent } from '../../commands/backup/events.js';
 import { parseDeploymentEvent } from '../../commands/deployment/events.js';
 import type { NotificationEventName } from '../../commands/notification-channel/events.js';
@@ -44,6 +45,11 @@ export function causeOf(recorded: RecordedEvent): NotificationCause | null {
       default:
         return null;
     }
+  }
+  const hook = parseAutoDeployEvent(recorded);
+  if (hook?.type === 'WebhookDeliveryRecorded' && hook.data.verdict.startsWith('rejected:')) {
+    // Someone without the secret knocking at the service's hook: the team hears of it (the delivery's own claims are not trusted).
+    return { event: 'webhook.rejected', serviceId: hook.data.serviceId, reason: `a ${hook.data.provider} delivery was refused (${hook.data.verdict.slice('rejected:'.length)})` };
   }
   const backup = parseBackupEvent(recorded);
   if (backup?.type === 'BackupFailed') return { event: 'backup.failed', backupId: idOf(recorded), reason: backup.data.error };

@@ -3,6 +3,7 @@ import { recordCertificateChange } from '../../commands/service/handlers.js';
 import { createKey, createProject, createService } from '../helpers/http-resources.js';
 import { startReceiver, startSmtpServer, verifySlipwaySignature } from '../helpers/notification-receivers.js';
 import { destinationOf } from '../helpers/outbound.js';
+import { deliver, githubPush } from '../helpers/webhooks.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 // Deployments fail at once here (no Docker engine is configured): a real DeploymentFailed, quickly.
@@ -240,4 +241,24 @@ t.test('certificates: a failed one is told at once, one expiring within 14 days 
   t.match(JSON.parse(expiring!.body), { event: 'certificate.expiring', service: { id: service.id }, reason: `shop.example.com: the certificate expires at ${soon}` });
   await new Promise((r) => setTimeout(r, 1500));
   t.equal(receiver.received.length, 2, 'told once, whatever the number of reconciles');
+});
+
+t.test('a webhook delivery refused for its signature is told as webhook.rejected, trusting nothing of its body', async (t) => {
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const s = await startTestServer({ SLIPWAY_ALLOW_DESTINATIONS: destinationOf(receiver.url), SLIPWAY_NOTIFICATION_RETRY: '0.2' });
+  t.teardown(() => s.close());
+  const p = await createProject(s, 'Probed');
+  const channel = (await s.call('POST', '/api/notification-channels', { body: { name: 'ops', type: 'webhook', config: { url: `${receiver.url}/hook` }, events: ['webhook.rejected'] } })).body.channel;
+  const service = await createService(s, p.id, { name: 'web', repoFullName: 'acme/web', branch: 'main', internalPort: 8080, env: [] });
+  t.equal((await s.call('PUT', `/api/services/${service.id}/auto-deploy`, { body: { enabled: true, provider: 'github' } })).status, 200);
+
+  const forged = githubPush('not the secret of this service', 'refs/heads/main', '0'.repeat(40), [{ id: 'a'.repeat(40), message: 'forged', added: [], modified: ['x'], removed: [] }]);
+  t.equal((await deliver(s.url, `/api/hooks/${service.id}/github`, forged)).status, 401);
+
+  const [hit] = await receiver.waitFor(1, '/hook');
+  const body = JSON.parse(hit!.body);
+  t.match(body, { event: 'webhook.rejected', project: { id: p.id }, service: { id: service.id }, reason: /github delivery was refused \(signature\)/ });
+  t.notOk(hit!.body.includes('forged') || hit!.body.includes('a'.repeat(40)), 'nothing of the refused body is repeated');
+  t.equal((await deliveriesOf(s, channel.id, (d) => d[0]?.status === 'delivered'))[0].event, 'webhook.rejected');
 });
