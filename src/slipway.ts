@@ -1,3 +1,4 @@
+import { PushRepositories } from './git/push-repositories.js';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -78,6 +79,8 @@ export interface Slipway {
   certificates: Certificates;
   /** What backups, restores and downloads need: the runtime, the data directory, the remote storage. */
   backups: BackupDeps;
+  /** The bare repositories `git push` writes to, one per Git-source service. */
+  pushRepositories: PushRepositories;
   /**
    * A context for commands: `correlationId` is the HTTP request id (random for the CLI), `idempotencyKey`
    * makes a retry derive the same event and aggregate ids as its first attempt.
@@ -242,6 +245,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
   });
   const certificates = new Certificates(commandContext('system:certificates'), async () => (await settings()).publicIp);
   const databases = new BrowserPool<ServiceRow>();
+  const pushRepositories = new PushRepositories(config.dataDir);
   const deployer = useProxy
     ? new Deployer(
         {
@@ -254,6 +258,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
           databaseTls: (row) => certificates.serverTls(row),
           defaultResources: async () => (await settings()).defaultResources,
           images: async () => installationImages(await settings()),
+          pushedRepositories: pushRepositories,
           settings: {
             workDir: join(config.dataDir, 'builds'),
             timeouts: config.deploy.timeouts,
@@ -322,6 +327,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     databases,
     certificates,
     backups,
+    pushRepositories,
     serviceDeps: {
       hostPortRange: config.hostPortRange,
       takenHostPorts: () => takenHostPorts(db),

@@ -28,6 +28,7 @@ import { projectRoutes } from './routes/projects.js';
 import { serviceRoutes } from './routes/services.js';
 import { ServiceScopeCache } from './service-scope-cache.js';
 import { openApiRoutes } from './routes/openapi.js';
+import { gitRoutes } from './routes/git.js';
 import { route } from './contract/endpoint.js';
 import { metaApi } from './contract/meta.js';
 
@@ -57,7 +58,9 @@ export function createHttpApp(app: Slipway): Koa {
       app.db.touch();
     }
   });
-  api.use(authenticate(new PrincipalCache(app.db, app.runner), new KeyFailureLimiter(app.config.keyFailuresPerMinute, app.log)));
+  const keys = new PrincipalCache(app.db, app.runner);
+  const keyFailures = new KeyFailureLimiter(app.config.keyFailuresPerMinute, app.log);
+  api.use(authenticate(keys, keyFailures));
   api.use(jsonBody(app.config.bodyLimit));
   api.use(correlation((id, actor) => correlationTakenByOtherKey(app.db, id, actor)));
   const idempotencyStore = new IdempotencyStore(app.db, app.keyring, { ...DEFAULT_IDEMPOTENCY_TIMES, abandonAfterMs: app.config.idempotencyAbandonAfterMs });
@@ -90,6 +93,8 @@ export function createHttpApp(app: Slipway): Koa {
   koa.use(securityHeaders());
   koa.use(errorHandler(app.log));
   koa.use(router.routes());
+  // Before the API's body parser: a push's body is streamed to git as it arrives.
+  koa.use(gitRoutes(app, keys, keyFailures));
   koa.use(api.routes());
   // Not thrown: the router sets `Allow` only when it answers itself; errorHandler adds the error body.
   koa.use(api.allowedMethods());
