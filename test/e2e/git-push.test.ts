@@ -1,0 +1,139 @@
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import t from 'tap';
+import { createKey, createProject, createService } from '../helpers/api-suite.js';
+import { deployEnv, logLines, probe } from '../helpers/deploy.js';
+import { requireDocker, removeProjectLeftovers } from '../helpers/docker.js';
+import { startGitServer } from '../helpers/git-server.js';
+import { startTestServer } from '../helpers/test-server.js';
+
+const app = (version: string, build = '') => ({
+  Dockerfile: `FROM slipway/runtime-python:bookworm\nWORKDIR /app\nCOPY . .\nRUN echo "building ${version} from the push"${build}\nCMD ["python3", "-u", "server.py"]\n`,
+  'server.py': `import http.server, os
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = b"${version}"
+        self.send_response(200); self.send_header("content-length", str(len(body))); self.end_headers(); self.wfile.write(body)
+http.server.ThreadingHTTPServer(("0.0.0.0", int(os.environ["PORT"])), H).serve_forever()
+`,
+});
+
+const gitEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir(), GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' };
+const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=dev', '-c', 'user.email=dev@example.com', ...args], { cwd, env: gitEnv, encoding: 'utf8' }).trim();
+
+/** A real `git push`: its exit code and everything it printed on stderr (where `remote:` lines go). */
+function push(cwd: string, remote: string, refspec: string): Promise<{ code: number; stderr: string; stdout: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('git', ['push', '--porcelain', remote, refspec], { cwd, env: gitEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    let stdout = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.on('close', (code) => resolve({ code: code ?? -1, stderr, stdout }));
+  });
+}
+
+function commit(work: string, files: Record<string, string>, message: string): string {
+  for (const [name, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(work, name)), { recursive: true });
+    writeFileSync(join(work, name), content);
+  }
+  git(work, 'add', '-A');
+  git(work, 'commit', '-q', '-m', message);
+  return git(work, 'rev-parse', 'HEAD');
+}
+
+/** Asynchronously: the server under test runs in this process, and a synchronous git would stall it. */
+function refOf(remote: string, ref: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', ['ls-remote', remote, ref], { env: gitEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.resume();
+    child.on('close', (code) => (code === 0 ? resolve(out.split('\t')[0]!.trim()) : reject(new Error(`git ls-remote exited with ${code}`))));
+  });
+}
+
+const remoteLines = (stderr: string) => stderr.split('\n').filter((l) => l.startsWith('remote: ')).map((l) => l.slice('remote: '.length).trim());
+
+t.test('git push to Slipway deploys the pushed commit inside the push', { skip: await requireDocker() }, async (t) => {
+  const upstream = await startGitServer();
+  t.teardown(() => upstream.close());
+  upstream.push('acme/pushed', { 'README.md': 'the upstream, never built by a push\n' });
+  const { env, proxyPort } = await deployEnv({ SLIPWAY_GIT_BASE_URL: upstream.baseUrl });
+  const s = await startTestServer(env);
+  t.teardown(() => s.close());
+  const project = await createProject(s, 'Pushers');
+  t.teardown(() => removeProjectLeftovers(project.id));
+  const other = await createProject(s, 'Others');
+  const svc = await createService(s, project.id, { name: 'web', repoFullName: 'acme/pushed', branch: 'main', internalPort: 8080 });
+  await s.call('POST', `/api/services/${svc.id}/domains`, { body: { hostname: 'pushed.deploy.test' } });
+  const writer = await createKey(s, 'write', [project.id]);
+  const reader = await createKey(s, 'read', [project.id]);
+  const stranger = await createKey(s, 'write', [other.id]);
+  const remote = (key: string, path = `${svc.id}.git`) => `${s.url.replace('://', `://anyone:${key}@`)}/git/${path}`;
+
+  const work = mkdtempSync(join(tmpdir(), 'slipway-push-work-'));
+  t.teardown(() => rmSync(work, { recursive: true, force: true }));
+  git(work, 'init', '-q', '-b', 'main');
+  const good = commit(work, app('v1'), 'first push');
+
+  await t.test('a push to the service branch streams the build as remote: lines and goes live', async (t) => {
+    const pushed = await push(work, remote(writer.secret), 'HEAD:main');
+    t.equal(pushed.code, 0, `git push succeeded:\n${pushed.stderr}`);
+    const lines = remoteLines(pushed.stderr);
+    t.ok(lines.some((l) => l.includes('building v1 from the push')), 'the Dockerfile RUN output arrived as a remote: line');
+    t.ok(lines.some((l) => l.startsWith(`Checking out pushed commit ${good}`)), 'the checkout of the pushed commit is shown');
+    const deployments = (await s.call('GET', `/api/services/${svc.id}/deployments`)).body.deployments;
+    t.equal(deployments.length, 1);
+    t.match(deployments[0], { status: 'succeeded', trigger: 'push', commitSha: good });
+    t.equal((await probe(proxyPort, 'pushed.deploy.test')).body, 'v1', 'the pushed code answers');
+    t.equal(await refOf(remote(writer.secret), 'refs/heads/main'), good, 'the ref moved');
+    t.equal(statSync(join(s.dataDir, 'git', `${svc.id}.git`)).mode & 0o777, 0o700, 'the repository is private to Slipway');
+  });
+
+  await t.test('a failing build rejects the push, the reason last, and the ref stays', async (t) => {
+    const bad = commit(work, app('v2', ' && exit 3'), 'broken build');
+    const pushed = await push(work, remote(writer.secret), 'HEAD:main');
+    t.not(pushed.code, 0, 'git push failed');
+    t.match(pushed.stdout, /^!\tHEAD:refs\/heads\/main\t\[remote rejected\] \(pre-receive hook declined\)$/m, 'git says the hook declined the ref');
+    const lines = remoteLines(pushed.stderr);
+    t.match(lines.at(-1), /^Deployment [0-9a-f-]+ failed: /, `the reason is the last remote line:\n${pushed.stderr}`);
+    t.equal(await refOf(remote(writer.secret), 'refs/heads/main'), good, 'the ref did not move');
+    const latest = (await s.call('GET', `/api/services/${svc.id}/deployments`)).body.deployments[0];
+    t.match(latest, { status: 'failed', trigger: 'push', commitSha: bad });
+    t.ok((await logLines(s, latest.id)).some((l) => l.includes('building v2')), 'the log of the failed build is kept');
+    t.equal((await probe(proxyPort, 'pushed.deploy.test')).body, 'v1', 'the release before still answers');
+    git(work, 'reset', '-q', '--hard', good);
+  });
+
+  await t.test('a push to another branch is stored and deploys nothing', async (t) => {
+    const before = (await s.call('GET', `/api/services/${svc.id}/deployments`)).body.deployments.length;
+    const feature = commit(work, { 'NOTES.md': 'wip\n' }, 'feature work');
+    const pushed = await push(work, remote(writer.secret, `${project.slug}/${svc.slug}.git`), 'HEAD:feature');
+    t.equal(pushed.code, 0, `pushed by the slugs' address:\n${pushed.stderr}`);
+    t.equal(await refOf(remote(writer.secret), 'refs/heads/feature'), feature, 'the branch is stored');
+    t.equal((await s.call('GET', `/api/services/${svc.id}/deployments`)).body.deployments.length, before, 'no deployment');
+    git(work, 'reset', '-q', '--hard', good);
+  });
+
+  await t.test('keys: unknown 401, another project 404, read-only 403 to push but may fetch', async (t) => {
+    const infoRefs = (key: string | null, service = 'git-receive-pack', path = `${svc.id}.git`) =>
+      fetch(`${s.url}/git/${path}/info/refs?service=${service}`, {
+        headers: key === null ? {} : { authorization: `Basic ${Buffer.from(`git:${key}`).toString('base64')}` },
+      });
+    const anonymous = await infoRefs(null);
+    t.equal(anonymous.status, 401);
+    t.match(anonymous.headers.get('www-authenticate'), /^Basic /, 'git is asked for credentials');
+    t.equal((await infoRefs('slw_not-a-key')).status, 401, 'an unknown key');
+    t.equal((await infoRefs(stranger.secret)).status, 404, 'a key of another project sees no repository');
+    t.equal((await infoRefs(stranger.secret, 'git-receive-pack', `${project.slug}/${svc.slug}.git`)).status, 404, 'not by its slugs either');
+    t.equal((await infoRefs(reader.secret)).status, 403, 'a read key cannot push');
+    t.equal((await infoRefs(reader.secret, 'git-upload-pack')).status, 200, 'a read key can fetch');
+    const refused = await push(work, remote('slw_not-a-key'), 'HEAD:main');
+    t.not(refused.code, 0, 'git push with a wrong key fails');
+    t.match(refused.stderr, /Authentication failed|401/);
+  });
+});
