@@ -1,9 +1,10 @@
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import t from 'tap';
 import { createKey, createProject, createService } from '../helpers/api-suite.js';
+import { cliArgs } from '../helpers/cli-process.js';
 import { deployEnv, logLines, probe } from '../helpers/deploy.js';
 import { requireDocker, removeProjectLeftovers } from '../helpers/docker.js';
 import { startGitServer } from '../helpers/git-server.js';
@@ -53,6 +54,20 @@ function refOf(remote: string, ref: string): Promise<string> {
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.resume();
     child.on('close', (code) => (code === 0 ? resolve(out.split('\t')[0]!.trim()) : reject(new Error(`git ls-remote exited with ${code}`))));
+  });
+}
+
+/** `slipway …` as a user runs it, in `cwd`. */
+function slipway(cwd: string, env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    // tsx by its full address: the CLI runs in the pushed repository, and git runs it again as credential helper there.
+    const loader = cliArgs.map((a) => (a === 'tsx' ? import.meta.resolve('tsx') : a));
+    const child = spawn(process.execPath, [...loader, ...args], { cwd, env: { ...process.env, ...gitEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
 }
 
@@ -135,5 +150,23 @@ t.test('git push to Slipway deploys the pushed commit inside the push', { skip: 
     const refused = await push(work, remote('slw_not-a-key'), 'HEAD:main');
     t.not(refused.code, 0, 'git push with a wrong key fails');
     t.match(refused.stderr, /Authentication failed|401/);
+  });
+
+  await t.test('slipway git-remote prints the remote, and --add adds it with the CLI as credential helper', async (t) => {
+    const env = { SLIPWAY_URL: s.url, SLIPWAY_KEY: writer.secret, XDG_CONFIG_HOME: work };
+    const printed = await slipway(work, env, 'git-remote', `${project.slug}/${svc.slug}`);
+    t.equal(printed.code, 0, printed.stderr);
+    t.equal(printed.stdout.trim(), `${s.url}/git/${svc.id}.git`);
+    const added = await slipway(work, env, 'git-remote', svc.id, '--add');
+    t.equal(added.code, 0, added.stderr);
+    t.notMatch(readFileSync(join(work, '.git', 'config'), 'utf8'), writer.secret, 'no key in the repository’s configuration');
+    const topic = commit(work, { 'TOPIC.md': 'via the helper\n' }, 'topic');
+    const pushed = await new Promise<number>((resolve) => {
+      // The helper finds the key where the CLI does: the environment here.
+      const child = spawn('git', ['push', '-q', 'slipway', 'HEAD:topic'], { cwd: work, env: { ...process.env, ...gitEnv, ...env }, stdio: 'ignore' });
+      child.on('close', (code) => resolve(code ?? -1));
+    });
+    t.equal(pushed, 0, 'git push through the added remote authenticates with the saved key');
+    t.equal(await refOf(remote(writer.secret), 'refs/heads/topic'), topic);
   });
 });
