@@ -18,10 +18,19 @@ const hookRequest = z.object({
 /** What Slipway answers the hook, one JSON object a line: lines to print, then the verdict. */
 type HookAnswer = { line: string } | { ok: true } | { ok: false; reason: string };
 
+/**
+ * Services with a push deploying now. Git moves a ref only if it still holds what the push started from, so a
+ * second push deploying beside the first could go live and then see its ref update refused: it is turned away
+ * at once instead, as Heroku does. One process runs an installation, so this set is the whole truth.
+ */
+const deploying = new Set<string>();
+
 export interface PushSession {
   app: Slipway;
   serviceId: string;
   branch: string;
+  /** Where the branch points in the repository now (the zero id when it does not exist yet). */
+  branchTip: () => Promise<string>;
   cmd: CommandContext;
 }
 
@@ -57,16 +66,30 @@ export function answerPreReceive(channel: Duplex, session: PushSession): void {
       send({ line: `Branch ${session.branch} deleted here; nothing deployed.` });
       return { ok: true };
     }
+    if (deploying.has(session.serviceId)) return { ok: false, reason: 'another push to this service is deploying: push again once it has ended' };
+    deploying.add(session.serviceId);
+    if ((await session.branchTip()) !== update.oldSha) {
+      deploying.delete(session.serviceId);
+      return { ok: false, reason: `branch ${session.branch} moved while this push was on its way: fetch, then push again` };
+    }
+    try {
+      return await deployPushed(update.newSha);
+    } finally {
+      deploying.delete(session.serviceId);
+    }
+  }
+
+  async function deployPushed(sha: string): Promise<HookAnswer> {
     const { id, position } = await queueDeployment(session.cmd, session.serviceId, {
       kind: 'deploy',
       trigger: 'push',
       releaseId: null,
       config: 'current',
-      commitSha: update.newSha,
+      commitSha: sha,
       source: 'push',
     });
     await session.app.settle(position);
-    send({ line: `Deploying ${update.newSha.slice(0, 12)} (deployment ${id})` });
+    send({ line: `Deploying ${sha.slice(0, 12)} (deployment ${id})` });
     const ended = await follow(session.app, id, (text) => send({ line: text }), () => hookGone);
     if (!ended) {
       // The pusher went away: its objects leave with its push, and the ref will not move.

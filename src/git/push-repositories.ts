@@ -1,7 +1,10 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PRE_RECEIVE_HOOK } from './pre-receive-hook.js';
+
+const run = promisify(execFile);
 
 /**
  * The bare repositories `git push` writes to, one per service, in `<data dir>/git` (0700), and the hooks
@@ -12,6 +15,7 @@ import { PRE_RECEIVE_HOOK } from './pre-receive-hook.js';
 export class PushRepositories {
   readonly root: string;
   readonly hooksDir: string;
+  private hooksWritten = false;
 
   constructor(dataDir: string) {
     this.root = join(dataDir, 'git');
@@ -30,16 +34,25 @@ export class PushRepositories {
       mkdirSync(this.root, { recursive: true, mode: 0o700 });
       execFileSync('git', ['init', '--quiet', '--bare', path], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, stdio: 'ignore' });
     }
-    this.writeHooks();
+    if (!this.hooksWritten) this.writeHooks();
     return path;
   }
 
-  /** Written each time: a hook of an older version (or another Node) is replaced. */
+  /** Written once per start: a hook of an older version (or another Node) is replaced. */
   private writeHooks(): void {
+    this.hooksWritten = true;
     mkdirSync(this.hooksDir, { recursive: true, mode: 0o700 });
     writeFileSync(join(this.hooksDir, 'pre-receive.cjs'), PRE_RECEIVE_HOOK, { mode: 0o600 });
     const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
     writeFileSync(join(this.hooksDir, 'pre-receive'), `#!/bin/sh\nexec ${quote(process.execPath)} ${quote(join(this.hooksDir, 'pre-receive.cjs'))}\n`, { mode: 0o700 });
+  }
+
+  /** The commit a branch of the service's repository points at; the zero id when there is none. */
+  async branchTip(serviceId: string, branch: string): Promise<string> {
+    const { stdout } = await run('git', ['--git-dir', this.pathOf(serviceId), 'rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    }).catch(() => ({ stdout: '' }));
+    return stdout.trim() || '0'.repeat(40);
   }
 
   /** Git configuration for the process serving a push (GIT_CONFIG_COUNT…, never arguments a push could alter). */

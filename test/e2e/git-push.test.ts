@@ -134,6 +134,24 @@ t.test('git push to Slipway deploys the pushed commit inside the push', { skip: 
     git(work, 'reset', '-q', '--hard', good);
   });
 
+  await t.test('two pushes at once: one deploys, the other is turned away and its ref not moved', async (t) => {
+    const before = (await s.call('GET', `/api/services/${svc.id}/deployments`)).body.deployments.length;
+    git(work, 'checkout', '-q', '-b', 'one', good);
+    const one = commit(work, app('v3'), 'one');
+    git(work, 'checkout', '-q', '-b', 'two', good);
+    const two = commit(work, app('v4'), 'two');
+    git(work, 'checkout', '-q', 'main');
+    const [a, b] = await Promise.all([push(work, remote(writer.secret), 'one:main'), push(work, remote(writer.secret), 'two:main')]);
+    t.same([a.code === 0, b.code === 0].sort(), [false, true], `exactly one push went through:\n${a.stderr}\n---\n${b.stderr}`);
+    const [winner, loser] = a.code === 0 ? [one, b] : [two, a];
+    t.match(remoteLines(loser.stderr).at(-1), /another push to this service is deploying|moved while this push was on its way/, 'the other is told why');
+    t.equal(await refOf(remote(writer.secret), 'refs/heads/main'), winner, 'the ref is the deployed commit');
+    const deployments = (await s.call('GET', `/api/services/${svc.id}/deployments`)).body.deployments;
+    t.equal(deployments.length, before + 1, 'one deployment');
+    t.match(deployments[0], { status: 'succeeded', commitSha: winner });
+    git(work, 'reset', '-q', '--hard', winner);
+  });
+
   await t.test('keys: unknown 401, another project 404, read-only 403 to push but may fetch', async (t) => {
     const infoRefs = (key: string | null, service = 'git-receive-pack', path = `${svc.id}.git`) =>
       fetch(`${s.url}/git/${path}/info/refs?service=${service}`, {

@@ -83,6 +83,7 @@ export function gitRoutes(app: Slipway, keys: PrincipalCache, failures: KeyFailu
                 app,
                 serviceId: service.id,
                 branch: service.branch,
+                branchTip: () => app.pushRepositories.branchTip(service.id, service.branch),
                 cmd: app.commandContext(actorOf(principal), { correlationId: ctx.state.requestId ?? randomUUID() }),
               })
           : undefined,
