@@ -273,7 +273,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
 
   // Retirement of deleted projects and services (release reservations, shred keys), in the server only.
   const retirement = useProxy
-    ? createRetirement({ cmd: commandContext(RETIREMENT_ACTOR), db, settle: (position) => slipway.settle(position), graceMs: config.reservationGraceMs, log })
+    ? createRetirement({ cmd: commandContext(RETIREMENT_ACTOR), db, pushRepositories, settle: (position) => slipway.settle(position), graceMs: config.reservationGraceMs, log })
     : null;
   const backups: BackupDeps = {
     cmd: commandContext('system:backups'),

@@ -1,6 +1,6 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PRE_RECEIVE_HOOK } from './pre-receive-hook.js';
 
@@ -45,6 +45,11 @@ export class PushRepositories {
     writeFileSync(join(this.hooksDir, 'pre-receive.cjs'), PRE_RECEIVE_HOOK, { mode: 0o600 });
     const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
     writeFileSync(join(this.hooksDir, 'pre-receive'), `#!/bin/sh\nexec ${quote(process.execPath)} ${quote(join(this.hooksDir, 'pre-receive.cjs'))}\n`, { mode: 0o700 });
+  }
+
+  /** Deletes the service's repository (with its service: nothing pushed outlives it). */
+  remove(serviceId: string): void {
+    rmSync(this.pathOf(serviceId), { recursive: true, force: true });
   }
 
   /** The commit a branch of the service's repository points at; the zero id when there is none. */

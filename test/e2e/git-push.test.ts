@@ -1,5 +1,5 @@
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import t from 'tap';
@@ -186,5 +186,12 @@ t.test('git push to Slipway deploys the pushed commit inside the push', { skip: 
     });
     t.equal(pushed, 0, 'git push through the added remote authenticates with the saved key');
     t.equal(await refOf(remote(writer.secret), 'refs/heads/topic'), topic);
+  });
+
+  await t.test('deleting the service deletes what was pushed to it', async (t) => {
+    const repository = join(s.dataDir, 'git', `${svc.id}.git`);
+    t.ok(existsSync(repository));
+    t.equal((await s.call('DELETE', `/api/services/${svc.id}`)).status, 200);
+    t.notOk(existsSync(repository), 'the repository is gone with its service');
   });
 });
