@@ -23,6 +23,8 @@ export function serveGitBackend(request: BackendRequest): Promise<void> {
   const { req, res } = request;
   return new Promise((resolve) => {
     const cgi = spawn('git', ['http-backend'], {
+      // Its own process group, so that stopping it stops the git processes and the hook it started.
+      detached: true,
       stdio: ['pipe', 'pipe', 'ignore', ...(request.onHookChannel ? (['pipe'] as const) : [])],
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -42,8 +44,15 @@ export function serveGitBackend(request: BackendRequest): Promise<void> {
       },
     });
     if (request.onHookChannel) request.onHookChannel(cgi.stdio[3] as Duplex);
-    // A client that goes away mid-push stops the push (and with it the hook that deploys).
-    const stop = () => cgi.kill('SIGTERM');
+    // A client that goes away mid-push stops the push: http-backend, the receive-pack it started and its hook,
+    // whose channel then closes and aborts the deployment (the ref will not move, and its objects go with it).
+    const stop = () => {
+      try {
+        if (cgi.pid) process.kill(-cgi.pid, 'SIGTERM');
+      } catch {
+        // Already gone.
+      }
+    };
     res.on('close', () => {
       if (!res.writableFinished) stop();
     });

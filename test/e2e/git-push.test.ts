@@ -152,6 +152,33 @@ t.test('git push to Slipway deploys the pushed commit inside the push', { skip: 
     git(work, 'reset', '-q', '--hard', winner);
   });
 
+  await t.test('a pusher that goes away mid-build aborts the deployment; the ref stays', async (t) => {
+    const tip = await refOf(remote(writer.secret), 'refs/heads/main');
+    const slow = commit(work, app('v5', ' && sleep 60'), 'slow build');
+    // Its own process group: git leaves the connection to git-remote-http, which must go too, as on Ctrl-C.
+    const child = spawn('git', ['push', remote(writer.secret), 'HEAD:main'], { cwd: work, env: gitEnv, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+    let stderr = '';
+    const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
+    await new Promise<void>((resolve) => {
+      child.stderr.on('data', (c: Buffer) => {
+        stderr += c.toString();
+        if (stderr.includes('building v5 from the push')) resolve();
+      });
+    });
+    process.kill(-child.pid!, 'SIGKILL');
+    await closed;
+    const end = Date.now() + 30_000;
+    let latest: Record<string, unknown> | undefined;
+    while (Date.now() < end) {
+      latest = (await s.call('GET', `/api/services/${svc.id}/deployments`)).body.deployments[0];
+      if (latest?.status !== 'running' && latest?.status !== 'queued') break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    t.match(latest, { status: 'aborted', commitSha: slow }, 'the deployment was aborted');
+    t.equal(await refOf(remote(writer.secret), 'refs/heads/main'), tip, 'the ref did not move');
+    git(work, 'reset', '-q', '--hard', tip);
+  });
+
   await t.test('keys: unknown 401, another project 404, read-only 403 to push but may fetch', async (t) => {
     const infoRefs = (key: string | null, service = 'git-receive-pack', path = `${svc.id}.git`) =>
       fetch(`${s.url}/git/${path}/info/refs?service=${service}`, {
