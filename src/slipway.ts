@@ -1,3 +1,4 @@
+import { PushRepositories } from './git/push-repositories.js';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -84,6 +85,8 @@ export interface Slipway {
   notifier: Notifier | null;
   /** What backups, restores and downloads need: the runtime, the data directory, the remote storage. */
   backups: BackupDeps;
+  /** The bare repositories `git push` writes to, one per Git-source service. */
+  pushRepositories: PushRepositories;
   /**
    * A context for commands: `correlationId` is the HTTP request id (random for the CLI), `idempotencyKey`
    * makes a retry derive the same event and aggregate ids as its first attempt.
@@ -248,6 +251,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
   });
   const certificates = new Certificates(commandContext('system:certificates'), async () => (await settings()).publicIp);
   const databases = new BrowserPool<ServiceRow>();
+  const pushRepositories = new PushRepositories(config.dataDir);
   const deployer = useProxy
     ? new Deployer(
         {
@@ -260,6 +264,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
           databaseTls: (row) => certificates.serverTls(row),
           defaultResources: async () => (await settings()).defaultResources,
           images: async () => installationImages(await settings()),
+          pushedRepositories: pushRepositories,
           settings: {
             workDir: join(config.dataDir, 'builds'),
             timeouts: config.deploy.timeouts,
@@ -274,7 +279,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
 
   // Retirement of deleted projects and services (release reservations, shred keys), in the server only.
   const retirement = useProxy
-    ? createRetirement({ cmd: commandContext(RETIREMENT_ACTOR), db, settle: (position) => slipway.settle(position), graceMs: config.reservationGraceMs, log })
+    ? createRetirement({ cmd: commandContext(RETIREMENT_ACTOR), db, pushRepositories, settle: (position) => slipway.settle(position), graceMs: config.reservationGraceMs, log })
     : null;
   const backups: BackupDeps = {
     cmd: commandContext('system:backups'),
@@ -349,6 +354,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     backups,
     api,
     notifier,
+    pushRepositories,
     serviceDeps: {
       hostPortRange: config.hostPortRange,
       takenHostPorts: () => takenHostPorts(db),

@@ -131,3 +131,5 @@ export async function cloneBranch(request: CloneRequest): Promise<{ sha: string;
   const [sha = '', ...subject] = (await git(['log', '-1', '--format=%H%n%s'], {}, request.signal, request.onLine, request.dir)).split('\n');
   return { sha: sha.trim(), message: subject.join(' ').trim() };
 }
+
+export { git as runGit };

@@ -138,6 +138,22 @@ for (const [action, description] of [
 }
 
 program
+  .command('git-remote <service>')
+  .description('the service’s Git remote on Slipway (git push to it deploys the pushed commit); --add adds it to the repository here, with this CLI as its credential helper')
+  .option('--add [name]', 'add the remote (default name: slipway) to the Git repository in the current directory')
+  .addOption(inProject())
+  .action(async (service: string, o) => {
+    process.exitCode = await (await import('./api/git-remote.js')).gitRemote(service, o);
+  });
+
+program
+  .command('git-credential <operation>', { hidden: true })
+  .description('git’s credential helper for Slipway remotes (set by git-remote --add)')
+  .action(async (operation: string) => {
+    process.exitCode = await (await import('./api/git-remote.js')).gitCredential(operation);
+  });
+
+program
   .command('releases <service>')
   .description('the service’s releases, newest first: which one runs, and which can still be rolled back to')
   .addOption(json())

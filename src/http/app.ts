@@ -31,6 +31,7 @@ import { autoDeployRoutes } from './routes/auto-deploy.js';
 import { hookRoutes } from './routes/hooks.js';
 import { ServiceScopeCache } from './service-scope-cache.js';
 import { openApiRoutes } from './routes/openapi.js';
+import { gitRoutes } from './routes/git.js';
 import { route } from './contract/endpoint.js';
 import { metaApi } from './contract/meta.js';
 
@@ -59,6 +60,7 @@ export function createHttpApp(app: Slipway): Koa {
       app.db.touch();
     }
   };
+  const keys = new PrincipalCache(app.db, app.runner);
   const keyFailures = new KeyFailureLimiter(app.config.keyFailuresPerMinute, app.log);
   // Git hosts' deliveries carry no key: their own signature over the raw body, read by the route itself.
   const hooks = new Router();
@@ -66,7 +68,7 @@ export function createHttpApp(app: Slipway): Koa {
   hookRoutes(hooks, app, keyFailures);
   const api = new Router();
   api.use(keepAwake);
-  api.use(authenticate(new PrincipalCache(app.db, app.runner), keyFailures));
+  api.use(authenticate(keys, keyFailures));
   api.use(jsonBody(app.config.bodyLimit));
   api.use(correlation((id, actor) => correlationTakenByOtherKey(app.db, id, actor)));
   const idempotencyStore = new IdempotencyStore(app.db, app.keyring, { ...DEFAULT_IDEMPOTENCY_TIMES, abandonAfterMs: app.config.idempotencyAbandonAfterMs });
@@ -102,6 +104,8 @@ export function createHttpApp(app: Slipway): Koa {
   koa.use(errorHandler(app.log));
   koa.use(router.routes());
   koa.use(hooks.routes());
+  // Before the API's body parser: a push's body is streamed to git as it arrives.
+  koa.use(gitRoutes(app, keys, keyFailures));
   koa.use(api.routes());
   // Not thrown: the router sets `Allow` only when it answers itself; errorHandler adds the error body.
   koa.use(api.allowedMethods());
