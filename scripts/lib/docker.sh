@@ -8,7 +8,11 @@ ensure_docker_engine() {
   ensure_packages docker.io
   if ! docker info >/dev/null 2>&1; then
     log "starting dockerd"
-    (dockerd >/tmp/slipway-dockerd.log 2>&1 &)
+    # Every project has its own network, and Docker's default pools hold about 30; a /16 in /24s holds 256.
+    # A pool set in daemon.json wins (dockerd refuses the same setting twice).
+    local pools=(--default-address-pool base=10.213.0.0/16,size=24)
+    grep -qs default-address-pools /etc/docker/daemon.json && pools=()
+    (dockerd "${pools[@]}" >/tmp/slipway-dockerd.log 2>&1 &)
     local i
     for i in $(seq 1 100); do docker info >/dev/null 2>&1 && return 0; sleep 0.2; done
     echo "dockerd did not start; see /tmp/slipway-dockerd.log" >&2
@@ -92,24 +96,24 @@ report_image() {
 }
 
 # build_images NAME:DIR... : at most SLIPWAY_IMAGE_JOBS (2) builds at a time; fails when any failed.
+# Waits on each build by its pid, oldest first: `wait -n` loses the status of a build that ended before it was
+# called (bash 5.2), which counted an up-to-date image as failed.
 build_images() {
-  local jobs=${SLIPWAY_IMAGE_JOBS:-2} running=0 failed=0 spec
+  local jobs=${SLIPWAY_IMAGE_JOBS:-2} failed=0 spec
+  local -a pids=()
   if [[ ! $jobs =~ ^[1-9][0-9]*$ ]]; then
     echo "SLIPWAY_IMAGE_JOBS must be a positive whole number, not '$jobs'" >&2
     return 1
   fi
   for spec in "$@"; do
-    if ((running >= jobs)); then
-      wait -n || failed=$((failed + 1))
-      running=$((running - 1))
+    if ((${#pids[@]} >= jobs)); then
+      wait "${pids[0]}" || failed=$((failed + 1))
+      pids=("${pids[@]:1}")
     fi
     report_image "${spec%%:*}" "${spec#*:}" &
-    running=$((running + 1))
+    pids+=($!)
   done
-  while ((running > 0)); do
-    wait -n || failed=$((failed + 1))
-    running=$((running - 1))
-  done
+  for spec in "${pids[@]}"; do wait "$spec" || failed=$((failed + 1)); done
   ((failed == 0)) || { echo "$failed image build(s) failed" >&2; return 1; }
 }
 

@@ -77,6 +77,20 @@ function freeLoopbackPort(): Promise<number> {
 
 const statusOf = (error: unknown) => (error as { statusCode?: number }).statusCode;
 
+/** Removes each in turn; one already gone (404) is not an error. Answers the names removed. */
+async function removeEach(items: { name: string; remove: () => Promise<unknown> }[]): Promise<string[]> {
+  const removed: string[] = [];
+  for (const item of items) {
+    try {
+      await item.remove();
+      removed.push(item.name);
+    } catch (error) {
+      if (statusOf(error) !== 404) throw error;
+    }
+  }
+  return removed;
+}
+
 /** A tar archive of the files, with their owners and modes, for the engine's archive upload. */
 async function archiveOf(files: ContainerFile[]): Promise<Buffer> {
   const archive = tarPack();
@@ -418,30 +432,12 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
 
     async removeVolumes(labels) {
       const { Volumes } = await call('listVolumes', () => docker.listVolumes({ filters: ownedFilter(labels) }));
-      const removed: string[] = [];
-      for (const v of Volumes ?? []) {
-        try {
-          await call('removeVolume', () => docker.getVolume(v.Name).remove());
-          removed.push(v.Name);
-        } catch (error) {
-          if (statusOf(error) !== 404) throw error;
-        }
-      }
-      return removed;
+      return removeEach((Volumes ?? []).map((v) => ({ name: v.Name, remove: () => call('removeVolume', () => docker.getVolume(v.Name).remove()) })));
     },
 
     async removeNetworks(labels) {
       const networks = await call('listNetworks', () => docker.listNetworks({ filters: ownedFilter(labels) }));
-      const removed: string[] = [];
-      for (const n of networks) {
-        try {
-          await call('removeNetwork', () => docker.getNetwork(n.Id).remove());
-          removed.push(n.Name);
-        } catch (error) {
-          if (statusOf(error) !== 404) throw error;
-        }
-      }
-      return removed;
+      return removeEach(networks.map((n) => ({ name: n.Name, remove: () => call('removeNetwork', () => docker.getNetwork(n.Id).remove()) })));
     },
 
     async list(labels): Promise<OwnedContainer[]> {

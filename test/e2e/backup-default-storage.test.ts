@@ -3,18 +3,10 @@ import { createProject, createService } from '../helpers/api-suite.js';
 import { deploy, deployEnv, outcome } from '../helpers/deploy.js';
 import { removeProjectLeftovers, requireDocker } from '../helpers/docker.js';
 import { DB_IMAGE_ENV, requireDbImages } from '../helpers/engine-containers.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { finishedBackup } from '../helpers/backup-wait.js';
+import { startTestServer } from '../helpers/test-server.js';
 
 const database = { name: 'main-db', repoFullName: 'database:postgres', repoUrl: 'database', branch: 'main', internalPort: 1, databasePublicEnabled: false, env: [] };
-
-async function finished(s: TestServer, serviceId: string, backupId: string) {
-  for (let i = 0; i < 600; i++) {
-    const found = ((await s.call('GET', `/api/services/${serviceId}/database/backups`)).body.backups as Record<string, any>[]).find((b) => b.id === backupId);
-    if (found && found.status !== 'running') return found;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`backup ${backupId} did not end`);
-}
 
 t.test('a backup asked for without storage goes where the service’s backup settings say', { skip: (await requireDocker()) || (await requireDbImages()) }, async (t) => {
   const { env } = await deployEnv({ ...DB_IMAGE_ENV, SLIPWAY_RECONCILE_INTERVAL: '1' });
@@ -31,7 +23,7 @@ t.test('a backup asked for without storage goes where the service’s backup set
   const bare = await s.call('POST', backups);
   t.equal(bare.status, 200, 'no body at all: nothing saved, so the disk');
   t.match(bare.body.backup, { status: 'running', trigger: 'manual', storage: 'disk', remoteKey: null });
-  const done = await finished(s, db.id, bare.body.backup.id);
+  const done = await finishedBackup(s, db.id, bare.body.backup.id);
   t.equal(done.status, 'succeeded', 'without any remote storage');
   t.type(done.localPath, 'string');
 
@@ -44,12 +36,12 @@ t.test('a backup asked for without storage goes where the service’s backup set
   const saved = await s.call('POST', backups, { body: {} });
   t.equal(saved.status, 200);
   t.match(saved.body.backup, { storage: 'remote', localPath: undefined }, 'an empty body takes the saved default');
-  const remote = await finished(s, db.id, saved.body.backup.id);
+  const remote = await finishedBackup(s, db.id, saved.body.backup.id);
   t.match(remote, { status: 'failed', error: /remote storage is not connected/ });
 
   const given = await s.call('POST', backups, { body: { storage: 'disk' } });
   t.equal(given.body.backup.storage, 'disk', 'a given storage wins over the saved one');
-  t.equal((await finished(s, db.id, given.body.backup.id)).status, 'succeeded');
+  t.equal((await finishedBackup(s, db.id, given.body.backup.id)).status, 'succeeded');
 
   const bad = await s.call('POST', backups, { body: { storage: null } });
   t.equal(bad.status, 400, 'null is not a storage');

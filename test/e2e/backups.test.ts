@@ -9,26 +9,17 @@ import { DB_IMAGE_ENV, requireDbImages } from '../helpers/engine-containers.js';
 import { waitFor } from '../helpers/net.js';
 import { destinationOf } from '../helpers/outbound.js';
 import { startS3Server } from '../helpers/s3-server.js';
+import { finishedBackup } from '../helpers/backup-wait.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 // s3rver checks the access key id only: any secret works, and this one must never be shown.
 const SECRET = 'never-shown-Secret-4481';
 const database = (name: string, engine: string) => ({ name, repoFullName: `database:${engine}`, repoUrl: 'database', branch: 'main', internalPort: 1, databasePublicEnabled: false, env: [] });
 
-/** The backup once it has ended. */
-async function finished(s: TestServer, serviceId: string, backupId: string) {
-  for (let i = 0; i < 600; i++) {
-    const found = ((await s.call('GET', `/api/services/${serviceId}/database/backups`)).body.backups as Record<string, any>[]).find((b) => b.id === backupId);
-    if (found && found.status !== 'running') return found;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`backup ${backupId} did not end`);
-}
-
 async function backUp(s: TestServer, serviceId: string, storage: string) {
   const r = await s.call('POST', `/api/services/${serviceId}/database/backups`, { body: { storage } });
   if (r.status !== 200) throw new Error(`backup: ${r.status} ${JSON.stringify(r.body)}`);
-  return { answer: r.body.backup as Record<string, any>, done: await finished(s, serviceId, r.body.backup.id) };
+  return { answer: r.body.backup as Record<string, any>, done: await finishedBackup(s, serviceId, r.body.backup.id) };
 }
 
 async function download(s: TestServer, serviceId: string, backupId: string, key = s.key) {

@@ -8,7 +8,7 @@ import { startGitServer } from '../helpers/git-server.js';
 import { eventually } from '../helpers/net.js';
 import { startTestServer } from '../helpers/test-server.js';
 
-t.setTimeout(420_000);
+t.setTimeout(600_000);
 
 /** Requests one after another until stopped, each stamped with when it was sent. */
 function timedLoad(port: number) {

@@ -72,3 +72,11 @@ export async function removeProjectLeftovers(projectId: string) {
     await docker.getVolume(v.Name).remove().catch(() => undefined);
   }
 }
+
+/** Removes the containers, networks and volumes a test server's installation created (its instance label). */
+export async function removeInstanceLeftovers(instance: string) {
+  const owned = managed({ [LABEL.instance]: instance });
+  for (const c of await docker.listContainers({ all: true, filters: owned })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+  for (const n of await docker.listNetworks({ filters: owned })) await docker.getNetwork(n.Id).remove().catch(() => undefined);
+  for (const v of (await docker.listVolumes({ filters: owned })).Volumes ?? []) await docker.getVolume(v.Name).remove().catch(() => undefined);
+}

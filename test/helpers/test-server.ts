@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve, type RunningServer } from '../../src/cli/serve.js';
 import { loadConfig } from '../../src/config.js';
+import { loadInstanceId } from '../../src/db/instance-id.js';
 import { createLogger } from '../../src/logger.js';
 import { checkAnswer } from './openapi-check.js';
 import { allowingConfiguredServers } from './outbound.js';
@@ -40,6 +41,7 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
   let logs = '';
   const server = await serve(config, createLogger(config.silent, (line) => (logs += line)));
   const key = readFileSync(join(dir, 'bootstrap-key'), 'utf8').trim();
+  const instance = await loadInstanceId(server.app.db);
   return {
     ...server,
     dataDir: dir,
@@ -70,7 +72,10 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
       // Caddy and the NAT rules outlive Slipway on purpose; a test's go with its test.
       spawnSync('pkill', ['-f', `${dir}/caddy/bootstrap.json`]);
       await server.app.upstreams?.remove();
-      if (!dataDir) rmSync(dir, { recursive: true, force: true });
+      if (dataDir) return;
+      // Nothing outlives a data directory the helper made: the engine's networks are few (about 30 by default).
+      if (existsSync('/var/run/docker.sock')) await (await import('./docker.js')).removeInstanceLeftovers(instance).catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

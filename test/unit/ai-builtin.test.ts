@@ -426,6 +426,13 @@ t.test('the other failures Slipway names', async (t) => {
   const docker = explain(t, contextOf('Docker engine unreachable: connect ENOENT /var/run/docker.sock', [`Deployment ${DEPLOYMENT} started`]), 'docker-unreachable');
   t.match(docker.likelyCause, /connect ENOENT \/var\/run\/docker\.sock/);
 
+  const pools = explain(
+    t,
+    contextOf('creating the container failed: (HTTP code 404) driver not found - could not find an available, non-overlapping IPv4 address pool among the defaults to assign to the network ', [`Deployment ${DEPLOYMENT} started`]),
+    'network-pools-exhausted',
+  );
+  t.match(pools.suggestedFix, /default-address-pools/);
+
   const restart = explain(t, contextOf('Slipway stopped while this deployment was running; its build and container were discarded. Deploy again.', []), 'slipway-interrupted');
   t.match(restart.suggestedFix, /Deploy again/);
 });

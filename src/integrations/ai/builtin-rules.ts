@@ -136,6 +136,21 @@ const dockerUnreachable: BuiltinRule = {
   },
 };
 
+const networkPoolsExhausted: BuiltinRule = {
+  id: 'network-pools-exhausted',
+  explain(input) {
+    if (!inReasonOrLog(input, /could not find an available, non-overlapping IPv4 address pool/)) return null;
+    return {
+      summary: 'Docker has no address range left for a new network, so the container could not be created.',
+      likelyCause:
+        "Every Slipway project has its own Docker network, and Docker's default address pools hold about 30 networks on one host. Other projects, other tools' networks or leftovers have taken them all.",
+      suggestedFix:
+        'Remove networks nothing uses, or give Docker a larger pool in /etc/docker/daemon.json (for example {"default-address-pools":[{"base":"10.213.0.0/16","size":24}]}, 256 networks) and restart dockerd, then deploy again.',
+      commands: ['docker network ls', 'docker network prune', 'sudo systemctl restart docker', redeploy],
+    };
+  },
+};
+
 const REFERENCE = /\$\{([^{}]+?)\.([A-Z_][A-Z0-9_]*)\}/g;
 
 const unresolvedReference: BuiltinRule = {
@@ -590,6 +605,7 @@ const buildCommandFailed: BuiltinRule = {
 export const BUILTIN_RULES: readonly BuiltinRule[] = [
   interrupted,
   dockerUnreachable,
+  networkPoolsExhausted,
   unresolvedReference,
   gitHostUnresolved,
   gitAuthentication,
