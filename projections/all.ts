@@ -1,5 +1,6 @@
 import { apiKeysProjector } from './api-keys.js';
 import { auditProjector } from './audit.js';
+import { autoDeployProjector } from './auto-deploy.js';
 import { backupsProjector } from './backups.js';
 import { deploymentsProjector } from './deployments.js';
 import { domainsProjector } from './domains.js';
@@ -29,4 +30,5 @@ export const ALL_PROJECTORS: readonly Projector[] = [
   importsProjector,
   releasesProjector,
   notificationChannelsProjector,
+  autoDeployProjector,
 ];

@@ -1,9 +1,7 @@
 import type { Aggregate } from '../shared/aggregate.js';
 import { invalid, notFound } from '../shared/domain-error.js';
-import { parseAutoDeployEvent, type AutoDeployEvent, type AutoDeploySettings, type ListedDelivery, type WebhookDelivery } from './events.js';
+import { parseAutoDeployEvent, type AutoDeployEvent, type AutoDeploySettings, type WebhookDelivery } from './events.js';
 
-/** How many deliveries `GET …/auto-deploy/deliveries` lists. */
-export const DELIVERIES_KEPT = 100;
 /** How many accepted deliveries (their ids and body digests) are remembered to answer a replay as a duplicate. */
 export const DELIVERY_IDS_KEPT = 2000;
 
@@ -12,8 +10,6 @@ export interface AutoDeployState {
   settings: AutoDeploySettings | null;
   /** Sealed; null until first configured. */
   secret: string | null;
-  /** Newest first. */
-  deliveries: ListedDelivery[];
   /** `id:<delivery id>` and `body:<digest>` of verified deliveries, oldest first. */
   seenDeliveryIds: string[];
   /** The deployment the latest accepted push queued: a newer push replaces it while it is still queued. */
@@ -22,7 +18,7 @@ export interface AutoDeployState {
 
 export const autoDeploy: Aggregate<AutoDeployState, AutoDeployEvent> = {
   category: 'autodeploy',
-  initial: { projectId: null, settings: null, secret: null, deliveries: [], seenDeliveryIds: [], lastPushDeploymentId: null },
+  initial: { projectId: null, settings: null, secret: null, seenDeliveryIds: [], lastPushDeploymentId: null },
   evolve(state, event) {
     switch (event.type) {
       case 'AutoDeployConfigured': {
@@ -32,11 +28,10 @@ export const autoDeploy: Aggregate<AutoDeployState, AutoDeployEvent> = {
       case 'AutoDeploySecretRotated':
         return { ...state, secret: event.data.secret };
       case 'WebhookDeliveryRecorded': {
-        const { serviceId: _s, bodyDigest: _d, ...delivery } = event.data;
-        const keys = event.data.verdict === 'duplicate' ? [] : replayKeys(event.data);
+        const delivery = event.data;
+        const keys = delivery.verdict === 'duplicate' ? [] : replayKeys(delivery);
         return {
           ...state,
-          deliveries: [delivery, ...state.deliveries].slice(0, DELIVERIES_KEPT),
           seenDeliveryIds: keys.length > 0 ? [...state.seenDeliveryIds, ...keys].slice(-DELIVERY_IDS_KEPT * 2) : state.seenDeliveryIds,
           lastPushDeploymentId: delivery.verdict === 'deployed' ? delivery.deploymentId : state.lastPushDeploymentId,
         };

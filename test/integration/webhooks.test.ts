@@ -97,6 +97,16 @@ t.test('github: ping, a push deploys exactly its after, a replay is a duplicate,
   t.match(deliveries[1], { deliveryId: null, commitSha: null, deploymentId: null }, 'nothing of a rejected body is trusted');
 });
 
+t.test('the deliveries list holds the last 100, newest first, from the read model', async (t) => {
+  const h = await hooked('many', { enabled: true, provider: 'github' });
+  for (let i = 0; i < 103; i++) await deliver(s.url, h.path('github'), githubPing(h.secret, `ping-${i}`));
+  const deliveries = await deliveriesOf(h.id);
+  t.equal(deliveries.length, 100);
+  t.same([deliveries[0]!.deliveryId, deliveries[99]!.deliveryId], ['ping-102', 'ping-3'], 'the three oldest were dropped');
+  const { rows } = await s.app.db.query<{ n: number }>('select count(*)::int as n from rm_webhook_deliveries where service_id = $1', [h.id]);
+  t.equal(rows[0]!.n, 100, 'the table keeps no more than it lists');
+});
+
 t.test('github: branches, tags, paths and skip keywords', async (t) => {
   const h = await hooked('filters', { enabled: true, provider: 'github', tagPattern: 'v*', ignorePaths: ['docs/**', '*.md'], skipKeywords: ['[skip deploy]'] });
   const send = async (ref: string, commits: Parameters<typeof githubPush>[3]) => (await deliver(s.url, h.path('github'), githubPush(h.secret, ref, BEFORE, commits))).body;

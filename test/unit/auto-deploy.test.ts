@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import t from 'tap';
-import { autoDeploy, decideConfigure, decideRecordDelivery, decideRotate, DELIVERY_IDS_KEPT, DELIVERIES_KEPT } from '../../commands/auto-deploy/aggregate.js';
+import { autoDeploy, decideConfigure, decideRecordDelivery, decideRotate, DELIVERY_IDS_KEPT } from '../../commands/auto-deploy/aggregate.js';
 import { DEFAULT_SKIP_KEYWORDS, type AutoDeploySettings, type WebhookDelivery } from '../../commands/auto-deploy/events.js';
 import { decidePush, type PushedRef } from '../../commands/auto-deploy/push-verdict.js';
 import { readHookMessage } from '../../src/http/hooks/payloads.js';
@@ -50,7 +50,6 @@ t.test('the aggregate: the secret made once, saves without change record nothing
   t.match(decideRecordDelivery(rejected, 'svc', delivery(2))[0]!.data, { verdict: 'deployed' }, 'a rejected delivery’s id does not block the real one');
   let many = state;
   for (let i = 0; i < DELIVERY_IDS_KEPT + 5; i++) many = autoDeploy.evolve(many, decideRecordDelivery(many, 'svc', delivery(i, 'skipped:branch'))[0]!);
-  t.equal(many.deliveries.length, DELIVERIES_KEPT);
   t.equal(many.seenDeliveryIds.length, DELIVERY_IDS_KEPT * 2, 'ids and digests of the last deliveries');
 });
 

@@ -1,10 +1,10 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { z } from 'zod';
-import type { AutoDeployState } from '../../../commands/auto-deploy/aggregate.js';
 import { DEFAULT_SKIP_KEYWORDS, type AutoDeploySettings } from '../../../commands/auto-deploy/events.js';
-import { autoDeployState, configureAutoDeploy, rotateAutoDeploySecret } from '../../../commands/auto-deploy/handlers.js';
+import { configureAutoDeploy, rotateAutoDeploySecret } from '../../../commands/auto-deploy/handlers.js';
 import { invalid } from '../../../commands/shared/domain-error.js';
+import { findAutoDeploySettings, listWebhookDeliveries } from '../../../projections/auto-deploy-queries.js';
 import type { ServiceRow } from '../../../projections/service-queries.js';
 import type { Slipway } from '../../slipway.js';
 import { principalOf, visibleService, writerOf, type Principal } from '../auth.js';
@@ -37,11 +37,9 @@ export function autoDeployRoutes(router: Router, app: Slipway) {
       webhookUrl: `${await apiBaseUrl(app, ctx)}/api/hooks/${row.id}/${settings.provider}`,
     };
   }
-  const stateOf = (row: ServiceRow): Promise<AutoDeployState> => autoDeployState(app.commandContext('system:auto-deploy'), row.id);
-
   route(router, autoDeployApi.get, async (ctx) => {
     const row = await visibleService(app.db, principalOf(ctx), ctx.params.serviceId!);
-    const { settings } = await stateOf(row);
+    const settings = await findAutoDeploySettings(app.db, row.id);
     ctx.body = { autoDeploy: settings ? await present(ctx, row, settings) : null };
   });
 
@@ -68,13 +66,13 @@ export function autoDeployRoutes(router: Router, app: Slipway) {
     const row = await sourceService(app, principal, ctx.params.serviceId!);
     const { position, secret } = await rotateAutoDeploySecret(requestContext(app, ctx, principal), row.id);
     await app.settle(position);
-    const { settings } = await stateOf(row);
+    const settings = await findAutoDeploySettings(app.db, row.id);
     if (!settings) throw notFoundHttp('auto-deploy settings');
     ctx.body = { autoDeploy: { ...(await present(ctx, row, settings)), secret } };
   });
 
   route(router, autoDeployApi.deliveries, async (ctx) => {
     const row = await visibleService(app.db, principalOf(ctx), ctx.params.serviceId!);
-    ctx.body = { deliveries: (await stateOf(row)).deliveries };
+    ctx.body = { deliveries: await listWebhookDeliveries(app.db, row.id) };
   });
 }

@@ -51,7 +51,12 @@ export function hookRoutes(router: Router, app: Slipway, failures: KeyFailureLim
     const provider = settings.provider;
     const header: HeaderOf = (name) => ctx.get(name);
     const body = await readRawBody(ctx);
-    const record = (delivery: Omit<WebhookDelivery, 'provider' | 'at'>) => recordDelivery(cmd, serviceId, { provider, at: new Date().toISOString(), ...delivery });
+    // Settled, so the deliveries list answers with this one as soon as the sender has its answer.
+    const record = async (delivery: Omit<WebhookDelivery, 'provider' | 'at'>) => {
+      const recorded = await recordDelivery(cmd, serviceId, { provider, at: new Date().toISOString(), ...delivery });
+      await app.settle(recorded.position);
+      return recorded;
+    };
     const rejected = (why: string) => ({ event: null, deliveryId: null, bodyDigest: null, commitSha: null, verdict: `rejected:${why}`, deploymentId: null });
 
     const check = named === provider ? checkSignature(provider, header, secret, body) : ({ ok: false, reason: 'provider' } as const);
