@@ -5,7 +5,7 @@ export interface DeploymentRow {
   id: string;
   service_id: string;
   project_id: string;
-  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'aborted' | 'rolled_back';
+  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'aborted' | 'canceled' | 'rolled_back';
   trigger: DeploymentTrigger;
   kind: DeploymentKind;
   /** The release a release-based deployment runs (a rollback's `rollbackOf`). */

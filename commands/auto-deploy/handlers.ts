@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { deployment } from '../deployment/aggregate.js';
-import type { DeploymentEvent } from '../deployment/events.js';
+import { cancelQueuedDeployment } from '../deployment/handlers.js';
 import type { CommandContext } from '../shared/command-context.js';
 import { execute, loadAggregate } from '../shared/execute.js';
-import { reasonText } from '../shared/printable.js';
 import { autoDeploy, decideConfigure, decideRecordDelivery, decideRotate, type AutoDeployState } from './aggregate.js';
 import type { AutoDeploySettings, WebhookDelivery } from './events.js';
 
@@ -45,12 +43,10 @@ export async function recordDelivery(ctx: CommandContext, serviceId: string, del
   return { recorded: recorded as WebhookDelivery, previousPushDeploymentId, position };
 }
 
-/** A deployment still waiting in the queue ends `aborted` with `reason`; one that has started (or ended) is left alone. */
-export const cancelQueued = (ctx: CommandContext, deploymentId: string, reason: string) =>
-  execute(ctx, deployment, deploymentId, (s): DeploymentEvent[] =>
-    s.status === 'queued' && !s.abortRequested ? [{ type: 'DeploymentAborted', data: { reason: reasonText(reason) } }] : [],
-  );
+/** A deployment queued for a copy of a delivery accepted first ends `canceled`. */
+export const cancelDuplicate = (ctx: CommandContext, deploymentId: string) =>
+  cancelQueuedDeployment(ctx, deploymentId, 'the same webhook delivery was accepted already', null);
 
-/** The previous pushed deployment, if still queued, is replaced by the newer commit's. */
-export const supersedeQueued = (ctx: CommandContext, deploymentId: string, newerCommit: string) =>
-  cancelQueued(ctx, deploymentId, `canceled: replaced by a newer push of ${newerCommit}`);
+/** The previous pushed deployment, if still queued, ends `canceled`, replaced by the newer commit's. */
+export const supersedeQueued = (ctx: CommandContext, deploymentId: string, newer: { deploymentId: string; commitSha: string }) =>
+  cancelQueuedDeployment(ctx, deploymentId, `replaced by a newer push of ${newer.commitSha} (deployment ${newer.deploymentId})`, newer.deploymentId);

@@ -5,7 +5,7 @@ import { parseDeploymentEvent, type DeploymentEvent, type DeploymentKind, type D
 
 type DeploymentSource = (typeof DEPLOYMENT_SOURCES)[number];
 
-export type DeploymentStatus = 'none' | 'queued' | 'running' | 'succeeded' | 'failed' | 'aborted' | 'rolled_back';
+export type DeploymentStatus = 'none' | 'queued' | 'running' | 'succeeded' | 'failed' | 'aborted' | 'canceled' | 'rolled_back';
 
 export interface DeploymentRequest {
   kind: DeploymentKind;
@@ -31,7 +31,7 @@ export interface DeploymentState {
   watchFailed: boolean;
 }
 
-const FINISHED: readonly DeploymentStatus[] = ['succeeded', 'failed', 'aborted', 'rolled_back'];
+const FINISHED: readonly DeploymentStatus[] = ['succeeded', 'failed', 'aborted', 'canceled', 'rolled_back'];
 export const isFinished = (status: DeploymentStatus) => FINISHED.includes(status);
 
 export const deployment: Aggregate<DeploymentState, DeploymentEvent> = {
@@ -53,6 +53,8 @@ export const deployment: Aggregate<DeploymentState, DeploymentEvent> = {
         return { ...state, status: 'failed' };
       case 'DeploymentAborted':
         return { ...state, status: 'aborted' };
+      case 'DeploymentCanceled':
+        return { ...state, status: 'canceled' };
       case 'DeploymentRolledBack':
         return { ...state, status: 'rolled_back' };
       case 'DeploymentWatchFailed':
@@ -104,6 +106,11 @@ export function decideAbort(state: DeploymentState): DeploymentEvent[] {
 
 export function decideMarkAborted(state: DeploymentState, reason: string): DeploymentEvent[] {
   return isFinished(state.status) || state.status === 'none' ? [] : [{ type: 'DeploymentAborted', data: { reason: reasonText(reason) } }];
+}
+
+/** Only a deployment still waiting in the queue is canceled; one that started (or ended, or is being aborted) is left alone. */
+export function decideCancel(state: DeploymentState, reason: string, replacedBy: string | null): DeploymentEvent[] {
+  return state.status === 'queued' && !state.abortRequested ? [{ type: 'DeploymentCanceled', data: { reason: reasonText(reason), replacedBy } }] : [];
 }
 
 export function assertExplainable(state: DeploymentState): void {

@@ -56,6 +56,11 @@ export const deploymentEvents = {
   DeploymentWatchFailed: z.object({ reason: z.string() }),
   DeploymentAbortRequested: z.object({}),
   DeploymentAborted: z.object({ reason: z.string() }),
+  /**
+   * A queued deployment that will not run: a newer push of the service replaced it (`replacedBy`), or a copy of
+   * the webhook delivery that queued it had been accepted first (`replacedBy` null).
+   */
+  DeploymentCanceled: z.object({ reason: z.string(), replacedBy: z.string().nullable() }),
   /** An explanation of the failure, kept so the next request shows it again without asking the provider. */
   DeploymentFailureExplained: z.object({
     providerId: z.string(),

@@ -1540,8 +1540,11 @@ export interface components {
             /** Format: uuid */
             serviceId: string;
             commitSha: string | null;
-            /** @enum {string} */
-            status: "queued" | "running" | "succeeded" | "failed" | "aborted" | "rolled_back";
+            /**
+             * @description `aborted`: stopped by a request or by Slipway; `canceled`: replaced by a newer deployment while still queued (it never started); `rolled_back`: went live, then the previous release was put back.
+             * @enum {string}
+             */
+            status: "queued" | "running" | "succeeded" | "failed" | "aborted" | "canceled" | "rolled_back";
             /**
              * @description `auto`: started by Slipway itself (an automatic rollback); `webhook`: a Git host's push; `push`: a `git push` to Slipway.
              * @enum {string}

@@ -36,7 +36,7 @@ t.test('pushes delivered by webhook deploy exactly their commit; a newer push re
   const c = git.commit('acme/hooked', versionedApp('vC'), 'main', 'C');
   const third = await push(b, c, 'C');
   const replaced = await deploymentOf(s, svc.id, second);
-  t.match(replaced, { status: 'aborted', trigger: 'webhook', commitSha: b }, 'the queued push is replaced…');
+  t.match(replaced, { status: 'canceled', trigger: 'webhook', commitSha: b }, 'the queued push is replaced: canceled…');
   t.ok(replaced?.reason.includes(c), `…naming the newer commit (${outcome(replaced!)})`);
   t.equal((await deploymentOf(s, svc.id, first))?.status, 'running', 'the running one is not interrupted');
   // The branch moves on before the third push's clone runs.

@@ -92,7 +92,7 @@ export type HistoryProviders = Awaited<ReturnType<typeof startHistoryProviders>>
 
 /**
  * Deployments on the real engine (the server runs one at a time: `SLIPWAY_DEPLOY_CONCURRENCY=1`): they
- * succeed, fail, are aborted and superseded; a deployed service is redeployed, then deleted.
+ * succeed, fail, are aborted and canceled (superseded); a deployed service is redeployed, then deleted.
  */
 export async function runDeploymentHistory(s: TestServer, git: GitServer, providers: HistoryProviders) {
   git.push('acme/app', versionedApp('v1'));
@@ -148,7 +148,7 @@ export async function runDeploymentHistory(s: TestServer, git: GitServer, provid
   await s.call('POST', `/api/deployments/${running}/abort`);
   const outcomes = [await waitForDeployment(s, slow.id, running), ...(await Promise.all(waiting.map((id) => waitForDeployment(s, web.id, id))))];
   const statuses = outcomes.map((d) => `${d.status}${/^superseded/.test(d.reason ?? '') ? ' (superseded)' : ''}`);
-  if (statuses.join() !== 'aborted,aborted (superseded),aborted (superseded),succeeded') throw new Error(`unexpected outcomes: ${statuses.join()}`);
+  if (statuses.join() !== 'aborted,canceled (superseded),canceled (superseded),succeeded') throw new Error(`unexpected outcomes: ${statuses.join()}`);
   // The image service stopped, then moved to another image (not deployed): ServiceStopped, a dockerImage change.
   await must('POST', `/api/services/${web.id}/stop`);
   await must('PATCH', `/api/services/${web.id}`, { dockerImage: 'slipway/test-web:moved' });

@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import { ZodError } from 'zod';
 import { isReplay, type AutoDeployState } from '../../../commands/auto-deploy/aggregate.js';
 import { HOOK_PROVIDERS, type HookProvider, type WebhookDelivery } from '../../../commands/auto-deploy/events.js';
-import { autoDeployState, cancelQueued, openSecret, recordDelivery, supersedeQueued } from '../../../commands/auto-deploy/handlers.js';
+import { autoDeployState, cancelDuplicate, openSecret, recordDelivery, supersedeQueued } from '../../../commands/auto-deploy/handlers.js';
 import { decidePush } from '../../../commands/auto-deploy/push-verdict.js';
 import { queueDeployment } from '../../../commands/deployment/handlers.js';
 import type { CommandContext } from '../../../commands/shared/command-context.js';
@@ -121,9 +121,9 @@ async function deployPush(
   const queued = await queueDeployment(cmd, serviceId, { kind: 'deploy', trigger: 'webhook', releaseId: null, config: 'current', commitSha });
   const { recorded, previousPushDeploymentId: previous, position } = await recordDeployed(queued.id);
   if (recorded.verdict === 'duplicate') {
-    const canceled = await cancelQueued(cmd, queued.id, 'canceled: the same webhook delivery was accepted already');
+    const canceled = await cancelDuplicate(cmd, queued.id);
     return { deploymentId: null, position: latest(queued.position, position, canceled.position) };
   }
-  const superseded = previous && previous !== queued.id ? await supersedeQueued(cmd, previous, commitSha) : null;
+  const superseded = previous && previous !== queued.id ? await supersedeQueued(cmd, previous, { deploymentId: queued.id, commitSha }) : null;
   return { deploymentId: queued.id, position: latest(queued.position, position, superseded?.position ?? null) };
 }
