@@ -6,11 +6,18 @@ import { parseServiceEvent } from '../../commands/service/events.js';
 import type { DomainRow } from '../../projections/service-queries.js';
 import type { RecordedEvent } from '../eventstore/port.js';
 
-/** What a notification is about, read from the event that causes it; the read models fill in the names. */
-export type NotificationCause =
-  | { event: NotificationEventName; deploymentId: string; reason?: string }
-  | { event: NotificationEventName; serviceId: string; deploymentId?: string; reason?: string }
-  | { event: NotificationEventName; backupId: string; reason?: string };
+/**
+ * What a notification is about, read from the event that causes it; the read models fill in the names. Causes
+ * with the same `key` are told once (the notification's id derives from it); without one, each event is told.
+ */
+export type NotificationCause = { event: NotificationEventName; reason?: string; key?: string } & (
+  | { deploymentId: string }
+  | { serviceId: string; deploymentId?: string }
+  | { backupId: string }
+);
+
+/** Refused deliveries to one service's hook are told at most once per this window: a flood is one message. */
+export const REJECTED_WEBHOOK_WINDOW_MS = 10 * 60_000;
 
 const idOf = (recorded: RecordedEvent) => recorded.streamId.slice(recorded.streamId.indexOf('-') + 1);
 
@@ -49,7 +56,14 @@ export function causeOf(recorded: RecordedEvent): NotificationCause | null {
   const hook = parseAutoDeployEvent(recorded);
   if (hook?.type === 'WebhookDeliveryRecorded' && hook.data.verdict.startsWith('rejected:')) {
     // Someone without the secret knocking at the service's hook: the team hears of it (the delivery's own claims are not trusted).
-    return { event: 'webhook.rejected', serviceId: hook.data.serviceId, reason: `a ${hook.data.provider} delivery was refused (${hook.data.verdict.slice('rejected:'.length)})` };
+    const { serviceId, provider, verdict } = hook.data;
+    const window = Math.floor(Date.parse(recorded.recordedAt) / REJECTED_WEBHOOK_WINDOW_MS);
+    return {
+      event: 'webhook.rejected',
+      serviceId,
+      key: `webhook-rejected|${serviceId}|${window}`,
+      reason: `a ${provider} delivery was refused (${verdict.slice('rejected:'.length)}); others refused in the next 10 minutes are listed in the service's webhook deliveries, not told again`,
+    };
   }
   const backup = parseBackupEvent(recorded);
   if (backup?.type === 'BackupFailed') return { event: 'backup.failed', backupId: idOf(recorded), reason: backup.data.error };

@@ -55,7 +55,7 @@ export class Notifier implements Reactor {
     let queued = false;
     for (const recorded of batch) {
       const cause = causeOf(recorded);
-      if (cause) queued = (await this.queue(cause, recorded.id, recorded.recordedAt, causedBy(this.deps.cmd, recorded))) || queued;
+      if (cause) queued = (await this.queue(cause, cause.key ?? recorded.id, recorded.recordedAt, causedBy(this.deps.cmd, recorded))) || queued;
     }
     if (queued) this.kick();
   }

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { REJECTED_WEBHOOK_WINDOW_MS } from '../../src/processes/notification-causes.js';
 import { recordCertificateChange } from '../../commands/service/handlers.js';
 import { createKey, createProject, createService } from '../helpers/http-resources.js';
 import { startReceiver, startSmtpServer, verifySlipwaySignature } from '../helpers/notification-receivers.js';
@@ -261,4 +262,12 @@ t.test('a webhook delivery refused for its signature is told as webhook.rejected
   t.match(body, { event: 'webhook.rejected', project: { id: p.id }, service: { id: service.id }, reason: /github delivery was refused \(signature\)/ });
   t.notOk(hit!.body.includes('forged') || hit!.body.includes('a'.repeat(40)), 'nothing of the refused body is repeated');
   t.equal((await deliveriesOf(s, channel.id, (d) => d[0]?.status === 'delivered'))[0].event, 'webhook.rejected');
+
+  // A flood of forged deliveries is one message per service per 10 minutes; every one is still recorded.
+  for (let i = 0; i < 5; i++) t.equal((await deliver(s.url, `/api/hooks/${service.id}/github`, forged)).status, 401);
+  const refused = (await s.call('GET', `/api/services/${service.id}/auto-deploy/deliveries`)).body.deliveries as { verdict: string; at: string }[];
+  t.same(refused.map((d) => d.verdict), Array(6).fill('rejected:signature'), 'all six recorded');
+  const windows = new Set(refused.map((d) => Math.floor(Date.parse(d.at) / REJECTED_WEBHOOK_WINDOW_MS))).size;
+  await new Promise((r) => setTimeout(r, 1500));
+  t.equal(receiver.received.length, windows, 'told once per 10-minute window, not once per delivery');
 });
