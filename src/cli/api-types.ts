@@ -607,11 +607,143 @@ export interface paths {
         put?: never;
         /**
          * A Git host’s webhook delivery
-         * @description Authenticated by the provider’s signature over the raw body (up to 25 MB), checked before the body is parsed: github `X-Hub-Signature-256: sha256=<hex HMAC-SHA256>`; gitea `X-Gitea-Signature` or `X-Forgejo-Signature` (hex HMAC-SHA256); gitlab `X-Gitlab-Token` equal to the secret, or Standard Webhooks `webhook-signature: v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; bitbucket `X-Hub-Signature: sha256=<hex>`; generic `X-Slipway-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`, refused when `t` is more than 5 minutes away. A signature that does not verify is answered 401 and counts toward the address’s limit of failed keys. A push to the branch (or a tag matching `tagPattern`) queues a deployment of exactly the pushed commit (202); a delivery id seen before is answered `{ duplicate: true }`; a ping `{ pong: true }`; anything else `{ skipped: <why> }`. A push that arrives while the previous pushed deployment is still queued replaces it (that one ends `aborted`, naming the newer commit).
+         * @description Authenticated by the provider’s signature over the raw body (up to 25 MB), checked before the body is parsed: github `X-Hub-Signature-256: sha256=<hex HMAC-SHA256>`; gitea `X-Gitea-Signature` or `X-Forgejo-Signature` (hex HMAC-SHA256); gitlab `X-Gitlab-Token` equal to the secret, or Standard Webhooks `webhook-signature: v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; bitbucket `X-Hub-Signature: sha256=<hex>`; generic `X-Slipway-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`, refused when `t` is more than 5 minutes away. A signature that does not verify is answered 401 and counts toward the address’s limit of failed keys. A push to the branch (or a tag matching `tagPattern`) queues a deployment of exactly the pushed commit (202); a delivery id seen before is answered `{ duplicate: true }`; a ping `{ pong: true }`; anything else `{ skipped: <why> }`. A push that arrives while the previous pushed deployment is still queued replaces it (that one ends `canceled`, naming the newer commit).
          *
          *     No key needed.
          */
         post: operations["receiveWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/git/{serviceId}.git/info/refs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The remote’s refs (by service id): the start of `git fetch` and `git push`
+         * @description HTTP Basic auth: the password is an API key (the user name is ignored), as git sends it from a credential helper. Fetching needs a key that sees the project; pushing needs a write key. A push to the service’s branch runs the deployment of the pushed commit inside the push: its lines come back as `remote:` lines, and the ref moves only when the deployment succeeded. A push to another branch is stored and deploys nothing. Only the smart protocol (git 2 or later) is served; other `service` values are refused (403).
+         *
+         *     Any key (read or write).
+         */
+        get: operations["gitRefsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/git/{serviceId}.git/git-upload-pack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fetch from the remote (by service id)
+         * @description HTTP Basic auth: the password is an API key (the user name is ignored), as git sends it from a credential helper. Fetching needs a key that sees the project; the objects the client asks for.
+         *
+         *     Any key (read or write).
+         */
+        post: operations["gitUploadPackById"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/git/{serviceId}.git/git-receive-pack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Push to the remote (by service id)
+         * @description HTTP Basic auth: the password is an API key (the user name is ignored), as git sends it from a credential helper. pushing needs a write key. A push to the service’s branch runs the deployment of the pushed commit inside the push: its lines come back as `remote:` lines, and the ref moves only when the deployment succeeded. A push to another branch is stored and deploys nothing.
+         *
+         *     Needs a write key.
+         */
+        post: operations["gitReceivePackById"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/git/{projectSlug}/{serviceSlug}.git/info/refs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The remote’s refs (by project and service slug): the start of `git fetch` and `git push`
+         * @description HTTP Basic auth: the password is an API key (the user name is ignored), as git sends it from a credential helper. Fetching needs a key that sees the project; pushing needs a write key. A push to the service’s branch runs the deployment of the pushed commit inside the push: its lines come back as `remote:` lines, and the ref moves only when the deployment succeeded. A push to another branch is stored and deploys nothing. Only the smart protocol (git 2 or later) is served; other `service` values are refused (403).
+         *
+         *     Any key (read or write).
+         */
+        get: operations["gitRefsBySlug"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/git/{projectSlug}/{serviceSlug}.git/git-upload-pack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fetch from the remote (by project and service slug)
+         * @description HTTP Basic auth: the password is an API key (the user name is ignored), as git sends it from a credential helper. Fetching needs a key that sees the project; the objects the client asks for.
+         *
+         *     Any key (read or write).
+         */
+        post: operations["gitUploadPackBySlug"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/git/{projectSlug}/{serviceSlug}.git/git-receive-pack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Push to the remote (by project and service slug)
+         * @description HTTP Basic auth: the password is an API key (the user name is ignored), as git sends it from a credential helper. pushing needs a write key. A push to the service’s branch runs the deployment of the pushed commit inside the push: its lines come back as `remote:` lines, and the ref moves only when the deployment succeeded. A push to another branch is stored and deploys nothing.
+         *
+         *     Needs a write key.
+         */
+        post: operations["gitReceivePackBySlug"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4010,6 +4142,195 @@ export interface operations {
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    gitRefsById: {
+        parameters: {
+            query: {
+                service: "git-upload-pack" | "git-receive-pack";
+            };
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refs advertisement (`application/x-git-receive-pack-advertisement` for a push). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-git-upload-pack-advertisement": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    gitUploadPackById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        /** @description What git wants and has. */
+        requestBody: {
+            content: {
+                "application/x-git-upload-pack-request": string;
+            };
+        };
+        responses: {
+            /** @description A pack of the objects asked for. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-git-upload-pack-result": string;
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    gitReceivePackById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        /** @description The ref updates and a pack of the pushed objects. */
+        requestBody: {
+            content: {
+                "application/x-git-receive-pack-request": string;
+            };
+        };
+        responses: {
+            /** @description The result of each ref update, with the deployment’s lines as `remote:` progress. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-git-receive-pack-result": string;
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    gitRefsBySlug: {
+        parameters: {
+            query: {
+                service: "git-upload-pack" | "git-receive-pack";
+            };
+            header?: never;
+            path: {
+                projectSlug: string;
+                serviceSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refs advertisement (`application/x-git-receive-pack-advertisement` for a push). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-git-upload-pack-advertisement": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    gitUploadPackBySlug: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectSlug: string;
+                serviceSlug: string;
+            };
+            cookie?: never;
+        };
+        /** @description What git wants and has. */
+        requestBody: {
+            content: {
+                "application/x-git-upload-pack-request": string;
+            };
+        };
+        responses: {
+            /** @description A pack of the objects asked for. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-git-upload-pack-result": string;
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    gitReceivePackBySlug: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectSlug: string;
+                serviceSlug: string;
+            };
+            cookie?: never;
+        };
+        /** @description The ref updates and a pack of the pushed objects. */
+        requestBody: {
+            content: {
+                "application/x-git-receive-pack-request": string;
+            };
+        };
+        responses: {
+            /** @description The result of each ref update, with the deployment’s lines as `remote:` progress. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-git-receive-pack-result": string;
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };

@@ -9,6 +9,7 @@ import { domainsApi } from './domains.js';
 import { envApi } from './env.js';
 import { auditApi } from './audit.js';
 import { explainFailureApi } from './explain-failure.js';
+import { gitApi } from './git.js';
 import { healthApi } from './health.js';
 import { importsApi } from './imports.js';
 import { apiKeysApi } from './api-keys.js';
@@ -28,6 +29,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   deploymentsApi,
   releasesApi,
   autoDeployApi,
+  gitApi,
   explainFailureApi,
   databaseApi,
   backupsApi,

@@ -25,7 +25,7 @@ function errorStatuses(e: Endpoint): number[] {
   if (pathParams(e.path).length > 0) statuses.add(404);
   if (e.query) statuses.add(400);
   // Writes read a JSON body (even an empty one), take an Idempotency-Key and wait for the read model.
-  if (e.access === 'write') for (const s of [400, 409, 413, 422, 503]) statuses.add(s);
+  if (e.access === 'write' && !e.rawBody) for (const s of [400, 409, 413, 422, 503]) statuses.add(s);
   return [...statuses].sort((a, b) => a - b);
 }
 
@@ -67,10 +67,11 @@ function operation(components: SchemaComponents, e: Endpoint) {
     tags: [e.tag],
     summary: e.summary,
     description: [e.description, `${access}${scope}`].filter(Boolean).join('\n\n'),
-    ...(e.access === 'public' ? { security: [] } : {}),
+    ...(e.access === 'public' ? { security: [] } : e.auth === 'basic' ? { security: [{ basicKey: [] }] } : {}),
     'x-slipway-access': e.access,
     ...(parameters.length ? { parameters } : {}),
     ...(e.body ? { requestBody: { required: true, content: { 'application/json': { schema: components.convert(e.body, 'input') } } } } : {}),
+    ...(e.rawBody ? { requestBody: { required: true, description: e.rawBody.description, content: { [e.rawBody.mediaType]: { schema: { type: 'string' } } } } } : {}),
     responses,
   };
 }
@@ -95,6 +96,7 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[], version: st
     components: {
       securitySchemes: {
         bearerKey: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer slw_…`. Read keys can only read.' },
+        basicKey: { type: 'http', scheme: 'basic', description: 'The Git remote: an API key as the password (any user name).' },
       },
       responses: {
         ...Object.fromEntries(statuses.map((s) => [`Error${s}`, { description: ERROR_MEANING[s] ?? 'Error.', content: { 'application/json': { schema: errorRef } } }])),
