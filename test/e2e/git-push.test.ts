@@ -1,4 +1,5 @@
 import { spawn, execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -25,9 +26,9 @@ const gitEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir(), GIT_
 const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=dev', '-c', 'user.email=dev@example.com', ...args], { cwd, env: gitEnv, encoding: 'utf8' }).trim();
 
 /** A real `git push`: its exit code and everything it printed on stderr (where `remote:` lines go). */
-function push(cwd: string, remote: string, refspec: string): Promise<{ code: number; stderr: string; stdout: string }> {
+function push(cwd: string, remote: string, refspec: string, config: string[] = []): Promise<{ code: number; stderr: string; stdout: string }> {
   return new Promise((resolve) => {
-    const child = spawn('git', ['push', '--porcelain', remote, refspec], { cwd, env: gitEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('git', [...config.flatMap((c) => ['-c', c]), 'push', '--porcelain', remote, refspec], { cwd, env: gitEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     let stdout = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
@@ -150,6 +151,22 @@ t.test('git push to Slipway deploys the pushed commit inside the push', { skip: 
     t.equal(deployments.length, before + 1, 'one deployment');
     t.match(deployments[0], { status: 'succeeded', commitSha: winner });
     git(work, 'reset', '-q', '--hard', winner);
+  });
+
+  await t.test('through Caddy on the API domain: a push with a 6 MB file deploys, its lines streamed back', async (t) => {
+    const domain = 'api.pushers.test';
+    t.equal((await s.call('PATCH', '/api/settings', { body: { apiDomain: domain } })).status, 200);
+    t.teardown(() => s.call('PATCH', '/api/settings', { body: { apiDomain: null } }));
+    const big = commit(work, { ...app('v6'), 'assets/blob.bin': randomBytes(6 * 1024 * 1024).toString('base64') }, 'a large asset');
+    const viaDomain = `http://anyone:${writer.secret}@${domain}:${proxyPort}/git/${svc.id}.git`;
+    // git resolves the domain to this machine, as DNS would to the server.
+    const pushed = await push(work, viaDomain, 'HEAD:main', [`http.curloptResolve=${domain}:${proxyPort}:127.0.0.1`, 'http.postBuffer=1048576']);
+    t.equal(pushed.code, 0, `git push through the proxy succeeded:\n${pushed.stderr}`);
+    t.ok(remoteLines(pushed.stderr).some((l) => l.includes('building v6 from the push')), 'the build lines came back through Caddy');
+    const latest = (await s.call('GET', `/api/services/${svc.id}/deployments`)).body.deployments[0];
+    t.match(latest, { status: 'succeeded', trigger: 'push', commitSha: big });
+    t.equal((await probe(proxyPort, 'pushed.deploy.test')).body, 'v6', 'the pushed code answers');
+    git(work, 'reset', '-q', '--hard', big);
   });
 
   await t.test('a pusher that goes away mid-build aborts the deployment; the ref stays', async (t) => {
