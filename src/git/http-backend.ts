@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { relayCgiOutput } from './cgi-response.js';
 
 export interface BackendRequest {
   req: IncomingMessage;
@@ -61,29 +62,10 @@ export function serveGitBackend(request: BackendRequest): Promise<void> {
     const stdout = cgi.stdout!;
     stdin.on('error', () => undefined);
     req.pipe(stdin);
-    let head = Buffer.alloc(0);
-    let headersDone = false;
-    stdout.on('data', (chunk: Buffer) => {
-      if (headersDone) return void res.write(chunk);
-      head = Buffer.concat([head, chunk]);
-      const end = head.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      headersDone = true;
-      let status = 200;
-      for (const line of head.subarray(0, end).toString().split('\r\n')) {
-        const colon = line.indexOf(':');
-        if (colon < 0) continue;
-        const name = line.slice(0, colon).trim();
-        const value = line.slice(colon + 1).trim();
-        if (name.toLowerCase() === 'status') status = Number(value.split(' ')[0]) || 500;
-        else res.setHeader(name, value);
-      }
-      res.writeHead(status);
-      res.write(head.subarray(end + 4));
-    });
+    const relay = relayCgiOutput(stdout, res);
     cgi.on('error', () => undefined);
     cgi.on('close', () => {
-      if (!headersDone && !res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' }).end('git http-backend failed\n');
+      if (!relay.headersDone() && !res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' }).end('git http-backend failed\n');
       else res.end();
       resolve();
     });

@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { relayCgiOutput } from '../../src/git/cgi-response.js';
 
 /** A file's content, a symbolic link committed as such, or a hard link to a file on this machine (git commits its content). */
 export type RepoEntry = string | { symlink: string } | { hardLinkTo: string };
@@ -73,24 +74,7 @@ export async function startGitServer(tokens: Record<string, string> = {}): Promi
       },
     });
     req.pipe(cgi.stdin);
-    let head = Buffer.alloc(0);
-    let headersDone = false;
-    cgi.stdout.on('data', (chunk: Buffer) => {
-      if (headersDone) return void res.write(chunk);
-      head = Buffer.concat([head, chunk]);
-      const end = head.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      headersDone = true;
-      let status = 200;
-      for (const line of head.subarray(0, end).toString().split('\r\n')) {
-        const [name, ...rest] = line.split(':');
-        const value = rest.join(':').trim();
-        if (name!.toLowerCase() === 'status') status = Number(value.split(' ')[0]);
-        else res.setHeader(name!, value);
-      }
-      res.writeHead(status);
-      res.write(head.subarray(end + 4));
-    });
+    relayCgiOutput(cgi.stdout, res);
     cgi.on('close', () => res.end());
   };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
