@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { request } from 'node:http';
 import t from 'tap';
 import { createProject, createService } from '../helpers/api-suite.js';
 import { assertError } from '../helpers/http-errors.js';
@@ -203,4 +204,35 @@ t.test('hook bodies up to 25 MB on the hook route only; bad signatures count tow
   t.equal(keyed, 429, 'the address is limited even for a good signature, before any body is read');
   t.match(s.logs(), /webhook signature refused/);
   t.equal((await deliver(s.url, h.path('generic'), genericPush(h.secret, 'refs/heads/main', sha(64)))).status, 202, 'another address is not limited');
+});
+
+t.test('hook bodies being received share a memory budget: a sender holding large bodies open gets 503, others go on', async (t) => {
+  const h = await hooked('budget', { enabled: true, provider: 'generic' });
+  const url = new URL(`${s.url}${h.path('generic')}`);
+  // Two senders declare 25 MB each and trickle: 50 of the 64 MB are reserved while they wait.
+  const held = [0, 1].map(() => {
+    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(25 * 1024 * 1024) } });
+    req.on('error', () => undefined);
+    req.write('{');
+    return req;
+  });
+  t.teardown(() => held.forEach((r) => r.destroy()));
+  await new Promise((r) => setTimeout(r, 300));
+  const third = await new Promise<{ status: number; retryAfter: string | undefined; body: string }>((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(20 * 1024 * 1024) } }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'], body }));
+    });
+    req.on('error', reject);
+    req.write('{'); // Answered without waiting for the rest.
+  });
+  t.equal(third.status, 503, 'a third large body does not fit');
+  t.equal(third.retryAfter, '5');
+  t.match(JSON.parse(third.body), { error: { code: 'unavailable' } });
+  t.equal((await deliver(s.url, h.path('generic'), genericPush(h.secret, 'refs/heads/main', sha(70)))).status, 202, 'a small delivery still fits');
+  held.forEach((r) => r.destroy());
+  await new Promise((r) => setTimeout(r, 300));
+  const padding = 'x'.repeat(20 * 1024 * 1024);
+  t.equal((await deliver(s.url, h.path('generic'), genericPush(h.secret, 'refs/heads/main', sha(71), { padding }))).status, 202, 'once they are gone, a large one is taken again');
 });

@@ -129,6 +129,6 @@ export const autoDeployApi = {
       z.object({ skipped: z.enum(SKIP_REASONS) }),
     ]),
     acceptedResponse: z.object({ deploymentId: id }),
-    errors: [400, 401, 413, 429],
+    errors: [400, 401, 413, 429, 503],
   }),
 };
