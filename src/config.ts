@@ -37,6 +37,7 @@ const schema = z.object({
   SLIPWAY_API_DOMAIN: optional.pipe(hostname.optional()),
   SLIPWAY_PUBLIC_IP: optional,
   SLIPWAY_GIT_BASE_URL: baseUrl.default('https://github.com'),
+  SLIPWAY_GIT_PUSH_LIMIT_MB: z.coerce.number().int().min(1).max(1_000_000).default(1024),
   SLIPWAY_CADDY_ADMIN: optional,
   SLIPWAY_CADDY_BIN: z.string().default('caddy'),
   SLIPWAY_CADDY_ADMIN_LISTEN: z.string().default('127.0.0.1:2019'),
@@ -110,6 +111,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     secretKey: c.SLIPWAY_SECRET_KEY,
     hostPortRange: c.SLIPWAY_HOST_PORT_RANGE,
     gitBaseUrl: c.SLIPWAY_GIT_BASE_URL.replace(/\/+$/, ''),
+    /** The largest pack one `git push` to Slipway may send. */
+    gitPushLimitBytes: c.SLIPWAY_GIT_PUSH_LIMIT_MB * 1024 * 1024,
     proxy: {
       mode: c.SLIPWAY_PROXY,
       externalAdminUrl: c.SLIPWAY_CADDY_ADMIN,

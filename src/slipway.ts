@@ -251,7 +251,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
   });
   const certificates = new Certificates(commandContext('system:certificates'), async () => (await settings()).publicIp);
   const databases = new BrowserPool<ServiceRow>();
-  const pushRepositories = new PushRepositories(config.dataDir);
+  const pushRepositories = new PushRepositories(config.dataDir, config.gitPushLimitBytes);
   const deployer = useProxy
     ? new Deployer(
         {

@@ -17,7 +17,10 @@ export class PushRepositories {
   readonly hooksDir: string;
   private hooksWritten = false;
 
-  constructor(dataDir: string) {
+  constructor(
+    dataDir: string,
+    private readonly pushLimitBytes: number,
+  ) {
     this.root = join(dataDir, 'git');
     this.hooksDir = join(this.root, 'hooks');
   }
@@ -66,6 +69,8 @@ export class PushRepositories {
       ['core.hooksPath', this.hooksDir],
       // Every object a push brings is checked, as a hosted Git server does.
       ['receive.fsckObjects', 'true'],
+      // A push larger than this is refused while it arrives: the disk is shared with every other project.
+      ['receive.maxInputSize', String(this.pushLimitBytes)],
       ['http.receivepack', 'true'],
     ];
     return Object.fromEntries([
