@@ -1,10 +1,13 @@
 import { apiKeyEvents } from './api-key/events.js';
+import { autoDeployEvents } from './auto-deploy/events.js';
 import { backupEvents } from './backup/events.js';
 import { backupSettingsEvents } from './backup-settings/events.js';
 import { certificateEvents } from './certificate/events.js';
 import { databaseEvents } from './database/events.js';
 import { deploymentEvents, deploymentLogEvents } from './deployment/events.js';
 import { importEvents } from './import/events.js';
+import { notificationEvents } from './notification/events.js';
+import { notificationChannelEvents } from './notification-channel/events.js';
 import { projectEvents } from './project/events.js';
 import { releaseEvents } from './release/events.js';
 import { reservationEvents } from './reservation/events.js';
@@ -14,6 +17,7 @@ import { settingsEvents } from './settings/events.js';
 /** Every event type the write side can record, with its schema: what an auditor may meet in the log. */
 export const ALL_EVENT_SCHEMAS = {
   ...apiKeyEvents,
+  ...autoDeployEvents,
   ...backupEvents,
   ...backupSettingsEvents,
   ...certificateEvents,
@@ -21,6 +25,8 @@ export const ALL_EVENT_SCHEMAS = {
   ...deploymentEvents,
   ...deploymentLogEvents,
   ...importEvents,
+  ...notificationChannelEvents,
+  ...notificationEvents,
   ...projectEvents,
   ...releaseEvents,
   ...reservationEvents,

@@ -30,6 +30,8 @@ export interface RetirementDeps {
   reservationsOwnedBy(ownerId: string): Promise<HeldReservation[]>;
   /** The ids of the imports into the service (each sealed its source URL under a data key of its own). */
   importsOf(serviceId: string): Promise<string[]>;
+  /** Deletes what `git push` stored for the service (absent where nothing is stored). */
+  removePushedRepository?(serviceId: string): Promise<void>;
 }
 
 export interface Retirement {
@@ -71,6 +73,7 @@ export async function retireService(ctx: CommandContext, deps: RetirementDeps, i
   const released = await releaseEverythingOf(caused, deps, id);
   await ctx.keyring.shred(id);
   for (const importId of await deps.importsOf(id)) await ctx.keyring.shred(`import-${importId}`);
+  await deps.removePushedRepository?.(id);
   const detached = await execute(caused, project, state.service.projectId, (s) => decideDetach(s, id));
   const retired = await execute(caused, service, id, decideRetireService);
   return { position: latest(released, detached.position, retired.position), deleted: true };

@@ -1,10 +1,12 @@
 import { apiKeysProjector } from './api-keys.js';
 import { auditProjector } from './audit.js';
+import { autoDeployProjector } from './auto-deploy.js';
 import { backupsProjector } from './backups.js';
 import { deploymentsProjector } from './deployments.js';
 import { domainsProjector } from './domains.js';
 import { envProjector } from './env.js';
 import { importsProjector } from './imports.js';
+import { notificationChannelsProjector } from './notification-channels.js';
 import { projectsProjector } from './projects.js';
 import { releasesProjector } from './releases.js';
 import type { Projector } from './projector.js';
@@ -27,4 +29,6 @@ export const ALL_PROJECTORS: readonly Projector[] = [
   settingsProjector,
   importsProjector,
   releasesProjector,
+  notificationChannelsProjector,
+  autoDeployProjector,
 ];

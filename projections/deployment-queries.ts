@@ -1,12 +1,12 @@
-import type { DeploymentKind } from '../commands/deployment/events.js';
+import type { DeploymentKind, DeploymentTrigger } from '../commands/deployment/events.js';
 import type { SqlExecutor } from '../src/db/sql-client.js';
 
 export interface DeploymentRow {
   id: string;
   service_id: string;
   project_id: string;
-  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'aborted' | 'rolled_back';
-  trigger: 'manual' | 'auto';
+  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'aborted' | 'canceled' | 'rolled_back';
+  trigger: DeploymentTrigger;
   kind: DeploymentKind;
   /** The release a release-based deployment runs (a rollback's `rollbackOf`). */
   release_id: string | null;

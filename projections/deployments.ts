@@ -19,6 +19,7 @@ const deploymentEvents = eachEventOf('deployment', parseDeploymentEvent, (event,
           trigger: event.data.trigger,
           kind: event.data.kind,
           release_id: event.data.releaseId,
+          commit_sha: event.data.commitSha,
           created_at: at,
         },
         key: ['id'],
@@ -41,6 +42,8 @@ const deploymentEvents = eachEventOf('deployment', parseDeploymentEvent, (event,
       return set(sql`status = 'failed', reason = ${event.data.reason}, finished_at = ${at}`);
     case 'DeploymentAborted':
       return set(sql`status = 'aborted', reason = ${event.data.reason}, finished_at = ${at}`);
+    case 'DeploymentCanceled':
+      return set(sql`status = 'canceled', reason = ${event.data.reason}, finished_at = ${at}`);
     case 'DeploymentRolledBack':
       return set(sql`status = 'rolled_back', reason = ${event.data.reason}`);
     case 'DeploymentWatchFailed':

@@ -37,6 +37,7 @@ const schema = z.object({
   SLIPWAY_API_DOMAIN: optional.pipe(hostname.optional()),
   SLIPWAY_PUBLIC_IP: optional,
   SLIPWAY_GIT_BASE_URL: baseUrl.default('https://github.com'),
+  SLIPWAY_GIT_PUSH_LIMIT_MB: z.coerce.number().int().min(1).max(1_000_000).default(1024),
   SLIPWAY_CADDY_ADMIN: optional,
   SLIPWAY_CADDY_BIN: z.string().default('caddy'),
   SLIPWAY_CADDY_ADMIN_LISTEN: z.string().default('127.0.0.1:2019'),
@@ -89,6 +90,7 @@ const schema = z.object({
   SLIPWAY_RESERVATION_GRACE: seconds(600),
   SLIPWAY_IDEMPOTENCY_ABANDON_AFTER: seconds(60),
   SLIPWAY_STORE_SLEEP_AFTER: seconds(60),
+  SLIPWAY_NOTIFICATION_RETRY: seconds(30),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -109,6 +111,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     secretKey: c.SLIPWAY_SECRET_KEY,
     hostPortRange: c.SLIPWAY_HOST_PORT_RANGE,
     gitBaseUrl: c.SLIPWAY_GIT_BASE_URL.replace(/\/+$/, ''),
+    /** The largest pack one `git push` to Slipway may send. */
+    gitPushLimitBytes: c.SLIPWAY_GIT_PUSH_LIMIT_MB * 1024 * 1024,
     proxy: {
       mode: c.SLIPWAY_PROXY,
       externalAdminUrl: c.SLIPWAY_CADDY_ADMIN,
@@ -186,6 +190,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: c.SLIPWAY_BACKUP_TIMEOUT,
       /** The UTC hour scheduled backups run at. */
       hourUtc: c.SLIPWAY_BACKUP_HOUR,
+    },
+    notifications: {
+      /** The first retry of a failed notification waits this long; each next one twice as long (at most an hour), for 24 hours. */
+      retryFirstMs: Math.max(50, c.SLIPWAY_NOTIFICATION_RETRY),
     },
     silent: c.SLIPWAY_LOG === 'silent',
   };

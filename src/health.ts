@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { countParked } from '../projections/parked.js';
+import { failingNotificationChannels } from '../projections/notification-channel-queries.js';
 import type { Slipway } from './slipway.js';
 import { earliest } from './eventstore/position.js';
 import { horizonWarning, readHorizon } from './eventstore/postgres-horizon.js';
@@ -36,9 +37,12 @@ async function oldestTransactionSeconds(app: Slipway): Promise<number | null> {
 }
 
 async function warnings(app: Slipway): Promise<string[]> {
-  if (app.db.kind !== 'postgres' || app.store.kind !== 'postgres') return [];
+  const failing = (await failingNotificationChannels(app.db)).map(
+    (c) => `notification channel ${c.name} (${c.id}) is failing: ${c.failures_since_success} attempts in a row failed, the last with: ${c.last_error ?? 'no answer'}`,
+  );
+  if (app.db.kind !== 'postgres' || app.store.kind !== 'postgres') return failing;
   const held = horizonWarning(await readHorizon(app.db));
-  return held ? [held] : [];
+  return held ? [held, ...failing] : failing;
 }
 
 /** What an operator needs to know to trust the read models and the process managers. */

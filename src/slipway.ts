@@ -1,3 +1,4 @@
+import { PushRepositories } from './git/push-repositories.js';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -51,6 +52,8 @@ import { effectiveSettings, type EffectiveSettings } from './installation-settin
 import { installationImages } from './installation-images.js';
 import { loadMasterKey } from './secrets/master-key.js';
 import { createDestinationPolicy, type DestinationPolicy } from './outbound/destination-policy.js';
+import { Notifier } from './processes/notifier.js';
+import { publicAddressOf, publicUrl } from './http/public-url.js';
 
 export interface Slipway {
   config: Config;
@@ -76,8 +79,14 @@ export interface Slipway {
   databases: BrowserPool<ServiceRow>;
   /** The installation's CA and the server certificates of Postgres-compatible services. */
   certificates: Certificates;
+  /** Where the API listens, once it does (serve.ts): notification links name it when no apiDomain is set. */
+  api: { listeningUrl: string | null };
+  /** Delivers notifications; null in one-shot CLI commands. */
+  notifier: Notifier | null;
   /** What backups, restores and downloads need: the runtime, the data directory, the remote storage. */
   backups: BackupDeps;
+  /** The bare repositories `git push` writes to, one per Git-source service. */
+  pushRepositories: PushRepositories;
   /**
    * A context for commands: `correlationId` is the HTTP request id (random for the CLI), `idempotencyKey`
    * makes a retry derive the same event and aggregate ids as its first attempt.
@@ -242,6 +251,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
   });
   const certificates = new Certificates(commandContext('system:certificates'), async () => (await settings()).publicIp);
   const databases = new BrowserPool<ServiceRow>();
+  const pushRepositories = new PushRepositories(config.dataDir, config.gitPushLimitBytes);
   const deployer = useProxy
     ? new Deployer(
         {
@@ -254,6 +264,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
           databaseTls: (row) => certificates.serverTls(row),
           defaultResources: async () => (await settings()).defaultResources,
           images: async () => installationImages(await settings()),
+          pushedRepositories: pushRepositories,
           settings: {
             workDir: join(config.dataDir, 'builds'),
             timeouts: config.deploy.timeouts,
@@ -268,7 +279,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
 
   // Retirement of deleted projects and services (release reservations, shred keys), in the server only.
   const retirement = useProxy
-    ? createRetirement({ cmd: commandContext(RETIREMENT_ACTOR), db, settle: (position) => slipway.settle(position), graceMs: config.reservationGraceMs, log })
+    ? createRetirement({ cmd: commandContext(RETIREMENT_ACTOR), db, pushRepositories, settle: (position) => slipway.settle(position), graceMs: config.reservationGraceMs, log })
     : null;
   const backups: BackupDeps = {
     cmd: commandContext('system:backups'),
@@ -294,6 +305,24 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     : null;
   // Probes released services from the server only, like the deployer that releases them.
   const healthMonitor = useProxy ? new HealthMonitor({ cmd: () => commandContext('system:health'), db, runtime }, { tickMs: 1_000, concurrency: 8 }, log) : null;
+  const api: Slipway['api'] = { listeningUrl: null };
+  const notifier = useProxy
+    ? new Notifier(
+        {
+          cmd: commandContext('system:notifier'),
+          db,
+          outbound,
+          settle: (position) => slipway.settle(position),
+          retryFirstMs: config.notifications.retryFirstMs,
+          async apiBase() {
+            const current = await settings();
+            if (current.apiDomain) return publicUrl(current.apiDomain, publicAddressOf(config, current));
+            return api.listeningUrl ?? `http://${config.host}:${config.port}`;
+          },
+        },
+        log,
+      )
+    : null;
   const reactors: Reactor[] = [
     reconciler,
     ...(deployer ? [deployer] : []),
@@ -302,6 +331,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     ...(backupRunner && backupScheduler && importRunner ? [backupRunner, backupScheduler, importRunner] : []),
     ...(certificateMonitor ? [certificateMonitor] : []),
     ...(healthMonitor ? [healthMonitor] : []),
+    ...(notifier ? [notifier] : []),
   ];
   const processManagers = new ProcessManagers(db, store, runner, reactors, { reconcileEveryMs: config.reconcileEveryMs }, log);
 
@@ -322,6 +352,9 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     databases,
     certificates,
     backups,
+    api,
+    notifier,
+    pushRepositories,
     serviceDeps: {
       hostPortRange: config.hostPortRange,
       takenHostPorts: () => takenHostPorts(db),
@@ -340,6 +373,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
       stopWatchingHorizon();
       await stopMaintenance();
       await processManagers.stop();
+      await notifier?.stop();
       await healthMonitor?.stop();
       await deployer?.stop();
       await backupRunner?.stop();
@@ -357,6 +391,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
   // Another process may own the installation from then on: nothing here may act on it any more.
   stopActing = () => {
     void processManagers.stop().catch(() => undefined);
+    void notifier?.stop();
     void healthMonitor?.stop();
   };
 

@@ -1,15 +1,20 @@
 import { reasonText } from '../shared/printable.js';
 import type { Aggregate } from '../shared/aggregate.js';
 import { conflict, notFound } from '../shared/domain-error.js';
-import { parseDeploymentEvent, type DeploymentEvent, type DeploymentKind, type FailureExplained } from './events.js';
+import { parseDeploymentEvent, type DeploymentEvent, type DeploymentKind, type DeploymentTrigger, type FailureExplained, type DEPLOYMENT_SOURCES } from './events.js';
 
-export type DeploymentStatus = 'none' | 'queued' | 'running' | 'succeeded' | 'failed' | 'aborted' | 'rolled_back';
+type DeploymentSource = (typeof DEPLOYMENT_SOURCES)[number];
+
+export type DeploymentStatus = 'none' | 'queued' | 'running' | 'succeeded' | 'failed' | 'aborted' | 'canceled' | 'rolled_back';
 
 export interface DeploymentRequest {
   kind: DeploymentKind;
-  trigger: 'manual' | 'auto';
+  trigger: DeploymentTrigger;
   releaseId: string | null;
   config: 'release' | 'current';
+  /** A build of this exact commit (a pushed `after`); absent or null: the branch as the clone finds it. */
+  commitSha?: string | null;
+  source?: DeploymentSource;
 }
 
 export const BUILD_REQUEST: DeploymentRequest = { kind: 'deploy', trigger: 'manual', releaseId: null, config: 'current' };
@@ -26,7 +31,7 @@ export interface DeploymentState {
   watchFailed: boolean;
 }
 
-const FINISHED: readonly DeploymentStatus[] = ['succeeded', 'failed', 'aborted', 'rolled_back'];
+const FINISHED: readonly DeploymentStatus[] = ['succeeded', 'failed', 'aborted', 'canceled', 'rolled_back'];
 export const isFinished = (status: DeploymentStatus) => FINISHED.includes(status);
 
 export const deployment: Aggregate<DeploymentState, DeploymentEvent> = {
@@ -48,6 +53,8 @@ export const deployment: Aggregate<DeploymentState, DeploymentEvent> = {
         return { ...state, status: 'failed' };
       case 'DeploymentAborted':
         return { ...state, status: 'aborted' };
+      case 'DeploymentCanceled':
+        return { ...state, status: 'canceled' };
       case 'DeploymentRolledBack':
         return { ...state, status: 'rolled_back' };
       case 'DeploymentWatchFailed':
@@ -63,7 +70,7 @@ export const deployment: Aggregate<DeploymentState, DeploymentEvent> = {
 
 export function decideQueue(state: DeploymentState, serviceId: string, projectId: string, request: DeploymentRequest = BUILD_REQUEST): DeploymentEvent[] {
   if (state.status !== 'none') throw conflict('deployment already exists');
-  return [{ type: 'DeploymentQueued', data: { serviceId, projectId, ...request } }];
+  return [{ type: 'DeploymentQueued', data: { serviceId, projectId, commitSha: null, source: 'upstream', ...request } }];
 }
 
 /** The deployer takes a queued deployment; one that was aborted meanwhile is not started. */
@@ -99,6 +106,11 @@ export function decideAbort(state: DeploymentState): DeploymentEvent[] {
 
 export function decideMarkAborted(state: DeploymentState, reason: string): DeploymentEvent[] {
   return isFinished(state.status) || state.status === 'none' ? [] : [{ type: 'DeploymentAborted', data: { reason: reasonText(reason) } }];
+}
+
+/** Only a deployment still waiting in the queue is canceled; one that started (or ended, or is being aborted) is left alone. */
+export function decideCancel(state: DeploymentState, reason: string, replacedBy: string | null): DeploymentEvent[] {
+  return state.status === 'queued' && !state.abortRequested ? [{ type: 'DeploymentCanceled', data: { reason: reasonText(reason), replacedBy } }] : [];
 }
 
 export function assertExplainable(state: DeploymentState): void {

@@ -11,7 +11,11 @@ const BUILT_WITH = ['dockerfile', 'packbuilder', 'image'] as const;
 export const DEPLOYMENT_KINDS = ['deploy', 'rollback', 'config', 'start', 'restart'] as const;
 export type DeploymentKind = (typeof DEPLOYMENT_KINDS)[number];
 /** `manual`: a request; `auto`: Slipway itself (an automatic rollback). */
-export const DEPLOYMENT_TRIGGERS = ['manual', 'auto'] as const;
+/** `auto`: Slipway itself (an automatic rollback); `webhook`: a Git host's push; `push`: a `git push` to Slipway. */
+export const DEPLOYMENT_TRIGGERS = ['manual', 'auto', 'webhook', 'push'] as const;
+export type DeploymentTrigger = (typeof DEPLOYMENT_TRIGGERS)[number];
+/** Where a build's source comes from: the service's own repository, or the objects pushed to Slipway's. */
+export const DEPLOYMENT_SOURCES = ['upstream', 'push'] as const;
 /** Which configuration a release-based deployment runs with: the release's own snapshot, or today's. */
 export const RELEASE_CONFIGS = ['release', 'current'] as const;
 
@@ -25,6 +29,9 @@ export const deploymentEvents = {
     /** The release a release-based deployment runs; null for a build. */
     releaseId: z.string().nullable().default(null),
     config: z.enum(RELEASE_CONFIGS).default('current'),
+    /** The exact commit a build checks out (a pushed `after`); null: whatever the branch holds at the clone. */
+    commitSha: z.string().regex(/^[0-9a-f]{40}$/).nullable().default(null),
+    source: z.enum(DEPLOYMENT_SOURCES).default('upstream'),
   }),
   DeploymentStarted: z.object({}),
   DeploymentCommitResolved: z.object({ commitSha: z.string(), commitMessage: z.string().nullable().default(null) }),
@@ -49,6 +56,11 @@ export const deploymentEvents = {
   DeploymentWatchFailed: z.object({ reason: z.string() }),
   DeploymentAbortRequested: z.object({}),
   DeploymentAborted: z.object({ reason: z.string() }),
+  /**
+   * A queued deployment that will not run: a newer push of the service replaced it (`replacedBy`), or a copy of
+   * the webhook delivery that queued it had been accepted first (`replacedBy` null).
+   */
+  DeploymentCanceled: z.object({ reason: z.string(), replacedBy: z.string().nullable() }),
   /** An explanation of the failure, kept so the next request shows it again without asking the provider. */
   DeploymentFailureExplained: z.object({
     providerId: z.string(),

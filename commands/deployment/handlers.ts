@@ -6,6 +6,7 @@ import {
   assertExplainable,
   BUILD_REQUEST,
   decideAbort,
+  decideCancel,
   decideExplain,
   decideFail,
   decideMarkAborted,
@@ -29,6 +30,10 @@ export async function queueDeployment(ctx: CommandContext, serviceId: string, re
 }
 
 export const abortDeployment = (ctx: CommandContext, id: string) => execute(ctx, deployment, id, decideAbort);
+
+/** A deployment still queued ends `canceled`, replaced by `replacedBy` when a newer one takes its place. */
+export const cancelQueuedDeployment = (ctx: CommandContext, id: string, reason: string, replacedBy: string | null) =>
+  execute(ctx, deployment, id, (s) => decideCancel(s, reason, replacedBy));
 
 /** What the deployer records as it goes; each is a no-op once the deployment has ended. */
 export const deploymentSteps = {

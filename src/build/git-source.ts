@@ -9,6 +9,8 @@ import { writePrivateFile } from '../private-files.js';
 export interface CloneRequest {
   url: string;
   branch: string;
+  /** The exact commit to check out (it must be on the server, e.g. a pushed `after`); null: the branch's tip. */
+  commit?: string | null;
   /** Sent as an HTTP header from a private config file: never in the URL, the arguments, the environment or a log line. */
   token: string | null;
   dir: string;
@@ -98,24 +100,36 @@ async function pinnedConnection(parsed: URL, outbound: DestinationPolicy): Promi
   return pinned;
 }
 
-/** A shallow clone of one branch; returns the commit it checked out and the first line of its message. */
+const headOf = async (request: CloneRequest) => (await git(['rev-parse', 'HEAD'], {}, request.signal, () => undefined, request.dir)).trim();
+
+/** A shallow clone of one branch (at one commit of it, when asked); returns the commit it checked out and the first line of its message. */
 export async function cloneBranch(request: CloneRequest): Promise<{ sha: string; message: string }> {
   // Git is given the URL as it was checked (`http://0x7f.1/` is `http://127.0.0.1/`), never a spelling curl could read otherwise.
   const url = new URL(request.url);
   const pinned = await pinnedConnection(url, request.outbound);
   const credentials = writeCredentials(request);
+  const env = { GIT_ALLOW_PROTOCOL: 'http:https', ...configEnv([...(credentials ? [['include.path', credentials] as [string, string]] : []), ...pinned]) };
   try {
     await git(
       // Cloned from the build directory into a relative path: git's lines ("Cloning into 'src'…") name no host path.
       ['clone', '--depth', '1', '--single-branch', '--branch', request.branch, '--no-tags', '--progress', '--', url.toString(), basename(request.dir)],
-      { GIT_ALLOW_PROTOCOL: 'http:https', ...configEnv([...(credentials ? [['include.path', credentials] as [string, string]] : []), ...pinned]) },
+      env,
       request.signal,
       request.onLine,
       dirname(request.dir),
     );
+    if (request.commit && (await headOf(request)) !== request.commit) {
+      // The branch moved on since the push: that commit alone, fetched by its id (servers allow a reachable one).
+      await git(['fetch', '--depth', '1', '--no-tags', 'origin', request.commit], env, request.signal, request.onLine, request.dir).catch(() => {
+        throw new Error(`commit ${request.commit} is not on branch ${request.branch} of the repository (or the server refuses to fetch it by id)`);
+      });
+      await git(['checkout', '--quiet', '--detach', request.commit], {}, request.signal, request.onLine, request.dir);
+    }
   } finally {
     if (credentials) rmSync(credentials, { force: true });
   }
   const [sha = '', ...subject] = (await git(['log', '-1', '--format=%H%n%s'], {}, request.signal, request.onLine, request.dir)).split('\n');
   return { sha: sha.trim(), message: subject.join(' ').trim() };
 }
+
+export { git as runGit };

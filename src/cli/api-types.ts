@@ -530,6 +530,226 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/services/{serviceId}/auto-deploy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A source service’s auto-deploy settings (never the secret)
+         * @description Any key (read or write).
+         */
+        get: operations["getAutoDeploy"];
+        /**
+         * Save a source service’s auto-deploy settings
+         * @description Fields not given take their defaults. The first save makes the signing secret and answers it, once.
+         *
+         *     Needs a write key.
+         */
+        put: operations["putAutoDeploy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{serviceId}/auto-deploy/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the signing secret; deliveries signed with the old one are refused from now on
+         * @description Needs a write key.
+         */
+        post: operations["rotateAutoDeploySecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{serviceId}/auto-deploy/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The last 100 deliveries to the service’s hook route, newest first, rejected ones included
+         * @description Any key (read or write).
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/hooks/{serviceId}/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A Git host’s webhook delivery
+         * @description Authenticated by the provider’s signature over the raw body (up to 25 MB), checked before the body is parsed: github `X-Hub-Signature-256: sha256=<hex HMAC-SHA256>`; gitea `X-Gitea-Signature` or `X-Forgejo-Signature` (hex HMAC-SHA256); gitlab `X-Gitlab-Token` equal to the secret, or Standard Webhooks `webhook-signature: v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; bitbucket `X-Hub-Signature: sha256=<hex>`; generic `X-Slipway-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`, refused when `t` is more than 5 minutes away. A signature that does not verify is answered 401 and counts toward the address’s limit of failed keys. A push to the branch (or a tag matching `tagPattern`) queues a deployment of exactly the pushed commit (202); a delivery id seen before is answered `{ duplicate: true }`; a ping `{ pong: true }`; anything else `{ skipped: <why> }`. A push that arrives while the previous pushed deployment is still queued replaces it (that one ends `canceled`, naming the newer commit).
+         *
+         *     No key needed.
+         */
+        post: operations["receiveWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/git/{serviceId}.git/info/refs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The remote’s refs (by service id): the start of `git fetch` and `git push`
+         * @description HTTP Basic auth: the password is an API key (the user name is ignored), as git sends it from a credential helper. Fetching needs a key that sees the project; pushing needs a write key. A push to the service’s branch runs the deployment of the pushed commit inside the push: its lines come back as `remote:` lines, and the ref moves only when the deployment succeeded. A push to another branch is stored and deploys nothing. Only the smart protocol (git 2 or later) is served; other `service` values are refused (403).
+         *
+         *     Any key (read or write).
+         */
+        get: operations["gitRefsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/git/{serviceId}.git/git-upload-pack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fetch from the remote (by service id)
+         * @description HTTP Basic auth: the password is an API key (the user name is ignored), as git sends it from a credential helper. Fetching needs a key that sees the project; the objects the client asks for.
+         *
+         *     Any key (read or write).
+         */
+        post: operations["gitUploadPackById"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/git/{serviceId}.git/git-receive-pack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Push to the remote (by service id)
+         * @description HTTP Basic auth: the password is an API key (the user name is ignored), as git sends it from a credential helper. pushing needs a write key. A push to the service’s branch runs the deployment of the pushed commit inside the push: its lines come back as `remote:` lines, and the ref moves only when the deployment succeeded. A push to another branch is stored and deploys nothing.
+         *
+         *     Needs a write key.
+         */
+        post: operations["gitReceivePackById"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/git/{projectSlug}/{serviceSlug}.git/info/refs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The remote’s refs (by project and service slug): the start of `git fetch` and `git push`
+         * @description HTTP Basic auth: the password is an API key (the user name is ignored), as git sends it from a credential helper. Fetching needs a key that sees the project; pushing needs a write key. A push to the service’s branch runs the deployment of the pushed commit inside the push: its lines come back as `remote:` lines, and the ref moves only when the deployment succeeded. A push to another branch is stored and deploys nothing. Only the smart protocol (git 2 or later) is served; other `service` values are refused (403).
+         *
+         *     Any key (read or write).
+         */
+        get: operations["gitRefsBySlug"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/git/{projectSlug}/{serviceSlug}.git/git-upload-pack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fetch from the remote (by project and service slug)
+         * @description HTTP Basic auth: the password is an API key (the user name is ignored), as git sends it from a credential helper. Fetching needs a key that sees the project; the objects the client asks for.
+         *
+         *     Any key (read or write).
+         */
+        post: operations["gitUploadPackBySlug"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/git/{projectSlug}/{serviceSlug}.git/git-receive-pack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Push to the remote (by project and service slug)
+         * @description HTTP Basic auth: the password is an API key (the user name is ignored), as git sends it from a credential helper. pushing needs a write key. A push to the service’s branch runs the deployment of the pushed commit inside the push: its lines come back as `remote:` lines, and the ref moves only when the deployment succeeded. A push to another branch is stored and deploys nothing.
+         *
+         *     Needs a write key.
+         */
+        post: operations["gitReceivePackBySlug"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/deployments/{deploymentId}/explain-failure": {
         parameters: {
             query?: never;
@@ -998,6 +1218,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/notification-channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The notification channels the key may see (a project-scoped key: those limited to its projects)
+         * @description Any key (read or write).
+         */
+        get: operations["listNotificationChannels"];
+        put?: never;
+        /**
+         * Create a notification channel
+         * @description Per type: webhook `{ url, secret? }` (a signing secret of 16+ characters; one is made when absent and shown in the answer once); slack and discord `{ webhookUrl }`; email `{ host, port (587), secure (false), user, password, from, to[] }`. The signing secret, the Slack and Discord URLs and the SMTP password are stored sealed and never shown.
+         *
+         *     Needs a write key.
+         */
+        post: operations["createNotificationChannel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notification-channels/{channelId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One notification channel
+         * @description Any key (read or write).
+         */
+        get: operations["getNotificationChannel"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a notification channel (its pending notifications are abandoned, its secrets shredded)
+         * @description Needs a write key.
+         */
+        delete: operations["deleteNotificationChannel"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a notification channel; config fields not given (secrets included) keep their values
+         * @description Needs a write key.
+         */
+        patch: operations["updateNotificationChannel"];
+        trace?: never;
+    };
+    "/api/notification-channels/{channelId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test notification now, once, and say how it went (recorded among the deliveries; not retried)
+         * @description Needs a write key.
+         */
+        post: operations["testNotificationChannel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notification-channels/{channelId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The channel’s last 100 notifications, newest first, each with its attempts
+         * @description Any key (read or write).
+         */
+        get: operations["listNotificationDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/events": {
         parameters: {
             query?: never;
@@ -1358,13 +1672,16 @@ export interface components {
             /** Format: uuid */
             serviceId: string;
             commitSha: string | null;
-            /** @enum {string} */
-            status: "queued" | "running" | "succeeded" | "failed" | "aborted" | "rolled_back";
             /**
-             * @description `auto`: started by Slipway itself (an automatic rollback).
+             * @description `aborted`: stopped by a request or by Slipway; `canceled`: replaced by a newer deployment while still queued (it never started); `rolled_back`: went live, then the previous release was put back.
              * @enum {string}
              */
-            trigger: "manual" | "auto";
+            status: "queued" | "running" | "succeeded" | "failed" | "aborted" | "canceled" | "rolled_back";
+            /**
+             * @description `auto`: started by Slipway itself (an automatic rollback); `webhook`: a Git host's push; `push`: a `git push` to Slipway.
+             * @enum {string}
+             */
+            trigger: "manual" | "auto" | "webhook" | "push";
             /**
              * @description `deploy` builds or pulls; `rollback`, `config`, `start` and `restart` run a kept release without clone or build.
              * @enum {string}
@@ -1482,6 +1799,34 @@ export interface components {
             current: boolean;
             /** @description False once its image was pruned (older than the service’s `releasesKept`): it cannot be rolled back to. */
             available: boolean;
+        };
+        AutoDeploySettings: {
+            /** Format: uuid */
+            serviceId: string;
+            enabled: boolean;
+            /** @enum {string} */
+            provider: "github" | "gitlab" | "gitea" | "bitbucket" | "generic";
+            /** @description The branch whose pushes deploy (the service’s own unless set). */
+            branch: string;
+            followsServiceBranch: boolean;
+            tagPattern: string | null;
+            watchPaths: string[];
+            ignorePaths: string[];
+            skipKeywords: string[];
+            /** @description Where the Git host sends its deliveries: `<API address>/api/hooks/<serviceId>/<provider>`. */
+            webhookUrl: string;
+        };
+        WebhookDelivery: {
+            /** Format: date-time */
+            at: string;
+            /** @enum {string} */
+            provider: "github" | "gitlab" | "gitea" | "bitbucket" | "generic";
+            event: string | null;
+            deliveryId: string | null;
+            commitSha: string | null;
+            /** @description `deployed`, `skipped:<why>`, `rejected:<why>` (`signature`, `stale`, `provider`, `malformed`), `duplicate` or `pong`. */
+            verdict: string;
+            deploymentId: string | null;
         };
         FailureExplanation: {
             summary: string;
@@ -1749,6 +2094,76 @@ export interface components {
             createdAt: string;
             revokedAt: string | null;
         };
+        NotificationChannel: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            type: "webhook" | "slack" | "discord" | "email";
+            /** @description The configuration without its secrets. */
+            config: {
+                [key: string]: unknown;
+            };
+            events: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected")[];
+            projectIds: string[] | null;
+            /**
+             * @description `failing`: its last 3 or more delivery attempts failed.
+             * @enum {string}
+             */
+            status: "ok" | "failing";
+            failuresSinceSuccess: number;
+            lastError: string | null;
+            lastFailureAt: string | null;
+            lastSuccessAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        NotificationDelivery: {
+            /** @description Also sent as `X-Slipway-Delivery`: the same id means the same notification. */
+            id: string;
+            /** @enum {string} */
+            event: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected";
+            /** @enum {string} */
+            status: "pending" | "delivered" | "abandoned";
+            test: boolean;
+            attempts: {
+                attempt: number;
+                status: number | null;
+                error: string | null;
+                delivered: boolean;
+                /** Format: date-time */
+                at: string;
+            }[];
+            nextAttemptAt: string | null;
+            abandonReason: string | null;
+            payload: {
+                id: string;
+                /** @enum {string} */
+                event: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected";
+                occurredAt: string;
+                project: {
+                    id: string;
+                    name: string;
+                } | null;
+                service: {
+                    id: string;
+                    name: string;
+                } | null;
+                deployment?: {
+                    id: string;
+                    commitSha: string | null;
+                };
+                reason?: string;
+                explanationUrl?: string;
+                links: {
+                    [key: string]: string;
+                };
+            };
+            /** Format: date-time */
+            createdAt: string;
+        };
         AuditEvent: {
             /** @description Where the event is in the log; pass the last one as `after` for the next page. */
             position: string;
@@ -1889,7 +2304,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description No key, or a key that is unknown or revoked (`unauthorized`). */
+        /** @description No key, or a key that is unknown or revoked; on a hook route, a signature that does not verify (`unauthorized`). */
         Error401: {
             headers: {
                 [name: string]: unknown;
@@ -1943,7 +2358,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Too many unknown API keys from this address in the last minute (`rate_limited`): retry after the `Retry-After` header’s seconds. */
+        /** @description Too many unknown API keys or bad webhook signatures from this address in the last minute (`rate_limited`): retry after the `Retry-After` header’s seconds. */
         Error429: {
             headers: {
                 [name: string]: unknown;
@@ -3477,6 +3892,449 @@ export interface operations {
             "5XX": components["responses"]["ServerFault"];
         };
     };
+    getAutoDeploy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Null until first saved. */
+                        autoDeploy: components["schemas"]["AutoDeploySettings"] | null;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    putAutoDeploy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    enabled: boolean;
+                    /**
+                     * @description Whose signature scheme the hook route checks (gitea also takes Forgejo’s headers).
+                     * @enum {string}
+                     */
+                    provider: "github" | "gitlab" | "gitea" | "bitbucket" | "generic";
+                    /** @description The branch whose pushes deploy; default: the service’s branch (followed when it changes). */
+                    branch?: string;
+                    /** @description A glob: a pushed tag whose name matches it deploys; default null (tags never deploy). */
+                    tagPattern?: string | null;
+                    /** @description Globs: when set, a push deploys only if it touched a file matching one. Default []. */
+                    watchPaths?: string[];
+                    /** @description Globs: a push that touched only files matching these deploys nothing. Default []. */
+                    ignorePaths?: string[];
+                    /** @description A head commit message containing one (any case) deploys nothing. Default ["[skip ci]","[ci skip]","[skip deploy]"]. */
+                    skipKeywords?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        autoDeploy: {
+                            /** Format: uuid */
+                            serviceId: string;
+                            enabled: boolean;
+                            /** @enum {string} */
+                            provider: "github" | "gitlab" | "gitea" | "bitbucket" | "generic";
+                            /** @description The branch whose pushes deploy (the service’s own unless set). */
+                            branch: string;
+                            followsServiceBranch: boolean;
+                            tagPattern: string | null;
+                            watchPaths: string[];
+                            ignorePaths: string[];
+                            skipKeywords: string[];
+                            /** @description Where the Git host sends its deliveries: `<API address>/api/hooks/<serviceId>/<provider>`. */
+                            webhookUrl: string;
+                            /** @description The signing secret (64 hex characters), shown only by the save that created it and by `rotate-secret`. Give it to the Git host as the webhook secret (GitLab: as the secret token; for a Standard Webhooks signing token, `whsec_` followed by the base64 of this text). */
+                            secret?: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    rotateAutoDeploySecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        autoDeploy: {
+                            /** Format: uuid */
+                            serviceId: string;
+                            enabled: boolean;
+                            /** @enum {string} */
+                            provider: "github" | "gitlab" | "gitea" | "bitbucket" | "generic";
+                            /** @description The branch whose pushes deploy (the service’s own unless set). */
+                            branch: string;
+                            followsServiceBranch: boolean;
+                            tagPattern: string | null;
+                            watchPaths: string[];
+                            ignorePaths: string[];
+                            skipKeywords: string[];
+                            /** @description Where the Git host sends its deliveries: `<API address>/api/hooks/<serviceId>/<provider>`. */
+                            webhookUrl: string;
+                            /** @description The signing secret (64 hex characters), shown only by the save that created it and by `rotate-secret`. Give it to the Git host as the webhook secret (GitLab: as the secret token; for a Standard Webhooks signing token, `whsec_` followed by the base64 of this text). */
+                            secret: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveries: components["schemas"]["WebhookDelivery"][];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    receiveWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                "X-Hub-Signature-256"?: string;
+                "X-GitHub-Event"?: string;
+                "X-GitHub-Delivery"?: string;
+                "X-Gitea-Signature"?: string;
+                "X-Forgejo-Signature"?: string;
+                "X-Gitea-Event"?: string;
+                "X-Gitea-Delivery"?: string;
+                "X-Gitlab-Token"?: string;
+                "X-Gitlab-Event"?: string;
+                "X-Gitlab-Event-UUID"?: string;
+                "webhook-id"?: string;
+                "webhook-timestamp"?: string;
+                "webhook-signature"?: string;
+                "X-Hub-Signature"?: string;
+                "X-Event-Key"?: string;
+                "X-Request-UUID"?: string;
+                "X-Slipway-Signature"?: string;
+            };
+            path: {
+                serviceId: string;
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        duplicate: true;
+                    } | {
+                        /** @constant */
+                        pong: true;
+                    } | {
+                        /** @enum {string} */
+                        skipped: "branch" | "tag" | "paths" | "keyword" | "disabled" | "event";
+                    };
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        deploymentId: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    gitRefsById: {
+        parameters: {
+            query: {
+                service: "git-upload-pack" | "git-receive-pack";
+            };
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refs advertisement (`application/x-git-receive-pack-advertisement` for a push). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-git-upload-pack-advertisement": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    gitUploadPackById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        /** @description What git wants and has. */
+        requestBody: {
+            content: {
+                "application/x-git-upload-pack-request": string;
+            };
+        };
+        responses: {
+            /** @description A pack of the objects asked for. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-git-upload-pack-result": string;
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    gitReceivePackById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        /** @description The ref updates and a pack of the pushed objects. */
+        requestBody: {
+            content: {
+                "application/x-git-receive-pack-request": string;
+            };
+        };
+        responses: {
+            /** @description The result of each ref update, with the deployment’s lines as `remote:` progress. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-git-receive-pack-result": string;
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    gitRefsBySlug: {
+        parameters: {
+            query: {
+                service: "git-upload-pack" | "git-receive-pack";
+            };
+            header?: never;
+            path: {
+                projectSlug: string;
+                serviceSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refs advertisement (`application/x-git-receive-pack-advertisement` for a push). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-git-upload-pack-advertisement": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    gitUploadPackBySlug: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectSlug: string;
+                serviceSlug: string;
+            };
+            cookie?: never;
+        };
+        /** @description What git wants and has. */
+        requestBody: {
+            content: {
+                "application/x-git-upload-pack-request": string;
+            };
+        };
+        responses: {
+            /** @description A pack of the objects asked for. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-git-upload-pack-result": string;
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    gitReceivePackBySlug: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectSlug: string;
+                serviceSlug: string;
+            };
+            cookie?: never;
+        };
+        /** @description The ref updates and a pack of the pushed objects. */
+        requestBody: {
+            content: {
+                "application/x-git-receive-pack-request": string;
+            };
+        };
+        responses: {
+            /** @description The result of each ref update, with the deployment’s lines as `remote:` progress. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-git-receive-pack-result": string;
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
     explainDeploymentFailure: {
         parameters: {
             query?: {
@@ -4722,6 +5580,263 @@ export interface operations {
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    listNotificationChannels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        channels: components["schemas"]["NotificationChannel"][];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    createNotificationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @enum {string} */
+                    type: "webhook" | "slack" | "discord" | "email";
+                    /** @description Per type: webhook `{ url, secret? }` (a signing secret of 16+ characters; one is made when absent and shown in the answer once); slack and discord `{ webhookUrl }`; email `{ host, port (587), secure (false), user, password, from, to[] }`. The signing secret, the Slack and Discord URLs and the SMTP password are stored sealed and never shown. */
+                    config: {
+                        [key: string]: unknown;
+                    };
+                    /** @description Absent: every failure (deployment.failed, deployment.rolled_back, service.unhealthy, backup.failed, certificate.failed, certificate.expiring, webhook.rejected) and none of the successes. */
+                    events?: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected")[];
+                    /** @description The projects whose events the channel hears of; null: every project and the installation (an all-project key only). A project-scoped key may only name its own projects. */
+                    projectIds?: string[] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        channel: components["schemas"]["NotificationChannel"];
+                        /** @description webhook only: the signing secret, shown this once. */
+                        secret?: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    getNotificationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        channel: components["schemas"]["NotificationChannel"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    deleteNotificationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    updateNotificationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description Per type: webhook `{ url, secret? }` (a signing secret of 16+ characters; one is made when absent and shown in the answer once); slack and discord `{ webhookUrl }`; email `{ host, port (587), secure (false), user, password, from, to[] }`. The signing secret, the Slack and Discord URLs and the SMTP password are stored sealed and never shown. */
+                    config?: {
+                        [key: string]: unknown;
+                    };
+                    events?: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected")[];
+                    /** @description The projects whose events the channel hears of; null: every project and the installation (an all-project key only). A project-scoped key may only name its own projects. */
+                    projectIds?: string[] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        channel: components["schemas"]["NotificationChannel"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    testNotificationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event it pretends to be; absent: the channel’s first.
+                     * @enum {string}
+                     */
+                    event?: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        delivery: components["schemas"]["NotificationDelivery"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    listNotificationDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveries: components["schemas"]["NotificationDelivery"][];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
     };

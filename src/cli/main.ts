@@ -138,6 +138,22 @@ for (const [action, description] of [
 }
 
 program
+  .command('git-remote <service>')
+  .description('the service’s Git remote on Slipway (git push to it deploys the pushed commit); --add adds it to the repository here, with this CLI as its credential helper')
+  .option('--add [name]', 'add the remote (default name: slipway) to the Git repository in the current directory')
+  .addOption(inProject())
+  .action(async (service: string, o) => {
+    process.exitCode = await (await import('./api/git-remote.js')).gitRemote(service, o);
+  });
+
+program
+  .command('git-credential <operation>', { hidden: true })
+  .description('git’s credential helper for Slipway remotes (set by git-remote --add)')
+  .action(async (operation: string) => {
+    process.exitCode = await (await import('./api/git-remote.js')).gitCredential(operation);
+  });
+
+program
   .command('releases <service>')
   .description('the service’s releases, newest first: which one runs, and which can still be rolled back to')
   .addOption(json())
@@ -160,6 +176,30 @@ program
   .action(async (service: string, o) => {
     process.exitCode = await (await import('./api/deploy.js')).logs(service, o);
   });
+
+const list = (value: string, previous: string[] = []) => [...previous, value];
+
+program
+  .command('auto-deploy <service>')
+  .description('show the service’s auto-deploy from a Git host’s webhook; with --provider (or other options) set it up or change it: the first setup prints the webhook URL and the secret once')
+  .option('--provider <provider>', 'github, gitlab, gitea (also Forgejo), bitbucket or generic')
+  .option('--branch <branch>', 'the branch whose pushes deploy (default: the service’s branch)')
+  .option('--tags <glob>', 'pushed tags matching this glob deploy too, e.g. "v*"')
+  .option('--watch <glob>', 'deploy only pushes touching a file matching this glob (repeatable)', list)
+  .option('--ignore <glob>', 'pushes touching only files matching these globs deploy nothing (repeatable)', list)
+  .option('--skip-keyword <text>', 'a head commit message containing it deploys nothing (repeatable; default [skip ci] [ci skip] [skip deploy])', list)
+  .option('--disable', 'keep the settings but deploy nothing')
+  .option('--rotate-secret', 'replace the secret and print the new one once')
+  .addOption(inProject())
+  .addOption(json())
+  .action(async (service: string, o) => (await import('./api/auto-deploy.js')).autoDeploy(service, o));
+
+program
+  .command('webhook-deliveries <service>')
+  .description('the last 100 deliveries to the service’s webhook, newest first, with what each did (deployed, skipped, rejected, duplicate)')
+  .addOption(inProject())
+  .addOption(json())
+  .action(async (service: string, o) => (await import('./api/auto-deploy.js')).webhookDeliveries(service, o));
 
 program
   .command('history <service>')
@@ -284,6 +324,26 @@ settings
   .description('change settings with the API’s names: values as JSON when they parse (true, 3, ["a"]), else text; KEY= goes back to the environment’s default')
   .addOption(json())
   .action(async (assignments: string[], o) => (await import('./api/settings.js')).setSettings(assignments, o));
+
+const channels = () => import('./api/notification-channels.js');
+const notificationChannels = program.command('notification-channels').alias('channels').description('where Slipway tells you what happened: webhooks, Slack, Discord, email');
+notificationChannels.command('list').description('every channel you may see, failing ones marked').addOption(json()).action(async (o) => (await channels()).listNotificationChannels(o));
+notificationChannels
+  .command('create <name> <config...>')
+  .description('create a channel; config as KEY=VALUE (webhook url=…; slack/discord webhookUrl=…; email host=… port=587 user=… password=… from=… to=["a@b.c"])')
+  .addOption(new Option('--type <type>', 'webhook, slack, discord or email').choices(['webhook', 'slack', 'discord', 'email']).makeOptionMandatory())
+  .option('--events <event...>', 'the events it hears of (default: every failure)')
+  .option('--project <id...>', 'limit it to these projects (default: every project for an all-project key)')
+  .addOption(json())
+  .action(async (name: string, config: string[], o) => (await channels()).createNotificationChannel(name, config, o));
+notificationChannels.command('delete <id>').description('delete a channel').addOption(json()).action(async (id: string, o) => (await channels()).deleteNotificationChannel(id, o));
+notificationChannels
+  .command('test <id>')
+  .description('send a test notification now and say how it went (exit 1 when it was not delivered)')
+  .option('--event <event>', 'the event it pretends to be')
+  .addOption(json())
+  .action(async (id: string, o) => (await channels()).testNotificationChannel(id, o));
+notificationChannels.command('deliveries <id>').description('its last 100 notifications and their attempts').addOption(json()).action(async (id: string, o) => (await channels()).listNotificationDeliveries(id, o));
 
 const keys = program.command('keys').description('API keys, on this machine’s installation (--data-dir or SLIPWAY_DATA_DIR; through the running server when there is one)');
 keys

@@ -33,6 +33,7 @@ export async function serve(config: Config, log: Logger, options: Pick<StartOpti
   const address = http.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+  app.api.listeningUrl = url;
   log.info('slipway listening', { url, dataDir: config.dataDir, eventStore: app.store.kind, database: app.db.kind });
   const { apiDomain, httpsEnabled } = await app.settings();
   if (apiDomain && config.proxy.mode === 'off') log.warn('apiDomain is set but there is no proxy (SLIPWAY_PROXY=off): the API is not served on it', { apiDomain });

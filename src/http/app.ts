@@ -24,10 +24,14 @@ import { envRoutes } from './routes/env.js';
 import { auditRoutes } from './routes/audit.js';
 import { healthRoutes } from './routes/health.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
+import { notificationChannelRoutes } from './routes/notification-channels.js';
 import { projectRoutes } from './routes/projects.js';
 import { serviceRoutes } from './routes/services.js';
+import { autoDeployRoutes } from './routes/auto-deploy.js';
+import { hookRoutes } from './routes/hooks.js';
 import { ServiceScopeCache } from './service-scope-cache.js';
 import { openApiRoutes } from './routes/openapi.js';
+import { gitRoutes } from './routes/git.js';
 import { route } from './contract/endpoint.js';
 import { metaApi } from './contract/meta.js';
 
@@ -47,17 +51,24 @@ export function createHttpApp(app: Slipway): Koa {
     ctx.body = { ok: true, projections: app.runner.position };
   });
   openApiRoutes(router, app);
-  const api = new Router();
   // An API request keeps a sleeping store awake (its statements wake it); /healthz and the documents do not.
-  api.use(async (_ctx, next) => {
+  const keepAwake = async (_ctx: Koa.Context, next: Koa.Next) => {
     app.db.touch();
     try {
       await next();
     } finally {
       app.db.touch();
     }
-  });
-  api.use(authenticate(new PrincipalCache(app.db, app.runner), new KeyFailureLimiter(app.config.keyFailuresPerMinute, app.log)));
+  };
+  const keys = new PrincipalCache(app.db, app.runner);
+  const keyFailures = new KeyFailureLimiter(app.config.keyFailuresPerMinute, app.log);
+  // Git hosts' deliveries carry no key: their own signature over the raw body, read by the route itself.
+  const hooks = new Router();
+  hooks.use(keepAwake);
+  hookRoutes(hooks, app, keyFailures);
+  const api = new Router();
+  api.use(keepAwake);
+  api.use(authenticate(keys, keyFailures));
   api.use(jsonBody(app.config.bodyLimit));
   api.use(correlation((id, actor) => correlationTakenByOtherKey(app.db, id, actor)));
   const idempotencyStore = new IdempotencyStore(app.db, app.keyring, { ...DEFAULT_IDEMPOTENCY_TIMES, abandonAfterMs: app.config.idempotencyAbandonAfterMs });
@@ -70,6 +81,7 @@ export function createHttpApp(app: Slipway): Koa {
   domainRoutes(api, app, scopes);
   deploymentRoutes(api, app);
   releaseRoutes(api, app);
+  autoDeployRoutes(api, app);
   explainFailureRoutes(api, app);
   databaseRoutes(api, app);
   backupRoutes(api, app);
@@ -78,6 +90,7 @@ export function createHttpApp(app: Slipway): Koa {
   dnsProviderRoutes(api, app);
   aiProviderRoutes(api, app);
   apiKeyRoutes(api, app);
+  notificationChannelRoutes(api, app);
   auditRoutes(api, app);
   healthRoutes(api, app);
 
@@ -90,9 +103,12 @@ export function createHttpApp(app: Slipway): Koa {
   koa.use(securityHeaders());
   koa.use(errorHandler(app.log));
   koa.use(router.routes());
+  koa.use(hooks.routes());
+  // Before the API's body parser: a push's body is streamed to git as it arrives.
+  koa.use(gitRoutes(app, keys, keyFailures));
   koa.use(api.routes());
   // Not thrown: the router sets `Allow` only when it answers itself; errorHandler adds the error body.
   koa.use(api.allowedMethods());
-  ROUTERS.set(koa, [router, api]);
+  ROUTERS.set(koa, [router, hooks, api]);
   return koa;
 }

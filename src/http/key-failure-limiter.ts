@@ -30,17 +30,26 @@ export class KeyFailureLimiter {
   }
 
   async failed(address: string, secret: string): Promise<void> {
+    await this.count(address, 'unknown API key refused', { keyPrefix: keyPrefix(secret) });
+  }
+
+  /** A webhook delivery whose signature did not verify counts like an unknown key. */
+  async signatureFailed(address: string, serviceId: string): Promise<void> {
+    await this.count(address, 'webhook signature refused', { serviceId });
+  }
+
+  private async count(address: string, what: string, fields: Record<string, string>): Promise<void> {
     const state = await this.failures.penalty(address);
-    if (state.consumedPoints < this.perMinute) this.log.warn('unknown API key refused', { address, keyPrefix: keyPrefix(secret) });
+    if (state.consumedPoints < this.perMinute) this.log.warn(what, { address, ...fields });
     else if (state.consumedPoints === this.perMinute) {
-      this.log.warn('too many unknown API keys: address limited', { address, keyPrefix: keyPrefix(secret), seconds: Math.ceil(state.msBeforeNext / 1000) });
+      this.log.warn(`${what}: too many failures, address limited`, { address, ...fields, seconds: Math.ceil(state.msBeforeNext / 1000) });
     }
   }
 }
 
 function limited(msBeforeNext: number) {
   const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
-  return new HttpError(429, 'rate_limited', `too many requests with unknown API keys from this address; retry in ${seconds} s`, [], {
+  return new HttpError(429, 'rate_limited', `too many requests with unknown API keys or bad signatures from this address; retry in ${seconds} s`, [], {
     'Retry-After': String(seconds),
   });
 }

@@ -1,6 +1,6 @@
 import { deployment } from '../../commands/deployment/aggregate.js';
 import { parseDeploymentEvent } from '../../commands/deployment/events.js';
-import { deploymentSteps, queueDeployment } from '../../commands/deployment/handlers.js';
+import { cancelQueuedDeployment, deploymentSteps, queueDeployment } from '../../commands/deployment/handlers.js';
 import { releasePolicyOf } from '../../commands/service/fields.js';
 import { parseProjectEvent } from '../../commands/project/events.js';
 import { parseServiceEvent } from '../../commands/service/events.js';
@@ -102,7 +102,7 @@ export class Deployer implements Reactor {
         const removals = [...this.removals, ...[...this.active.values()].filter((r) => r.controller.signal.aborted).map((r) => r.done)];
         this.inBackground(Promise.allSettled(removals).then(() => this.removeNetworkOf(aggregateIdOf(recorded.streamId))));
       }
-      if (deploymentEvent?.type === 'DeploymentQueued' || deploymentEvent?.type === 'DeploymentAborted') schedule = true;
+      if (deploymentEvent?.type === 'DeploymentQueued' || deploymentEvent?.type === 'DeploymentAborted' || deploymentEvent?.type === 'DeploymentCanceled') schedule = true;
     }
     if (schedule) this.kick();
   }
@@ -142,7 +142,7 @@ export class Deployer implements Reactor {
       if (busy.has(serviceId) || this.stopping) continue;
       const newest = waiting[waiting.length - 1]!;
       for (const older of waiting.slice(0, -1)) {
-        await deploymentSteps.markAborted(await this.contextOf(older.id), older.id, `superseded by the newer deployment ${newest.id}`);
+        await cancelQueuedDeployment(await this.contextOf(older.id), older.id, `superseded by the newer deployment ${newest.id}`, newest.id);
       }
       if (this.active.size >= this.options.concurrency) continue;
       await this.launch(newest);

@@ -3,7 +3,7 @@ import { join, posix } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { recorded } from './recorded.js';
 import { planFromRelease, pruneReleases, recordGoneLive, releaseBefore, type RunPlan } from './release-run.js';
-import { deployment } from '../../commands/deployment/aggregate.js';
+import { deployment, type DeploymentRequest } from '../../commands/deployment/aggregate.js';
 import type { KeptRelease } from '../../commands/release/aggregate.js';
 import { reasonText } from '../../commands/shared/printable.js';
 import { deploymentSteps } from '../../commands/deployment/handlers.js';
@@ -17,6 +17,7 @@ import { chooseBuild, insideRoot } from '../build/build-plan.js';
 import { Checkout, CheckoutRefusal } from '../build/checkout.js';
 import { baseImagesOf } from '../build/dockerfile-bases.js';
 import { cloneBranch } from '../build/git-source.js';
+import { checkoutPushed } from '../git/pushed-checkout.js';
 import type { DestinationPolicy } from '../outbound/destination-policy.js';
 import { vetRegistry } from '../outbound/image-registry.js';
 import { detect, type PackImages } from '../build/packbuilder/detect.js';
@@ -71,6 +72,8 @@ export interface RunDeps {
   databaseTls?: DatabaseTls;
   /** The installation's `defaultResources`; none when absent. */
   defaultResources?: DefaultResources;
+  /** Where `git push` stores each service's commits: the source of a deployment whose `source` is `push`. */
+  pushedRepositories?: { pathOf(serviceId: string): string };
 }
 
 /** What a deployment that went live leaves to do once the service is free again: retire, and watch the release. */
@@ -228,8 +231,10 @@ function dockerfileFor(packImages: PackImages, p: Prepared, checkout: Checkout, 
   return { text, method: 'packbuilder' as const };
 }
 
+type SourceRequest = Pick<DeploymentRequest, 'commitSha' | 'source'>;
+
 /** Clones and builds a source service; returns the image tag and the builder that ran. */
-async function buildFromSource(deps: RunDeps, id: string, p: Prepared, log: DeploymentLog, signal: AbortSignal) {
+async function buildFromSource(deps: RunDeps, id: string, p: Prepared, source: SourceRequest, log: DeploymentLog, signal: AbortSignal) {
   const { row } = p;
   const { timeouts } = deps.settings;
   const dir = join(deps.settings.workDir, id);
@@ -238,10 +243,17 @@ async function buildFromSource(deps: RunDeps, id: string, p: Prepared, log: Depl
   // Exclusively: a directory of this id that appeared meanwhile is not ours to build in.
   mkdirSync(dir, { mode: 0o700 });
   try {
-    log.system(`Cloning ${row.repo_url} (branch ${row.branch}, depth 1)`);
-    const commit = await step('git clone', timeouts.cloneMs, signal, (s) =>
-      cloneBranch({ url: row.repo_url, branch: row.branch, token: p.gitToken, dir: join(dir, 'src'), signal: s, onLine: (l) => log.write(l, 'stderr'), outbound: deps.outbound }),
-    );
+    const commitSha = source.commitSha ?? null;
+    const commit = await step('git clone', timeouts.cloneMs, signal, (s) => {
+      const onLine = (l: string) => log.write(l, 'stderr');
+      if (source.source === 'push') {
+        if (!deps.pushedRepositories || !commitSha) throw new DeployFailure('a pushed deployment needs the pushed commit and the repository it was pushed to');
+        log.system(`Checking out pushed commit ${commitSha}`);
+        return checkoutPushed({ repository: deps.pushedRepositories.pathOf(row.id), commit: commitSha, dir: join(dir, 'src'), signal: s, onLine });
+      }
+      log.system(`Cloning ${row.repo_url} (branch ${row.branch}${commitSha ? `, commit ${commitSha}` : ''}, depth 1)`);
+      return cloneBranch({ url: row.repo_url, branch: row.branch, commit: commitSha, token: p.gitToken, dir: join(dir, 'src'), signal: s, onLine, outbound: deps.outbound });
+    });
     // The subject line is the repository's text: kept printable and short.
     const commitMessage = reasonText(commit.message).slice(0, 200);
     await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentCommitResolved', data: { commitSha: commit.sha, commitMessage } });
@@ -346,7 +358,7 @@ export async function runDeployment(
       // By id: the release runs what was resolved now, whatever the tag points at later.
       plan = { ...todaysPlan(p), image: resolved.imageId, imageRef: row.docker_image!, buildMethod: 'image', commitSha: null, commitMessage: null };
     } else {
-      const built = await buildFromSource(deps, id, p, log, signal);
+      const built = await buildFromSource(deps, id, p, request, log, signal);
       builtTag = built.tag;
       const imageId = (await deps.runtime.imageInfo(built.tag))?.id ?? null;
       await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentImageBuilt', data: { imageTag: built.tag, buildMethod: built.method, imageId, digest: null } });

@@ -32,7 +32,7 @@ export interface HealthMonitorOptions {
 const UNCHECKED_INTERVAL_MS = 5_000;
 
 /** A deployment that starts or ends changes what to probe (or whether: a running one is left alone). */
-const WATCHED_DEPLOYMENT_EVENTS = new Set<DeploymentEvent['type']>(['DeploymentStarted', 'DeploymentSucceeded', 'DeploymentFailed', 'DeploymentAborted', 'DeploymentRolledBack']);
+const WATCHED_DEPLOYMENT_EVENTS = new Set<DeploymentEvent['type']>(['DeploymentStarted', 'DeploymentSucceeded', 'DeploymentFailed', 'DeploymentAborted', 'DeploymentCanceled', 'DeploymentRolledBack']);
 
 interface Target {
   serviceId: string;

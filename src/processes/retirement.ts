@@ -10,12 +10,14 @@ import type { SqlExecutor } from '../db/sql-client.js';
 import type { RecordedEvent } from '../eventstore/port.js';
 import type { Logger } from '../logger.js';
 import type { Reactor } from './reactor.js';
+import type { PushRepositories } from '../git/push-repositories.js';
 
 export const RETIREMENT_ACTOR = 'system:retirement';
 
 /** What the command side's retirement needs, from the read models of this Slipway. */
-export function retirementDeps(app: { db: SqlExecutor; settle(position: string | null): Promise<void> }): RetirementDeps {
+export function retirementDeps(app: { db: SqlExecutor; settle(position: string | null): Promise<void>; pushRepositories?: PushRepositories }): RetirementDeps {
   return {
+    removePushedRepository: async (serviceId) => app.pushRepositories?.remove(serviceId),
     settle: (position) => app.settle(position),
     reservationsOwnedBy: (ownerId) => reservationsOwnedBy(app.db, ownerId),
     importsOf: (serviceId) => importIdsOf(app.db, serviceId),
@@ -27,6 +29,7 @@ export interface RetirementOptions {
   cmd: CommandContext;
   db: SqlExecutor;
   settle(position: string | null): Promise<void>;
+  pushRepositories?: PushRepositories;
   /** A reservation whose owner never came into existence is released once older than this. */
   graceMs: number;
   log: Logger;

@@ -24,7 +24,7 @@ t.test('Docker unreachable: the deployment fails with the reason, it does not ha
   t.match((await s.call('GET', `/api/services/${svc.id}/overview`)).body.service, { status: 'failed', reachable: false, lastDeployedAt: null }, 'failed, not idle');
 });
 
-t.test('abort stops a build for real; queued deployments abort at once or are superseded; finished ones answer 409', { skip: await requireDocker() }, async (t) => {
+t.test('abort stops a build for real; queued deployments abort at once or are canceled when superseded; finished ones answer 409', { skip: await requireDocker() }, async (t) => {
   const git = await startGitServer();
   t.teardown(() => git.close());
   const marker = `slow-build-${Date.now()}`;
@@ -69,7 +69,7 @@ t.test('abort stops a build for real; queued deployments abort at once or are su
   const newest = await waitForDeployment(s, quick.id, waiting[2]!, 60_000);
   t.equal(newest.status, 'succeeded', 'the newest queued deployment ran');
   for (const older of waiting.slice(0, 2)) {
-    t.match(await waitForDeployment(s, quick.id, older), { status: 'aborted', reason: /^superseded by the newer deployment / }, 'older queued ones are superseded');
+    t.match(await waitForDeployment(s, quick.id, older), { status: 'canceled', reason: /^superseded by the newer deployment / }, 'older queued ones are canceled, superseded');
   }
   t.equal((await s.call('POST', '/api/deployments/not-a-deployment/abort')).status, 404);
 });

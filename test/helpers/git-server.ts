@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { relayCgiOutput } from '../../src/git/cgi-response.js';
 
 /** A file's content, a symbolic link committed as such, or a hard link to a file on this machine (git commits its content). */
 export type RepoEntry = string | { symlink: string } | { hardLinkTo: string };
@@ -15,6 +16,8 @@ export interface GitServer {
   requests: { url: string; authorization: string | null }[];
   /** Creates (or replaces the content of) `owner/name` on branch `main` (or another); returns the commit. */
   push(fullName: string, files: Record<string, RepoEntry>, branch?: string): string;
+  /** Adds a commit with these files (the others unchanged) on top of `branch` of an existing repository; returns it. */
+  commit(fullName: string, files: Record<string, string>, branch?: string, message?: string): string;
   /**
    * Holds every request for `owner/name` unanswered (a clone then hangs, its git process alive) until the
    * returned function is called, which serves them, or the server closes, which refuses them.
@@ -66,27 +69,12 @@ export async function startGitServer(tokens: Record<string, string> = {}): Promi
         REMOTE_ADDR: '127.0.0.1',
         GIT_HTTP_MAX_REQUEST_BUFFER: '100M',
         ...(req.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: req.headers['content-encoding'] } : {}),
+        // As a web server configured for Git passes it: clients then speak protocol v2, as with hosted providers.
+        ...(req.headers['git-protocol'] ? { GIT_PROTOCOL: String(req.headers['git-protocol']) } : {}),
       },
     });
     req.pipe(cgi.stdin);
-    let head = Buffer.alloc(0);
-    let headersDone = false;
-    cgi.stdout.on('data', (chunk: Buffer) => {
-      if (headersDone) return void res.write(chunk);
-      head = Buffer.concat([head, chunk]);
-      const end = head.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      headersDone = true;
-      let status = 200;
-      for (const line of head.subarray(0, end).toString().split('\r\n')) {
-        const [name, ...rest] = line.split(':');
-        const value = rest.join(':').trim();
-        if (name!.toLowerCase() === 'status') status = Number(value.split(' ')[0]);
-        else res.setHeader(name!, value);
-      }
-      res.writeHead(status);
-      res.write(head.subarray(end + 4));
-    });
+    relayCgiOutput(cgi.stdout, res);
     cgi.on('close', () => res.end());
   };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -110,6 +98,20 @@ export async function startGitServer(tokens: Record<string, string> = {}): Promi
       rmSync(bare, { recursive: true, force: true });
       mkdirSync(dirname(bare), { recursive: true });
       git(root, 'clone', '-q', '--bare', work, bare);
+      const sha = git(work, 'rev-parse', 'HEAD');
+      rmSync(work, { recursive: true, force: true });
+      return sha;
+    },
+    commit(fullName, files, branch = 'main', message = 'update') {
+      const work = mkdtempSync(join(tmpdir(), 'slipway-work-'));
+      git(work, 'clone', '-q', '--branch', branch, join(root, `${fullName}.git`), '.');
+      for (const [name, content] of Object.entries(files)) {
+        mkdirSync(dirname(join(work, name)), { recursive: true });
+        writeFileSync(join(work, name), content);
+      }
+      git(work, 'add', '-A');
+      git(work, 'commit', '-q', '-m', message);
+      git(work, 'push', '-q', 'origin', branch);
       const sha = git(work, 'rev-parse', 'HEAD');
       rmSync(work, { recursive: true, force: true });
       return sha;

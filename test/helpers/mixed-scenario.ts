@@ -7,9 +7,11 @@ import { waitFor } from './net.js';
 import { recordCertificateChange, recordHealth } from '../../commands/service/handlers.js';
 import { startFakeOpenAi } from './fake-ai-servers.js';
 import { startFakeCloudflare } from './fake-cloudflare.js';
+import { startReceiver } from './notification-receivers.js';
 import { destinationOf } from './outbound.js';
 import { startS3Server } from './s3-server.js';
 import type { TestServer } from './test-server.js';
+import { deliver, githubPing } from './webhooks.js';
 
 async function callOk(s: TestServer, method: string, path: string, body?: unknown) {
   const r = await s.call(method, path, body === undefined ? {} : { body });
@@ -47,6 +49,11 @@ export async function runMixedScenario(s: TestServer, rounds = 6) {
     await must('DELETE', `/api/services/${img.id}/domains/${domains.find((d) => d.hostname === `old-img${round}.example.com`)!.id}`);
     await must('PATCH', `/api/services/${web.id}`, { buildCommand: 'npm run build', internalPort: 4000 + round, gitToken: `rotated-${round}`, resources: { memory: `${256 + round}m`, cpus: null } });
     await must('PATCH', `/api/projects/${p.id}`, { description: `round ${round}` });
+    if (round === 0) {
+      await must('PUT', `/api/services/${web.id}/auto-deploy`, { enabled: true, provider: 'github' });
+      const { secret } = (await must('POST', `/api/services/${web.id}/auto-deploy/rotate-secret`)).autoDeploy;
+      await deliver(s.url, `/api/hooks/${web.id}/github`, githubPing(secret));
+    }
     const deployment = (await must('POST', `/api/services/${img.id}/deployments`)).deployment;
     deployments.push([img.id, deployment.id]);
     if (round > 0) await must('POST', `/api/services/${worker.id}/transfer`, { targetProjectId: projects[round - 1]!.id });
@@ -66,19 +73,26 @@ export async function runMixedScenario(s: TestServer, rounds = 6) {
 export async function startHistoryProviders() {
   const cloudflare = await startFakeCloudflare(['history.test']);
   const ai = await startFakeOpenAi();
+  // Notifications: `/flaky` fails its first request (an attempt, then a delivery), `/gone` answers 410 (abandoned).
+  const receiver = await startReceiver(({ path, index }) => (path === '/gone' ? 410 : index === 0 ? 503 : 200));
   return {
     cloudflare,
     ai,
+    receiver,
     // The AI provider is connected through the API: the installation allows it (the Cloudflare URL is allowed as configured).
-    env: { SLIPWAY_CLOUDFLARE_API_URL: cloudflare.apiUrl, SLIPWAY_ALLOW_DESTINATIONS: destinationOf(ai.origin) },
-    close: () => Promise.all([cloudflare.close(), ai.close()]),
+    env: {
+      SLIPWAY_CLOUDFLARE_API_URL: cloudflare.apiUrl,
+      SLIPWAY_ALLOW_DESTINATIONS: [ai.origin, receiver.url].map(destinationOf).join(','),
+      SLIPWAY_NOTIFICATION_RETRY: '0.2',
+    },
+    close: () => Promise.all([cloudflare.close(), ai.close(), receiver.close()]),
   };
 }
 export type HistoryProviders = Awaited<ReturnType<typeof startHistoryProviders>>;
 
 /**
  * Deployments on the real engine (the server runs one at a time: `SLIPWAY_DEPLOY_CONCURRENCY=1`): they
- * succeed, fail, are aborted and superseded; a deployed service is redeployed, then deleted.
+ * succeed, fail, are aborted and canceled (superseded); a deployed service is redeployed, then deleted.
  */
 export async function runDeploymentHistory(s: TestServer, git: GitServer, providers: HistoryProviders) {
   git.push('acme/app', versionedApp('v1'));
@@ -95,10 +109,21 @@ export async function runDeploymentHistory(s: TestServer, git: GitServer, provid
     if (done.status !== status) throw new Error(`expected a ${status} deployment, got ${JSON.stringify(done)}`);
   };
 
+  const must = (method: string, path: string, body?: unknown) => callOk(s, method, path, body);
+  // Notification channels (created, changed), told of the failed deployment below.
+  const channel = (name: string, path: string) =>
+    must('POST', '/api/notification-channels', { name, type: 'webhook', config: { url: `${providers.receiver.url}${path}` }, events: ['deployment.failed'] }).then((b) => b.channel as { id: string });
+  const flaky = await channel('flaky', '/flaky');
+  const gone = await channel('gone', '/gone');
+  await must('PATCH', `/api/notification-channels/${gone.id}`, { name: 'gone for good' });
+
   await expect(app.id, 'succeeded');
   const { done: failedRun } = await deploy(s, broken.id);
   if (failedRun.status !== 'failed') throw new Error(`expected a failed deployment, got ${JSON.stringify(failedRun)}`);
-  const must = (method: string, path: string, body?: unknown) => callOk(s, method, path, body);
+  const ended = (channelId: string, status: string) =>
+    waitFor(`a ${status} notification`, () => must('GET', `/api/notification-channels/${channelId}/deliveries`), (b) => (b.deliveries as { status: string }[]).some((d) => d.status === status), 30_000);
+  await Promise.all([ended(flaky.id, 'delivered'), ended(gone.id, 'abandoned')]);
+  await must('DELETE', `/api/notification-channels/${flaky.id}`);
   // Settings, providers connected and disconnected, an explanation, a DNS record and a certificate report.
   await must('PATCH', '/api/settings', { rootDomain: 'history.test', httpsEnabled: false, defaultResources: { cpus: '1', pids: 4000 } });
   await must('POST', `/api/deployments/${failedRun.id}/explain-failure`, { providerId: 'builtin', model: '' });
@@ -123,7 +148,7 @@ export async function runDeploymentHistory(s: TestServer, git: GitServer, provid
   await s.call('POST', `/api/deployments/${running}/abort`);
   const outcomes = [await waitForDeployment(s, slow.id, running), ...(await Promise.all(waiting.map((id) => waitForDeployment(s, web.id, id))))];
   const statuses = outcomes.map((d) => `${d.status}${/^superseded/.test(d.reason ?? '') ? ' (superseded)' : ''}`);
-  if (statuses.join() !== 'aborted,aborted (superseded),aborted (superseded),succeeded') throw new Error(`unexpected outcomes: ${statuses.join()}`);
+  if (statuses.join() !== 'aborted,canceled (superseded),canceled (superseded),succeeded') throw new Error(`unexpected outcomes: ${statuses.join()}`);
   // The image service stopped, then moved to another image (not deployed): ServiceStopped, a dockerImage change.
   await must('POST', `/api/services/${web.id}/stop`);
   await must('PATCH', `/api/services/${web.id}`, { dockerImage: 'slipway/test-web:moved' });
@@ -140,12 +165,12 @@ export async function runDeploymentHistory(s: TestServer, git: GitServer, provid
   await database('PATCH', 'rows', { table: 'public.notes', primaryKey: { id: 1 }, values: { body: 'uno' } });
   await database('DELETE', 'rows', { table: 'public.notes', primaryKey: { id: 1 } });
   // Its backups (one restored, one deleted), backup settings, and an import that fails.
-  const ended = async (list: 'backups' | 'imports', id: string) => {
+  const finished = async (list: 'backups' | 'imports', id: string) => {
     await waitFor(`${list} ${id} to end`, () => s.call('GET', `/api/services/${db.id}/database/${list}`), (r) => (r.body[list] as { id: string; status: string }[]).some((x) => x.id === id && x.status !== 'running'), 60_000);
   };
   const backupOf = async (storage = 'disk') => {
     const id = (await s.call('POST', `/api/services/${db.id}/database/backups`, { body: { storage } })).body.backup.id as string;
-    await ended('backups', id);
+    await finished('backups', id);
     return id;
   };
   const kept = await backupOf();
@@ -156,7 +181,7 @@ export async function runDeploymentHistory(s: TestServer, git: GitServer, provid
   if (refused.status !== 422) throw new Error(`a restore over a dependent view: ${refused.status} ${JSON.stringify(refused.body)}`);
   await database('DELETE', `backups/${await backupOf()}`, undefined);
   await database('PUT', 'backups/settings', { weeklyEnabled: false });
-  await ended('imports', (await s.call('POST', `/api/services/${db.id}/database/import/postgres-url`, { body: { sourceUrl: 'postgresql://u:secret@nowhere.invalid/x' } })).body.result.id);
+  await finished('imports', (await s.call('POST', `/api/services/${db.id}/database/import/postgres-url`, { body: { sourceUrl: 'postgresql://u:secret@nowhere.invalid/x' } })).body.result.id);
   // Remote storage connected, used, disconnected; then a remote backup fails for want of it.
   const s3 = await startS3Server();
   try {

@@ -1,6 +1,7 @@
 import t from 'tap';
 import {
   decideAbort,
+  decideCancel,
   decideFail,
   decideMarkAborted,
   decideProgress,
@@ -46,4 +47,16 @@ t.test('abort: queued ends at once, running is asked to stop, finished is a conf
 t.test('a deployment aborted while queued is never started', async (t) => {
   const askedWhileQueued = { ...queued, abortRequested: true };
   t.same(decideStart(askedWhileQueued), []);
+});
+
+t.test('cancel: only a queued deployment ends canceled, naming what replaced it; it is then finished', async (t) => {
+  const events = decideCancel(queued, 'replaced by a newer push of abc', 'd2');
+  t.same(events, [{ type: 'DeploymentCanceled', data: { reason: 'replaced by a newer push of abc', replacedBy: 'd2' } }]);
+  const canceled = apply(queued, events);
+  t.equal(canceled.status, 'canceled');
+  t.same(decideStart(canceled), [], 'never started');
+  t.same(decideCancel(canceled, 'again', null), [], 'canceled once');
+  t.throws(() => decideAbort(canceled), { code: 'conflict', message: 'the deployment has already canceled' });
+  t.same(decideCancel(running, 'x', null), [], 'a running one is not interrupted');
+  t.same(decideCancel({ ...queued, abortRequested: true }, 'x', null), [], 'nor one being aborted');
 });

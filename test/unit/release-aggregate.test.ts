@@ -61,7 +61,7 @@ t.test('pruning keeps the newest releases, the current one, and every release sh
 t.test('a release that went live may be rolled back or its misbehaviour recorded, once', async (t) => {
   const applyD = (s: DeploymentState, events: DeploymentEvent[]) => events.reduce(deployment.evolve, s);
   const queued = applyD(deployment.initial, decideQueue(deployment.initial, 's', 'p', { kind: 'rollback', trigger: 'auto', releaseId: 'r1', config: 'release' }));
-  t.same(queued.request, { kind: 'rollback', trigger: 'auto', releaseId: 'r1', config: 'release' }, 'the request is part of the state');
+  t.same(queued.request, { kind: 'rollback', trigger: 'auto', releaseId: 'r1', config: 'release', commitSha: null, source: 'upstream' }, 'the request is part of the state (a rollback builds no commit)');
   const running = applyD(queued, decideStart(queued));
   t.same(decideRolledBack(running, 'x', null), [], 'not before it went live');
   const live = applyD(running, decideSucceed(running));

@@ -9,7 +9,7 @@ type Deployment = components['schemas']['Deployment'];
 type LogLine = components['schemas']['DeploymentLogLine'];
 type RuntimeLine = components['schemas']['RuntimeLogLine'];
 
-const FINISHED = new Set(['succeeded', 'failed', 'aborted', 'rolled_back']);
+const FINISHED = new Set(['succeeded', 'failed', 'aborted', 'canceled', 'rolled_back']);
 const RECONNECTS = 5;
 
 async function deploymentOf(api: Api, serviceId: string, deploymentId: string): Promise<Deployment | undefined> {

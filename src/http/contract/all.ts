@@ -1,5 +1,6 @@
 import type { Endpoint } from './endpoint.js';
 import { aiProvidersApi } from './ai-providers.js';
+import { autoDeployApi } from './auto-deploy.js';
 import { backupsApi } from './backups.js';
 import { databaseApi } from './database.js';
 import { deploymentsApi } from './deployments.js';
@@ -8,10 +9,12 @@ import { domainsApi } from './domains.js';
 import { envApi } from './env.js';
 import { auditApi } from './audit.js';
 import { explainFailureApi } from './explain-failure.js';
+import { gitApi } from './git.js';
 import { healthApi } from './health.js';
 import { importsApi } from './imports.js';
 import { apiKeysApi } from './api-keys.js';
 import { metaApi } from './meta.js';
+import { notificationChannelsApi } from './notification-channels.js';
 import { projectsApi } from './projects.js';
 import { releasesApi } from './releases.js';
 import { servicesApi } from './services.js';
@@ -25,6 +28,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
   domainsApi,
   deploymentsApi,
   releasesApi,
+  autoDeployApi,
+  gitApi,
   explainFailureApi,
   databaseApi,
   backupsApi,
@@ -33,6 +38,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   dnsProvidersApi,
   aiProvidersApi,
   apiKeysApi,
+  notificationChannelsApi,
   auditApi,
   healthApi,
   metaApi,

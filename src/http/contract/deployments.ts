@@ -8,8 +8,8 @@ export const deployment = z
     id,
     serviceId: id,
     commitSha: z.string().nullable(),
-    status: z.enum(['queued', 'running', 'succeeded', 'failed', 'aborted', 'rolled_back']),
-    trigger: z.enum(DEPLOYMENT_TRIGGERS).meta({ description: '`auto`: started by Slipway itself (an automatic rollback).' }),
+    status: z.enum(['queued', 'running', 'succeeded', 'failed', 'aborted', 'canceled', 'rolled_back']).meta({ description: '`aborted`: stopped by a request or by Slipway; `canceled`: replaced by a newer deployment while still queued (it never started); `rolled_back`: went live, then the previous release was put back.' }),
+    trigger: z.enum(DEPLOYMENT_TRIGGERS).meta({ description: '`auto`: started by Slipway itself (an automatic rollback); `webhook`: a Git host\'s push; `push`: a `git push` to Slipway.' }),
     kind: z.enum(DEPLOYMENT_KINDS).meta({
       description: '`deploy` builds or pulls; `rollback`, `config`, `start` and `restart` run a kept release without clone or build.',
     }),

@@ -22,10 +22,18 @@ export interface Endpoint {
   access: Access;
   /** A key scoped to some projects is refused (403): installation-wide actions. */
   allProjects?: boolean;
+  /** How the key is sent: `Authorization: Bearer <key>` (default), or as the password of HTTP Basic auth (the Git remote). */
+  auth?: 'bearer' | 'basic';
   query?: z.ZodObject;
+  /** Request headers the endpoint reads (the hook routes' signatures and delivery ids). */
+  headers?: z.ZodObject;
   body?: z.ZodType;
+  /** A request body that is not JSON: its media type and a description. */
+  rawBody?: { mediaType: string; description: string };
   /** The JSON body of a 200 answer. */
   response?: z.ZodType;
+  /** The JSON body of a 202 answer: accepted, and going on in the background. */
+  acceptedResponse?: z.ZodType;
   /** Another success answer that is not JSON (`/api/docs` is HTML): its media type and a description. */
   rawResponse?: { mediaType: string; description: string };
   /** Server-Sent Events: each event name and the shape of its `data`. */

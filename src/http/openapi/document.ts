@@ -5,13 +5,13 @@ import { SchemaComponents, type JsonSchema } from './json-schema.js';
 
 const ERROR_MEANING: Record<number, string> = {
   400: 'The input is invalid (`validation_failed`, also for a body nested deeper than 64 levels), the body is not JSON (`invalid_json`), or the input names a destination the outbound policy refuses (`forbidden_destination`).',
-  401: 'No key, or a key that is unknown or revoked (`unauthorized`).',
+  401: 'No key, or a key that is unknown or revoked; on a hook route, a signature that does not verify (`unauthorized`).',
   403: 'The key may not do this: a read key asking to write, or a key scoped to some projects asking for an installation-wide action (`forbidden`).',
   404: 'Not found, or in a project the key cannot see (`not_found`).',
   409: 'It conflicts with the current state (`conflict`), or a request with the same `Idempotency-Key` is still in progress.',
   413: 'The body is larger than the server accepts (`payload_too_large`).',
   422: 'Understood but refused; also an `Idempotency-Key` reused for a different request (`idempotency_key_reused`).',
-  429: 'Too many unknown API keys from this address in the last minute (`rate_limited`): retry after the `Retry-After` header’s seconds.',
+  429: 'Too many unknown API keys or bad webhook signatures from this address in the last minute (`rate_limited`): retry after the `Retry-After` header’s seconds.',
   502: 'An outside provider refused or failed.',
   503: 'Not available yet (`unavailable`): retry after the `Retry-After` header’s seconds (a write with the same `Idempotency-Key` and body is then answered as it would have been, never done twice).',
   504: 'An outside provider did not answer in time.',
@@ -25,7 +25,7 @@ function errorStatuses(e: Endpoint): number[] {
   if (pathParams(e.path).length > 0) statuses.add(404);
   if (e.query) statuses.add(400);
   // Writes read a JSON body (even an empty one), take an Idempotency-Key and wait for the read model.
-  if (e.access === 'write') for (const s of [400, 409, 413, 422, 503]) statuses.add(s);
+  if (e.access === 'write' && !e.rawBody) for (const s of [400, 409, 413, 422, 503]) statuses.add(s);
   return [...statuses].sort((a, b) => a - b);
 }
 
@@ -49,8 +49,13 @@ function operation(components: SchemaComponents, e: Endpoint) {
     const field = schema as z.ZodType;
     parameters.push({ name, in: 'query', required: !field.safeParse(undefined).success, schema: components.convert(field, 'input') });
   }
+  for (const [name, schema] of Object.entries(e.headers?.shape ?? {})) {
+    const field = schema as z.ZodType;
+    parameters.push({ name, in: 'header', required: !field.safeParse(undefined).success, schema: components.convert(field, 'input') });
+  }
   const responses: Record<string, JsonSchema> = {};
   if (e.response) responses['200'] = { description: 'OK', content: { 'application/json': { schema: components.convert(e.response, 'output') } } };
+  if (e.acceptedResponse) responses['202'] = { description: 'Accepted', content: { 'application/json': { schema: components.convert(e.acceptedResponse, 'output') } } };
   if (e.rawResponse) responses['200'] = { description: e.rawResponse.description, content: { [e.rawResponse.mediaType]: { schema: { type: 'string' } } } };
   if (e.stream) responses['200'] = { description: 'A stream of Server-Sent Events that stays open.', content: { 'text/event-stream': { schema: streamSchema(components, e.stream) } } };
   for (const status of errorStatuses(e)) responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
@@ -62,10 +67,11 @@ function operation(components: SchemaComponents, e: Endpoint) {
     tags: [e.tag],
     summary: e.summary,
     description: [e.description, `${access}${scope}`].filter(Boolean).join('\n\n'),
-    ...(e.access === 'public' ? { security: [] } : {}),
+    ...(e.access === 'public' ? { security: [] } : e.auth === 'basic' ? { security: [{ basicKey: [] }] } : {}),
     'x-slipway-access': e.access,
     ...(parameters.length ? { parameters } : {}),
     ...(e.body ? { requestBody: { required: true, content: { 'application/json': { schema: components.convert(e.body, 'input') } } } } : {}),
+    ...(e.rawBody ? { requestBody: { required: true, description: e.rawBody.description, content: { [e.rawBody.mediaType]: { schema: { type: 'string' } } } } } : {}),
     responses,
   };
 }
@@ -90,6 +96,7 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[], version: st
     components: {
       securitySchemes: {
         bearerKey: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer slw_…`. Read keys can only read.' },
+        basicKey: { type: 'http', scheme: 'basic', description: 'The Git remote: an API key as the password (any user name).' },
       },
       responses: {
         ...Object.fromEntries(statuses.map((s) => [`Error${s}`, { description: ERROR_MEANING[s] ?? 'Error.', content: { 'application/json': { schema: errorRef } } }])),

@@ -1,0 +1,52 @@
+import { randomBytes } from 'node:crypto';
+import { cancelQueuedDeployment } from '../deployment/handlers.js';
+import type { CommandContext } from '../shared/command-context.js';
+import { execute, loadAggregate } from '../shared/execute.js';
+import { autoDeploy, decideConfigure, decideRecordDelivery, decideRotate, type AutoDeployState } from './aggregate.js';
+import type { AutoDeploySettings, WebhookDelivery } from './events.js';
+
+/** 32 random bytes, as the hex text a Git host is given. */
+const newSecret = () => randomBytes(32).toString('hex');
+
+export const autoDeployState = async (ctx: CommandContext, serviceId: string): Promise<AutoDeployState> =>
+  (await loadAggregate(ctx, autoDeploy, serviceId)).state;
+
+/** Saves the settings; answers the secret in clear when this save created it, else null. */
+export async function configureAutoDeploy(ctx: CommandContext, owner: { serviceId: string; projectId: string }, next: AutoDeploySettings) {
+  const secret = newSecret();
+  const sealed = await ctx.keyring.encrypt(owner.serviceId, secret);
+  const { events, position } = await execute(ctx, autoDeploy, owner.serviceId, (s) => decideConfigure(s, owner, next, sealed));
+  return { position, secret: events.some((e) => e.type === 'AutoDeploySecretRotated') ? secret : null };
+}
+
+export async function rotateAutoDeploySecret(ctx: CommandContext, serviceId: string) {
+  const secret = newSecret();
+  const sealed = await ctx.keyring.encrypt(serviceId, secret);
+  const { position } = await execute(ctx, autoDeploy, serviceId, (s) => decideRotate(s, serviceId, sealed));
+  return { position, secret };
+}
+
+/** The secret in clear; null once the service's data key is shredded. */
+export const openSecret = (ctx: CommandContext, sealed: string) => ctx.keyring.decrypt(sealed);
+
+/**
+ * Records a delivery; answers what was recorded (`duplicate` when a copy of it was accepted first) and the
+ * deployment the previous accepted push queued, as the log had it when this one was recorded.
+ */
+export async function recordDelivery(ctx: CommandContext, serviceId: string, delivery: WebhookDelivery) {
+  let previousPushDeploymentId: string | null = null;
+  const { events, position } = await execute(ctx, autoDeploy, serviceId, (s) => {
+    previousPushDeploymentId = s.lastPushDeploymentId;
+    return decideRecordDelivery(s, serviceId, delivery);
+  });
+  const { serviceId: _s, ...recorded } = events[0]!.data as WebhookDelivery & { serviceId: string };
+  return { recorded: recorded as WebhookDelivery, previousPushDeploymentId, position };
+}
+
+/** A deployment queued for a copy of a delivery accepted first ends `canceled`. */
+export const cancelDuplicate = (ctx: CommandContext, deploymentId: string) =>
+  cancelQueuedDeployment(ctx, deploymentId, 'the same webhook delivery was accepted already', null);
+
+/** The previous pushed deployment, if still queued, ends `canceled`, replaced by the newer commit's. */
+export const supersedeQueued = (ctx: CommandContext, deploymentId: string, newer: { deploymentId: string; commitSha: string }) =>
+  cancelQueuedDeployment(ctx, deploymentId, `replaced by a newer push of ${newer.commitSha} (deployment ${newer.deploymentId})`, newer.deploymentId);

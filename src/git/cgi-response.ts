@@ -1,0 +1,30 @@
+import type { ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+
+/**
+ * Relays a CGI program's output as the HTTP answer: its header lines (`Status:` included) become the
+ * answer's, the rest streams as the body. Answers whether the headers were complete when `stdout` ended.
+ */
+export function relayCgiOutput(stdout: Readable, res: ServerResponse): { headersDone(): boolean } {
+  let head = Buffer.alloc(0);
+  let headersDone = false;
+  stdout.on('data', (chunk: Buffer) => {
+    if (headersDone) return void res.write(chunk);
+    head = Buffer.concat([head, chunk]);
+    const end = head.indexOf('\r\n\r\n');
+    if (end < 0) return;
+    headersDone = true;
+    let status = 200;
+    for (const line of head.subarray(0, end).toString().split('\r\n')) {
+      const colon = line.indexOf(':');
+      if (colon < 0) continue;
+      const name = line.slice(0, colon).trim();
+      const value = line.slice(colon + 1).trim();
+      if (name.toLowerCase() === 'status') status = Number(value.split(' ')[0]) || 500;
+      else res.setHeader(name, value);
+    }
+    res.writeHead(status);
+    res.write(head.subarray(end + 4));
+  });
+  return { headersDone: () => headersDone };
+}

@@ -1,0 +1,78 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { z } from 'zod';
+import { DEFAULT_SKIP_KEYWORDS, type AutoDeploySettings } from '../../../commands/auto-deploy/events.js';
+import { configureAutoDeploy, rotateAutoDeploySecret } from '../../../commands/auto-deploy/handlers.js';
+import { invalid } from '../../../commands/shared/domain-error.js';
+import { findAutoDeploySettings, listWebhookDeliveries } from '../../../projections/auto-deploy-queries.js';
+import type { ServiceRow } from '../../../projections/service-queries.js';
+import type { Slipway } from '../../slipway.js';
+import { principalOf, visibleService, writerOf, type Principal } from '../auth.js';
+import { autoDeployApi, type autoDeploySettings } from '../contract/auto-deploy.js';
+import { route } from '../contract/endpoint.js';
+import { notFoundHttp } from '../errors.js';
+import { currentPublicAddress, publicUrl } from '../public-url.js';
+import { requestContext } from '../request-context.js';
+import { parseInput } from '../validation.js';
+
+/** The API's public address: its domain through the proxy when one is set, else the address this request reached. */
+async function apiBaseUrl(app: Slipway, ctx: Context): Promise<string> {
+  const { apiDomain } = await app.settings();
+  return apiDomain ? publicUrl(apiDomain, await currentPublicAddress(app)) : `${ctx.protocol}://${ctx.host}`;
+}
+
+async function sourceService(app: Slipway, principal: Principal, serviceId: string): Promise<ServiceRow> {
+  const row = await visibleService(app.db, principal, serviceId);
+  if (row.kind !== 'source') throw invalid('serviceId', 'auto-deploy is for services built from a Git repository');
+  return row;
+}
+
+export function autoDeployRoutes(router: Router, app: Slipway) {
+  async function present(ctx: Context, row: ServiceRow, settings: AutoDeploySettings): Promise<z.infer<typeof autoDeploySettings>> {
+    return {
+      serviceId: row.id,
+      ...settings,
+      branch: settings.branch ?? row.branch,
+      followsServiceBranch: settings.branch === null,
+      webhookUrl: `${await apiBaseUrl(app, ctx)}/api/hooks/${row.id}/${settings.provider}`,
+    };
+  }
+  route(router, autoDeployApi.get, async (ctx) => {
+    const row = await visibleService(app.db, principalOf(ctx), ctx.params.serviceId!);
+    const settings = await findAutoDeploySettings(app.db, row.id);
+    ctx.body = { autoDeploy: settings ? await present(ctx, row, settings) : null };
+  });
+
+  route(router, autoDeployApi.put, async (ctx) => {
+    const principal = writerOf(ctx);
+    const row = await sourceService(app, principal, ctx.params.serviceId!);
+    const input = parseInput(autoDeployApi.put.body, ctx.request.body ?? {});
+    const settings: AutoDeploySettings = {
+      enabled: input.enabled,
+      provider: input.provider,
+      branch: input.branch ?? null,
+      tagPattern: input.tagPattern ?? null,
+      watchPaths: input.watchPaths ?? [],
+      ignorePaths: input.ignorePaths ?? [],
+      skipKeywords: input.skipKeywords ?? DEFAULT_SKIP_KEYWORDS,
+    };
+    const { position, secret } = await configureAutoDeploy(requestContext(app, ctx, principal), { serviceId: row.id, projectId: row.project_id }, settings);
+    await app.settle(position);
+    ctx.body = { autoDeploy: { ...(await present(ctx, row, settings)), ...(secret === null ? {} : { secret }) } };
+  });
+
+  route(router, autoDeployApi.rotateSecret, async (ctx) => {
+    const principal = writerOf(ctx);
+    const row = await sourceService(app, principal, ctx.params.serviceId!);
+    const { position, secret } = await rotateAutoDeploySecret(requestContext(app, ctx, principal), row.id);
+    await app.settle(position);
+    const settings = await findAutoDeploySettings(app.db, row.id);
+    if (!settings) throw notFoundHttp('auto-deploy settings');
+    ctx.body = { autoDeploy: { ...(await present(ctx, row, settings)), secret } };
+  });
+
+  route(router, autoDeployApi.deliveries, async (ctx) => {
+    const row = await visibleService(app.db, principalOf(ctx), ctx.params.serviceId!);
+    ctx.body = { deliveries: await listWebhookDeliveries(app.db, row.id) };
+  });
+}

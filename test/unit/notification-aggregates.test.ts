@@ -1,0 +1,60 @@
+import { createHmac } from 'node:crypto';
+import t from 'tap';
+import { decideAbandon, decideAttempt, decideQueue, notification } from '../../commands/notification/aggregate.js';
+import type { NotificationPayload } from '../../commands/notification/events.js';
+import { decideCreate, decideDelete, decideUpdate, notificationChannel } from '../../commands/notification-channel/aggregate.js';
+import { slipwaySignature } from '../../src/integrations/notifications/signature.js';
+import { splitConfig } from '../../src/integrations/notifications/channel-config.js';
+import { retryAtOf } from '../../src/processes/notification-retry.js';
+
+const payload: NotificationPayload = { id: 'n1', event: 'deployment.failed', occurredAt: '2026-01-01T00:00:00.000Z', project: null, service: null, links: {} };
+
+t.test('a notification is queued once, attempted until delivered or abandoned', async (t) => {
+  const queued = decideQueue(notification.initial, { channelId: 'c', payload, test: false }).reduce(notification.evolve, notification.initial);
+  t.equal(queued.status, 'pending');
+  t.same(decideQueue(queued, { channelId: 'c', payload, test: false }), [], 'queued again (a replay): nothing');
+  const failed = decideAttempt(queued, { delivered: false, status: 503, error: 'down', retryAt: '2026-01-01T00:01:00.000Z' });
+  t.match(failed, [{ type: 'NotificationAttempted', data: { attempt: 1, status: 503, retryAt: '2026-01-01T00:01:00.000Z' } }]);
+  const once = failed.reduce(notification.evolve, queued);
+  const delivered = decideAttempt(once, { delivered: true, status: 200 });
+  t.match(delivered, [{ type: 'NotificationDelivered', data: { attempt: 2, status: 200 } }]);
+  const done = delivered.reduce(notification.evolve, once);
+  t.same(decideAttempt(done, { delivered: true, status: 200 }), [], 'a delivered notification records no more attempts');
+  t.same(decideAbandon(done, 'x'), []);
+
+  const refused = decideAttempt(queued, { delivered: false, status: 404, error: 'no', retryAt: null });
+  t.match(refused, [{ type: 'NotificationAttempted' }, { type: 'NotificationAbandoned', data: { reason: 'the receiver refused it (404)' } }]);
+  const timedOut = decideAttempt(once, { delivered: false, status: null, error: 'ECONNREFUSED', retryAt: null });
+  t.match(timedOut[1], { type: 'NotificationAbandoned', data: { reason: 'it kept failing for 24 hours' } });
+});
+
+t.test('channels: created once, changed only by what changes, deleted once', async (t) => {
+  const data = { type: 'webhook' as const, name: 'ops', events: ['deployment.failed' as const], projectIds: null, config: { url: 'https://x.example' }, secrets: 'enc:v1:…' };
+  const active = decideCreate(notificationChannel.initial, data).reduce(notificationChannel.evolve, notificationChannel.initial);
+  t.throws(() => decideCreate(active, data), { code: 'conflict' });
+  t.same(decideUpdate(active, {}), []);
+  const renamed = decideUpdate(active, { name: 'oncall' }).reduce(notificationChannel.evolve, active);
+  t.equal(renamed.channel?.name, 'oncall');
+  t.equal(renamed.channel?.config.url, 'https://x.example', 'the rest is kept');
+  const deleted = decideDelete(renamed).reduce(notificationChannel.evolve, renamed);
+  t.throws(() => decideDelete(deleted), { code: 'not_found' });
+  t.throws(() => decideUpdate(deleted, { name: 'x' }), { code: 'not_found' });
+});
+
+t.test('retries back off from the first wait, at most an hour apart, and stop after 24 hours or on a refusal', async (t) => {
+  const queuedAt = new Date('2026-01-01T00:00:00Z');
+  const now = new Date('2026-01-01T00:10:00Z');
+  t.equal(retryAtOf(1, false, queuedAt, now, 30_000)?.toISOString(), '2026-01-01T00:10:30.000Z');
+  t.equal(retryAtOf(3, false, queuedAt, now, 30_000)?.toISOString(), '2026-01-01T00:12:00.000Z');
+  t.equal(retryAtOf(20, false, queuedAt, now, 30_000)?.toISOString(), '2026-01-01T01:10:00.000Z', 'never more than an hour');
+  t.equal(retryAtOf(1, true, queuedAt, now, 30_000), null);
+  t.equal(retryAtOf(30, false, queuedAt, new Date('2026-01-01T23:30:00Z'), 30_000), null, 'not past 24 hours');
+});
+
+t.test('the signature is the HMAC-SHA256 of "t.body"; secrets are split from what is shown', async (t) => {
+  const at = new Date('2026-01-01T00:00:00Z');
+  const expected = createHmac('sha256', 'k').update('1767225600.{"a":1}').digest('hex');
+  t.equal(slipwaySignature('k', '{"a":1}', at), `t=1767225600,v1=${expected}`);
+  t.same(splitConfig('email', { host: 'h', password: 'p', to: ['a@b.c'] }), { visible: { host: 'h', to: ['a@b.c'] }, secrets: { password: 'p' } });
+  t.same(splitConfig('slack', { webhookUrl: 'https://hooks.slack.com/x' }), { visible: {}, secrets: { webhookUrl: 'https://hooks.slack.com/x' } });
+});
