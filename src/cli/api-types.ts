@@ -4143,6 +4143,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
     };
