@@ -3,12 +3,19 @@ import type { Readable } from 'node:stream';
 
 /**
  * Relays a CGI program's output as the HTTP answer: its header lines (`Status:` included) become the
- * answer's, the rest streams as the body. Answers whether the headers were complete when `stdout` ended.
+ * answer's, the rest streams as the body. Output is held back until `requestRead` resolves. Answers whether
+ * the headers were complete, and a promise of everything held back having been relayed.
  */
-export function relayCgiOutput(stdout: Readable, res: ServerResponse): { headersDone(): boolean } {
+export function relayCgiOutput(stdout: Readable, res: ServerResponse, requestRead: Promise<void> = Promise.resolve()): { headersDone(): boolean; released: Promise<void> } {
   let head = Buffer.alloc(0);
   let headersDone = false;
-  stdout.on('data', (chunk: Buffer) => {
+  let held: Buffer[] | null = [];
+  const released = requestRead.then(() => {
+    for (const chunk of held!) relay(chunk);
+    held = null;
+  });
+  stdout.on('data', (chunk: Buffer) => (held ? held.push(chunk) : relay(chunk)));
+  function relay(chunk: Buffer) {
     if (headersDone) return void res.write(chunk);
     head = Buffer.concat([head, chunk]);
     const end = head.indexOf('\r\n\r\n');
@@ -25,6 +32,6 @@ export function relayCgiOutput(stdout: Readable, res: ServerResponse): { headers
     }
     res.writeHead(status);
     res.write(head.subarray(end + 4));
-  });
-  return { headersDone: () => headersDone };
+  }
+  return { headersDone: () => headersDone, released };
 }

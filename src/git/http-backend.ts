@@ -62,9 +62,16 @@ export function serveGitBackend(request: BackendRequest): Promise<void> {
     const stdout = cgi.stdout!;
     stdin.on('error', () => undefined);
     req.pipe(stdin);
-    const relay = relayCgiOutput(stdout, res);
+    // http-backend writes its headers before receive-pack reads the pack, and an HTTP/1 proxy written in Go
+    // (Caddy) stops reading a request's body once the answer has begun: the answer waits for the whole request.
+    const requestRead = new Promise<void>((done) => {
+      req.once('end', done);
+      req.once('close', done);
+    });
+    const relay = relayCgiOutput(stdout, res, requestRead);
     cgi.on('error', () => undefined);
-    cgi.on('close', () => {
+    cgi.on('close', async () => {
+      await relay.released;
       if (!relay.headersDone() && !res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' }).end('git http-backend failed\n');
       else res.end();
       resolve();
