@@ -14,6 +14,7 @@ const GENERAL_COLUMNS = {
   allowedDestinations: 'allowed_destinations',
   denyPrivateDestinations: 'deny_private_destinations',
   apiDomain: 'api_domain',
+  sessionIdleMinutes: 'session_idle_minutes',
   defaultResources: 'default_resources',
   ...IMAGE_COLUMNS,
 } as const;
@@ -67,7 +68,7 @@ const settingsEvents = eachEventOf('settings', parseSettingsEvent, (event, _id, 
 
 export const settingsProjector: Projector = {
   name: 'settings',
-  version: 6,
+  version: 7,
   tables: ['rm_remote_storage', 'rm_general_settings', 'rm_dns_providers', 'rm_ai_providers'],
   ddl: `
 create table if not exists rm_remote_storage (
@@ -92,6 +93,7 @@ create table if not exists rm_general_settings (
   api_domain text,
   updated_at timestamptz not null,
   default_resources jsonb,
+  session_idle_minutes integer,
   ${Object.values(IMAGE_COLUMNS).map((column) => `${column} text`).join(',\n  ')}
 );
 create table if not exists rm_dns_providers (

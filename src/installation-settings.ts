@@ -17,6 +17,8 @@ export interface GeneralSettingsValues extends ImageSettings {
   apiDomain: string | null;
   /** Limits of services that set none of their own, per key. */
   defaultResources: ResourceSettings;
+  /** A dashboard session ends after this long without a request. */
+  sessionIdleMinutes: number;
 }
 
 export type GeneralSettingName = keyof GeneralSettingsValues;
@@ -36,6 +38,7 @@ const COLUMNS: Record<GeneralSettingName, keyof GeneralSettingsRow> = {
   denyPrivateDestinations: 'deny_private_destinations',
   apiDomain: 'api_domain',
   defaultResources: 'default_resources',
+  sessionIdleMinutes: 'session_idle_minutes',
   ...IMAGE_COLUMNS,
 };
 

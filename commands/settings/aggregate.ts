@@ -28,6 +28,7 @@ const NO_GENERAL: GeneralSettings = {
   allowedDestinations: null,
   denyPrivateDestinations: null,
   apiDomain: null,
+  sessionIdleMinutes: null,
   defaultResources: null,
   ...(Object.fromEntries(IMAGE_SETTING_NAMES.map((name) => [name, null])) as Record<ImageSettingName, null>),
 };

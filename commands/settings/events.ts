@@ -31,6 +31,8 @@ export const settingsEvents = {
     allowedDestinations: setting(z.array(z.string())),
     denyPrivateDestinations: setting(z.boolean()),
     apiDomain: setting(z.string()),
+    /** A dashboard session ends after this long without a request. */
+    sessionIdleMinutes: setting(z.number().int()),
     /** Limits of every service that sets none of its own (per key; see commands/service/resources.ts). */
     defaultResources: setting(resourceSettings),
     /** The images builds and database deployments use (`packNodeImage`, `dbImagePostgres` …). */

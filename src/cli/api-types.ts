@@ -1218,6 +1218,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with an API key: sets the session cookie
+         * @description Answers the session and sets `slipway_session` (`HttpOnly; Secure; SameSite=Strict; Path=/`). The cookie then stands for the key on every route, with the key’s own access and scope; a write through it needs the `X-CSRF-Token` header. The session ends when the key is revoked, after `sessionIdleMinutes` without a request, or with `DELETE /api/sessions`. An unknown key counts toward the address’s limit.
+         *
+         *     No key needed.
+         */
+        post: operations["createSession"];
+        /**
+         * Sign out: ends the session of this cookie and clears it
+         * @description Any key (read or write).
+         */
+        delete: operations["deleteSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The session of this cookie (its key’s access and scope, and its CSRF token)
+         * @description Any key (read or write).
+         */
+        get: operations["getSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/notification-channels": {
         parameters: {
             query?: never;
@@ -1943,6 +1989,7 @@ export interface components {
             /** @description The name the API is served on through Caddy; null: only on `SLIPWAY_HOST`. */
             apiDomain: string | null;
             defaultResources: components["schemas"]["Resources"];
+            sessionIdleMinutes: number;
             packNodeImage: string;
             packPythonImage: string;
             packGoImage: string;
@@ -1974,6 +2021,8 @@ export interface components {
                 apiDomain: "settings" | "environment";
                 /** @enum {string} */
                 defaultResources: "settings" | "environment";
+                /** @enum {string} */
+                sessionIdleMinutes: "settings" | "environment";
                 /** @enum {string} */
                 packNodeImage: "settings" | "environment";
                 /** @enum {string} */
@@ -2093,6 +2142,18 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             revokedAt: string | null;
+        };
+        Session: {
+            /** Format: uuid */
+            keyId: string;
+            /** @enum {string} */
+            access: "read" | "write";
+            /** @description The projects the key can see; null: every project. */
+            projectIds: string[] | null;
+            /** @description Sent back as `X-CSRF-Token` with every write made through the session cookie. */
+            csrfToken: string;
+            /** @description The session ends after this long without a request (the `sessionIdleMinutes` setting). */
+            idleMinutes: number;
         };
         NotificationChannel: {
             /** Format: uuid */
@@ -5130,6 +5191,8 @@ export interface operations {
                     denyPrivateDestinations?: boolean | null;
                     /** @description Serve the API on this name through Caddy, with HTTPS when `httpsEnabled` (a certificate from the ACME directory, HSTS). Point its DNS record at this server; no service may use the name. */
                     apiDomain?: string | null;
+                    /** @description A dashboard session (`POST /api/sessions`) ends after this many minutes without a request (default 60; at most 30 days). */
+                    sessionIdleMinutes?: number | null;
                     /** @description Limits of every service that does not set them itself, key by key (a service’s own `null` still means no limit). Applies at each service’s next deployment. */
                     defaultResources?: {
                         /** @description Memory limit (no swap beyond it); at least 6m. */
@@ -5581,6 +5644,89 @@ export interface operations {
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    createSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    key: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        session: components["schemas"]["Session"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    deleteSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        session: components["schemas"]["Session"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
     };

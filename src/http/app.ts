@@ -32,6 +32,9 @@ import { hookRoutes } from './routes/hooks.js';
 import { ServiceScopeCache } from './service-scope-cache.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { gitRoutes } from './routes/git.js';
+import { sessionRoutes, signInRoutes } from './routes/sessions.js';
+import { SessionAuth } from './session-auth.js';
+import { SessionStore } from './session-store.js';
 import { route } from './contract/endpoint.js';
 import { metaApi } from './contract/meta.js';
 
@@ -62,13 +65,19 @@ export function createHttpApp(app: Slipway): Koa {
   };
   const keys = new PrincipalCache(app.db, app.runner);
   const keyFailures = new KeyFailureLimiter(app.config.keyFailuresPerMinute, app.log);
+  const sessions = new SessionAuth(new SessionStore(app.db), keys, async () => (await app.settings()).sessionIdleMinutes);
+  // Signing in takes the key in its body, so it comes before the key check.
+  const signIn = new Router();
+  signIn.use(keepAwake);
+  signIn.use(jsonBody(app.config.bodyLimit));
+  signInRoutes(signIn, app, keys, keyFailures, sessions);
   // Git hosts' deliveries carry no key: their own signature over the raw body, read by the route itself.
   const hooks = new Router();
   hooks.use(keepAwake);
   hookRoutes(hooks, app, keyFailures);
   const api = new Router();
   api.use(keepAwake);
-  api.use(authenticate(keys, keyFailures));
+  api.use(authenticate(keys, keyFailures, sessions));
   api.use(jsonBody(app.config.bodyLimit));
   api.use(correlation((id, actor) => correlationTakenByOtherKey(app.db, id, actor)));
   const idempotencyStore = new IdempotencyStore(app.db, app.keyring, { ...DEFAULT_IDEMPOTENCY_TIMES, abandonAfterMs: app.config.idempotencyAbandonAfterMs });
@@ -93,6 +102,7 @@ export function createHttpApp(app: Slipway): Koa {
   notificationChannelRoutes(api, app);
   auditRoutes(api, app);
   healthRoutes(api, app);
+  sessionRoutes(api, app, sessions);
 
   // A client that goes away mid-stream (SSE) is normal, not an error worth a line.
   koa.on('error', (error: { code?: string }) => {
@@ -104,11 +114,12 @@ export function createHttpApp(app: Slipway): Koa {
   koa.use(errorHandler(app.log));
   koa.use(router.routes());
   koa.use(hooks.routes());
+  koa.use(signIn.routes());
   // Before the API's body parser: a push's body is streamed to git as it arrives.
   koa.use(gitRoutes(app, keys, keyFailures));
   koa.use(api.routes());
   // Not thrown: the router sets `Allow` only when it answers itself; errorHandler adds the error body.
   koa.use(api.allowedMethods());
-  ROUTERS.set(koa, [router, hooks, api]);
+  ROUTERS.set(koa, [router, hooks, signIn, api]);
   return koa;
 }

@@ -10,6 +10,7 @@ import { clientAddressOf } from './client-address.js';
 import { forbidden, notFoundHttp, unauthorized } from './errors.js';
 import type { KeyFailureLimiter } from './key-failure-limiter.js';
 import type { ServiceScopeCache } from './service-scope-cache.js';
+import { sessionTokenOf, type SessionAuth } from './session-auth.js';
 
 export interface Principal {
   keyId: string;
@@ -35,12 +36,16 @@ export class PrincipalCache {
     });
   }
 
-  async find(secret: string): Promise<Principal | null> {
+  find(secret: string): Promise<Principal | null> {
+    return this.findByHash(hashApiKeySecret(secret));
+  }
+
+  /** The key a session was opened with, by the hash the session keeps; null once it is revoked. */
+  async findByHash(hash: string): Promise<Principal | null> {
     if (this.epoch !== this.runner.epoch) {
       this.epoch = this.runner.epoch;
       this.byHash.clear();
     }
-    const hash = hashApiKeySecret(secret);
     const cached = this.byHash.get(hash);
     if (cached) return cached;
     const key = await findActiveKeyByHash(this.db, hash);
@@ -53,13 +58,18 @@ export class PrincipalCache {
 
 /**
  * The key is checked first, before a body is read: an anonymous request costs a header check and one
- * lookup, and an address that keeps presenting unknown keys is refused without even that.
+ * lookup, and an address that keeps presenting unknown keys is refused without even that. Without an
+ * `Authorization` header, the dashboard's session cookie stands for the key it was opened with.
  */
-export function authenticate(keys: PrincipalCache, failures: KeyFailureLimiter) {
+export function authenticate(keys: PrincipalCache, failures: KeyFailureLimiter, sessions: SessionAuth) {
   return async (ctx: Context, next: Next) => {
     const header = ctx.get('authorization');
+    if (!header && sessionTokenOf(ctx)) {
+      ctx.state.principal = await sessions.principalOf(ctx);
+      return next();
+    }
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) throw unauthorized('missing API key: send Authorization: Bearer <key>');
+    if (!match) throw unauthorized('missing API key: send Authorization: Bearer <key>, or sign in (POST /api/sessions)');
     const address = clientAddressOf(ctx);
     await failures.check(address);
     const principal = await keys.find(match[1]!);

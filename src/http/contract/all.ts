@@ -18,6 +18,7 @@ import { notificationChannelsApi } from './notification-channels.js';
 import { projectsApi } from './projects.js';
 import { releasesApi } from './releases.js';
 import { servicesApi } from './services.js';
+import { sessionsApi } from './sessions.js';
 import { settingsApi } from './settings.js';
 
 /** Every endpoint the server has, in the order the reference lists them. */
@@ -38,6 +39,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   dnsProvidersApi,
   aiProvidersApi,
   apiKeysApi,
+  sessionsApi,
   notificationChannelsApi,
   auditApi,
   healthApi,

@@ -51,6 +51,9 @@ const generalSettingsBody = z
     apiDomain: nullable(hostname).meta({
       description: 'Serve the API on this name through Caddy, with HTTPS when `httpsEnabled` (a certificate from the ACME directory, HSTS). Point its DNS record at this server; no service may use the name.',
     }),
+    sessionIdleMinutes: nullable(z.number().int().min(1).max(43_200)).meta({
+      description: 'A dashboard session (`POST /api/sessions`) ends after this many minutes without a request (default 60; at most 30 days).',
+    }),
     defaultResources: nullable(resourcesBody).meta({
       description: 'Limits of every service that does not set them itself, key by key (a service’s own `null` still means no limit). Applies at each service’s next deployment.',
     }),
@@ -76,6 +79,7 @@ export const settings = z
     denyPrivateDestinations: z.boolean(),
     apiDomain: z.string().nullable().meta({ description: 'The name the API is served on through Caddy; null: only on `SLIPWAY_HOST`.' }),
     defaultResources: resourcesAnswer,
+    sessionIdleMinutes: z.number().int(),
     ...eachImageSetting(() => z.string()),
     sources: z
       .object({
@@ -88,6 +92,7 @@ export const settings = z
         denyPrivateDestinations: source,
         apiDomain: source,
         defaultResources: source,
+        sessionIdleMinutes: source,
         ...eachImageSetting(() => source),
       })
       .meta({ description: 'Where each general setting comes from: set through this API, or the environment’s default.' }),

@@ -91,11 +91,17 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[], version: st
       description: 'Projects, services, variables, domains, deployments, databases, DNS and settings of a Slipway installation. Every error answers the same body (`Error`).',
     },
     tags: [...new Set(endpoints.map((e) => e.tag))].map((name) => ({ name })),
-    security: [{ bearerKey: [] }],
+    security: [{ bearerKey: [] }, { sessionCookie: [] }],
     paths,
     components: {
       securitySchemes: {
         bearerKey: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer slw_…`. Read keys can only read.' },
+        sessionCookie: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'slipway_session',
+          description: 'The dashboard’s session (`POST /api/sessions`): it stands for the key it was opened with. A write through it also needs the session’s `X-CSRF-Token` header.',
+        },
         basicKey: { type: 'http', scheme: 'basic', description: 'The Git remote: an API key as the password (any user name).' },
       },
       responses: {

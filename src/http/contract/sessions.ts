@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { id, okBody } from './common.js';
+import { endpoint } from './endpoint.js';
+
+const session = z
+  .object({
+    keyId: id,
+    access: z.enum(['read', 'write']),
+    projectIds: z.array(id).nullable().meta({ description: 'The projects the key can see; null: every project.' }),
+    csrfToken: z.string().meta({ description: 'Sent back as `X-CSRF-Token` with every write made through the session cookie.' }),
+    idleMinutes: z.number().int().meta({ description: 'The session ends after this long without a request (the `sessionIdleMinutes` setting).' }),
+  })
+  .meta({ id: 'Session' });
+
+/** The dashboard's sign-in: an API key exchanged for an HttpOnly cookie; the key is never kept by the browser. */
+export const sessionsApi = {
+  create: endpoint({
+    method: 'post',
+    path: '/api/sessions',
+    operationId: 'createSession',
+    tag: 'Sessions',
+    summary: 'Sign in with an API key: sets the session cookie',
+    description:
+      'Answers the session and sets `slipway_session` (`HttpOnly; Secure; SameSite=Strict; Path=/`). The cookie then stands for the key on every route, with the key’s own access and scope; a write through it needs the `X-CSRF-Token` header. The session ends when the key is revoked, after `sessionIdleMinutes` without a request, or with `DELETE /api/sessions`. An unknown key counts toward the address’s limit.',
+    access: 'public',
+    body: z.object({ key: z.string().min(1).max(200) }),
+    response: z.object({ session }),
+    errors: [400, 401, 429],
+  }),
+  current: endpoint({
+    method: 'get',
+    path: '/api/sessions/current',
+    operationId: 'getSession',
+    tag: 'Sessions',
+    summary: 'The session of this cookie (its key’s access and scope, and its CSRF token)',
+    access: 'read',
+    response: z.object({ session }),
+  }),
+  delete: endpoint({
+    method: 'delete',
+    path: '/api/sessions',
+    operationId: 'deleteSession',
+    tag: 'Sessions',
+    summary: 'Sign out: ends the session of this cookie and clears it',
+    access: 'read',
+    response: okBody,
+  }),
+};

@@ -1,0 +1,55 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { hashApiKeySecret } from '../../../commands/api-key/secret.js';
+import type { Slipway } from '../../slipway.js';
+import { principalOf, type Principal, type PrincipalCache } from '../auth.js';
+import { clientAddressOf } from '../client-address.js';
+import { sessionsApi } from '../contract/sessions.js';
+import { route } from '../contract/endpoint.js';
+import { unauthorized } from '../errors.js';
+import type { KeyFailureLimiter } from '../key-failure-limiter.js';
+import { clearSessionCookie, setSessionCookie, type SessionAuth } from '../session-auth.js';
+import { parseInput } from '../validation.js';
+
+const present = (principal: Principal, csrfToken: string, idleMinutes: number) => ({
+  keyId: principal.keyId,
+  access: principal.access,
+  projectIds: principal.projectIds === null ? null : [...principal.projectIds],
+  csrfToken,
+  idleMinutes,
+});
+
+/** `POST /api/sessions`: no key in the header, the key in the body; unknown keys count like any other. */
+export function signInRoutes(router: Router, app: Slipway, keys: PrincipalCache, failures: KeyFailureLimiter, sessions: SessionAuth) {
+  route(router, sessionsApi.create, async (ctx: Context) => {
+    const address = clientAddressOf(ctx);
+    await failures.check(address);
+    const { key } = parseInput(sessionsApi.create.body, ctx.request.body ?? {});
+    const principal = await keys.find(key);
+    if (!principal) {
+      await failures.failed(address, key);
+      throw unauthorized('unknown or revoked API key');
+    }
+    const opened = await sessions.store.open(hashApiKeySecret(key));
+    setSessionCookie(ctx, opened.token);
+    ctx.body = { session: present(principal, opened.csrfToken, (await app.settings()).sessionIdleMinutes) };
+  });
+}
+
+/** The session of the request's cookie: what it may do, and sign-out. */
+export function sessionRoutes(router: Router, app: Slipway, sessions: SessionAuth) {
+  const sessionOf = (ctx: Context) => ctx.state.session as { token: string; csrfToken: string } | undefined;
+
+  route(router, sessionsApi.current, async (ctx) => {
+    const session = sessionOf(ctx);
+    if (!session) throw unauthorized('no session: this request was made with an API key, not the session cookie');
+    ctx.body = { session: present(principalOf(ctx), session.csrfToken, (await app.settings()).sessionIdleMinutes) };
+  });
+
+  route(router, sessionsApi.delete, async (ctx) => {
+    const session = sessionOf(ctx);
+    if (session) await sessions.store.close(session.token);
+    clearSessionCookie(ctx);
+    ctx.body = { ok: true };
+  });
+}

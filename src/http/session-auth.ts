@@ -1,0 +1,47 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Context } from 'koa';
+import type { Principal, PrincipalCache } from './auth.js';
+import { forbidden, unauthorized } from './errors.js';
+import type { SessionStore } from './session-store.js';
+
+export const SESSION_COOKIE = 'slipway_session';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export const sessionTokenOf = (ctx: Context): string | undefined => ctx.cookies.get(SESSION_COOKIE) || undefined;
+
+/** `Secure` always: browsers treat http://localhost as secure, and anywhere else the dashboard needs HTTPS. */
+export function setSessionCookie(ctx: Context, token: string) {
+  ctx.append('Set-Cookie', `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; Secure; SameSite=Strict`);
+}
+
+export function clearSessionCookie(ctx: Context) {
+  ctx.append('Set-Cookie', `${SESSION_COOKIE}=; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age=0`);
+}
+
+const sameText = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+/** The principal of a request that carries the session cookie instead of a key. */
+export class SessionAuth {
+  constructor(
+    readonly store: SessionStore,
+    private readonly keys: PrincipalCache,
+    private readonly idleMinutes: () => Promise<number>,
+  ) {}
+
+  async principalOf(ctx: Context): Promise<Principal> {
+    const token = sessionTokenOf(ctx)!;
+    const session = await this.store.touch(token, (await this.idleMinutes()) * 60_000);
+    const principal = session && (await this.keys.findByHash(session.keyHash));
+    if (!session || !principal) {
+      if (session) await this.store.close(token);
+      clearSessionCookie(ctx);
+      throw unauthorized('the session has ended (signed out, idle too long, or its key was revoked): sign in again');
+    }
+    // Another site can make the browser send the cookie, never this header: a write needs both.
+    if (!SAFE_METHODS.has(ctx.method) && !sameText(ctx.get('x-csrf-token'), session.csrfToken)) {
+      throw forbidden('a write through the session cookie needs its X-CSRF-Token header');
+    }
+    ctx.state.session = { token, csrfToken: session.csrfToken };
+    return principal;
+  }
+}
