@@ -2374,7 +2374,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The key may not do this: a read key asking to write, or a key scoped to some projects asking for an installation-wide action (`forbidden`). */
+        /** @description The key may not do this: a read key asking to write, or a key scoped to some projects asking for an installation-wide action; or a write through the session cookie without its `X-CSRF-Token` header (`forbidden`). */
         Error403: {
             headers: {
                 [name: string]: unknown;
@@ -4264,6 +4264,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
@@ -4359,6 +4360,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
@@ -5701,6 +5703,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };

@@ -6,7 +6,7 @@ import { SchemaComponents, type JsonSchema } from './json-schema.js';
 const ERROR_MEANING: Record<number, string> = {
   400: 'The input is invalid (`validation_failed`, also for a body nested deeper than 64 levels), the body is not JSON (`invalid_json`), or the input names a destination the outbound policy refuses (`forbidden_destination`).',
   401: 'No key, or a key that is unknown or revoked; on a hook route, a signature that does not verify (`unauthorized`).',
-  403: 'The key may not do this: a read key asking to write, or a key scoped to some projects asking for an installation-wide action (`forbidden`).',
+  403: 'The key may not do this: a read key asking to write, or a key scoped to some projects asking for an installation-wide action; or a write through the session cookie without its `X-CSRF-Token` header (`forbidden`).',
   404: 'Not found, or in a project the key cannot see (`not_found`).',
   409: 'It conflicts with the current state (`conflict`), or a request with the same `Idempotency-Key` is still in progress.',
   413: 'The body is larger than the server accepts (`payload_too_large`).',
@@ -21,7 +21,8 @@ const ERROR_MEANING: Record<number, string> = {
 function errorStatuses(e: Endpoint): number[] {
   const statuses = new Set<number>(e.errors ?? []);
   if (e.access !== 'public') for (const s of [401, 429]) statuses.add(s);
-  if (e.access === 'write' || e.allProjects) statuses.add(403);
+  // Any write through the session cookie without its X-CSRF-Token is refused, whatever the key may do.
+  if (e.access === 'write' || e.allProjects || (e.access !== 'public' && e.method !== 'get')) statuses.add(403);
   if (pathParams(e.path).length > 0) statuses.add(404);
   if (e.query) statuses.add(400);
   // Writes read a JSON body (even an empty one), take an Idempotency-Key and wait for the read model.
