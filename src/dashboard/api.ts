@@ -1,0 +1,27 @@
+import createClient, { type Middleware } from 'openapi-fetch';
+import type { paths } from '../cli/api-types.js';
+import { csrfToken } from './session.js';
+
+/** The API error body every endpoint answers with. */
+export interface ApiError {
+  error: { code: string; message: string; details: { path: string; message: string }[] };
+}
+
+// The session cookie goes with every request; writes also carry the session's CSRF token.
+const csrf: Middleware = {
+  onRequest({ request }) {
+    const token = csrfToken.value;
+    if (token && request.method !== 'GET' && request.method !== 'HEAD') request.headers.set('X-CSRF-Token', token);
+    return request;
+  },
+};
+
+export const api = createClient<paths>({ baseUrl: '', credentials: 'same-origin' });
+api.use(csrf);
+
+/** The message of an API error answer, or of a failure to reach the API. */
+export function messageOf(error: unknown): string {
+  const body = error as Partial<ApiError> | undefined;
+  if (body?.error?.message) return body.error.message;
+  return error instanceof Error ? error.message : 'the request failed';
+}

@@ -1,0 +1,36 @@
+import { LocationProvider, Route, Router } from 'preact-iso';
+import { useEffect } from 'preact/hooks';
+import { Layout } from './components/layout.js';
+import { ProjectsScreen } from './screens/projects.js';
+import { SignInScreen } from './screens/sign-in.js';
+import { session } from './session.js';
+import { loadSession } from './session-actions.js';
+
+export function App() {
+  useEffect(() => {
+    void loadSession();
+  }, []);
+  if (session.value === undefined) return <p class="loading" role="status">Loading…</p>;
+  if (session.value === null) return <SignInScreen />;
+  return (
+    <LocationProvider>
+      <Layout>
+        <Router>
+          <Route path="/" component={ProjectsScreen} />
+          <Route default component={NotFound} />
+        </Router>
+      </Layout>
+    </LocationProvider>
+  );
+}
+
+function NotFound() {
+  return (
+    <section>
+      <h1>Not found</h1>
+      <p>
+        <a href="/">Back to the projects</a>
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,79 @@
+import { useSignal } from '@preact/signals';
+import { useEffect } from 'preact/hooks';
+import type { components } from '../../cli/api-types.js';
+import { api, messageOf } from '../api.js';
+import { ErrorNote } from '../components/error-note.js';
+import { canWrite } from '../session.js';
+
+type Project = components['schemas']['Project'];
+
+export function ProjectsScreen() {
+  const projects = useSignal<Project[] | null>(null);
+  const error = useSignal<string | null>(null);
+  const newName = useSignal('');
+  const load = async () => {
+    const { data, error: failed } = await api.GET('/api/projects');
+    if (failed) error.value = messageOf(failed);
+    else projects.value = data.projects;
+  };
+  useEffect(() => {
+    void load();
+  }, []);
+
+  const create = async (event: Event) => {
+    event.preventDefault();
+    const { error: failed } = await api.POST('/api/projects', { body: { name: newName.value } });
+    if (failed) return void (error.value = messageOf(failed));
+    newName.value = '';
+    error.value = null;
+    await load();
+  };
+
+  const remove = async (project: Project) => {
+    const databases = project.services.filter((s) => s.repoUrl === 'database').length;
+    const what = `project ${project.name} with its ${project.services.length} service(s)${databases ? ` (${databases} database(s) and their data)` : ''}`;
+    if (!window.confirm(`Delete ${what}? This cannot be undone.`)) return;
+    const { error: failed } = await api.DELETE('/api/projects/{projectId}', { params: { path: { projectId: project.id } } });
+    if (failed) return void (error.value = messageOf(failed));
+    await load();
+  };
+
+  return (
+    <section>
+      <h1>Projects</h1>
+      <ErrorNote message={error.value} />
+      {canWrite.value && (
+        <form class="inline" onSubmit={create}>
+          <label for="new-project">New project</label>
+          <input id="new-project" required maxLength={100} value={newName.value} onInput={(e) => (newName.value = e.currentTarget.value)} />
+          <button type="submit">Create</button>
+        </form>
+      )}
+      {projects.value === null ? (
+        <p role="status">Loading…</p>
+      ) : projects.value.length === 0 ? (
+        <p>No projects yet.</p>
+      ) : (
+        <ul class="cards">
+          {projects.value.map((project) => (
+            <li key={project.id} class="card">
+              <h2>{project.name}</h2>
+              <ul class="services">
+                {project.services.map((s) => (
+                  <li key={s.id}>
+                    <a href={`/services/${s.id}`}>{s.name}</a> <span class={`status status-${s.status}`}>{s.status}</span>
+                  </li>
+                ))}
+              </ul>
+              {canWrite.value && (
+                <button type="button" class="danger" onClick={() => void remove(project)}>
+                  Delete…
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,35 @@
+import { useSignal } from '@preact/signals';
+import { signIn } from '../session-actions.js';
+
+export function SignInScreen() {
+  const key = useSignal('');
+  const error = useSignal<string | null>(null);
+  const busy = useSignal(false);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    busy.value = true;
+    error.value = await signIn(key.value.trim());
+    busy.value = false;
+    key.value = '';
+  };
+  return (
+    <main class="sign-in">
+      <h1>Slipway</h1>
+      <form onSubmit={submit} aria-describedby="sign-in-help">
+        <label for="api-key">API key</label>
+        <input id="api-key" type="password" autocomplete="off" required value={key.value} onInput={(e) => (key.value = e.currentTarget.value)} />
+        <p id="sign-in-help" class="help">
+          The key is exchanged for a session cookie; this page does not keep it.
+        </p>
+        {error.value && (
+          <p class="error" role="alert">
+            {error.value}
+          </p>
+        )}
+        <button type="submit" disabled={busy.value}>
+          Sign in
+        </button>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,26 @@
+import { api, messageOf } from './api.js';
+import { session } from './session.js';
+
+/** Looks up the session of the cookie, if any (after a reload). */
+export async function loadSession(): Promise<void> {
+  const { data } = await api.GET('/api/sessions/current');
+  session.value = data?.session ?? null;
+}
+
+/** Exchanges the key for the session cookie; the key is not kept anywhere in the page. */
+export async function signIn(key: string): Promise<string | null> {
+  const { data, error } = await api.POST('/api/sessions', { body: { key } });
+  if (error) return messageOf(error);
+  session.value = data.session;
+  return null;
+}
+
+export async function signOut(): Promise<void> {
+  await api.DELETE('/api/sessions');
+  session.value = null;
+}
+
+/** A 401 from any request: the session ended (revoked key, idle); the page goes back to sign-in. */
+export function endedSession(): void {
+  session.value = null;
+}

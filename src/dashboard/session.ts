@@ -1,0 +1,14 @@
+import { computed, signal } from '@preact/signals';
+
+export interface Session {
+  keyId: string;
+  access: 'read' | 'write';
+  projectIds: string[] | null;
+  csrfToken: string;
+  idleMinutes: number;
+}
+
+/** The signed-in session; null before sign-in or after it ended. `undefined` while it is being looked up. */
+export const session = signal<Session | null | undefined>(undefined);
+export const csrfToken = computed(() => session.value?.csrfToken ?? null);
+export const canWrite = computed(() => session.value?.access === 'write');
