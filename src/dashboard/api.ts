@@ -2,6 +2,9 @@ import createClient, { type Middleware } from 'openapi-fetch';
 import type { paths } from '../cli/api-types.js';
 import { csrfToken } from './session.js';
 
+/** The JSON answer (200) of an operation, as the OpenAPI document describes it. */
+export type AnswerOf<P extends keyof paths, M extends 'get' | 'post' | 'patch' | 'put' | 'delete'> = paths[P] extends Record<M, { responses: { 200: { content: { 'application/json': infer T } } } }> ? T : never;
+
 /** The API error body every endpoint answers with. */
 export interface ApiError {
   error: { code: string; message: string; details: { path: string; message: string }[] };

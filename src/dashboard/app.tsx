@@ -2,6 +2,7 @@ import { LocationProvider, Route, Router } from 'preact-iso';
 import { useEffect } from 'preact/hooks';
 import { Layout } from './components/layout.js';
 import { ProjectsScreen } from './screens/projects.js';
+import { ServiceScreen } from './screens/service.js';
 import { SignInScreen } from './screens/sign-in.js';
 import { session } from './session.js';
 import { loadSession } from './session-actions.js';
@@ -17,6 +18,7 @@ export function App() {
       <Layout>
         <Router>
           <Route path="/" component={ProjectsScreen} />
+          <Route path="/services/:serviceId" component={ServiceScreen} />
           <Route default component={NotFound} />
         </Router>
       </Layout>

@@ -1,0 +1,78 @@
+import { useSignal } from '@preact/signals';
+import { AnsiUp } from 'ansi_up';
+import { useEffect, useRef } from 'preact/hooks';
+
+interface Line {
+  id: number;
+  line: string;
+  stream: string;
+}
+
+// Classes, not inline styles: the page's Content-Security-Policy allows no style attributes.
+const ansi = new AnsiUp();
+ansi.use_classes = true;
+
+/**
+ * A Server-Sent Events log (`snapshot`, then `log` per line), coloured, following the tail unless the reader
+ * scrolled up. A lost stream reconnects (EventSource does) and says so; `isOver` tells a stream that ended
+ * from a lost one; `filter` keeps matching lines only.
+ */
+export function LiveLog({ url, filter = '', label, isOver }: { url: string; filter?: string; label: string; isOver?: () => Promise<boolean> }) {
+  const lines = useSignal<Line[]>([]);
+  const state = useSignal<'connecting' | 'live' | 'reconnecting' | 'ended'>('connecting');
+  const box = useRef<HTMLPreElement>(null);
+  const follow = useRef(true);
+
+  useEffect(() => {
+    lines.value = [];
+    const source = new EventSource(url);
+    source.addEventListener('snapshot', (e) => {
+      lines.value = JSON.parse((e as MessageEvent<string>).data) as Line[];
+      state.value = 'live';
+    });
+    source.addEventListener('log', (e) => {
+      const line = JSON.parse((e as MessageEvent<string>).data) as Line;
+      // A reconnect sends the snapshot again: lines already shown are not repeated.
+      if (lines.value.length === 0 || line.id > lines.value[lines.value.length - 1]!.id) lines.value = [...lines.value, line];
+    });
+    source.addEventListener('status', (e) => {
+      if ((JSON.parse((e as MessageEvent<string>).data) as { closed: boolean }).closed) state.value = 'ended';
+    });
+    // The server closes a deployment's stream when it ends; EventSource would reconnect, so ask first.
+    source.onerror = async () => {
+      if (state.value === 'ended' || (isOver && (await isOver()))) {
+        source.close();
+        state.value = 'ended';
+      } else state.value = 'reconnecting';
+    };
+    return () => source.close();
+  }, [url]);
+
+  useEffect(() => {
+    const el = box.current;
+    if (el && follow.current) el.scrollTop = el.scrollHeight;
+  });
+
+  const shown = filter ? lines.value.filter((l) => l.line.toLowerCase().includes(filter.toLowerCase())) : lines.value;
+  return (
+    <div class="live-log">
+      <p class={`stream-state state-${state.value}`} role="status">
+        {state.value === 'reconnecting' ? 'Connection lost — reconnecting…' : state.value === 'live' ? 'Live' : state.value === 'ended' ? 'Ended' : 'Connecting…'}
+      </p>
+      <pre
+        ref={box}
+        class="log"
+        tabIndex={0}
+        aria-label={label}
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          follow.current = el.scrollTop + el.clientHeight >= el.scrollHeight - 4;
+        }}
+      >
+        {shown.map((l) => (
+          <div key={l.id} class={`line line-${l.stream}`} dangerouslySetInnerHTML={{ __html: ansi.ansi_to_html(l.line) }} />
+        ))}
+      </pre>
+    </div>
+  );
+}

@@ -1,0 +1,157 @@
+import { useSignal } from '@preact/signals';
+import { useEffect } from 'preact/hooks';
+import { useRoute } from 'preact-iso';
+import type { components } from '../../cli/api-types.js';
+import { api, messageOf, type AnswerOf } from '../api.js';
+import { ErrorNote } from '../components/error-note.js';
+import { LiveLog } from '../components/live-log.js';
+import { canWrite } from '../session.js';
+
+type Overview = AnswerOf<'/api/services/{serviceId}/overview', 'get'>;
+type Deployment = Overview['deployments'][number];
+type Release = components['schemas']['Release'];
+type Explanation = { summary: string; likelyCause: string; suggestedFix: string; commands: string[] };
+
+const FINISHED = new Set(['succeeded', 'failed', 'aborted', 'canceled', 'rolled_back']);
+
+export function ServiceScreen() {
+  const { params } = useRoute();
+  const serviceId = params.serviceId!;
+  const overview = useSignal<Overview | null>(null);
+  const releases = useSignal<Release[]>([]);
+  const watching = useSignal<string | null>(null);
+  const explanation = useSignal<Explanation | null>(null);
+  const error = useSignal<string | null>(null);
+
+  const load = async () => {
+    const path = { params: { path: { serviceId } } };
+    const [o, r] = await Promise.all([api.GET('/api/services/{serviceId}/overview', path), api.GET('/api/services/{serviceId}/releases', path)]);
+    if (o.error) return void (error.value = messageOf(o.error));
+    overview.value = o.data;
+    releases.value = r.data?.releases ?? [];
+    watching.value ??= o.data.deployments[0]?.id ?? null;
+  };
+  useEffect(() => {
+    void load();
+  }, [serviceId]);
+
+  const act = async (run: () => Promise<{ error?: unknown }>) => {
+    const { error: failed } = await run();
+    error.value = failed ? messageOf(failed) : null;
+    await load();
+  };
+  const deploy = () =>
+    act(async () => {
+      const answer = await api.POST('/api/services/{serviceId}/deployments', { params: { path: { serviceId } } });
+      if (answer.data) watching.value = answer.data.deployment.id;
+      return answer;
+    });
+  const abort = (id: string) => act(() => api.POST('/api/deployments/{deploymentId}/abort', { params: { path: { deploymentId: id } } }));
+  const rollback = (release: Release) =>
+    act(async () => {
+      if (!window.confirm(`Roll back to v${release.version}? Its image runs again with its own configuration.`)) return {};
+      const answer = await api.POST('/api/services/{serviceId}/rollback', { params: { path: { serviceId } }, body: { releaseId: release.id, config: 'release' } });
+      if (answer.data) watching.value = answer.data.deployment.id;
+      return answer;
+    });
+  const explain = async (id: string) => {
+    const { data, error: failed } = await api.POST('/api/deployments/{deploymentId}/explain-failure', { params: { path: { deploymentId: id }, query: {} }, body: { providerId: 'builtin' } });
+    if (failed) return void (error.value = messageOf(failed));
+    explanation.value = data.explanation;
+  };
+  const isOver = async () => {
+    await load();
+    const d = overview.value?.deployments.find((x) => x.id === watching.value);
+    return !d || FINISHED.has(d.status);
+  };
+
+  const o = overview.value;
+  if (!o) return error.value ? <ErrorNote message={error.value} /> : <p role="status">Loading…</p>;
+  const s = o.service;
+  return (
+    <section>
+      <h1>
+        {s.name} <span class={`status status-${s.status}`}>{s.status}</span>
+      </h1>
+      <ErrorNote message={error.value} />
+      <dl class="facts">
+        <dt>Address</dt>
+        <dd>{s.primaryUrl ? <a href={s.primaryUrl}>{s.primaryUrl}</a> : '—'}</dd>
+        <dt>Source</dt>
+        <dd>{s.dockerImage ?? s.repoFullName ?? s.repoUrl}</dd>
+        <dt>Last deployed</dt>
+        <dd>{s.lastDeployedAt ?? 'never'}</dd>
+      </dl>
+      {canWrite.value && (
+        <button type="button" onClick={() => void deploy()}>
+          Deploy
+        </button>
+      )}
+
+      <h2>Deployments</h2>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Status</th>
+            <th scope="col">Kind</th>
+            <th scope="col">Started</th>
+            <th scope="col">Reason</th>
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {o.deployments.map((d: Deployment) => (
+            <tr key={d.id} aria-current={d.id === watching.value ? 'true' : undefined}>
+              <td class={`status status-${d.status}`}>{d.status}</td>
+              <td>{d.kind}</td>
+              <td>{d.startedAt ?? d.createdAt}</td>
+              <td>{d.reason ?? ''}</td>
+              <td>
+                <button type="button" onClick={() => (watching.value = d.id)}>
+                  Log
+                </button>
+                {canWrite.value && !FINISHED.has(d.status) && (
+                  <button type="button" onClick={() => void abort(d.id)}>
+                    Abort
+                  </button>
+                )}
+                {canWrite.value && (d.status === 'failed' || d.status === 'rolled_back') && (
+                  <button type="button" onClick={() => void explain(d.id)}>
+                    Explain
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {explanation.value && (
+        <aside class="explanation" aria-label="Why it failed">
+          <p>
+            <strong>{explanation.value.summary}</strong>
+          </p>
+          <p>{explanation.value.likelyCause}</p>
+          <p>{explanation.value.suggestedFix}</p>
+          <pre>{explanation.value.commands.join('\n')}</pre>
+        </aside>
+      )}
+      {watching.value && <LiveLog url={`/api/deployments/${watching.value}/stream`} label="Deployment log" isOver={isOver} />}
+
+      <h2>Releases</h2>
+      <ul class="releases">
+        {releases.value.map((r) => (
+          <li key={r.id}>
+            v{r.version} {r.current && <strong>(current)</strong>} {r.commitMessage ?? r.imageId.slice(0, 19)}{' '}
+            {canWrite.value && !r.current && r.available && (
+              <button type="button" onClick={() => void rollback(r)}>
+                Roll back to this
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
