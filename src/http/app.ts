@@ -31,6 +31,7 @@ import { autoDeployRoutes } from './routes/auto-deploy.js';
 import { hookRoutes } from './routes/hooks.js';
 import { ServiceScopeCache } from './service-scope-cache.js';
 import { openApiRoutes } from './routes/openapi.js';
+import { dashboardRoutes } from './routes/dashboard.js';
 import { gitRoutes } from './routes/git.js';
 import { sessionRoutes, signInRoutes } from './routes/sessions.js';
 import { SessionAuth } from './session-auth.js';
@@ -120,6 +121,8 @@ export function createHttpApp(app: Slipway): Koa {
   koa.use(api.routes());
   // Not thrown: the router sets `Allow` only when it answers itself; errorHandler adds the error body.
   koa.use(api.allowedMethods());
+  // Last: every address that is not the API's or the Git remote's is a page of the dashboard.
+  koa.use(dashboardRoutes());
   ROUTERS.set(koa, [router, hooks, signIn, api]);
   return koa;
 }

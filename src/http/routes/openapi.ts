@@ -1,4 +1,4 @@
-import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { createReadStream, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type Router from '@koa/router';
@@ -9,17 +9,12 @@ import { DOCS_ASSETS, metaApi } from '../contract/meta.js';
 import { notFoundHttp } from '../errors.js';
 import { PAGE_POLICY } from '../security-headers.js';
 import { buildOpenApiDocument } from '../openapi/document.js';
+import { packageRoot } from '../../package-root.js';
 
 const require = createRequire(import.meta.url);
 
-/** Slipway's version, from its package.json (found upwards: the sources run from src/ or from dist/src/). */
-function slipwayVersion(): string {
-  for (let dir = import.meta.dirname; dir !== dirname(dir); dir = dirname(dir)) {
-    const file = join(dir, 'package.json');
-    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
-  }
-  return '0.0.0';
-}
+/** Slipway's version, from its package.json. */
+const slipwayVersion = (): string => (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
 
 const DOCS_PAGE = `<!doctype html>
 <html lang="en">
