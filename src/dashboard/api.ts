@@ -1,6 +1,6 @@
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { paths } from '../cli/api-types.js';
-import { csrfToken } from './session.js';
+import { csrfToken, session } from './session.js';
 
 /** The JSON answer (200) of an operation, as the OpenAPI document describes it. */
 export type AnswerOf<P extends keyof paths, M extends 'get' | 'post' | 'patch' | 'put' | 'delete'> = paths[P] extends Record<M, { responses: { 200: { content: { 'application/json': infer T } } } }> ? T : never;
@@ -16,6 +16,11 @@ const csrf: Middleware = {
     const token = csrfToken.value;
     if (token && request.method !== 'GET' && request.method !== 'HEAD') request.headers.set('X-CSRF-Token', token);
     return request;
+  },
+  // The session ended (signed out elsewhere, idle, its key revoked): back to the sign-in page.
+  onResponse({ response }) {
+    if (response.status === 401 && session.value) session.value = null;
+    return response;
   },
 };
 

@@ -1,0 +1,72 @@
+import t from 'tap';
+import type { Page } from 'puppeteer-core';
+import { createKey, createProject } from '../helpers/api-suite.js';
+import { launchChromium, requireChromium, seriousViolations } from '../helpers/browser.js';
+import { startTestServer } from '../helpers/test-server.js';
+
+t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', { skip: requireChromium() }, async (t) => {
+  const s = await startTestServer();
+  t.teardown(() => s.close());
+  const browser = await launchChromium();
+  t.teardown(() => browser.close());
+
+  const mine = await createProject(s, 'Mine');
+  await createProject(s, 'Theirs');
+
+  /** A fresh browser profile signed in with `key`. */
+  async function signedIn(key: string): Promise<Page> {
+    const context = await browser.createBrowserContext();
+    const page = await context.newPage();
+    await page.goto(s.url + '/', { waitUntil: 'networkidle0' });
+    await page.type('#api-key', key);
+    await Promise.all([page.waitForSelector('header.top'), page.click('button[type=submit]')]);
+    return page;
+  }
+
+  await t.test('the sign-in page: strict CSP, accessible, a wrong key is said where it was typed', async (t) => {
+    const page = await (await browser.createBrowserContext()).newPage();
+    const answer = await page.goto(s.url + '/', { waitUntil: 'networkidle0' });
+    t.match(answer!.headers()['content-security-policy'], /script-src 'self'/);
+    t.notMatch(answer!.headers()['content-security-policy'], /unsafe-inline/);
+    t.same(await seriousViolations(page), [], 'no serious accessibility violation');
+    await page.type('#api-key', 'slw_wrong');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('[role=alert]');
+    t.match(await page.$eval('[role=alert]', (e) => e.textContent), /unknown or revoked API key/);
+    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie);
+    t.notMatch(stored, /slw_/, 'no key in storage, and the session cookie is not readable by scripts');
+  });
+
+  await t.test('a write key: every project, create one', async (t) => {
+    const page = await signedIn(s.key);
+    await page.waitForSelector('.card h2');
+    const names = await page.$$eval('.card h2', (els) => els.map((e) => e.textContent));
+    t.same(names.sort(), ['Mine', 'Theirs']);
+    t.same(await seriousViolations(page), [], 'the projects screen is accessible');
+    await page.type('#new-project', 'Made in the browser');
+    await page.click('form.inline button[type=submit]');
+    await page.waitForFunction(() => [...document.querySelectorAll('.card h2')].some((e) => e.textContent === 'Made in the browser'));
+    const projects = (await s.call('GET', '/api/projects')).body.projects as { name: string }[];
+    t.ok(projects.some((p) => p.name === 'Made in the browser'), 'the API has it');
+  });
+
+  await t.test('a read key sees no write controls; a scoped key sees only its project', async (t) => {
+    const reader = await signedIn((await createKey(s, 'read', null)).secret);
+    await reader.waitForSelector('.card h2');
+    t.equal(await reader.$('#new-project'), null, 'no create form');
+    t.equal(await reader.$('button.danger'), null, 'no delete buttons');
+    const scoped = await signedIn((await createKey(s, 'write', [mine.id])).secret);
+    await scoped.waitForSelector('.card h2');
+    t.same(await scoped.$$eval('.card h2', (els) => els.map((e) => e.textContent)), ['Mine']);
+  });
+
+  await t.test('revoking the key ends the session: the next action goes back to sign-in', async (t) => {
+    const key = await createKey(s, 'write', null);
+    const page = await signedIn(key.secret);
+    await page.waitForSelector('.card h2');
+    t.equal((await s.call('DELETE', `/api/keys/${key.key.id}`)).status, 200);
+    await page.reload({ waitUntil: 'networkidle0' });
+    await page.waitForSelector('#api-key');
+    t.pass('signed out');
+  });
+});

@@ -1,0 +1,37 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { required } from './requirements.js';
+
+/** Debian's Chromium: puppeteer's own browser download cannot reach the internet here. */
+export const CHROMIUM = process.env.SLIPWAY_CHROMIUM ?? '/usr/bin/chromium';
+
+/** tap's `skip` for browser tests; fatal under `npm test`, which installs Chromium. */
+export const requireChromium = () => required(existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (npm test installs Debian's chromium)`);
+
+export function launchChromium(): Promise<Browser> {
+  // As root in a container Chromium needs --no-sandbox; nothing it opens here is outside this test.
+  return puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/**
+ * The page's serious and critical accessibility violations, by axe-core. Evaluated through the DevTools
+ * protocol, which the page's Content-Security-Policy does not govern (an injected script tag would be refused).
+ */
+export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe;
+    return (await axe.run()).violations;
+  });
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
