@@ -9,6 +9,8 @@ prepare_test_machine
 
 log "type-check"
 npx tsc -p tsconfig.json --noEmit
+log "dashboard build (the browser tests load it)"
+npm run -s build:dashboard
 
 log "tests"
 [[ -n "${EVENTSTORE_URL:-}" ]] ||

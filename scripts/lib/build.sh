@@ -21,6 +21,8 @@ ensure_build() {
   rm -f "$out/.build-digest"
   npx tsc -p tsconfig.build.json --outDir "$out"
   chmod +x "$out/src/cli/main.js"
+  npx tsc -p src/dashboard/tsconfig.json
+  npx vite build --config src/dashboard/vite.config.ts --logLevel warn --outDir "$(realpath -m "$out")/dashboard"
   echo "$digest" >"$out/.build-digest"
   echo "built in $((SECONDS - started)) s"
 }
