@@ -63,10 +63,16 @@ export function serveGitBackend(request: BackendRequest): Promise<void> {
     stdin.on('error', () => undefined);
     req.pipe(stdin);
     // http-backend writes its headers before receive-pack reads the pack, and an HTTP/1 proxy written in Go
-    // (Caddy) stops reading a request's body once the answer has begun: the answer waits for the whole request.
+    // (Caddy) stops reading a request's body once the answer has begun: the answer waits for the whole request,
+    // unless git has stopped reading it (a pack over receive.maxInputSize): then the rest is drained unread.
     const requestRead = new Promise<void>((done) => {
       req.once('end', done);
       req.once('close', done);
+      cgi.once('exit', () => {
+        req.unpipe(stdin);
+        req.resume();
+        done();
+      });
     });
     const relay = relayCgiOutput(stdout, res, requestRead);
     cgi.on('error', () => undefined);
