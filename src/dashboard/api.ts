@@ -1,9 +1,6 @@
-import createClient, { type Middleware } from 'openapi-fetch';
+import createClient, { type ClientPathsWithMethod, type MethodResponse, type Middleware } from 'openapi-fetch';
 import type { paths } from '../cli/api-types.js';
 import { csrfToken, session } from './session.js';
-
-/** The JSON answer (200) of an operation, as the OpenAPI document describes it. */
-export type AnswerOf<P extends keyof paths, M extends 'get' | 'post' | 'patch' | 'put' | 'delete'> = paths[P] extends Record<M, { responses: { 200: { content: { 'application/json': infer T } } } }> ? T : never;
 
 /** The API error body every endpoint answers with. */
 export interface ApiError {
@@ -33,3 +30,6 @@ export function messageOf(error: unknown): string {
   if (body?.error?.message) return body.error.message;
   return error instanceof Error ? error.message : 'the request failed';
 }
+
+/** The JSON answer of an operation, as the client types it. */
+export type GetAnswer<P extends ClientPathsWithMethod<typeof api, 'get'>> = MethodResponse<typeof api, 'get', P>;

@@ -33,7 +33,7 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
     await page.click('button[type=submit]');
     await page.waitForSelector('[role=alert]');
     t.match(await page.$eval('[role=alert]', (e) => e.textContent), /unknown or revoked API key/);
-    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie);
+    const stored = await page.evaluate('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie');
     t.notMatch(stored, /slw_/, 'no key in storage, and the session cookie is not readable by scripts');
   });
 
@@ -45,7 +45,7 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
     t.same(await seriousViolations(page), [], 'the projects screen is accessible');
     await page.type('#new-project', 'Made in the browser');
     await page.click('form.inline button[type=submit]');
-    await page.waitForFunction(() => [...document.querySelectorAll('.card h2')].some((e) => e.textContent === 'Made in the browser'));
+    await page.waitForFunction("[...document.querySelectorAll('.card h2')].some((e) => e.textContent === 'Made in the browser')");
     const projects = (await s.call('GET', '/api/projects')).body.projects as { name: string }[];
     t.ok(projects.some((p) => p.name === 'Made in the browser'), 'the API has it');
   });

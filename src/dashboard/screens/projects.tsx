@@ -1,11 +1,10 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import type { components } from '../../cli/api-types.js';
-import { api, messageOf } from '../api.js';
+import { api, messageOf, type GetAnswer } from '../api.js';
 import { ErrorNote } from '../components/error-note.js';
 import { canWrite } from '../session.js';
 
-type Project = components['schemas']['Project'];
+type Project = GetAnswer<'/api/projects'>['projects'][number];
 
 export function ProjectsScreen() {
   const projects = useSignal<Project[] | null>(null);

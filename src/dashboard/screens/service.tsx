@@ -1,15 +1,14 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
-import type { components } from '../../cli/api-types.js';
-import { api, messageOf, type AnswerOf } from '../api.js';
+import { api, messageOf, type GetAnswer } from '../api.js';
 import { ErrorNote } from '../components/error-note.js';
 import { LiveLog } from '../components/live-log.js';
 import { canWrite } from '../session.js';
 
-type Overview = AnswerOf<'/api/services/{serviceId}/overview', 'get'>;
+type Overview = GetAnswer<'/api/services/{serviceId}/overview'>;
 type Deployment = Overview['deployments'][number];
-type Release = components['schemas']['Release'];
+type Release = GetAnswer<'/api/services/{serviceId}/releases'>['releases'][number];
 type Explanation = { summary: string; likelyCause: string; suggestedFix: string; commands: string[] };
 
 const FINISHED = new Set(['succeeded', 'failed', 'aborted', 'canceled', 'rolled_back']);
