@@ -4,6 +4,7 @@ import { useRoute } from 'preact-iso';
 import { api, messageOf, type GetAnswer } from '../api.js';
 import { ErrorNote } from '../components/error-note.js';
 import { LiveLog } from '../components/live-log.js';
+import { Variables } from '../components/variables.js';
 import { canWrite } from '../session.js';
 
 type Overview = GetAnswer<'/api/services/{serviceId}/overview'>;
@@ -18,16 +19,22 @@ export function ServiceScreen() {
   const serviceId = params.serviceId!;
   const overview = useSignal<Overview | null>(null);
   const releases = useSignal<Release[]>([]);
+  const suggestions = useSignal<string[]>([]);
   const watching = useSignal<string | null>(null);
   const explanation = useSignal<Explanation | null>(null);
   const error = useSignal<string | null>(null);
 
   const load = async () => {
     const path = { params: { path: { serviceId } } };
-    const [o, r] = await Promise.all([api.GET('/api/services/{serviceId}/overview', path), api.GET('/api/services/{serviceId}/releases', path)]);
+    const [o, r, k] = await Promise.all([
+      api.GET('/api/services/{serviceId}/overview', path),
+      api.GET('/api/services/{serviceId}/releases', path),
+      api.GET('/api/services/{serviceId}/suggestion-keys', path),
+    ]);
     if (o.error) return void (error.value = messageOf(o.error));
     overview.value = o.data;
     releases.value = r.data?.releases ?? [];
+    suggestions.value = (k.data?.suggestions ?? []).map((x) => x.key);
     watching.value ??= o.data.deployments[0]?.id ?? null;
   };
   useEffect(() => {
@@ -137,6 +144,8 @@ export function ServiceScreen() {
         </aside>
       )}
       {watching.value && <LiveLog url={`/api/deployments/${watching.value}/stream`} label="Deployment log" isOver={isOver} />}
+
+      <Variables serviceId={serviceId} variables={o.env} suggestions={suggestions.value} changed={load} />
 
       <h2>Releases</h2>
       <ul class="releases">
