@@ -3,6 +3,7 @@ import { useEffect } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
 import { api, messageOf, type GetAnswer } from '../api.js';
 import { ErrorNote } from '../components/error-note.js';
+import { Domains } from '../components/domains.js';
 import { LiveLog } from '../components/live-log.js';
 import { Variables } from '../components/variables.js';
 import { canWrite } from '../session.js';
@@ -20,6 +21,7 @@ export function ServiceScreen() {
   const overview = useSignal<Overview | null>(null);
   const releases = useSignal<Release[]>([]);
   const suggestions = useSignal<string[]>([]);
+  const runtimeFilter = useSignal('');
   const watching = useSignal<string | null>(null);
   const explanation = useSignal<Explanation | null>(null);
   const error = useSignal<string | null>(null);
@@ -146,6 +148,11 @@ export function ServiceScreen() {
       {watching.value && <LiveLog url={`/api/deployments/${watching.value}/stream`} label="Deployment log" isOver={isOver} />}
 
       <Variables serviceId={serviceId} variables={o.env} suggestions={suggestions.value} changed={load} />
+      <Domains serviceId={serviceId} domains={o.domains} changed={load} />
+      <h2>Runtime logs</h2>
+      <label for="runtime-filter">Filter</label>
+      <input id="runtime-filter" type="search" value={runtimeFilter.value} onInput={(e) => (runtimeFilter.value = e.currentTarget.value)} />
+      <LiveLog url={`/api/services/${serviceId}/runtime-logs/stream`} label="Runtime log" filter={runtimeFilter.value} />
 
       <h2>Releases</h2>
       <ul class="releases">
