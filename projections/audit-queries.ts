@@ -26,9 +26,11 @@ export interface AuditFilter {
   stream?: string;
   /** One request's whole story: every event it caused. */
   correlationId?: string;
+  actor?: string;
+  type?: string;
 }
 
-/** One page of history after `after`, narrowed by any of project, stream and correlation id. */
+/** One page of history after `after`, narrowed by any of project, stream, correlation id, actor and type. */
 export async function listAuditEvents(db: SqlExecutor, options: AuditFilter): Promise<AuditRow[]> {
   const params: SqlValue[] = [options.after ?? ''];
   const where = [`a.position > $1`];
@@ -39,6 +41,8 @@ export async function listAuditEvents(db: SqlExecutor, options: AuditFilter): Pr
   }
   if (options.stream) where.push(`a.stream_id = ${bind(options.stream)}`);
   if (options.correlationId) where.push(`a.correlation_id = ${bind(options.correlationId)}`);
+  if (options.actor) where.push(`a.actor = ${bind(options.actor)}`);
+  if (options.type) where.push(`a.type = ${bind(options.type)}`);
   const { rows } = await db.query<AuditRow>(
     `select ${COLUMNS} from rm_audit_log a where ${where.join(' and ')} order by a.position limit ${bind(options.limit)}`,
     params,

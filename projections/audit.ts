@@ -42,6 +42,8 @@ create table if not exists rm_audit_streams (
 create index if not exists rm_audit_log_stream on rm_audit_log (stream_id, position);
 create index if not exists rm_audit_log_project on rm_audit_log (project_id, position);
 create index if not exists rm_audit_log_correlation on rm_audit_log (correlation_id, position);
+create index if not exists rm_audit_log_actor on rm_audit_log (actor, position);
+create index if not exists rm_audit_log_type on rm_audit_log (type, position);
 create index if not exists rm_audit_log_previous_project on rm_audit_log (previous_project_id, position)
   where previous_project_id is not null;`,
   applyBatch(events, out) {

@@ -5997,6 +5997,8 @@ export interface operations {
                 limit?: number;
                 stream?: string;
                 correlationId?: string;
+                actor?: string;
+                type?: string;
             };
             header?: never;
             path?: never;
@@ -6031,6 +6033,8 @@ export interface operations {
                 limit?: number;
                 stream?: string;
                 correlationId?: string;
+                actor?: string;
+                type?: string;
             };
             header?: never;
             path: {

@@ -16,6 +16,7 @@ interface AuditEvent {
   id: string;
   streamId: string;
   type: string;
+  actor: string;
   correlationId: string;
   position: string;
 }
@@ -102,6 +103,10 @@ t.test('the request id is the correlation id of every event the request causes',
   t.ok(inProject.body.events.every((e: AuditEvent) => e.correlationId === requestId));
 
   t.same((await s.call('GET', '/api/events?correlationId=no-such-request')).body.events, [], 'an unknown id: nothing');
+  const actor = events.find((e) => e.type === 'ServiceCreated')!.actor;
+  const byTypeAndActor = (await s.call('GET', `/api/events?type=EnvVarSet&actor=${encodeURIComponent(actor)}&limit=1000`)).body.events as AuditEvent[];
+  t.ok(byTypeAndActor.length > 0 && byTypeAndActor.every((e) => e.type === 'EnvVarSet' && e.actor === actor), 'by type and actor');
+  t.same((await s.call('GET', '/api/events?actor=key:nobody')).body.events, [], 'an actor that did nothing: nothing');
   assertError(t, await s.call('GET', `/api/events?correlationId=${'c'.repeat(201)}`), 400, 'validation_failed', 'too long');
 });
 

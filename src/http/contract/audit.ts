@@ -27,6 +27,8 @@ export const auditQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
   stream: z.string().max(200).optional().meta({ description: 'Only this stream, e.g. `service-<id>`.' }),
   correlationId: z.string().max(200).optional().meta({ description: 'Only what one request caused.' }),
+  actor: z.string().max(200).optional().meta({ description: 'Only what one actor did: `key:<id>`, `system`, `system:<process>`, `cli`.' }),
+  type: z.string().max(200).optional().meta({ description: 'Only events of this type, e.g. `DeploymentFailed`.' }),
 });
 
 const page = z.object({ events: z.array(auditEvent), next: z.string().nullable().meta({ description: 'Pass as `after` for the next page; null at the end.' }) });
