@@ -1,6 +1,7 @@
 import { LocationProvider, Route, Router } from 'preact-iso';
 import { useEffect } from 'preact/hooks';
 import { Layout } from './components/layout.js';
+import { HistoryScreen } from './screens/history.js';
 import { ProjectsScreen } from './screens/projects.js';
 import { ServiceScreen } from './screens/service.js';
 import { SignInScreen } from './screens/sign-in.js';
@@ -19,6 +20,7 @@ export function App() {
         <Router>
           <Route path="/" component={ProjectsScreen} />
           <Route path="/services/:serviceId" component={ServiceScreen} />
+          <Route path="/history" component={HistoryScreen} />
           <Route default component={NotFound} />
         </Router>
       </Layout>

@@ -12,6 +12,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
         </a>
         <nav aria-label="Main">
           <a href="/">Projects</a>
+          <a href="/history">History</a>
         </nav>
         <span class="who">
           {current.access === 'write' ? 'write key' : 'read key'}
