@@ -2,6 +2,7 @@ import { LocationProvider, Route, Router } from 'preact-iso';
 import { useEffect } from 'preact/hooks';
 import { Layout } from './components/layout.js';
 import { HistoryScreen } from './screens/history.js';
+import { InstallationScreen } from './screens/installation.js';
 import { ProjectsScreen } from './screens/projects.js';
 import { ServiceScreen } from './screens/service.js';
 import { SignInScreen } from './screens/sign-in.js';
@@ -21,6 +22,7 @@ export function App() {
           <Route path="/" component={ProjectsScreen} />
           <Route path="/services/:serviceId" component={ServiceScreen} />
           <Route path="/history" component={HistoryScreen} />
+          <Route path="/installation" component={InstallationScreen} />
           <Route default component={NotFound} />
         </Router>
       </Layout>

@@ -13,6 +13,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
         <nav aria-label="Main">
           <a href="/">Projects</a>
           <a href="/history">History</a>
+          <a href="/installation">Installation</a>
         </nav>
         <span class="who">
           {current.access === 'write' ? 'write key' : 'read key'}

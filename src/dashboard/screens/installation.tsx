@@ -1,0 +1,15 @@
+import { ApiKeys } from '../components/api-keys.js';
+import { ReadModelHealth } from '../components/read-model-health.js';
+import { session } from '../session.js';
+
+/** The installation: what an all-project key manages, and the health of the whole. */
+export function InstallationScreen() {
+  const allProjectWriter = session.value?.access === 'write' && session.value.projectIds === null;
+  return (
+    <section>
+      <h1>Installation</h1>
+      <ReadModelHealth />
+      {allProjectWriter && <ApiKeys />}
+    </section>
+  );
+}
