@@ -60,6 +60,30 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
     t.same(await scoped.$$eval('.card h2', (els) => els.map((e) => e.textContent)), ['Mine']);
   });
 
+  await t.test('installation: a key created with a scope is shown once and can be revoked; history shows it; both screens accessible', async (t) => {
+    const page = await signedIn(s.key);
+    await page.goto(s.url + '/installation', { waitUntil: 'networkidle0' });
+    await page.waitForSelector('#key-name');
+    t.same(await seriousViolations(page), [], 'the installation screen is accessible');
+    await page.type('#key-name', 'from-the-browser');
+    await page.select('#key-access', 'write');
+    await page.click('form.filters button[type=submit]');
+    await page.waitForSelector('.secret code');
+    const secret = await page.$eval('.secret code', (e) => e.textContent ?? '');
+    t.match(secret, /^slw_/, 'the new key is shown');
+    t.equal((await s.call('GET', '/api/projects', { key: secret })).status, 200, 'and works');
+    page.on('dialog', (d) => void d.accept());
+    const row = await page.waitForSelector('xpath/.//tr[td[1][text()="from-the-browser"]]//button');
+    await row!.click();
+    await page.waitForSelector('xpath/.//tr[td[1][text()="from-the-browser"]][contains(@class, "revoked")]');
+    t.equal((await s.call('GET', '/api/projects', { key: secret })).status, 401, 'revoked');
+    await page.goto(s.url + '/history', { waitUntil: 'networkidle0' });
+    await page.type('#filter-type', 'ApiKeyRevoked');
+    await page.keyboard.press('Tab');
+    await page.waitForFunction("[...document.querySelectorAll('.history summary strong')].some((e) => e.textContent === 'ApiKeyRevoked')");
+    t.same(await seriousViolations(page), [], 'the history screen is accessible');
+  });
+
   await t.test('revoking the key ends the session: the next action goes back to sign-in', async (t) => {
     const key = await createKey(s, 'write', null);
     const page = await signedIn(key.secret);
