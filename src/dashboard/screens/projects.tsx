@@ -28,6 +28,14 @@ export function ProjectsScreen() {
     await load();
   };
 
+  const rename = async (project: Project) => {
+    const name = window.prompt(`New name for ${project.name}`, project.name)?.trim();
+    if (!name || name === project.name) return;
+    const { error: failed } = await api.PATCH('/api/projects/{projectId}', { params: { path: { projectId: project.id } }, body: { name } });
+    if (failed) return void (error.value = messageOf(failed));
+    await load();
+  };
+
   const remove = async (project: Project) => {
     const databases = project.services.filter((s) => s.repoUrl === 'database').length;
     const what = `project ${project.name} with its ${project.services.length} service(s)${databases ? ` (${databases} database(s) and their data)` : ''}`;
@@ -65,9 +73,14 @@ export function ProjectsScreen() {
                 ))}
               </ul>
               {canWrite.value && (
-                <button type="button" class="danger" onClick={() => void remove(project)}>
-                  Delete…
-                </button>
+                <>
+                  <button type="button" onClick={() => void rename(project)}>
+                    Rename… <span class="visually-hidden">{project.name}</span>
+                  </button>
+                  <button type="button" class="danger" onClick={() => void remove(project)}>
+                    Delete… <span class="visually-hidden">{project.name}</span>
+                  </button>
+                </>
               )}
             </li>
           ))}

@@ -4,6 +4,7 @@ import { useRoute } from 'preact-iso';
 import { api, messageOf, type GetAnswer } from '../api.js';
 import { ErrorNote } from '../components/error-note.js';
 import { Domains } from '../components/domains.js';
+import { ServiceSettings } from '../components/service-settings.js';
 import { LiveLog } from '../components/live-log.js';
 import { Variables } from '../components/variables.js';
 import { canWrite } from '../session.js';
@@ -149,6 +150,7 @@ export function ServiceScreen() {
 
       <Variables serviceId={serviceId} variables={o.env} suggestions={suggestions.value} changed={load} />
       <Domains serviceId={serviceId} domains={o.domains} changed={load} />
+      <ServiceSettings key={s.updatedAt} service={s} changed={load} />
       <h2>Runtime logs</h2>
       <label for="runtime-filter">Filter</label>
       <input id="runtime-filter" type="search" value={runtimeFilter.value} onInput={(e) => (runtimeFilter.value = e.currentTarget.value)} />
