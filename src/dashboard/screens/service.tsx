@@ -3,6 +3,7 @@ import { useEffect } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
 import { api, messageOf, type GetAnswer } from '../api.js';
 import { ErrorNote } from '../components/error-note.js';
+import { AutoDeploy } from '../components/auto-deploy.js';
 import { Domains } from '../components/domains.js';
 import { ServiceSettings } from '../components/service-settings.js';
 import { LiveLog } from '../components/live-log.js';
@@ -151,6 +152,7 @@ export function ServiceScreen() {
       <Variables serviceId={serviceId} variables={o.env} suggestions={suggestions.value} changed={load} />
       <Domains serviceId={serviceId} domains={o.domains} changed={load} />
       <ServiceSettings key={s.updatedAt} service={s} changed={load} />
+      {s.repoUrl !== 'docker-image' && s.repoUrl !== 'database' && <AutoDeploy serviceId={serviceId} />}
       <h2>Runtime logs</h2>
       <label for="runtime-filter">Filter</label>
       <input id="runtime-filter" type="search" value={runtimeFilter.value} onInput={(e) => (runtimeFilter.value = e.currentTarget.value)} />

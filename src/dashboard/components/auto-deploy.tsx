@@ -1,0 +1,108 @@
+import { useSignal } from '@preact/signals';
+import { useEffect } from 'preact/hooks';
+import { api, messageOf, type GetAnswer } from '../api.js';
+import { canWrite } from '../session.js';
+import { ErrorNote } from './error-note.js';
+
+type Settings = NonNullable<GetAnswer<'/api/services/{serviceId}/auto-deploy'>['autoDeploy']>;
+type Delivery = GetAnswer<'/api/services/{serviceId}/auto-deploy/deliveries'>['deliveries'][number];
+const PROVIDERS = ['github', 'gitlab', 'gitea', 'bitbucket', 'generic'] as const;
+
+/** Deploy on push: the webhook URL, the secret once, and what each delivery did. */
+export function AutoDeploy({ serviceId }: { serviceId: string }) {
+  const settings = useSignal<Settings | null>(null);
+  const deliveries = useSignal<Delivery[]>([]);
+  const provider = useSignal<(typeof PROVIDERS)[number]>('github');
+  const secret = useSignal<string | null>(null);
+  const error = useSignal<string | null>(null);
+  const path = { params: { path: { serviceId } } };
+  const load = async () => {
+    const [a, d] = await Promise.all([api.GET('/api/services/{serviceId}/auto-deploy', path), api.GET('/api/services/{serviceId}/auto-deploy/deliveries', path)]);
+    settings.value = a.data?.autoDeploy ?? null;
+    if (settings.value) provider.value = settings.value.provider;
+    deliveries.value = d.data?.deliveries ?? [];
+  };
+  useEffect(() => {
+    void load();
+  }, [serviceId]);
+
+  const save = async (enabled: boolean) => {
+    const { data, error: failed } = await api.PUT('/api/services/{serviceId}/auto-deploy', { ...path, body: { enabled, provider: provider.value } });
+    if (failed) return void (error.value = messageOf(failed));
+    error.value = null;
+    secret.value = data.autoDeploy.secret ?? null;
+    await load();
+  };
+  const rotate = async () => {
+    if (!window.confirm('Replace the secret? The Git host must be given the new one.')) return;
+    const { data, error: failed } = await api.POST('/api/services/{serviceId}/auto-deploy/rotate-secret', path);
+    if (failed) return void (error.value = messageOf(failed));
+    secret.value = data.autoDeploy.secret;
+  };
+
+  const s = settings.value;
+  return (
+    <section aria-labelledby="auto-deploy">
+      <h2 id="auto-deploy">Deploy on push</h2>
+      <ErrorNote message={error.value} />
+      {s && (
+        <p>
+          {s.enabled ? 'On' : 'Off'} — {s.provider} pushes to <code>{s.branch}</code>. Webhook URL: <code>{s.webhookUrl}</code>
+        </p>
+      )}
+      {secret.value && (
+        <p class="secret" role="status">
+          The secret, shown this once: <code>{secret.value}</code>
+        </p>
+      )}
+      {canWrite.value && (
+        <div class="inline">
+          <label for="hook-provider">Git host</label>
+          <select id="hook-provider" value={provider.value} onChange={(e) => (provider.value = e.currentTarget.value as (typeof PROVIDERS)[number])}>
+            {PROVIDERS.map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
+          </select>
+          <button type="button" onClick={() => void save(true)}>
+            {s?.enabled ? 'Save' : 'Turn on'}
+          </button>
+          {s?.enabled && (
+            <button type="button" onClick={() => void save(false)}>
+              Turn off
+            </button>
+          )}
+          {s && (
+            <button type="button" onClick={() => void rotate()}>
+              New secret…
+            </button>
+          )}
+        </div>
+      )}
+      {deliveries.value.length > 0 && (
+        <table>
+          <caption>Last deliveries</caption>
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Event</th>
+              <th scope="col">Verdict</th>
+              <th scope="col">Commit</th>
+            </tr>
+          </thead>
+          <tbody>
+            {deliveries.value.map((d, i) => (
+              <tr key={i}>
+                <td>{d.at.replace('T', ' ').slice(0, 19)}</td>
+                <td>{d.event ?? ''}</td>
+                <td>{d.verdict}</td>
+                <td>{d.commitSha?.slice(0, 12) ?? ''}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
