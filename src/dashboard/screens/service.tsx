@@ -4,6 +4,8 @@ import { useRoute } from 'preact-iso';
 import { api, messageOf, type GetAnswer } from '../api.js';
 import { ErrorNote } from '../components/error-note.js';
 import { AutoDeploy } from '../components/auto-deploy.js';
+import { Backups } from '../components/backups.js';
+import { DatabaseBrowser } from '../components/database-browser.js';
 import { Domains } from '../components/domains.js';
 import { ServiceSettings } from '../components/service-settings.js';
 import { LiveLog } from '../components/live-log.js';
@@ -149,6 +151,8 @@ export function ServiceScreen() {
       )}
       {watching.value && <LiveLog url={`/api/deployments/${watching.value}/stream`} label="Deployment log" isOver={isOver} />}
 
+      {s.repoUrl === 'database' && s.status === 'active' && <DatabaseBrowser serviceId={serviceId} />}
+      {s.repoUrl === 'database' && <Backups serviceId={serviceId} />}
       <Variables serviceId={serviceId} variables={o.env} suggestions={suggestions.value} changed={load} />
       <Domains serviceId={serviceId} domains={o.domains} changed={load} />
       <ServiceSettings key={s.updatedAt} service={s} changed={load} />

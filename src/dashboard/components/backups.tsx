@@ -1,0 +1,95 @@
+import { useSignal } from '@preact/signals';
+import { useEffect } from 'preact/hooks';
+import { api, messageOf, type GetAnswer } from '../api.js';
+import { canWrite } from '../session.js';
+import { ErrorNote } from './error-note.js';
+
+type Backup = GetAnswer<'/api/services/{serviceId}/database/backups'>['backups'][number];
+
+/** A database's backups: take one, download it, restore it (after saying what it replaces), and the CA for TLS. */
+export function Backups({ serviceId }: { serviceId: string }) {
+  const backups = useSignal<Backup[]>([]);
+  const error = useSignal<string | null>(null);
+  const note = useSignal<string | null>(null);
+  const path = { params: { path: { serviceId } } };
+  const load = async () => {
+    const { data, error: failed } = await api.GET('/api/services/{serviceId}/database/backups', path);
+    if (failed) return void (error.value = messageOf(failed));
+    backups.value = data.backups;
+  };
+  useEffect(() => {
+    void load();
+    // A running backup ends on its own: look again while one runs.
+    const timer = setInterval(() => backups.value.some((b) => b.status === 'running') && void load(), 2000);
+    return () => clearInterval(timer);
+  }, [serviceId]);
+
+  const take = async () => {
+    const { error: failed } = await api.POST('/api/services/{serviceId}/database/backups', { ...path, body: {} });
+    error.value = failed ? messageOf(failed) : null;
+    await load();
+  };
+  const restore = async (b: Backup) => {
+    if (!window.confirm(`Restore the backup of ${b.createdAt.replace('T', ' ').slice(0, 19)}? The database's current data is replaced.`)) return;
+    const { data, error: failed } = await api.POST('/api/services/{serviceId}/database/backups/{backupId}/restore', { params: { path: { serviceId, backupId: b.id } } });
+    error.value = failed ? messageOf(failed) : null;
+    note.value = data ? `Restored at ${data.restoredAt}` : null;
+    await load();
+  };
+
+  return (
+    <section aria-labelledby="backups">
+      <h2 id="backups">Backups</h2>
+      <ErrorNote message={error.value} />
+      {note.value && <p role="status">{note.value}</p>}
+      {canWrite.value && (
+        <button type="button" onClick={() => void take()}>
+          Back up now
+        </button>
+      )}
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Taken</th>
+            <th scope="col">Status</th>
+            <th scope="col">Where</th>
+            <th scope="col">Size</th>
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {backups.value.map((b) => (
+            <tr key={b.id}>
+              <td>{b.createdAt.replace('T', ' ').slice(0, 19)}</td>
+              <td class={`status status-${b.status}`}>{b.status}{b.error ? ` — ${b.error}` : ''}</td>
+              <td>{b.storage}</td>
+              <td>{b.sizeBytes === null ? '' : `${(b.sizeBytes / 1024).toFixed(0)} kB`}</td>
+              <td>
+                {b.status === 'succeeded' && (
+                  <>
+                    <a href={`/api/services/${serviceId}/database/backups/${b.id}/download`} download>
+                      Download
+                    </a>{' '}
+                    {canWrite.value && (
+                      <button type="button" class="danger" onClick={() => void restore(b)}>
+                        Restore…
+                      </button>
+                    )}
+                  </>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p>
+        <a href={`/api/services/${serviceId}/database/tls/ca`} download>
+          Download the CA certificate
+        </a>{' '}
+        (for <code>sslmode=verify-full</code>)
+      </p>
+    </section>
+  );
+}

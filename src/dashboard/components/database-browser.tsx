@@ -1,0 +1,229 @@
+import { useSignal } from '@preact/signals';
+import { useEffect } from 'preact/hooks';
+import { api, messageOf, type GetAnswer } from '../api.js';
+import { canWrite } from '../session.js';
+import { ErrorNote } from './error-note.js';
+
+type Tables = GetAnswer<'/api/services/{serviceId}/database/tables'>['tables'];
+type Page = GetAnswer<'/api/services/{serviceId}/database/rows'>;
+type Result = { columns: { name: string }[]; rows: Record<string, unknown>[]; rowCount: number; truncated: boolean };
+const PAGE = 50;
+
+const show = (value: unknown) => (value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value));
+/** What the user typed, as the value to send: JSON when it reads as JSON (numbers, true, null, objects), else text. */
+function typed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** A database service's tables, a page of rows edited in place, and a console for statements. */
+export function DatabaseBrowser({ serviceId }: { serviceId: string }) {
+  const tables = useSignal<Tables>([]);
+  const table = useSignal<string | null>(null);
+  const page = useSignal<Page | null>(null);
+  const offset = useSignal(0);
+  const editing = useSignal<{ row: number; column: string; text: string } | null>(null);
+  const statement = useSignal('');
+  const result = useSignal<Result | null>(null);
+  const error = useSignal<string | null>(null);
+  const path = { serviceId };
+
+  const loadTables = async () => {
+    const { data, error: failed } = await api.GET('/api/services/{serviceId}/database/tables', { params: { path, query: {} } });
+    if (failed) return void (error.value = messageOf(failed));
+    tables.value = data.tables;
+    table.value ??= data.tables[0]?.id ?? null;
+  };
+  const loadRows = async () => {
+    if (!table.value) return;
+    const { data, error: failed } = await api.GET('/api/services/{serviceId}/database/rows', {
+      params: { path, query: { table: table.value, limit: String(PAGE), offset: String(offset.value) } },
+    });
+    if (failed) return void (error.value = messageOf(failed));
+    error.value = null;
+    page.value = data;
+  };
+  useEffect(() => {
+    void loadTables();
+  }, [serviceId]);
+  useEffect(() => {
+    void loadRows();
+  }, [table.value, offset.value]);
+
+  const keyOf = (row: Record<string, unknown>) => Object.fromEntries((page.value?.columns ?? []).filter((c) => c.primary).map((c) => [c.name, row[c.name]]));
+  const saveCell = async () => {
+    const edit = editing.value!;
+    const row = page.value!.rows[edit.row]!;
+    const { error: failed } = await api.PATCH('/api/services/{serviceId}/database/rows', {
+      params: { path },
+      body: { table: table.value!, primaryKey: keyOf(row), values: { [edit.column]: typed(edit.text) } },
+    });
+    editing.value = null;
+    error.value = failed ? messageOf(failed) : null;
+    await loadRows();
+  };
+  const removeRow = async (row: Record<string, unknown>) => {
+    if (!window.confirm(`Delete the row ${JSON.stringify(keyOf(row))}?`)) return;
+    const { error: failed } = await api.DELETE('/api/services/{serviceId}/database/rows', { params: { path }, body: { table: table.value!, primaryKey: keyOf(row) } });
+    error.value = failed ? messageOf(failed) : null;
+    await loadRows();
+  };
+  const insertRow = async (form: HTMLFormElement) => {
+    const values = Object.fromEntries([...new FormData(form)].filter(([, v]) => v !== '').map(([k, v]) => [k, typed(String(v))]));
+    const { error: failed } = await api.POST('/api/services/{serviceId}/database/rows', { params: { path }, body: { table: table.value!, values } });
+    error.value = failed ? messageOf(failed) : null;
+    if (!failed) form.reset();
+    await loadRows();
+  };
+  const run = async (event: Event) => {
+    event.preventDefault();
+    const { data, error: failed } = await api.POST('/api/services/{serviceId}/database/query', { params: { path }, body: { sql: statement.value } });
+    error.value = failed ? messageOf(failed) : null;
+    result.value = data ?? null;
+    await loadTables();
+  };
+
+  const p = page.value;
+  const hasKey = Boolean(p?.columns.some((c) => c.primary));
+  return (
+    <section aria-labelledby="database">
+      <h2 id="database">Data</h2>
+      <ErrorNote message={error.value} />
+      <label for="db-table">Table</label>
+      <select
+        id="db-table"
+        value={table.value ?? ''}
+        onChange={(e) => {
+          table.value = e.currentTarget.value;
+          offset.value = 0;
+        }}
+      >
+        {tables.value.map((t) => (
+          <option key={t.id} value={t.id}>
+            {t.id} ({t.rowCount})
+          </option>
+        ))}
+      </select>
+      {p && (
+        <>
+          <table class="grid">
+            <thead>
+              <tr>
+                {p.columns.map((c) => (
+                  <th key={c.name} scope="col">
+                    {c.name} <span class="type">{c.type}</span>
+                  </th>
+                ))}
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {p.rows.map((row, r) => (
+                <tr key={r}>
+                  {p.columns.map((c) => {
+                    const edit = editing.value;
+                    return edit?.row === r && edit.column === c.name ? (
+                      <td key={c.name}>
+                        <form
+                          onSubmit={(e) => {
+                            e.preventDefault();
+                            void saveCell();
+                          }}
+                        >
+                          <label class="visually-hidden" for="cell-edit">
+                            {c.name}
+                          </label>
+                          <input id="cell-edit" autoFocus value={edit.text} onInput={(e) => (editing.value = { ...edit, text: e.currentTarget.value })} onKeyDown={(e) => e.key === 'Escape' && (editing.value = null)} />
+                        </form>
+                      </td>
+                    ) : (
+                      <td key={c.name}>
+                        {canWrite.value && hasKey && !c.primary ? (
+                          <button type="button" class="cell" onClick={() => (editing.value = { row: r, column: c.name, text: show(row[c.name]) })}>
+                            {show(row[c.name]) || <span class="visually-hidden">empty; edit {c.name}</span>}
+                          </button>
+                        ) : (
+                          show(row[c.name])
+                        )}
+                      </td>
+                    );
+                  })}
+                  <td>
+                    {canWrite.value && hasKey && (
+                      <button type="button" class="danger" onClick={() => void removeRow(row)}>
+                        Delete <span class="visually-hidden">row {r + 1}</span>
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <p>
+            Rows {p.total === 0 ? 0 : p.offset + 1}–{p.offset + p.rows.length} of {p.total}{' '}
+            <button type="button" disabled={offset.value === 0} onClick={() => (offset.value = Math.max(0, offset.value - PAGE))}>
+              Previous
+            </button>
+            <button type="button" disabled={p.offset + p.rows.length >= p.total} onClick={() => (offset.value += PAGE)}>
+              Next
+            </button>
+          </p>
+          {canWrite.value && (
+            <form
+              class="filters"
+              aria-label="Insert a row"
+              onSubmit={(e) => {
+                e.preventDefault();
+                void insertRow(e.currentTarget);
+              }}
+            >
+              {p.columns.map((c) => (
+                <span key={c.name}>
+                  <label for={`insert-${c.name}`}>{c.name}</label> <input id={`insert-${c.name}`} name={c.name} />
+                </span>
+              ))}
+              <button type="submit">Insert</button>
+            </form>
+          )}
+        </>
+      )}
+      {canWrite.value && (
+        <form onSubmit={run} class="console">
+          <label for="db-statement">Statement</label>
+          <textarea id="db-statement" rows={3} value={statement.value} onInput={(e) => (statement.value = e.currentTarget.value)} />
+          <button type="submit">Run</button>
+        </form>
+      )}
+      {result.value && (
+        <table class="grid" aria-label="Result">
+          <caption>
+            {result.value.rowCount} row(s){result.value.truncated ? ', cut off' : ''}
+          </caption>
+          <thead>
+            <tr>
+              {result.value.columns.map((c) => (
+                <th key={c.name} scope="col">
+                  {c.name}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {result.value.rows.map((row, i) => (
+              <tr key={i}>
+                {result.value!.columns.map((c) => (
+                  <td key={c.name}>{show(row[c.name])}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
