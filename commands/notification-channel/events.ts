@@ -1,33 +1,8 @@
 import { z } from 'zod';
 import { eventParser, type EventsOf } from '../shared/event.js';
+import { CHANNEL_TYPES, NOTIFICATION_EVENTS } from './event-names.js';
 
-export const CHANNEL_TYPES = ['webhook', 'slack', 'discord', 'email'] as const;
-export type ChannelType = (typeof CHANNEL_TYPES)[number];
-
-export const NOTIFICATION_EVENTS = [
-  'deployment.failed',
-  'deployment.succeeded',
-  'deployment.rolled_back',
-  'service.unhealthy',
-  'service.recovered',
-  'backup.failed',
-  'backup.succeeded',
-  'certificate.failed',
-  'certificate.expiring',
-  'webhook.rejected',
-] as const;
-export type NotificationEventName = (typeof NOTIFICATION_EVENTS)[number];
-
-/** What a new channel gets when it names no events: every failure, none of the successes. */
-export const DEFAULT_NOTIFICATION_EVENTS: NotificationEventName[] = [
-  'deployment.failed',
-  'deployment.rolled_back',
-  'service.unhealthy',
-  'backup.failed',
-  'certificate.failed',
-  'certificate.expiring',
-  'webhook.rejected',
-];
+export { CHANNEL_TYPES, DEFAULT_NOTIFICATION_EVENTS, NOTIFICATION_EVENTS, type ChannelType, type NotificationEventName } from './event-names.js';
 
 const channelFields = {
   name: z.string(),

@@ -1,4 +1,5 @@
 import { ApiKeys } from '../components/api-keys.js';
+import { NotificationChannels } from '../components/notification-channels.js';
 import { ReadModelHealth } from '../components/read-model-health.js';
 import { session } from '../session.js';
 
@@ -9,6 +10,7 @@ export function InstallationScreen() {
     <section>
       <h1>Installation</h1>
       <ReadModelHealth />
+      <NotificationChannels />
       {allProjectWriter && <ApiKeys />}
     </section>
   );
