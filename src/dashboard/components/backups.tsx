@@ -6,8 +6,8 @@ import { ErrorNote } from './error-note.js';
 
 type Backup = GetAnswer<'/api/services/{serviceId}/database/backups'>['backups'][number];
 
-/** A database's backups: take one, download it, restore it (after saying what it replaces), and the CA for TLS. */
-export function Backups({ serviceId }: { serviceId: string }) {
+/** A database's backups: take one, download it, restore it (after saying what it replaces); Postgres's CA for TLS. */
+export function Backups({ serviceId, postgres }: { serviceId: string; postgres: boolean }) {
   const backups = useSignal<Backup[]>([]);
   const error = useSignal<string | null>(null);
   const note = useSignal<string | null>(null);
@@ -84,12 +84,14 @@ export function Backups({ serviceId }: { serviceId: string }) {
           ))}
         </tbody>
       </table>
+      {postgres && (
       <p>
         <a href={`/api/services/${serviceId}/database/tls/ca`} download>
           Download the CA certificate
         </a>{' '}
         (for <code>sslmode=verify-full</code>)
       </p>
+      )}
     </section>
   );
 }

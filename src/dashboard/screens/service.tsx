@@ -152,7 +152,7 @@ export function ServiceScreen() {
       {watching.value && <LiveLog url={`/api/deployments/${watching.value}/stream`} label="Deployment log" isOver={isOver} />}
 
       {s.repoUrl === 'database' && s.status === 'active' && <DatabaseBrowser serviceId={serviceId} />}
-      {s.repoUrl === 'database' && <Backups serviceId={serviceId} />}
+      {s.repoUrl === 'database' && <Backups serviceId={serviceId} postgres={s.repoFullName === 'database:postgres' || s.repoFullName === 'database:timeseries'} />}
       <Variables serviceId={serviceId} variables={o.env} suggestions={suggestions.value} changed={load} />
       <Domains serviceId={serviceId} domains={o.domains} changed={load} />
       <ServiceSettings key={s.updatedAt} service={s} changed={load} />
