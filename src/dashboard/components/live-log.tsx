@@ -62,6 +62,7 @@ export function LiveLog({ url, filter = '', label, isOver }: { url: string; filt
       <pre
         ref={box}
         class="log"
+        role="log"
         tabIndex={0}
         aria-label={label}
         onScroll={(e) => {

@@ -1,0 +1,126 @@
+import t from 'tap';
+import type { Page } from 'puppeteer-core';
+import { createProject, createService } from '../helpers/api-suite.js';
+import { launchChromium, requireChromium, seriousViolations } from '../helpers/browser.js';
+import { deployEnv, probe, waitForDeployment } from '../helpers/deploy.js';
+import { removeProjectLeftovers, requireDocker, TEST_IMAGES } from '../helpers/docker.js';
+import { DB_IMAGE_ENV, requireDbImages } from '../helpers/engine-containers.js';
+import { startTestServer } from '../helpers/test-server.js';
+
+const skip = requireChromium() || (await requireDocker()) || (await requireDbImages());
+
+t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres database', { skip }, async (t) => {
+  const { env, proxyPort } = await deployEnv(DB_IMAGE_ENV);
+  const s = await startTestServer(env);
+  t.teardown(() => s.close());
+  const project = await createProject(s, 'Flows');
+  t.teardown(() => removeProjectLeftovers(project.id));
+  const web = await createService(s, project.id, { name: 'web', repoUrl: 'docker-image', dockerImage: TEST_IMAGES.web, branch: 'main', runtimeMode: 'web', internalPort: 8080, env: [] });
+  const browser = await launchChromium();
+  t.teardown(() => browser.close());
+  const page: Page = await (await browser.createBrowserContext()).newPage();
+  page.on('dialog', (d) => void d.accept());
+  await page.goto(s.url + '/', { waitUntil: 'networkidle0' });
+  await page.type('#api-key', s.key);
+  await Promise.all([page.waitForSelector('header.top'), page.click('button[type=submit]')]);
+
+  const latestDeployment = async (serviceId = web.id) => (await s.call('GET', `/api/services/${serviceId}/deployments`)).body.deployments[0] as { id: string; status: string } | undefined;
+  // Pages with a running service keep a log stream open: the network is never idle there.
+  const open = async (path: string) => {
+    await page.goto(s.url + path, { waitUntil: 'domcontentloaded' });
+    await page.waitForSelector('main h1');
+  };
+  /** The deployment the last click queued: the newest one that is not `before`. */
+  const queuedAfter = async (before: string | undefined, serviceId = web.id) => {
+    for (let i = 0; i < 100; i++) {
+      const d = await latestDeployment(serviceId);
+      if (d && d.id !== before) return d;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error('the click queued no deployment');
+  };
+  const text = (selector: string) => page.$eval(selector, (e) => e.textContent ?? '');
+  const clickButton = async (label: string) => {
+    const button = await page.waitForSelector(`xpath/.//button[normalize-space(.)="${label}"]`);
+    await button!.click();
+  };
+
+  await t.test('a variable, a domain, a deploy with its log arriving live', async (t) => {
+    await open(`/services/${web.id}`);
+    t.same(await seriousViolations(page), [], 'the service screen is accessible');
+    await page.type('#var-key', 'GREETING');
+    await page.type('#var-value', 'one');
+    await clickButton('Set');
+    await page.waitForSelector('xpath/.//th[text()="GREETING"]');
+    await page.type('#new-domain', 'flows.dashboard.test');
+    await clickButton('Add');
+    await page.waitForSelector('xpath/.//td[text()="flows.dashboard.test"]');
+    await clickButton('Deploy');
+    const first = await queuedAfter(undefined);
+    await page.waitForFunction("document.querySelector('.log')?.textContent.includes('test-web listening on 8080')", { timeout: 60_000 });
+    t.pass('the container’s first line arrived in the live log');
+    t.equal((await waitForDeployment(s, web.id, first.id)).status, 'succeeded');
+    t.equal((await probe(proxyPort, 'flows.dashboard.test')).body, 'one', 'the domain answers with the variable');
+  });
+
+  await t.test('a pasted .env reviewed as a diff, a second release, then a rollback from the releases list', async (t) => {
+    await page.type('#env-paste', 'GREETING=two\nOTHER=x\n');
+    await clickButton('Review changes');
+    t.match(await text('.diff'), /~ GREETING.*\+ OTHER/s, 'changed and added, values not shown');
+    await clickButton('Save 2 change(s)');
+    await page.waitForSelector('xpath/.//th[text()="OTHER"]');
+    const before = (await latestDeployment())!.id;
+    await clickButton('Deploy');
+    const second = await queuedAfter(before);
+    t.equal((await waitForDeployment(s, web.id, second.id)).status, 'succeeded');
+    t.equal((await probe(proxyPort, 'flows.dashboard.test')).body, 'two');
+    await page.reload({ waitUntil: 'domcontentloaded' });
+    await clickButton('Roll back to this');
+    const rollback = await queuedAfter(second.id);
+    t.equal((await waitForDeployment(s, web.id, rollback.id)).status, 'succeeded');
+    t.equal((await probe(proxyPort, 'flows.dashboard.test')).body, 'one', 'v1 answers again');
+  });
+
+  await t.test('a failed deployment is explained where it failed', async (t) => {
+    const broken = await createService(s, project.id, { name: 'broken', repoUrl: 'docker-image', dockerImage: 'slipway/not-built-here:1', branch: 'main', runtimeMode: 'web', internalPort: 8080, env: [] });
+    await open(`/services/${broken.id}`);
+    await clickButton('Deploy');
+    await page.waitForSelector('xpath/.//td[contains(@class, "status-failed")]', { timeout: 60_000 });
+    await page.reload({ waitUntil: 'domcontentloaded' });
+    await clickButton('Explain');
+    await page.waitForSelector('.explanation');
+    t.match(await text('.explanation'), /image/i, 'the explanation is about the image');
+  });
+
+  await t.test('Postgres: a row edited in the grid, a statement run, a backup taken and restored', async (t) => {
+    const db = await createService(s, project.id, { name: 'db', repoFullName: 'database:postgres', repoUrl: 'database', branch: 'main', internalPort: 5432, databasePublicEnabled: false, env: [] });
+    const queued = await s.call('POST', `/api/services/${db.id}/deployments`);
+    t.equal((await waitForDeployment(s, db.id, queued.body.deployment.id)).status, 'succeeded');
+    await s.call('POST', `/api/services/${db.id}/database/query`, { body: { sql: "create table items (id int primary key, name text); insert into items values (1, 'first'), (2, 'second')" } });
+    await open(`/services/${db.id}`);
+    await page.select('#db-table', 'public.items');
+    const cell = await page.waitForSelector('xpath/.//button[contains(@class, "cell") and text()="first"]');
+    await cell!.click();
+    const input = await page.waitForSelector('#cell-edit');
+    await input!.click({ count: 3 });
+    await page.keyboard.type('edited');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('xpath/.//button[contains(@class, "cell") and text()="edited"]');
+    const rows = (await s.call('GET', `/api/services/${db.id}/database/rows?table=public.items`)).body.rows as { id: number; name: string }[];
+    t.same(rows.find((r) => r.id === 1)?.name, 'edited', 'the database has the edit');
+    t.same(await seriousViolations(page), [], 'the database screen is accessible');
+
+    await page.type('#db-statement', 'select count(*) as n from items');
+    await clickButton('Run');
+    await page.waitForSelector('table[aria-label="Result"]');
+    t.match(await text('table[aria-label="Result"]'), /n\s*2/, 'the result as a table');
+
+    await clickButton('Back up now');
+    await page.waitForSelector('xpath/.//section[@aria-labelledby="backups"]//td[contains(@class, "status-succeeded")]', { timeout: 60_000 });
+    await s.call('POST', `/api/services/${db.id}/database/query`, { body: { sql: 'delete from items' } });
+    await clickButton('Restore…');
+    await page.waitForSelector('xpath/.//p[starts-with(text(), "Restored at")]', { timeout: 60_000 });
+    const after = (await s.call('POST', `/api/services/${db.id}/database/query`, { body: { sql: 'select count(*)::int as n from items' } })).body.rows[0].n;
+    t.equal(after, 2, 'the restore brought the rows back');
+  });
+});
