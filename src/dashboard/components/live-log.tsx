@@ -71,7 +71,7 @@ export function LiveLog({ url, filter = '', label, isOver }: { url: string; filt
         }}
       >
         {shown.map((l) => (
-          <div key={l.id} class={`line line-${l.stream}`} dangerouslySetInnerHTML={{ __html: ansi.ansi_to_html(l.line) }} />
+          <div key={l.id} data-line={l.id} class={`line line-${l.stream}`} dangerouslySetInnerHTML={{ __html: ansi.ansi_to_html(l.line) }} />
         ))}
       </pre>
     </div>
