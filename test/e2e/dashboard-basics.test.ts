@@ -77,6 +77,12 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
     await row!.click();
     await page.waitForSelector('xpath/.//tr[td[1][text()="from-the-browser"]][contains(@class, "revoked")]');
     t.equal((await s.call('GET', '/api/projects', { key: secret })).status, 401, 'revoked');
+    const idle = await page.waitForSelector('#setting-sessionIdleMinutes');
+    await idle!.click({ count: 3 });
+    await page.keyboard.type('30');
+    await page.click('xpath/.//section[@aria-labelledby="general"]//button[normalize-space(.)="Save settings"]');
+    await page.waitForSelector('xpath/.//section[@aria-labelledby="general"]//p[text()="Saved."]');
+    t.equal((await s.call('GET', '/api/settings')).body.settings.sessionIdleMinutes, 30, 'a setting changed from the page');
     await page.goto(s.url + '/history', { waitUntil: 'networkidle0' });
     await page.type('#filter-type', 'ApiKeyRevoked');
     await page.keyboard.press('Tab');

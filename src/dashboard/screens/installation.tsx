@@ -1,4 +1,5 @@
 import { ApiKeys } from '../components/api-keys.js';
+import { GeneralSettings } from '../components/general-settings.js';
 import { NotificationChannels } from '../components/notification-channels.js';
 import { ReadModelHealth } from '../components/read-model-health.js';
 import { session } from '../session.js';
@@ -11,6 +12,7 @@ export function InstallationScreen() {
       <h1>Installation</h1>
       <ReadModelHealth />
       <NotificationChannels />
+      {allProjectWriter && <GeneralSettings />}
       {allProjectWriter && <ApiKeys />}
     </section>
   );

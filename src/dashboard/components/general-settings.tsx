@@ -1,0 +1,83 @@
+import { useSignal } from '@preact/signals';
+import { useEffect } from 'preact/hooks';
+import type { paths } from '../../cli/api-types.js';
+import { api, messageOf, type GetAnswer } from '../api.js';
+import { ErrorNote } from './error-note.js';
+
+type Settings = GetAnswer<'/api/settings'>['settings'];
+type SettingsChange = paths['/api/settings']['patch']['requestBody']['content']['application/json'];
+
+/** The installation's plain settings; empty puts back the environment's default (null). */
+const FIELDS = [
+  { name: 'apiDomain', label: 'API domain', kind: 'text' },
+  { name: 'rootDomain', label: 'Root domain', kind: 'text' },
+  { name: 'publicIp', label: 'Public IP', kind: 'text' },
+  { name: 'acmeEmail', label: 'ACME e-mail', kind: 'text' },
+  { name: 'httpsEnabled', label: 'HTTPS', kind: 'boolean' },
+  { name: 'denyPrivateDestinations', label: 'Refuse private destinations', kind: 'boolean' },
+  { name: 'sessionIdleMinutes', label: 'Session idle minutes', kind: 'number' },
+] as const;
+type Field = (typeof FIELDS)[number];
+
+export function GeneralSettings() {
+  const settings = useSignal<Settings | null>(null);
+  const draft = useSignal<Record<string, string>>({});
+  const error = useSignal<string | null>(null);
+  const saved = useSignal(false);
+  const load = async () => {
+    const { data, error: failed } = await api.GET('/api/settings');
+    if (failed) return void (error.value = messageOf(failed));
+    settings.value = data.settings;
+    draft.value = Object.fromEntries(FIELDS.map((f) => [f.name, String(data.settings[f.name] ?? '')]));
+  };
+  useEffect(() => {
+    void load();
+  }, []);
+
+  const valueOf = (field: Field, text: string): unknown => {
+    if (text.trim() === '') return null;
+    if (field.kind === 'boolean') return text === 'true';
+    if (field.kind === 'number') return Number(text);
+    return text.trim();
+  };
+  const save = async (event: Event) => {
+    event.preventDefault();
+    const current = settings.value!;
+    const body: SettingsChange = Object.fromEntries(
+      FIELDS.filter((f) => draft.value[f.name] !== String(current[f.name] ?? '')).map((f) => [f.name, valueOf(f, draft.value[f.name]!)]),
+    );
+    if (Object.keys(body).length === 0) return;
+    const { error: failed } = await api.PATCH('/api/settings', { body });
+    error.value = failed ? messageOf(failed) : null;
+    saved.value = !failed;
+    await load();
+  };
+
+  const s = settings.value;
+  if (!s) return <ErrorNote message={error.value} />;
+  return (
+    <section aria-labelledby="general">
+      <h2 id="general">Settings</h2>
+      <ErrorNote message={error.value} />
+      <form class="settings" onSubmit={save}>
+        {FIELDS.map((f) => (
+          <span key={f.name} class="contents">
+            <label for={`setting-${f.name}`}>
+              {f.label} <span class="type">({s.sources[f.name]})</span>
+            </label>
+            {f.kind === 'boolean' ? (
+              <select id={`setting-${f.name}`} value={draft.value[f.name]} onChange={(e) => (draft.value = { ...draft.value, [f.name]: e.currentTarget.value })}>
+                <option value="true">on</option>
+                <option value="false">off</option>
+              </select>
+            ) : (
+              <input id={`setting-${f.name}`} value={draft.value[f.name]} onInput={(e) => (draft.value = { ...draft.value, [f.name]: e.currentTarget.value })} />
+            )}
+          </span>
+        ))}
+        <button type="submit">Save settings</button>
+        {saved.value && <p role="status">Saved.</p>}
+      </form>
+    </section>
+  );
+}
