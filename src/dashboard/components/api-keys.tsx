@@ -2,6 +2,8 @@ import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { api, messageOf, type GetAnswer } from '../api.js';
 import { ErrorNote } from './error-note.js';
+import { DangerButton } from './danger-button.js';
+import { TableHead } from './table-head.js';
 
 type Key = GetAnswer<'/api/keys'>['keys'][number];
 type Project = GetAnswer<'/api/projects'>['projects'][number];
@@ -54,17 +56,7 @@ export function ApiKeys() {
         </p>
       )}
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Access</th>
-            <th scope="col">Projects</th>
-            <th scope="col">Starts with</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
+        <TableHead columns={['Name', 'Access', 'Projects', 'Starts with']} actions />
         <tbody>
           {keys.value.map((k) => (
             <tr key={k.id} class={k.revokedAt ? 'revoked' : undefined}>
@@ -78,9 +70,7 @@ export function ApiKeys() {
                 {k.revokedAt ? (
                   `revoked ${k.revokedAt.slice(0, 10)}`
                 ) : (
-                  <button type="button" class="danger" onClick={() => void revoke(k)}>
-                    Revoke <span class="visually-hidden">{k.name}</span>
-                  </button>
+                  <DangerButton label="Revoke" what={k.name} onClick={() => void revoke(k)} />
                 )}
               </td>
             </tr>

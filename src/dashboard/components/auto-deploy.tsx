@@ -3,6 +3,7 @@ import { useEffect } from 'preact/hooks';
 import { api, messageOf, type GetAnswer } from '../api.js';
 import { canWrite } from '../session.js';
 import { ErrorNote } from './error-note.js';
+import { TableHead } from './table-head.js';
 
 type Settings = NonNullable<GetAnswer<'/api/services/{serviceId}/auto-deploy'>['autoDeploy']>;
 type Delivery = GetAnswer<'/api/services/{serviceId}/auto-deploy/deliveries'>['deliveries'][number];
@@ -83,14 +84,7 @@ export function AutoDeploy({ serviceId }: { serviceId: string }) {
       {deliveries.value.length > 0 && (
         <table>
           <caption>Last deliveries</caption>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Event</th>
-              <th scope="col">Verdict</th>
-              <th scope="col">Commit</th>
-            </tr>
-          </thead>
+          <TableHead columns={['When', 'Event', 'Verdict', 'Commit']} />
           <tbody>
             {deliveries.value.map((d, i) => (
               <tr key={i}>

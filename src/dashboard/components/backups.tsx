@@ -3,6 +3,7 @@ import { useEffect } from 'preact/hooks';
 import { api, messageOf, type GetAnswer } from '../api.js';
 import { canWrite } from '../session.js';
 import { ErrorNote } from './error-note.js';
+import { TableHead } from './table-head.js';
 
 type Backup = GetAnswer<'/api/services/{serviceId}/database/backups'>['backups'][number];
 
@@ -48,17 +49,7 @@ export function Backups({ serviceId, postgres }: { serviceId: string; postgres: 
         </button>
       )}
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Taken</th>
-            <th scope="col">Status</th>
-            <th scope="col">Where</th>
-            <th scope="col">Size</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
+        <TableHead columns={['Taken', 'Status', 'Where', 'Size']} actions />
         <tbody>
           {backups.value.map((b) => (
             <tr key={b.id}>

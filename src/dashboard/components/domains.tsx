@@ -2,6 +2,8 @@ import { useSignal } from '@preact/signals';
 import { api, messageOf, type GetAnswer } from '../api.js';
 import { canWrite } from '../session.js';
 import { ErrorNote } from './error-note.js';
+import { DangerButton } from './danger-button.js';
+import { TableHead } from './table-head.js';
 
 type Domain = GetAnswer<'/api/services/{serviceId}/overview'>['domains'][number];
 
@@ -27,16 +29,7 @@ export function Domains({ serviceId, domains, changed }: { serviceId: string; do
       <h2 id="domains">Domains</h2>
       <ErrorNote message={error.value} />
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Hostname</th>
-            <th scope="col">DNS record</th>
-            <th scope="col">Certificate</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
+        <TableHead columns={['Hostname', 'DNS record', 'Certificate']} actions />
         <tbody>
           {domains.map((d) => (
             <tr key={d.id}>
@@ -49,9 +42,7 @@ export function Domains({ serviceId, domains, changed }: { serviceId: string; do
               </td>
               <td>
                 {canWrite.value && (
-                  <button type="button" class="danger" onClick={() => void remove(d)}>
-                    Remove <span class="visually-hidden">{d.hostname}</span>
-                  </button>
+                  <DangerButton label="Remove" what={d.hostname} onClick={() => void remove(d)} />
                 )}
               </td>
             </tr>

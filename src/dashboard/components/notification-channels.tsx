@@ -4,6 +4,7 @@ import { CHANNEL_TYPES, DEFAULT_NOTIFICATION_EVENTS, NOTIFICATION_EVENTS, type C
 import { api, messageOf, type GetAnswer } from '../api.js';
 import { canWrite } from '../session.js';
 import { ErrorNote } from './error-note.js';
+import { DangerButton } from './danger-button.js';
 
 type Channel = GetAnswer<'/api/notification-channels'>['channels'][number];
 
@@ -92,9 +93,7 @@ export function NotificationChannels() {
                 <button type="button" onClick={() => void test(c)}>
                   Send a test <span class="visually-hidden">to {c.name}</span>
                 </button>
-                <button type="button" class="danger" onClick={() => void remove(c)}>
-                  Delete <span class="visually-hidden">{c.name}</span>
-                </button>
+                <DangerButton label="Delete" what={c.name} onClick={() => void remove(c)} />
               </>
             )}
           </li>

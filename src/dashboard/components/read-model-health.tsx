@@ -3,6 +3,7 @@ import { useEffect } from 'preact/hooks';
 import { api, messageOf, type GetAnswer } from '../api.js';
 import { canWrite } from '../session.js';
 import { ErrorNote } from './error-note.js';
+import { TableHead } from './table-head.js';
 
 type Health = GetAnswer<'/api/health'>;
 type Parked = GetAnswer<'/api/health/parked'>['parked'][number];
@@ -52,14 +53,7 @@ export function ReadModelHealth() {
             ))}
           </ul>
           <table>
-            <thead>
-              <tr>
-                <th scope="col">Read model</th>
-                <th scope="col">State</th>
-                <th scope="col">Behind</th>
-                <th scope="col">Parked</th>
-              </tr>
-            </thead>
+            <TableHead columns={['Read model', 'State', 'Behind', 'Parked']} />
             <tbody>
               {h.projectors.map((p) => (
                 <tr key={p.name}>

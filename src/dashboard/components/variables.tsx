@@ -3,6 +3,7 @@ import { api, messageOf, type GetAnswer } from '../api.js';
 import { diffVariables, parseEnvFile, type Change } from '../env-file.js';
 import { canWrite } from '../session.js';
 import { ErrorNote } from './error-note.js';
+import { DangerButton } from './danger-button.js';
 
 type Variable = GetAnswer<'/api/services/{serviceId}/overview'>['env'][number];
 
@@ -57,9 +58,7 @@ export function Variables({ serviceId, variables, suggestions, changed }: { serv
                   {shown.value.has(v.id) ? 'Hide' : 'Reveal'} <span class="visually-hidden">{v.key}</span>
                 </button>
                 {canWrite.value && (
-                  <button type="button" class="danger" onClick={() => void remove(v)}>
-                    Remove <span class="visually-hidden">{v.key}</span>
-                  </button>
+                  <DangerButton label="Remove" what={v.key} onClick={() => void remove(v)} />
                 )}
               </td>
             </tr>

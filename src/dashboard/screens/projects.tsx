@@ -3,6 +3,7 @@ import { useEffect } from 'preact/hooks';
 import { api, messageOf, type GetAnswer } from '../api.js';
 import { ErrorNote } from '../components/error-note.js';
 import { canWrite } from '../session.js';
+import { DangerButton } from '../components/danger-button.js';
 
 type Project = GetAnswer<'/api/projects'>['projects'][number];
 
@@ -77,9 +78,7 @@ export function ProjectsScreen() {
                   <button type="button" onClick={() => void rename(project)}>
                     Rename… <span class="visually-hidden">{project.name}</span>
                   </button>
-                  <button type="button" class="danger" onClick={() => void remove(project)}>
-                    Delete… <span class="visually-hidden">{project.name}</span>
-                  </button>
+                  <DangerButton label="Delete…" what={project.name} onClick={() => void remove(project)} />
                 </>
               )}
             </li>

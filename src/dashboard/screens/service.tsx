@@ -11,6 +11,7 @@ import { ServiceSettings } from '../components/service-settings.js';
 import { LiveLog } from '../components/live-log.js';
 import { Variables } from '../components/variables.js';
 import { canWrite } from '../session.js';
+import { TableHead } from '../components/table-head.js';
 
 type Overview = GetAnswer<'/api/services/{serviceId}/overview'>;
 type Deployment = Overview['deployments'][number];
@@ -102,17 +103,7 @@ export function ServiceScreen() {
 
       <h2>Deployments</h2>
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Status</th>
-            <th scope="col">Kind</th>
-            <th scope="col">Started</th>
-            <th scope="col">Reason</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
+        <TableHead columns={['Status', 'Kind', 'Started', 'Reason']} actions />
         <tbody>
           {o.deployments.map((d: Deployment) => (
             <tr key={d.id} aria-current={d.id === watching.value ? 'true' : undefined}>
