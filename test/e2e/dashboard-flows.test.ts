@@ -61,6 +61,15 @@ t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres
     t.pass('the container’s first line arrived in the live log');
     t.equal((await waitForDeployment(s, web.id, first.id)).status, 'succeeded');
     t.equal((await probe(proxyPort, 'flows.dashboard.test')).body, 'one', 'the domain answers with the variable');
+    // The runtime log's stream stays open while the container runs: cut the network under it.
+    const runtimeState = "document.querySelectorAll('.stream-state')[1]?.textContent";
+    await page.waitForFunction(`${runtimeState} === 'Live'`);
+    await page.evaluate(`window.__states = []; new MutationObserver(() => window.__states.push(${runtimeState})).observe(document.body, { subtree: true, characterData: true, childList: true })`);
+    s.http.closeAllConnections();
+    await page.waitForFunction(`window.__states.includes('Connection lost — reconnecting…')`, { timeout: 20_000 });
+    t.pass('a lost stream says so');
+    await page.waitForFunction(`${runtimeState} === 'Live'`, { timeout: 20_000 });
+    t.pass('and comes back by itself');
   });
 
   await t.test('a pasted .env reviewed as a diff, a second release, then a rollback from the releases list', async (t) => {

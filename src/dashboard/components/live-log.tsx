@@ -40,7 +40,8 @@ export function LiveLog({ url, filter = '', label, isOver }: { url: string; filt
     });
     // The server closes a deployment's stream when it ends; EventSource would reconnect, so ask first.
     source.onerror = async () => {
-      if (state.value === 'ended' || (isOver && (await isOver()))) {
+      // Offline, isOver cannot tell either: the stream is taken as lost, and EventSource tries again.
+      if (state.value === 'ended' || (isOver && (await isOver().catch(() => false)))) {
         source.close();
         state.value = 'ended';
       } else state.value = 'reconnecting';

@@ -151,7 +151,8 @@ export function ServiceScreen() {
       <h2>Runtime logs</h2>
       <label for="runtime-filter">Filter</label>
       <input id="runtime-filter" type="search" value={runtimeFilter.value} onInput={(e) => (runtimeFilter.value = e.currentTarget.value)} />
-      <LiveLog url={`/api/services/${serviceId}/runtime-logs/stream`} label="Runtime log" filter={runtimeFilter.value} />
+      {/* A new release has new output: its stream starts again. */}
+      <LiveLog key={s.lastDeployedAt ?? 'never'} url={`/api/services/${serviceId}/runtime-logs/stream`} label="Runtime log" filter={runtimeFilter.value} />
 
       <h2>Releases</h2>
       <ul class="releases">
