@@ -1,4 +1,3 @@
-import { PushRepositories } from './git/push-repositories.js';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,6 +17,7 @@ import { prepareDataDir, tighten } from './data-dir.js';
 import { apiSocketPath } from './http/api-socket.js';
 import { lockDataDir } from './db/data-dir-lock.js';
 import { loadInstanceId } from './db/instance-id.js';
+import { PushRepositories } from './git/push-repositories.js';
 import { openPglite } from './db/pglite-client.js';
 import { startPgliteMaintenance } from './db/pglite-maintenance.js';
 import type { SqlClient } from './db/sql-client.js';

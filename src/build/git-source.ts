@@ -22,7 +22,7 @@ export interface CloneRequest {
 
 const IN_PROGRESS = /\d+% \(\d+\/\d+\)(, [^,]+)?\s*$/;
 
-function git(args: string[], env: Record<string, string>, signal: AbortSignal, onLine: (line: string) => void, cwd?: string) {
+export function runGit(args: string[], env: Record<string, string>, signal: AbortSignal, onLine: (line: string) => void, cwd?: string) {
   return new Promise<string>((resolve, reject) => {
     const child = spawn('git', args, {
       cwd,
@@ -100,7 +100,7 @@ async function pinnedConnection(parsed: URL, outbound: DestinationPolicy): Promi
   return pinned;
 }
 
-const headOf = async (request: CloneRequest) => (await git(['rev-parse', 'HEAD'], {}, request.signal, () => undefined, request.dir)).trim();
+const headOf = async (request: CloneRequest) => (await runGit(['rev-parse', 'HEAD'], {}, request.signal, () => undefined, request.dir)).trim();
 
 /** A shallow clone of one branch (at one commit of it, when asked); returns the commit it checked out and the first line of its message. */
 export async function cloneBranch(request: CloneRequest): Promise<{ sha: string; message: string }> {
@@ -110,7 +110,7 @@ export async function cloneBranch(request: CloneRequest): Promise<{ sha: string;
   const credentials = writeCredentials(request);
   const env = { GIT_ALLOW_PROTOCOL: 'http:https', ...configEnv([...(credentials ? [['include.path', credentials] as [string, string]] : []), ...pinned]) };
   try {
-    await git(
+    await runGit(
       // Cloned from the build directory into a relative path: git's lines ("Cloning into 'src'…") name no host path.
       ['clone', '--depth', '1', '--single-branch', '--branch', request.branch, '--no-tags', '--progress', '--', url.toString(), basename(request.dir)],
       env,
@@ -120,16 +120,19 @@ export async function cloneBranch(request: CloneRequest): Promise<{ sha: string;
     );
     if (request.commit && (await headOf(request)) !== request.commit) {
       // The branch moved on since the push: that commit alone, fetched by its id (servers allow a reachable one).
-      await git(['fetch', '--depth', '1', '--no-tags', 'origin', request.commit], env, request.signal, request.onLine, request.dir).catch(() => {
+      await runGit(['fetch', '--depth', '1', '--no-tags', 'origin', request.commit], env, request.signal, request.onLine, request.dir).catch(() => {
         throw new Error(`commit ${request.commit} is not on branch ${request.branch} of the repository (or the server refuses to fetch it by id)`);
       });
-      await git(['checkout', '--quiet', '--detach', request.commit], {}, request.signal, request.onLine, request.dir);
+      await runGit(['checkout', '--quiet', '--detach', request.commit], {}, request.signal, request.onLine, request.dir);
     }
   } finally {
     if (credentials) rmSync(credentials, { force: true });
   }
-  const [sha = '', ...subject] = (await git(['log', '-1', '--format=%H%n%s'], {}, request.signal, request.onLine, request.dir)).split('\n');
-  return { sha: sha.trim(), message: subject.join(' ').trim() };
+  return checkedOutCommit({}, request.signal, request.onLine, request.dir);
 }
 
-export { git as runGit };
+/** The commit checked out in `dir` and the first line of its message. */
+export async function checkedOutCommit(env: Record<string, string>, signal: AbortSignal, onLine: (line: string) => void, dir: string): Promise<{ sha: string; message: string }> {
+  const [sha = '', ...subject] = (await runGit(['log', '-1', '--format=%H%n%s'], env, signal, onLine, dir)).split('\n');
+  return { sha: sha.trim(), message: subject.join(' ').trim() };
+}

@@ -38,7 +38,9 @@ export function serveGitBackend(request: BackendRequest): Promise<void> {
         CONTENT_TYPE: req.headers['content-type'] ?? '',
         REMOTE_USER: request.remoteUser,
         REMOTE_ADDR: req.socket.remoteAddress ?? '',
-        GIT_HTTP_MAX_REQUEST_BUFFER: '100M',
+        // What http-backend may hold in memory to inflate a gzipped request: git gzips only bodies that fit its
+        // post buffer (1 MB by default), so this bounds what any key can make a request cost.
+        GIT_HTTP_MAX_REQUEST_BUFFER: '16M',
         ...(req.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: String(req.headers['content-encoding']) } : {}),
         ...(req.headers['git-protocol'] ? { GIT_PROTOCOL: String(req.headers['git-protocol']) } : {}),
         ...request.env,

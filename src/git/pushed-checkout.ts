@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { runGit } from '../build/git-source.js';
+import { checkedOutCommit, runGit } from '../build/git-source.js';
 
 export interface PushedCheckoutRequest {
   /** The service's bare repository in the data directory. */
@@ -37,6 +37,5 @@ export async function checkoutPushed(request: PushedCheckoutRequest): Promise<{ 
     throw new Error(`commit ${request.commit} is not in the pushed repository (the push that brought it has ended)`);
   });
   await runGit(['-c', 'advice.detachedHead=false', 'checkout', '--quiet', '--detach', request.commit], env, request.signal, request.onLine, request.dir);
-  const [sha = '', ...subject] = (await runGit(['log', '-1', '--format=%H%n%s', request.commit], env, request.signal, request.onLine, request.dir)).split('\n');
-  return { sha: sha.trim(), message: subject.join(' ').trim() };
+  return checkedOutCommit(env, request.signal, request.onLine, request.dir);
 }
