@@ -101,10 +101,15 @@ t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres
     t.match(await text('.explanation'), /image/i, 'the explanation is about the image');
   });
 
-  await t.test('Postgres: a row edited in the grid, a statement run, a backup taken and restored', async (t) => {
-    const db = await createService(s, project.id, { name: 'db', repoFullName: 'database:postgres', repoUrl: 'database', branch: 'main', internalPort: 5432, databasePublicEnabled: false, env: [] });
-    const queued = await s.call('POST', `/api/services/${db.id}/deployments`);
-    t.equal((await waitForDeployment(s, db.id, queued.body.deployment.id)).status, 'succeeded');
+  await t.test('Postgres: a row edited in the grid, a statement run, a backup taken and restored, the schedule, an import', async (t) => {
+    const postgres = (name: string, env: { key: string; value: string }[] = []) =>
+      createService(s, project.id, { name, repoFullName: 'database:postgres', repoUrl: 'database', branch: 'main', internalPort: 5432, databasePublicEnabled: false, env });
+    const db = await postgres('db');
+    const legacy = await postgres('legacy', [{ key: 'POSTGRES_PASSWORD', value: 'legacy-Pw-1' }]);
+    for (const service of [db, legacy]) {
+      const queued = await s.call('POST', `/api/services/${service.id}/deployments`);
+      t.equal((await waitForDeployment(s, service.id, queued.body.deployment.id)).status, 'succeeded');
+    }
     await s.call('POST', `/api/services/${db.id}/database/query`, { body: { sql: "create table items (id int primary key, name text); insert into items values (1, 'first'), (2, 'second')" } });
     await open(`/services/${db.id}`);
     await page.select('#db-table', 'public.items');
@@ -131,5 +136,21 @@ t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres
     await page.waitForSelector('xpath/.//p[starts-with(text(), "Restored at")]', { timeout: 60_000 });
     const after = (await s.call('POST', `/api/services/${db.id}/database/query`, { body: { sql: 'select count(*)::int as n from items' } })).body.rows[0].n;
     t.equal(after, 2, 'the restore brought the rows back');
+
+    await page.click('xpath/.//label[normalize-space(.)="Automatic backups"]/input');
+    await clickButton('Save backup schedule');
+    await page.waitForSelector('xpath/.//p[text()="Backup schedule saved."]');
+    t.equal((await s.call('GET', `/api/services/${db.id}/database/backups`)).body.settings.automaticEnabled, true, 'the schedule saved from the page');
+
+    // An import from another database of the project; its password is never shown.
+    await s.call('POST', `/api/services/${legacy.id}/database/query`, { body: { sql: "create table customers (name text); insert into customers values ('Ada')" } });
+    await open(`/services/${db.id}`);
+    await page.type('#import-url', 'postgresql://postgres:legacy-Pw-1@legacy:5432/legacy');
+    await clickButton('Import');
+    await page.waitForSelector('xpath/.//section[@aria-labelledby="imports"]//td[contains(@class, "status-succeeded")]', { timeout: 120_000 });
+    t.match(await text('section[aria-labelledby="imports"] table'), /postgresql:\/\/legacy:5432\/legacy/, 'the source, without its password');
+    t.notMatch(await page.content(), /legacy-Pw-1/, 'the password is nowhere on the page');
+    const imported = (await s.call('POST', `/api/services/${db.id}/database/query`, { body: { sql: 'select name from customers' } })).body.rows;
+    t.same(imported, [{ name: 'Ada' }], 'the rows came over');
   });
 });

@@ -1,25 +1,30 @@
-import { useSignal } from '@preact/signals';
+import { useComputed, useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { api, messageOf, type GetAnswer } from '../api.js';
 import { canWrite } from '../session.js';
+import { BackupSchedule } from './backup-schedule.js';
 import { ErrorNote } from './error-note.js';
 import { TableHead } from './table-head.js';
 
-type Backup = GetAnswer<'/api/services/{serviceId}/database/backups'>['backups'][number];
+type Listing = GetAnswer<'/api/services/{serviceId}/database/backups'>;
+type Backup = Listing['backups'][number];
 
 /** A database's backups: take one, download it, restore it (after saying what it replaces); Postgres's CA for TLS. */
 export function Backups({ serviceId, postgres }: { serviceId: string; postgres: boolean }) {
-  const backups = useSignal<Backup[]>([]);
+  const listing = useSignal<Listing | null>(null);
+  const hourUtc = useSignal<number | null>(null);
+  const backups = useComputed(() => listing.value?.backups ?? []);
   const error = useSignal<string | null>(null);
   const note = useSignal<string | null>(null);
   const path = { params: { path: { serviceId } } };
   const load = async () => {
     const { data, error: failed } = await api.GET('/api/services/{serviceId}/database/backups', path);
     if (failed) return void (error.value = messageOf(failed));
-    backups.value = data.backups;
+    listing.value = data;
   };
   useEffect(() => {
     void load();
+    void api.GET('/api/settings').then(({ data }) => (hourUtc.value = data?.settings.backups.hourUtc ?? null));
     // A running backup ends on its own: look again while one runs.
     const timer = setInterval(() => backups.value.some((b) => b.status === 'running') && void load(), 2000);
     return () => clearInterval(timer);
@@ -75,6 +80,7 @@ export function Backups({ serviceId, postgres }: { serviceId: string; postgres: 
           ))}
         </tbody>
       </table>
+      {listing.value && <BackupSchedule serviceId={serviceId} listing={listing.value} hourUtc={hourUtc.value} />}
       {postgres && (
       <p>
         <a href={`/api/services/${serviceId}/database/tls/ca`} download>

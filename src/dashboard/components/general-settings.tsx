@@ -13,11 +13,15 @@ const FIELDS = [
   { name: 'rootDomain', label: 'Root domain', kind: 'text' },
   { name: 'publicIp', label: 'Public IP', kind: 'text' },
   { name: 'acmeEmail', label: 'ACME e-mail', kind: 'text' },
+  { name: 'acmeDirectoryUrl', label: 'ACME directory', kind: 'text' },
   { name: 'httpsEnabled', label: 'HTTPS', kind: 'boolean' },
   { name: 'denyPrivateDestinations', label: 'Refuse private destinations', kind: 'boolean' },
+  { name: 'allowedDestinations', label: 'Allowed destinations (comma-separated)', kind: 'list' },
   { name: 'sessionIdleMinutes', label: 'Session idle minutes', kind: 'number' },
 ] as const;
 type Field = (typeof FIELDS)[number];
+
+const textOf = (value: string | number | boolean | string[] | null | undefined) => (Array.isArray(value) ? value.join(', ') : String(value ?? ''));
 
 export function GeneralSettings() {
   const settings = useSignal<Settings | null>(null);
@@ -28,7 +32,7 @@ export function GeneralSettings() {
     const { data, error: failed } = await api.GET('/api/settings');
     if (failed) return void (error.value = messageOf(failed));
     settings.value = data.settings;
-    draft.value = Object.fromEntries(FIELDS.map((f) => [f.name, String(data.settings[f.name] ?? '')]));
+    draft.value = Object.fromEntries(FIELDS.map((f) => [f.name, textOf(data.settings[f.name])]));
   };
   useEffect(() => {
     void load();
@@ -38,13 +42,14 @@ export function GeneralSettings() {
     if (text.trim() === '') return null;
     if (field.kind === 'boolean') return text === 'true';
     if (field.kind === 'number') return Number(text);
+    if (field.kind === 'list') return text.split(',').map((entry) => entry.trim()).filter(Boolean);
     return text.trim();
   };
   const save = async (event: Event) => {
     event.preventDefault();
     const current = settings.value!;
     const body: SettingsChange = Object.fromEntries(
-      FIELDS.filter((f) => draft.value[f.name] !== String(current[f.name] ?? '')).map((f) => [f.name, valueOf(f, draft.value[f.name]!)]),
+      FIELDS.filter((f) => draft.value[f.name] !== textOf(current[f.name])).map((f) => [f.name, valueOf(f, draft.value[f.name]!)]),
     );
     if (Object.keys(body).length === 0) return;
     const { error: failed } = await api.PATCH('/api/settings', { body });

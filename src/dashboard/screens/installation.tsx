@@ -1,4 +1,5 @@
 import { ApiKeys } from '../components/api-keys.js';
+import { Connections } from '../components/connections.js';
 import { GeneralSettings } from '../components/general-settings.js';
 import { NotificationChannels } from '../components/notification-channels.js';
 import { ReadModelHealth } from '../components/read-model-health.js';
@@ -13,6 +14,7 @@ export function InstallationScreen() {
       <ReadModelHealth />
       <NotificationChannels />
       {allProjectWriter && <GeneralSettings />}
+      {allProjectWriter && <Connections />}
       {allProjectWriter && <ApiKeys />}
     </section>
   );

@@ -6,6 +6,7 @@ import { ErrorNote } from '../components/error-note.js';
 import { AutoDeploy } from '../components/auto-deploy.js';
 import { Backups } from '../components/backups.js';
 import { DatabaseBrowser } from '../components/database-browser.js';
+import { Imports, type ImportSource } from '../components/imports.js';
 import { Domains } from '../components/domains.js';
 import { ServiceSettings } from '../components/service-settings.js';
 import { LiveLog } from '../components/live-log.js';
@@ -81,6 +82,9 @@ export function ServiceScreen() {
   const o = overview.value;
   if (!o) return error.value ? <ErrorNote message={error.value} /> : <p role="status">Loading…</p>;
   const s = o.service;
+  const engine = s.repoUrl === 'database' ? (s.repoFullName ?? '').replace('database:', '') : null;
+  const postgres = engine === 'postgres' || engine === 'timeseries';
+  const importSource: ImportSource | null = postgres ? 'postgres-url' : engine === 'redis' ? 'redis-url' : null;
   return (
     <section>
       <h1>
@@ -143,7 +147,8 @@ export function ServiceScreen() {
       {watching.value && <LiveLog url={`/api/deployments/${watching.value}/stream`} label="Deployment log" isOver={isOver} />}
 
       {s.repoUrl === 'database' && s.status === 'active' && <DatabaseBrowser serviceId={serviceId} />}
-      {s.repoUrl === 'database' && <Backups serviceId={serviceId} postgres={s.repoFullName === 'database:postgres' || s.repoFullName === 'database:timeseries'} />}
+      {s.repoUrl === 'database' && <Backups serviceId={serviceId} postgres={postgres} />}
+      {importSource && <Imports serviceId={serviceId} source={importSource} />}
       <Variables serviceId={serviceId} variables={o.env} suggestions={suggestions.value} changed={load} />
       <Domains serviceId={serviceId} domains={o.domains} changed={load} />
       <ServiceSettings key={s.updatedAt} service={s} changed={load} />
