@@ -90,6 +90,39 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
     t.same(await seriousViolations(page), [], 'the history screen is accessible');
   });
 
+  await t.test('keyboard only: sign in, skip to content, every stop named and visible, create a project, follow a link', async (t) => {
+    const page = await (await browser.createBrowserContext()).newPage();
+    await page.goto(s.url + '/', { waitUntil: 'networkidle0' });
+    t.equal(await page.evaluate('document.activeElement.id'), 'api-key', 'the key field has the focus');
+    await page.keyboard.type(s.key);
+    await Promise.all([page.waitForSelector('.card h2'), page.keyboard.press('Enter')]);
+    await page.keyboard.press('Tab');
+    t.equal(await page.evaluate('document.activeElement.textContent'), 'Skip to content', 'the first stop skips the navigation');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction("document.activeElement?.id === 'content'");
+    const stops: string[] = [];
+    for (let i = 0; i < 40 && (await page.evaluate('document.activeElement.id')) !== 'new-project'; i++) {
+      await page.keyboard.press('Tab');
+      stops.push(
+        await page.evaluate<[], () => string>(`(() => {
+          const e = document.activeElement;
+          const r = e.getBoundingClientRect();
+          const name = (e.labels?.[0]?.textContent ?? e.getAttribute('aria-label') ?? e.textContent ?? '').trim();
+          return (r.width > 0 && r.height > 0 ? '' : 'INVISIBLE ') + (name || 'UNNAMED ' + e.outerHTML.slice(0, 60));
+        })()`),
+      );
+    }
+    t.equal(await page.evaluate('document.activeElement.id'), 'new-project', `the create field is reached by Tab (${stops.length} stops)`);
+    t.same(stops.filter((stop) => /^(INVISIBLE|UNNAMED)/.test(stop)), [], 'every stop on the way is visible and named');
+    await page.keyboard.type('By keyboard');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction("[...document.querySelectorAll('.card h2')].some((e) => e.textContent === 'By keyboard')");
+    await page.focus('nav a[href="/history"]');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction("document.activeElement?.id === 'content' && document.querySelector('main h1')?.textContent === 'History'");
+    t.pass('following a link moves the focus to the new screen');
+  });
+
   await t.test('revoking the key ends the session: the next action goes back to sign-in', async (t) => {
     const key = await createKey(s, 'write', null);
     const page = await signedIn(key.secret);

@@ -112,14 +112,24 @@ t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres
     }
     await s.call('POST', `/api/services/${db.id}/database/query`, { body: { sql: "create table items (id int primary key, name text); insert into items values (1, 'first'), (2, 'second')" } });
     await open(`/services/${db.id}`);
+    await page.waitForSelector('#db-table option[value="public.items"]');
     await page.select('#db-table', 'public.items');
+    // By keyboard: Enter opens the cell, Escape leaves it unchanged with the focus back on it, Enter saves.
     const cell = await page.waitForSelector('xpath/.//button[contains(@class, "cell") and text()="first"]');
-    await cell!.click();
-    const input = await page.waitForSelector('#cell-edit');
-    await input!.click({ count: 3 });
+    await cell!.focus();
+    await page.keyboard.press('Enter');
+    await page.waitForFunction("document.activeElement?.id === 'cell-edit'");
+    await page.keyboard.type('-discarded');
+    await page.keyboard.press('Escape');
+    await page.waitForFunction("document.activeElement?.textContent === 'first' && document.activeElement.classList.contains('cell')");
+    await page.keyboard.press('Enter');
+    await page.waitForFunction("document.activeElement?.id === 'cell-edit'");
+    await page.keyboard.down('Control');
+    await page.keyboard.press('a');
+    await page.keyboard.up('Control');
     await page.keyboard.type('edited');
     await page.keyboard.press('Enter');
-    await page.waitForSelector('xpath/.//button[contains(@class, "cell") and text()="edited"]');
+    await page.waitForFunction("document.activeElement?.textContent === 'edited'");
     const rows = (await s.call('GET', `/api/services/${db.id}/database/rows?table=public.items`)).body.rows as { id: number; name: string }[];
     t.same(rows.find((r) => r.id === 1)?.name, 'edited', 'the database has the edit');
     t.same(await seriousViolations(page), [], 'the database screen is accessible');

@@ -3,6 +3,7 @@ import { useEffect } from 'preact/hooks';
 import { api, messageOf, type GetAnswer } from '../api.js';
 import { canWrite } from '../session.js';
 import { ErrorNote } from './error-note.js';
+import { focusOnMount } from '../focus-on-mount.js';
 
 type Tables = GetAnswer<'/api/services/{serviceId}/database/tables'>['tables'];
 type Page = GetAnswer<'/api/services/{serviceId}/database/rows'>;
@@ -54,6 +55,12 @@ export function DatabaseBrowser({ serviceId }: { serviceId: string }) {
   }, [table.value, offset.value]);
 
   const keyOf = (row: Record<string, unknown>) => Object.fromEntries((page.value?.columns ?? []).filter((c) => c.primary).map((c) => [c.name, row[c.name]]));
+  // When an edit ends, the focus goes back to the cell it started from, not to the top of the page.
+  const endEdit = () => {
+    const edit = editing.value;
+    editing.value = null;
+    if (edit) requestAnimationFrame(() => document.querySelector<HTMLElement>(`[data-cell="${edit.row}:${CSS.escape(edit.column)}"]`)?.focus());
+  };
   const saveCell = async () => {
     const edit = editing.value!;
     const row = page.value!.rows[edit.row]!;
@@ -61,9 +68,9 @@ export function DatabaseBrowser({ serviceId }: { serviceId: string }) {
       params: { path },
       body: { table: table.value!, primaryKey: keyOf(row), values: { [edit.column]: typed(edit.text) } },
     });
-    editing.value = null;
     error.value = failed ? messageOf(failed) : null;
     await loadRows();
+    endEdit();
   };
   const removeRow = async (row: Record<string, unknown>) => {
     if (!window.confirm(`Delete the row ${JSON.stringify(keyOf(row))}?`)) return;
@@ -138,13 +145,13 @@ export function DatabaseBrowser({ serviceId }: { serviceId: string }) {
                           <label class="visually-hidden" for="cell-edit">
                             {c.name}
                           </label>
-                          <input id="cell-edit" autoFocus value={edit.text} onInput={(e) => (editing.value = { ...edit, text: e.currentTarget.value })} onKeyDown={(e) => e.key === 'Escape' && (editing.value = null)} />
+                          <input id="cell-edit" ref={focusOnMount} value={edit.text} onInput={(e) => (editing.value = { ...edit, text: e.currentTarget.value })} onKeyDown={(e) => e.key === 'Escape' && endEdit()} />
                         </form>
                       </td>
                     ) : (
                       <td key={c.name}>
                         {canWrite.value && hasKey && !c.primary ? (
-                          <button type="button" class="cell" onClick={() => (editing.value = { row: r, column: c.name, text: show(row[c.name]) })}>
+                          <button type="button" class="cell" data-cell={`${r}:${c.name}`} onClick={() => (editing.value = { row: r, column: c.name, text: show(row[c.name]) })}>
                             {show(row[c.name]) || <span class="visually-hidden">empty; edit {c.name}</span>}
                           </button>
                         ) : (

@@ -1,4 +1,5 @@
 import { useSignal } from '@preact/signals';
+import { focusOnMount } from '../focus-on-mount.js';
 import { signIn } from '../session-actions.js';
 
 export function SignInScreen() {
@@ -17,7 +18,7 @@ export function SignInScreen() {
       <h1>Slipway</h1>
       <form onSubmit={submit} aria-describedby="sign-in-help">
         <label for="api-key">API key</label>
-        <input id="api-key" type="password" autocomplete="off" required value={key.value} onInput={(e) => (key.value = e.currentTarget.value)} />
+        <input id="api-key" type="password" autocomplete="off" required ref={focusOnMount} value={key.value} onInput={(e) => (key.value = e.currentTarget.value)} />
         <p id="sign-in-help" class="help">
           The key is exchanged for a session cookie; this page does not keep it.
         </p>
