@@ -1,9 +1,9 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { api, messageOf, type GetAnswer } from '../api.js';
+import { focusOnMount } from '../focus-on-mount.js';
 import { canWrite } from '../session.js';
 import { ErrorNote } from './error-note.js';
-import { focusOnMount } from '../focus-on-mount.js';
 
 type Tables = GetAnswer<'/api/services/{serviceId}/database/tables'>['tables'];
 type Page = GetAnswer<'/api/services/{serviceId}/database/rows'>;
