@@ -20,8 +20,11 @@ function typed(text: string): unknown {
   }
 }
 
+// Each engine's console takes its own language; SQL engines take statements.
+const CONSOLE_LABEL: Record<string, string> = { redis: 'Redis command', mongodb: 'MongoDB command (JSON)' };
+
 /** A database service's tables, a page of rows edited in place, and a console for statements. */
-export function DatabaseBrowser({ serviceId }: { serviceId: string }) {
+export function DatabaseBrowser({ serviceId, engine }: { serviceId: string; engine: string }) {
   const tables = useSignal<Tables>([]);
   const table = useSignal<string | null>(null);
   const page = useSignal<Page | null>(null);
@@ -201,7 +204,7 @@ export function DatabaseBrowser({ serviceId }: { serviceId: string }) {
       )}
       {canWrite.value && (
         <form onSubmit={run} class="console">
-          <label for="db-statement">Statement</label>
+          <label for="db-statement">{CONSOLE_LABEL[engine] ?? 'Statement'}</label>
           <textarea id="db-statement" rows={3} value={statement.value} onInput={(e) => (statement.value = e.currentTarget.value)} />
           <button type="submit">Run</button>
         </form>

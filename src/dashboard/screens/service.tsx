@@ -146,7 +146,7 @@ export function ServiceScreen() {
       )}
       {watching.value && <LiveLog url={`/api/deployments/${watching.value}/stream`} label="Deployment log" isOver={isOver} />}
 
-      {s.repoUrl === 'database' && s.status === 'active' && <DatabaseBrowser serviceId={serviceId} />}
+      {s.repoUrl === 'database' && s.status === 'active' && <DatabaseBrowser serviceId={serviceId} engine={engine!} />}
       {s.repoUrl === 'database' && <Backups serviceId={serviceId} postgres={postgres} />}
       {importSource && <Imports serviceId={serviceId} source={importSource} />}
       <Variables serviceId={serviceId} variables={o.env} suggestions={suggestions.value} changed={load} />
