@@ -61,6 +61,16 @@ t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres
     t.pass('the container’s first line arrived in the live log');
     t.equal((await waitForDeployment(s, web.id, first.id)).status, 'succeeded');
     t.equal((await probe(proxyPort, 'flows.dashboard.test')).body, 'one', 'the domain answers with the variable');
+    // The health monitor sees the new release within its interval; the page shows what it saw when loaded.
+    const healthy = 'xpath/.//dd[span[contains(@class, "health-healthy")]]';
+    for (let i = 0; i < 30; i++) {
+      await open(`/services/${web.id}`);
+      if (await page.$(healthy)) break;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    t.ok(await page.$(healthy), 'the service shows healthy');
+    t.match(await text('dd.usage'), /CPU [\d.]+% \(no limit\).*memory \d+ MiB of [\d.]+ (MiB|GiB)/, 'the container’s use against its limits');
+    t.match(await text('.facts'), /Current releasev1, /, 'the current release');
     // The runtime log's stream stays open while the container runs: cut the network under it.
     const runtimeState = "document.querySelectorAll('.stream-state')[1]?.textContent";
     await page.waitForFunction(`${runtimeState} === 'Live'`);

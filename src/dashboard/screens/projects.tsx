@@ -4,6 +4,7 @@ import { api, messageOf, type GetAnswer } from '../api.js';
 import { ErrorNote } from '../components/error-note.js';
 import { canWrite } from '../session.js';
 import { DangerButton } from '../components/danger-button.js';
+import { HealthBadge } from '../components/service-health.js';
 
 type Project = GetAnswer<'/api/projects'>['projects'][number];
 
@@ -69,7 +70,7 @@ export function ProjectsScreen() {
               <ul class="services">
                 {project.services.map((s) => (
                   <li key={s.id}>
-                    <a href={`/services/${s.id}`}>{s.name}</a> <span class={`status status-${s.status}`}>{s.status}</span>
+                    <a href={`/services/${s.id}`}>{s.name}</a> <span class={`status status-${s.status}`}>{s.status}</span> <HealthBadge health={s.health} />
                   </li>
                 ))}
               </ul>

@@ -8,6 +8,7 @@ import { Backups } from '../components/backups.js';
 import { DatabaseBrowser } from '../components/database-browser.js';
 import { Imports, type ImportSource } from '../components/imports.js';
 import { Domains } from '../components/domains.js';
+import { HealthBadge, Usage } from '../components/service-health.js';
 import { ServiceSettings } from '../components/service-settings.js';
 import { LiveLog } from '../components/live-log.js';
 import { Variables } from '../components/variables.js';
@@ -84,6 +85,7 @@ export function ServiceScreen() {
   const s = o.service;
   const engine = s.repoUrl === 'database' ? (s.repoFullName ?? '').replace('database:', '') : null;
   const postgres = engine === 'postgres' || engine === 'timeseries';
+  const currentRelease = releases.value.find((r) => r.current);
   const importSource: ImportSource | null = postgres ? 'postgres-url' : engine === 'redis' ? 'redis-url' : null;
   return (
     <section>
@@ -96,8 +98,15 @@ export function ServiceScreen() {
         <dd>{s.primaryUrl ? <a href={s.primaryUrl}>{s.primaryUrl}</a> : '—'}</dd>
         <dt>Source</dt>
         <dd>{s.dockerImage ?? s.repoFullName ?? s.repoUrl}</dd>
-        <dt>Last deployed</dt>
-        <dd>{s.lastDeployedAt ?? 'never'}</dd>
+        <dt>Current release</dt>
+        <dd>{currentRelease ? `v${currentRelease.version}, ${currentRelease.createdAt.replace('T', ' ').slice(0, 16)}` : 'none'}</dd>
+        <dt>Health</dt>
+        <dd>
+          <HealthBadge health={s.health} />
+          {s.restarts > 0 && `, ${s.restarts} restart(s)`}
+        </dd>
+        <dt>Use</dt>
+        <Usage usage={o.usage} resources={o.resources} />
       </dl>
       {canWrite.value && (
         <button type="button" onClick={() => void deploy()}>
