@@ -143,6 +143,10 @@ t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres
     const rows = (await s.call('GET', `/api/services/${db.id}/database/rows?table=public.items`)).body.rows as { id: number; name: string }[];
     t.same(rows.find((r) => r.id === 1)?.name, 'edited', 'the database has the edit');
     t.same(await seriousViolations(page), [], 'the database screen is accessible');
+    await page.waitForSelector('section[aria-labelledby="tls"] a[download]');
+    t.match(await text('section[aria-labelledby="tls"]'), /serves TLS.*sslmode=verify-full/, 'how to connect over TLS');
+    const ca = await page.$eval('section[aria-labelledby="tls"] a[download]', async (a) => (await fetch(a.getAttribute('href')!)).text());
+    t.match(ca, /^-----BEGIN CERTIFICATE-----/, 'the CA certificate downloads through the session');
 
     await page.type('#db-statement', 'select count(*) as n from items');
     await clickButton('Run');

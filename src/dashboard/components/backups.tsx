@@ -9,8 +9,8 @@ import { TableHead } from './table-head.js';
 type Listing = GetAnswer<'/api/services/{serviceId}/database/backups'>;
 type Backup = Listing['backups'][number];
 
-/** A database's backups: take one, download it, restore it (after saying what it replaces); Postgres's CA for TLS. */
-export function Backups({ serviceId, postgres }: { serviceId: string; postgres: boolean }) {
+/** A database's backups: take one, download it, restore it (after saying what it replaces), and their schedule. */
+export function Backups({ serviceId }: { serviceId: string }) {
   const listing = useSignal<Listing | null>(null);
   const hourUtc = useSignal<number | null>(null);
   const backups = useComputed(() => listing.value?.backups ?? []);
@@ -81,14 +81,6 @@ export function Backups({ serviceId, postgres }: { serviceId: string; postgres: 
         </tbody>
       </table>
       {listing.value && <BackupSchedule serviceId={serviceId} listing={listing.value} hourUtc={hourUtc.value} />}
-      {postgres && (
-      <p>
-        <a href={`/api/services/${serviceId}/database/tls/ca`} download>
-          Download the CA certificate
-        </a>{' '}
-        (for <code>sslmode=verify-full</code>)
-      </p>
-      )}
     </section>
   );
 }

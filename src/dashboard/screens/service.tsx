@@ -6,6 +6,7 @@ import { ErrorNote } from '../components/error-note.js';
 import { AutoDeploy } from '../components/auto-deploy.js';
 import { Backups } from '../components/backups.js';
 import { DatabaseBrowser } from '../components/database-browser.js';
+import { DatabaseTls } from '../components/database-tls.js';
 import { Imports, type ImportSource } from '../components/imports.js';
 import { Domains } from '../components/domains.js';
 import { HealthBadge, Usage } from '../components/service-health.js';
@@ -156,7 +157,8 @@ export function ServiceScreen() {
       {watching.value && <LiveLog url={`/api/deployments/${watching.value}/stream`} label="Deployment log" isOver={isOver} />}
 
       {s.repoUrl === 'database' && s.status === 'active' && <DatabaseBrowser serviceId={serviceId} engine={engine!} />}
-      {s.repoUrl === 'database' && <Backups serviceId={serviceId} postgres={postgres} />}
+      {s.repoUrl === 'database' && <Backups serviceId={serviceId} />}
+      {postgres && <DatabaseTls serviceId={serviceId} />}
       {importSource && <Imports serviceId={serviceId} source={importSource} />}
       <Variables serviceId={serviceId} variables={o.env} suggestions={suggestions.value} changed={load} />
       <Domains serviceId={serviceId} domains={o.domains} changed={load} />
