@@ -1,7 +1,6 @@
 import t from 'tap';
-import type { Page } from 'puppeteer-core';
 import { createKey, createProject } from '../helpers/api-suite.js';
-import { launchChromium, requireChromium, seriousViolations } from '../helpers/browser.js';
+import { launchChromium, requireChromium, seriousViolations, signedInPage } from '../helpers/browser.js';
 import { startTestServer } from '../helpers/test-server.js';
 
 t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', { skip: requireChromium() }, async (t) => {
@@ -13,15 +12,7 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
   const mine = await createProject(s, 'Mine');
   await createProject(s, 'Theirs');
 
-  /** A fresh browser profile signed in with `key`. */
-  async function signedIn(key: string): Promise<Page> {
-    const context = await browser.createBrowserContext();
-    const page = await context.newPage();
-    await page.goto(s.url + '/', { waitUntil: 'networkidle0' });
-    await page.type('#api-key', key);
-    await Promise.all([page.waitForSelector('header.top'), page.click('button[type=submit]')]);
-    return page;
-  }
+  const signedIn = (key: string) => signedInPage(browser, s.url, key);
 
   await t.test('the sign-in page: strict CSP, accessible, a wrong key is said where it was typed', async (t) => {
     const page = await (await browser.createBrowserContext()).newPage();
@@ -72,7 +63,6 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
     const secret = await page.$eval('.secret code', (e) => e.textContent ?? '');
     t.match(secret, /^slw_/, 'the new key is shown');
     t.equal((await s.call('GET', '/api/projects', { key: secret })).status, 200, 'and works');
-    page.on('dialog', (d) => void d.accept());
     const row = await page.waitForSelector('xpath/.//tr[td[1][text()="from-the-browser"]]//button');
     await row!.click();
     await page.waitForSelector('xpath/.//tr[td[1][text()="from-the-browser"]][contains(@class, "revoked")]');

@@ -1,6 +1,5 @@
 import t from 'tap';
-import type { Page } from 'puppeteer-core';
-import { launchChromium, requireChromium, seriousViolations } from '../helpers/browser.js';
+import { launchChromium, requireChromium, seriousViolations, signedInPage } from '../helpers/browser.js';
 import { startFakeOpenAi } from '../helpers/fake-ai-servers.js';
 import { allowingIn } from '../helpers/outbound.js';
 import { startS3Server } from '../helpers/s3-server.js';
@@ -17,11 +16,7 @@ t.test('the installation screen connects DNS, AI and remote storage, and shows e
   t.teardown(() => s.close());
   const browser = await launchChromium();
   t.teardown(() => browser.close());
-  const page: Page = await (await browser.createBrowserContext()).newPage();
-  page.on('dialog', (d) => void d.accept());
-  await page.goto(s.url + '/', { waitUntil: 'networkidle0' });
-  await page.type('#api-key', s.key);
-  await Promise.all([page.waitForSelector('header.top'), page.click('button[type=submit]')]);
+  const page = await signedInPage(browser, s.url, s.key);
   await page.goto(s.url + '/installation', { waitUntil: 'networkidle0' });
   await page.waitForSelector('#storage-endpoint');
   const settings = async () => (await s.call('GET', '/api/settings')).body.settings;

@@ -1,7 +1,6 @@
 import t from 'tap';
-import type { Page } from 'puppeteer-core';
 import { createProject, createService } from '../helpers/api-suite.js';
-import { launchChromium, requireChromium, seriousViolations } from '../helpers/browser.js';
+import { launchChromium, requireChromium, seriousViolations, signedInPage } from '../helpers/browser.js';
 import { deployEnv, probe, waitForDeployment } from '../helpers/deploy.js';
 import { removeProjectLeftovers, requireDocker, TEST_IMAGES } from '../helpers/docker.js';
 import { DB_IMAGE_ENV, requireDbImages } from '../helpers/engine-containers.js';
@@ -18,11 +17,7 @@ t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres
   const web = await createService(s, project.id, { name: 'web', repoUrl: 'docker-image', dockerImage: TEST_IMAGES.web, branch: 'main', runtimeMode: 'web', internalPort: 8080, env: [] });
   const browser = await launchChromium();
   t.teardown(() => browser.close());
-  const page: Page = await (await browser.createBrowserContext()).newPage();
-  page.on('dialog', (d) => void d.accept());
-  await page.goto(s.url + '/', { waitUntil: 'networkidle0' });
-  await page.type('#api-key', s.key);
-  await Promise.all([page.waitForSelector('header.top'), page.click('button[type=submit]')]);
+  const page = await signedInPage(browser, s.url, s.key);
 
   const latestDeployment = async (serviceId = web.id) => (await s.call('GET', `/api/services/${serviceId}/deployments`)).body.deployments[0] as { id: string; status: string } | undefined;
   // Pages with a running service keep a log stream open: the network is never idle there.

@@ -35,3 +35,13 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   });
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
+
+/** A fresh browser profile signed in to the dashboard at `url` with `key`, that accepts every confirmation. */
+export async function signedInPage(browser: Browser, url: string, key: string): Promise<Page> {
+  const page = await (await browser.createBrowserContext()).newPage();
+  page.on('dialog', (d) => void d.accept());
+  await page.goto(url + '/', { waitUntil: 'networkidle0' });
+  await page.type('#api-key', key);
+  await Promise.all([page.waitForSelector('header.top'), page.click('button[type=submit]')]);
+  return page;
+}
