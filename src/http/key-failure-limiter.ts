@@ -33,6 +33,11 @@ export class KeyFailureLimiter {
     await this.count(address, 'unknown API key refused', { keyPrefix: keyPrefix(secret) });
   }
 
+  /** A session cookie no session was ever opened with counts like an unknown key. */
+  async sessionFailed(address: string): Promise<void> {
+    await this.count(address, 'unknown session refused', {});
+  }
+
   /** A webhook delivery whose signature did not verify counts like an unknown key. */
   async signatureFailed(address: string, serviceId: string): Promise<void> {
     await this.count(address, 'webhook signature refused', { serviceId });

@@ -1,7 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Principal, PrincipalCache } from './auth.js';
+import { clientAddressOf } from './client-address.js';
 import { forbidden, unauthorized } from './errors.js';
+import type { KeyFailureLimiter } from './key-failure-limiter.js';
 import type { SessionStore } from './session-store.js';
 
 export const SESSION_COOKIE = 'slipway_session';
@@ -25,23 +27,30 @@ export class SessionAuth {
   constructor(
     readonly store: SessionStore,
     private readonly keys: PrincipalCache,
+    private readonly failures: KeyFailureLimiter,
     private readonly idleMinutes: () => Promise<number>,
   ) {}
 
   async principalOf(ctx: Context): Promise<Principal> {
     const token = sessionTokenOf(ctx)!;
+    const address = clientAddressOf(ctx);
+    await this.failures.check(address);
     const session = await this.store.touch(token, (await this.idleMinutes()) * 60_000);
-    const principal = session && (await this.keys.findByHash(session.keyHash));
-    if (!session || !principal) {
-      if (session) await this.store.close(token);
+    // A token no session ever had is guessed: it counts like an unknown key. An ended session does not.
+    if (session === null) await this.failures.sessionFailed(address);
+    const found = session === 'idle' ? null : session;
+    const principal = found && (await this.keys.findByHash(found.keyHash));
+    if (!found || !principal) {
+      // Its key was revoked.
+      if (found) await this.store.close(token);
       clearSessionCookie(ctx);
       throw unauthorized('the session has ended (signed out, idle too long, or its key was revoked): sign in again');
     }
     // Another site can make the browser send the cookie, never this header: a write needs both.
-    if (!SAFE_METHODS.has(ctx.method) && !sameText(ctx.get('x-csrf-token'), session.csrfToken)) {
+    if (!SAFE_METHODS.has(ctx.method) && !sameText(ctx.get('x-csrf-token'), found.csrfToken)) {
       throw forbidden('a write through the session cookie needs its X-CSRF-Token header');
     }
-    ctx.state.session = { token, csrfToken: session.csrfToken };
+    ctx.state.session = { token, csrfToken: found.csrfToken };
     return principal;
   }
 }

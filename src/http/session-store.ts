@@ -46,8 +46,8 @@ export class SessionStore {
     return opened;
   }
 
-  /** The session, when it was seen within `idleMs` (an idle one is deleted); seen now, to the minute. */
-  async touch(token: string, idleMs: number): Promise<FoundSession | null> {
+  /** The session, when it was seen within `idleMs` (an idle one is deleted); seen now, to the minute. Null: no such session. */
+  async touch(token: string, idleMs: number): Promise<FoundSession | 'idle' | null> {
     await this.prepare();
     const hash = hashToken(token);
     const { rows } = await this.db.query<{ key_hash: string; csrf_token: string; idle: boolean; stale: boolean }>(
@@ -59,7 +59,7 @@ export class SessionStore {
     if (!row) return null;
     if (row.idle) {
       await this.db.query('delete from http_sessions where token_hash = $1', [hash]);
-      return null;
+      return 'idle';
     }
     // A write per minute of use, not per request.
     if (row.stale) await this.db.query('update http_sessions set last_seen_at = now() where token_hash = $1', [hash]);

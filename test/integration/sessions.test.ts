@@ -84,3 +84,14 @@ t.test('unknown keys at sign-in count toward the address’s limit', async (t) =
   for (let i = 0; i < 6; i++) await s.call('POST', '/api/sessions', { key: null, body: { key: `slw_wrong-${i}` } });
   assertError(t, await s.call('POST', '/api/sessions', { key: null, body: { key: s.key } }), 429, 'rate_limited', 'the next sign-in, even with a good key');
 });
+
+t.test('guessed session cookies count toward the address’s limit too', async (t) => {
+  const other = await startTestServer({ SLIPWAY_KEY_FAILURES_PER_MINUTE: '3' });
+  t.teardown(() => other.close());
+  for (let i = 0; i < 3; i++) {
+    const guess = await other.call('GET', '/api/projects', withCookie(`slipway_session=guess-${i}`));
+    assertError(t, guess, 401, 'unauthorized', `guess ${i}`);
+  }
+  const signedIn = await other.call('POST', '/api/sessions', { key: null, body: { key: other.key } });
+  assertError(t, signedIn, 429, 'rate_limited', 'the address is limited, even for a good key');
+});
