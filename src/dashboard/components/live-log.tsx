@@ -1,16 +1,12 @@
 import { useSignal } from '@preact/signals';
-import { AnsiUp } from 'ansi_up';
 import { useEffect, useRef } from 'preact/hooks';
+import { logLineHtml } from '../log-line-html.js';
 
 interface Line {
   id: number;
   line: string;
   stream: string;
 }
-
-// Classes, not inline styles: the page's Content-Security-Policy allows no style attributes.
-const ansi = new AnsiUp();
-ansi.use_classes = true;
 
 /**
  * A Server-Sent Events log (`snapshot`, then `log` per line), coloured, following the tail unless the reader
@@ -72,7 +68,7 @@ export function LiveLog({ url, filter = '', label, isOver }: { url: string; filt
         }}
       >
         {shown.map((l) => (
-          <div key={l.id} data-line={l.id} class={`line line-${l.stream}`} dangerouslySetInnerHTML={{ __html: ansi.ansi_to_html(l.line) }} />
+          <div key={l.id} data-line={l.id} class={`line line-${l.stream}`} dangerouslySetInnerHTML={{ __html: logLineHtml(l.line) }} />
         ))}
       </pre>
     </div>
