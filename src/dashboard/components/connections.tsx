@@ -1,11 +1,13 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
+import type { paths } from '../../cli/api-types.js';
 import { api, messageOf, type GetAnswer } from '../api.js';
 import { ConnectionForm, type ConnectionField } from './connection-form.js';
 import { DangerButton } from './danger-button.js';
 import { ErrorNote } from './error-note.js';
 
 type Settings = GetAnswer<'/api/settings'>['settings'];
+type BodyOf<P extends '/api/settings/dns-providers/{providerId}' | '/api/settings/remote-storage'> = paths[P]['put']['requestBody']['content']['application/json'];
 type DnsProvider = Settings['dnsProviders'][number];
 type AiProvider = Settings['aiProviders'][number];
 
@@ -80,7 +82,7 @@ export function Connections() {
               label={`Connect ${p.name}`}
               fields={DNS_FIELDS[p.id]}
               submit={p.connected ? 'Replace credentials' : 'Connect'}
-              connect={(body) => after(api.PUT('/api/settings/dns-providers/{providerId}', { ...dnsPath(p), body: body as never }))}
+              connect={(body) => after(api.PUT('/api/settings/dns-providers/{providerId}', { ...dnsPath(p), body: body as BodyOf<'/api/settings/dns-providers/{providerId}'> }))}
             />
           </details>
         ))}
@@ -124,7 +126,7 @@ export function Connections() {
           label="Connect remote storage"
           fields={STORAGE_FIELDS}
           submit={storage.connected ? 'Replace connection' : 'Connect'}
-          connect={(body) => after(api.PUT('/api/settings/remote-storage', { body: body as never }))}
+          connect={(body) => after(api.PUT('/api/settings/remote-storage', { body: body as BodyOf<'/api/settings/remote-storage'> }))}
         />
       </section>
     </>
