@@ -1,5 +1,5 @@
 import t from 'tap';
-import { createKey, createProject } from '../helpers/api-suite.js';
+import { createKey, createProject, createService } from '../helpers/api-suite.js';
 import { launchChromium, requireChromium, seriousViolations, signedInPage } from '../helpers/browser.js';
 import { startTestServer } from '../helpers/test-server.js';
 
@@ -46,6 +46,16 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
     await reader.waitForSelector('.card h2');
     t.equal(await reader.$('#new-project'), null, 'no create form');
     t.equal(await reader.$('button.danger'), null, 'no delete buttons');
+    const web = await createService(s, mine.id, { name: 'web', repoUrl: 'docker-image', dockerImage: 'example/web:1', branch: 'main', runtimeMode: 'web', internalPort: 8080, env: [{ key: 'GREETING', value: 'hi' }] });
+    await reader.goto(`${s.url}/services/${web.id}`, { waitUntil: 'networkidle0' });
+    await reader.waitForSelector('main h1');
+    const buttons = await reader.$$eval('main button', (els) => els.map((e) => e.textContent?.trim()));
+    t.same(buttons.filter((b) => !/^(Log|Reveal.*)$/.test(b ?? '')), [], `only reading buttons on a service (${buttons.join(', ')})`);
+    const fields = await reader.$$eval('main form input:not([type=search]):not([disabled]), main textarea:not([disabled])', (els) => els.map((e) => e.outerHTML));
+    t.same(fields, [], 'no field to change anything (settings are shown disabled)');
+    await reader.goto(`${s.url}/installation`, { waitUntil: 'networkidle0' });
+    await reader.waitForSelector('main h1');
+    t.equal(await reader.$('main form, main button.danger, #key-name'), null, 'no settings, channels, connections or keys to change');
     const scoped = await signedIn((await createKey(s, 'write', [mine.id])).secret);
     await scoped.waitForSelector('.card h2');
     t.same(await scoped.$$eval('.card h2', (els) => els.map((e) => e.textContent)), ['Mine']);
