@@ -123,6 +123,19 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
     t.pass('following a link moves the focus to the new screen');
   });
 
+  await t.test('a service the API refuses is said at its form, and nothing is created', async (t) => {
+    const page = await signedIn(s.key);
+    const form = `form[aria-label="New service of Mine"]`;
+    await (await page.waitForSelector(`xpath/.//li[h2[text()="Mine"]]//details[contains(@class, "new-service")]/summary`))!.click();
+    await page.type(`#new-${mine.id}-name`, 'web');
+    await page.type(`#new-${mine.id}-source`, 'example/other:2');
+    await page.click(`${form} button[type=submit]`);
+    const alert = await page.waitForSelector(`${form} [role=alert]`);
+    t.match(await alert!.evaluate((e) => e.textContent), /web/, 'the name already taken, said at the form');
+    const services = (await s.call('GET', `/api/projects/${mine.id}`)).body.project.services as { name: string }[];
+    t.same(services.map((x) => x.name), ['web'], 'no second service');
+  });
+
   await t.test('revoking the key ends the session: the next action goes back to sign-in', async (t) => {
     const key = await createKey(s, 'write', null);
     const page = await signedIn(key.secret);

@@ -14,10 +14,26 @@ t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres
   t.teardown(() => s.close());
   const project = await createProject(s, 'Flows');
   t.teardown(() => removeProjectLeftovers(project.id));
-  const web = await createService(s, project.id, { name: 'web', repoUrl: 'docker-image', dockerImage: TEST_IMAGES.web, branch: 'main', runtimeMode: 'web', internalPort: 8080, env: [] });
   const browser = await launchChromium();
   t.teardown(() => browser.close());
   const page = await signedInPage(browser, s.url, s.key);
+
+  /** Creates a service on the projects screen, as a user would; the page moves to it. */
+  const createInBrowser = async (name: string, fill: (field: (name: string) => string) => Promise<void>) => {
+    await page.goto(s.url + '/', { waitUntil: 'networkidle0' });
+    await (await page.waitForSelector('details.new-service summary'))!.click();
+    const field = (f: string) => `#new-${project.id}-${f}`;
+    await page.type(field('name'), name);
+    await fill(field);
+    await page.click('form[aria-label="New service of Flows"] button[type=submit]');
+    await page.waitForFunction(`document.querySelector('main h1')?.textContent.startsWith(${JSON.stringify(name)})`);
+    return { id: page.url().split('/services/')[1]! };
+  };
+  const web = await createInBrowser('web', async (field) => {
+    await page.type(field('source'), TEST_IMAGES.web);
+    await page.type(field('port'), '8080');
+  });
+  t.match((await s.call('GET', `/api/services/${web.id}`)).body.service, { name: 'web', repoUrl: 'docker-image', dockerImage: TEST_IMAGES.web, internalPort: 8080, runtimeMode: 'web' }, 'the image service the form created');
 
   const latestDeployment = async (serviceId = web.id) => (await s.call('GET', `/api/services/${serviceId}/deployments`)).body.deployments[0] as { id: string; status: string } | undefined;
   // Pages with a running service keep a log stream open: the network is never idle there.
@@ -107,10 +123,12 @@ t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres
   });
 
   await t.test('Postgres: a row edited in the grid, a statement run, a backup taken and restored, the schedule, an import', async (t) => {
-    const postgres = (name: string, env: { key: string; value: string }[] = []) =>
-      createService(s, project.id, { name, repoFullName: 'database:postgres', repoUrl: 'database', branch: 'main', internalPort: 5432, databasePublicEnabled: false, env });
-    const db = await postgres('db');
-    const legacy = await postgres('legacy', [{ key: 'POSTGRES_PASSWORD', value: 'legacy-Pw-1' }]);
+    const db = await createInBrowser('db', async (field) => {
+      await page.select(field('kind'), 'engine');
+      await page.select(field('source'), 'postgres');
+    });
+    t.match((await s.call('GET', `/api/services/${db.id}`)).body.service, { repoUrl: 'database', repoFullName: 'database:postgres', internalPort: 5432 }, 'the database the form created');
+    const legacy = await createService(s, project.id, { name: 'legacy', repoFullName: 'database:postgres', repoUrl: 'database', branch: 'main', internalPort: 5432, databasePublicEnabled: false, env: [{ key: 'POSTGRES_PASSWORD', value: 'legacy-Pw-1' }] });
     for (const service of [db, legacy]) {
       const queued = await s.call('POST', `/api/services/${service.id}/deployments`);
       t.equal((await waitForDeployment(s, service.id, queued.body.deployment.id)).status, 'succeeded');

@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import type { components } from '../../src/cli/api-types.js';
 import { clientFor } from '../../src/cli/api/db-connect.js';
 import { historyOf } from '../../src/cli/api/history.js';
-import { serviceBody } from '../../src/cli/api/services.js';
+import { serviceBody } from '../../src/cli/api/service-body.js';
 import { settingsPatch } from '../../src/cli/api/settings.js';
 import { UsageError } from '../../src/cli/api/usage-error.js';
 

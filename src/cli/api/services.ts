@@ -1,13 +1,15 @@
-import { ENGINE_CATALOGUE } from '../../../commands/service/engines.js';
-import { ENGINES, type Engine } from '../../../commands/service/fields.js';
+import { ENGINES } from '../../../commands/service/fields.js';
 import { answer, apiClient } from './client.js';
 import { confirm } from './confirm.js';
 import { table, when } from './output.js';
 import { print, type Output } from './resources.js';
 import { findProject, findService } from './resolve.js';
+import { serviceBody, type ServiceSource } from './service-body.js';
 import { UsageError } from './usage-error.js';
 
 export { ENGINES };
+
+type CreateServiceOptions = ServiceSource & Output;
 
 const kindOf = (s: { repoUrl: string; repoFullName: string | null; runtimeMode: string }) =>
   s.repoUrl === 'database' ? (s.repoFullName ?? 'database') : s.repoUrl === 'docker-image' ? `image/${s.runtimeMode}` : `git/${s.runtimeMode}`;
@@ -23,48 +25,6 @@ export async function listServices(projectRef: string, o: Output) {
           project.services.map((s) => [s.slug, kindOf(s), s.status, s.primaryUrl, when(s.lastDeployedAt) || 'never', s.id]),
         ),
   );
-}
-
-export interface CreateServiceOptions extends Output {
-  image?: string;
-  repo?: string;
-  gitUrl?: string;
-  engine?: Engine;
-  branch?: string;
-  port?: string;
-  mode?: 'web' | 'worker' | 'static';
-  public?: boolean;
-}
-
-/** The request body of `POST /api/projects/{id}/services` for what the options name. */
-export function serviceBody(name: string, o: CreateServiceOptions) {
-  const sources = [o.image, o.repo, o.gitUrl, o.engine].filter((s) => s !== undefined);
-  if (sources.length !== 1) throw new UsageError('give exactly one of --image, --repo, --git-url or --engine');
-  const port = o.port === undefined ? undefined : Number(o.port);
-  if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) throw new UsageError(`--port ${o.port} is not a port`);
-  if (o.engine) {
-    if (o.mode && o.mode !== 'web') throw new UsageError('--mode is for apps, not databases');
-    const spec = ENGINE_CATALOGUE[o.engine];
-    return {
-      name,
-      repoFullName: `database:${o.engine}`,
-      repoUrl: 'database',
-      branch: 'main',
-      internalPort: port ?? spec.port,
-      databasePublicEnabled: Boolean(o.public),
-      env: [],
-    };
-  }
-  const common = {
-    name,
-    ...(port !== undefined ? { internalPort: port } : {}),
-    ...(o.mode ? { runtimeMode: o.mode } : {}),
-    ...(o.branch ? { branch: o.branch } : {}),
-    env: [],
-  };
-  if (o.image) return { ...common, repoUrl: 'docker-image', dockerImage: o.image };
-  if (o.repo) return { ...common, repoFullName: o.repo };
-  return { ...common, repoUrl: o.gitUrl! };
 }
 
 export async function createService(projectRef: string, name: string, o: CreateServiceOptions) {

@@ -5,6 +5,7 @@ import { ErrorNote } from '../components/error-note.js';
 import { canWrite } from '../session.js';
 import { DangerButton } from '../components/danger-button.js';
 import { HealthBadge } from '../components/service-health.js';
+import { NewService } from '../components/new-service.js';
 
 type Project = GetAnswer<'/api/projects'>['projects'][number];
 
@@ -80,6 +81,7 @@ export function ProjectsScreen() {
                     Rename… <span class="visually-hidden">{project.name}</span>
                   </button>
                   <DangerButton label="Delete…" what={project.name} onClick={() => void remove(project)} />
+                  <NewService projectId={project.id} projectName={project.name} />
                 </>
               )}
             </li>

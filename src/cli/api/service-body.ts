@@ -1,0 +1,46 @@
+import { ENGINE_CATALOGUE } from '../../../commands/service/engines.js';
+import type { Engine } from '../../../commands/service/fields.js';
+import { UsageError } from './usage-error.js';
+
+/** What a new service runs: exactly one of an image, a hosted repository, a Git URL or a database engine. */
+export interface ServiceSource {
+  image?: string;
+  repo?: string;
+  gitUrl?: string;
+  engine?: Engine;
+  branch?: string;
+  port?: string;
+  mode?: 'web' | 'worker' | 'static';
+  public?: boolean;
+}
+
+/** The request body of `POST /api/projects/{id}/services` for what the options name. */
+export function serviceBody(name: string, o: ServiceSource) {
+  const sources = [o.image, o.repo, o.gitUrl, o.engine].filter((s) => s !== undefined);
+  if (sources.length !== 1) throw new UsageError('give exactly one of --image, --repo, --git-url or --engine');
+  const port = o.port === undefined ? undefined : Number(o.port);
+  if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) throw new UsageError(`--port ${o.port} is not a port`);
+  if (o.engine) {
+    if (o.mode && o.mode !== 'web') throw new UsageError('--mode is for apps, not databases');
+    const spec = ENGINE_CATALOGUE[o.engine];
+    return {
+      name,
+      repoFullName: `database:${o.engine}`,
+      repoUrl: 'database',
+      branch: 'main',
+      internalPort: port ?? spec.port,
+      databasePublicEnabled: Boolean(o.public),
+      env: [],
+    };
+  }
+  const common = {
+    name,
+    ...(port !== undefined ? { internalPort: port } : {}),
+    ...(o.mode ? { runtimeMode: o.mode } : {}),
+    ...(o.branch ? { branch: o.branch } : {}),
+    env: [],
+  };
+  if (o.image) return { ...common, repoUrl: 'docker-image', dockerImage: o.image };
+  if (o.repo) return { ...common, repoFullName: o.repo };
+  return { ...common, repoUrl: o.gitUrl! };
+}
