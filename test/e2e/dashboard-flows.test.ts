@@ -53,12 +53,13 @@ t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres
   };
   /** The deployment the last click queued: the newest one that is not `before`. */
   const queuedAfter = async (before: string | undefined, serviceId = web.id) => {
-    for (let i = 0; i < 100; i++) {
+    for (let i = 0; i < 300; i++) {
       const d = await latestDeployment(serviceId);
       if (d && d.id !== before) return d;
       await new Promise((r) => setTimeout(r, 100));
     }
-    throw new Error('the click queued no deployment');
+    const said = await page.$$eval('[role=alert]', (els) => els.map((e) => e.textContent).join(' | '));
+    throw new Error(`the click queued no deployment within 30 s${said ? `; the page says: ${said}` : ''}`);
   };
   const text = (selector: string) => page.$eval(selector, (e) => e.textContent ?? '');
   const clickButton = async (label: string) => {
@@ -115,6 +116,13 @@ t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres
     const second = await queuedAfter(before);
     t.equal((await waitForDeployment(s, web.id, second.id)).status, 'succeeded');
     t.equal((await probe(proxyPort, 'flows.dashboard.test')).body, 'two');
+    // The releases read model follows the deployment's: under load it can still show v1 as current for a moment,
+    // and the page would offer v2 to roll back to.
+    for (let i = 0; i < 100; i++) {
+      const releases = (await s.call('GET', `/api/services/${web.id}/releases`)).body.releases as { version: number; current: boolean }[];
+      if (releases.find((r) => r.current)?.version === 2) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
     await page.reload({ waitUntil: 'domcontentloaded' });
     await clickButton('Roll back to this');
     const rollback = await queuedAfter(second.id);
