@@ -21,12 +21,22 @@ t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres
   /** Creates a service on the projects screen, as a user would; the page moves to it. */
   const createInBrowser = async (name: string, fill: (field: (name: string) => string) => Promise<void>) => {
     await page.goto(s.url + '/', { waitUntil: 'networkidle0' });
-    await (await page.waitForSelector('details.new-service summary'))!.click();
     const field = (f: string) => `#new-${project.id}-${f}`;
+    // Opening the form is the user's click on "Add a service"; under load a click can land while the list still
+    // lays out, so it is given again until the form shows.
+    for (let i = 0; !(await page.$(`details[open] ${field('name')}`)) && i < 5; i++) {
+      await (await page.waitForSelector('details.new-service summary'))!.click();
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    await page.waitForSelector(field('name'), { visible: true });
     await page.type(field('name'), name);
     await fill(field);
-    await page.click('form[aria-label="New service of Flows"] button[type=submit]');
-    await page.waitForFunction(`document.querySelector('main h1')?.textContent.startsWith(${JSON.stringify(name)})`);
+    const form = 'form[aria-label="New service of Flows"]';
+    await page.click(`${form} button[type=submit]`);
+    // The new service's page, or the API's refusal said at the form.
+    await page.waitForFunction(`document.querySelector('main h1')?.textContent.startsWith(${JSON.stringify(name)}) || document.querySelector('${form} [role=alert]')`);
+    const refused = await page.$eval(`${form} [role=alert]`, (e) => e.textContent).catch(() => null);
+    if (refused) throw new Error(`creating ${name}: ${refused}`);
     return { id: page.url().split('/services/')[1]! };
   };
   const web = await createInBrowser('web', async (field) => {
@@ -43,12 +53,13 @@ t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres
   };
   /** The deployment the last click queued: the newest one that is not `before`. */
   const queuedAfter = async (before: string | undefined, serviceId = web.id) => {
-    for (let i = 0; i < 100; i++) {
+    for (let i = 0; i < 300; i++) {
       const d = await latestDeployment(serviceId);
       if (d && d.id !== before) return d;
       await new Promise((r) => setTimeout(r, 100));
     }
-    throw new Error('the click queued no deployment');
+    const said = await page.$$eval('[role=alert]', (els) => els.map((e) => e.textContent).join(' | '));
+    throw new Error(`the click queued no deployment within 30 s${said ? `; the page says: ${said}` : ''}`);
   };
   const text = (selector: string) => page.$eval(selector, (e) => e.textContent ?? '');
   const clickButton = async (label: string) => {
@@ -73,10 +84,11 @@ t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres
     t.equal((await waitForDeployment(s, web.id, first.id)).status, 'succeeded');
     t.equal((await probe(proxyPort, 'flows.dashboard.test')).body, 'one', 'the domain answers with the variable');
     // The health monitor sees the new release within its interval; the page shows what it saw when loaded.
+    // The engine's stats answer within 2 s or not at all (null use): under load the page is loaded again.
     const healthy = 'xpath/.//dd[span[contains(@class, "health-healthy")]]';
     for (let i = 0; i < 30; i++) {
       await open(`/services/${web.id}`);
-      if (await page.$(healthy)) break;
+      if ((await page.$(healthy)) && (await page.$('dd.usage'))) break;
       await new Promise((r) => setTimeout(r, 1000));
     }
     t.ok(await page.$(healthy), 'the service shows healthy');
@@ -104,6 +116,13 @@ t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres
     const second = await queuedAfter(before);
     t.equal((await waitForDeployment(s, web.id, second.id)).status, 'succeeded');
     t.equal((await probe(proxyPort, 'flows.dashboard.test')).body, 'two');
+    // The releases read model follows the deployment's: under load it can still show v1 as current for a moment,
+    // and the page would offer v2 to roll back to.
+    for (let i = 0; i < 100; i++) {
+      const releases = (await s.call('GET', `/api/services/${web.id}/releases`)).body.releases as { version: number; current: boolean }[];
+      if (releases.find((r) => r.current)?.version === 2) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
     await page.reload({ waitUntil: 'domcontentloaded' });
     await clickButton('Roll back to this');
     const rollback = await queuedAfter(second.id);
