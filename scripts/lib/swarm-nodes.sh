@@ -7,7 +7,7 @@
 #   swarm_node_start IDX DIR   node IDX (1-9) at 100.115.0.(10+IDX) on one bridge with the host (100.115.0.1);
 #                              its engine's socket at DIR/docker.sock; fails if it did not start
 #   swarm_node_stop IDX DIR    kills the engine and removes the namespace, the veth pair and DIR
-#   swarm_net_down             removes the bridge once no node is left
+#   swarm_net_down             removes the bridge unless a node is left
 set -euo pipefail
 
 SWARM_BRIDGE=slipway-sw0
@@ -26,6 +26,8 @@ swarm_net_up() {
 
 swarm_net_down() {
   ip link show "$SWARM_BRIDGE" >/dev/null 2>&1 || return 0
+  # Another test file's nodes still use it.
+  ip netns list | grep -q '^slipway-n' && return 0
   iptables -D FORWARD -i "$SWARM_BRIDGE" -o "$SWARM_BRIDGE" -j ACCEPT 2>/dev/null || true
   ip link del "$SWARM_BRIDGE"
 }
