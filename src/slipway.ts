@@ -43,6 +43,7 @@ import { lazyRuntime } from './runtime/lazy-runtime.js';
 import { withDeferredRequires } from './runtime/deferred-requires.js';
 import { BrowserPool } from './engines/browser-pool.js';
 import { Certificates } from './engines/certificates.js';
+import { clusterEngine, type ClusterEngine } from './cluster/cluster-engine.js';
 import { BackupRunner, type BackupDeps } from './processes/backup-runner.js';
 import { BackupScheduler } from './processes/backup-scheduler.js';
 import { ImportRunner } from './processes/import-runner.js';
@@ -66,6 +67,8 @@ export interface Slipway {
   /** The NAT switch deployments move, when this host can use one. */
   upstreams: UpstreamSwitch | null;
   runtime: ContainerRuntime;
+  /** The engine as a Swarm manager, for cluster mode. */
+  clusterEngine: ClusterEngine;
   /** null in one-shot CLI commands. */
   deployer: Deployer | null;
   /** Feeds the process managers from their own checkpoints. */
@@ -351,6 +354,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     outbound,
     databases,
     certificates,
+    clusterEngine: clusterEngine(config.docker.socketPath),
     backups,
     api,
     notifier,

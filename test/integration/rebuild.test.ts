@@ -1,7 +1,9 @@
 import t, { type Test } from 'tap';
+import { clusterEvents } from '../../commands/cluster/events.js';
 import { ALL_EVENT_TYPES } from '../../commands/event-types.js';
 import { ALL_PROJECTORS } from '../../projections/all.js';
 import { runAdminCommand } from '../../src/cli/admin-commands.js';
+import { CLUSTER_IMAGES, clusterEnv, clusterUnavailable, runClusterHistory, startNodes } from '../helpers/cluster.js';
 import { deployEnv } from '../helpers/deploy.js';
 import { DB_IMAGE_ENV, requireDbImages } from '../helpers/engine-containers.js';
 import { removeProjectLeftovers, requireDocker } from '../helpers/docker.js';
@@ -9,7 +11,11 @@ import { startGitServer } from '../helpers/git-server.js';
 import { runDeploymentHistory, runMixedScenario, startHistoryProviders } from '../helpers/mixed-scenario.js';
 import { freshDatabase, requirePostgresServer, serverUrl } from '../helpers/postgres-server.js';
 import { dumpReadModels } from '../helpers/read-models.js';
+import type { SwarmNode } from '../helpers/swarm-nodes.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+const CLUSTER_TYPES: readonly string[] = Object.keys(clusterEvents);
+const REGISTRY_PORT = 5443;
 
 async function recordedTypes(s: TestServer): Promise<Set<string>> {
   const types = new Set<string>();
@@ -47,14 +53,20 @@ async function rebuildEqualsLive(t: Test, env: Record<string, string>) {
   await s.app.deployer?.stop();
 
   const types = await recordedTypes(s);
-  t.same(ALL_EVENT_TYPES.filter((type) => !types.has(type)), [], `the history holds every one of the ${ALL_EVENT_TYPES.length} event types`);
+  const outside = ALL_EVENT_TYPES.filter((type) => !CLUSTER_TYPES.includes(type));
+  t.same(outside.filter((type) => !types.has(type)), [], `the history holds every one of the ${outside.length} event types (the cluster's: its own round)`);
+  const live = await dumpReadModels(s.app.db);
+  t.ok(live.rm_services!.length > 10 && live.rm_env!.length > 20 && live.rm_audit_log!.length > 200, 'a long history');
+  await rebuildEquals(t, s);
+}
 
+/** Rebuilds every read model from the log and compares each table, the checkpoints and an API answer with the live ones. */
+async function rebuildEquals(t: Test, s: TestServer) {
   const tables = await readTables(s);
   t.same(tables, ALL_PROJECTORS.flatMap((p) => p.tables).sort(), 'every read table belongs to a projector, and is compared');
   const live = await dumpReadModels(s.app.db);
   const liveCheckpoints = await checkpoints(s);
   const listBefore = (await s.call('GET', '/api/projects')).body;
-  t.ok(live.rm_services!.length > 10 && live.rm_env!.length > 20 && live.rm_audit_log!.length > 200, 'a long history');
   t.equal(liveCheckpoints.length, ALL_PROJECTORS.length, 'a checkpoint per projector');
 
   const result = (await runAdminCommand(s.app, { command: 'projections.rebuild', projectors: [] })) as { events: number };
@@ -66,10 +78,33 @@ async function rebuildEqualsLive(t: Test, env: Record<string, string>) {
   t.same(after.body, listBefore, 'and the API answers the same from them');
 }
 
+/** A cluster needs a Slipway whose engine is a Swarm manager: two engines in namespaces, never the host's. */
+async function clusterRebuildEqualsLive(t: Test, env: Record<string, string>) {
+  const cluster = await startNodes([7, 8], [CLUSTER_IMAGES.registry]);
+  t.teardown(() => cluster.stop());
+  const [manager, worker] = cluster.nodes as [SwarmNode, SwarmNode];
+  cluster.trusts(`${manager.address}:${REGISTRY_PORT}`);
+  const s = await startTestServer({ ...clusterEnv(manager, REGISTRY_PORT), ...env });
+  t.teardown(() => s.close());
+  await runClusterHistory(s, manager, worker);
+  const types = await recordedTypes(s);
+  t.same(CLUSTER_TYPES.filter((type) => !types.has(type)), [], `the history holds every one of the ${CLUSTER_TYPES.length} cluster event types`);
+  t.ok((await dumpReadModels(s.app.db)).rm_cluster!.length === 1, 'a cluster');
+  await rebuildEquals(t, s);
+}
+
 t.test('PGlite', { skip: (await requireDocker()) || (await requireDbImages()) }, (t) => rebuildEqualsLive(t, {}));
 
 t.test('Postgres server', { skip: requirePostgresServer() || (await requireDocker()) || (await requireDbImages()) }, async (t) => {
   const db = await freshDatabase(serverUrl!);
   t.teardown(() => db.drop());
   await rebuildEqualsLive(t, { DATABASE_URL: db.url });
+});
+
+t.test('a cluster, PGlite', { skip: (await requireDocker()) || (await clusterUnavailable()) }, (t) => clusterRebuildEqualsLive(t, {}));
+
+t.test('a cluster, Postgres server', { skip: requirePostgresServer() || (await requireDocker()) || (await clusterUnavailable()) }, async (t) => {
+  const db = await freshDatabase(serverUrl!);
+  t.teardown(() => db.drop());
+  await clusterRebuildEqualsLive(t, { DATABASE_URL: db.url });
 });
