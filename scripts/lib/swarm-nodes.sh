@@ -16,12 +16,13 @@ swarm_node_address() { echo "100.115.0.$((10 + $1))"; }
 
 # One bridge for all nodes. The host's Docker sets FORWARD's policy to DROP and bridged frames pass through
 # iptables (br_netfilter): the nodes' own traffic (Swarm's 2377, 7946, 4789) is let through explicitly.
+# Test files start nodes at the same time: each step tolerates another file having done it first.
 swarm_net_up() {
-  ip link show "$SWARM_BRIDGE" >/dev/null 2>&1 && return 0
-  ip link add "$SWARM_BRIDGE" type bridge
-  ip addr add 100.115.0.1/24 dev "$SWARM_BRIDGE"
+  ip link add "$SWARM_BRIDGE" type bridge 2>/dev/null || ip link show "$SWARM_BRIDGE" >/dev/null
+  ip addr replace 100.115.0.1/24 dev "$SWARM_BRIDGE"
   ip link set "$SWARM_BRIDGE" up
-  iptables -I FORWARD 1 -i "$SWARM_BRIDGE" -o "$SWARM_BRIDGE" -j ACCEPT
+  iptables -C FORWARD -i "$SWARM_BRIDGE" -o "$SWARM_BRIDGE" -j ACCEPT 2>/dev/null ||
+    iptables -I FORWARD 1 -i "$SWARM_BRIDGE" -o "$SWARM_BRIDGE" -j ACCEPT
 }
 
 swarm_net_down() {
