@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { packageRoot } from './package-root.js';
 import { z } from 'zod';
 import { hostname } from './http/validation.js';
 import { baseUrl } from './outbound/base-url.js';
@@ -63,6 +64,11 @@ const schema = z.object({
   SLIPWAY_CLUSTER_REGISTRY_IMAGE: z.string().min(1).default('registry:2'),
   SLIPWAY_CLUSTER_REGISTRY_PORT: z.coerce.number().int().min(1).max(65535).default(5443),
   SLIPWAY_CLUSTER_PROXY_IMAGE: z.string().min(1).default('caddy:2'),
+  SLIPWAY_CLUSTER_ROUTER: z
+    .string()
+    .regex(/^[^\s:]+:\d{1,5}$/, 'host:port')
+    .default('127.0.0.1:7080'),
+  SLIPWAY_CLUSTER_PROBE: optional,
   SLIPWAY_DEPLOY_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   SLIPWAY_DOCKER_TIMEOUT: seconds(30),
   SLIPWAY_CLONE_TIMEOUT: seconds(300),
@@ -179,6 +185,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       registryImage: c.SLIPWAY_CLUSTER_REGISTRY_IMAGE,
       registryPort: c.SLIPWAY_CLUSTER_REGISTRY_PORT,
       proxyImage: c.SLIPWAY_CLUSTER_PROXY_IMAGE,
+      /** Where the router container is published on the manager, and where the host's Caddy dials it. */
+      router: { host: c.SLIPWAY_CLUSTER_ROUTER.split(':')[0]!, port: Number(c.SLIPWAY_CLUSTER_ROUTER.split(':')[1]) },
+      /** The static health probe for tasks (`npm run build` makes it when musl-gcc is there). */
+      probePath: c.SLIPWAY_CLUSTER_PROBE ?? join(packageRoot(), 'dist', 'probe', 'slipway-probe'),
     },
     deploy: {
       concurrency: c.SLIPWAY_DEPLOY_CONCURRENCY,

@@ -44,6 +44,7 @@ import { withDeferredRequires } from './runtime/deferred-requires.js';
 import { BrowserPool } from './engines/browser-pool.js';
 import { Certificates } from './engines/certificates.js';
 import { clusterEngine, type ClusterEngine } from './cluster/cluster-engine.js';
+import { clusterTargets } from './cluster/cluster-target.js';
 import { BackupRunner, type BackupDeps } from './processes/backup-runner.js';
 import { BackupScheduler } from './processes/backup-scheduler.js';
 import { ImportRunner } from './processes/import-runner.js';
@@ -230,6 +231,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
       };
     },
     upstreams,
+    config.cluster.router.host,
   );
 
   const stopWatchingUpstreams = reconciler.watchUpstreams(config.proxy.upstreamCheckMs);
@@ -252,6 +254,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     states,
     locks,
   });
+  const engine = clusterEngine(config.docker.socketPath);
   const certificates = new Certificates(commandContext('system:certificates'), async () => (await settings()).publicIp);
   const databases = new BrowserPool<ServiceRow>();
   const pushRepositories = new PushRepositories(config.dataDir, config.gitPushLimitBytes);
@@ -268,6 +271,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
           defaultResources: async () => (await settings()).defaultResources,
           images: async () => installationImages(await settings()),
           pushedRepositories: pushRepositories,
+          cluster: clusterTargets(db, commandContext('system:deployer'), engine, config.cluster),
           settings: {
             workDir: join(config.dataDir, 'builds'),
             timeouts: config.deploy.timeouts,
@@ -354,7 +358,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     outbound,
     databases,
     certificates,
-    clusterEngine: clusterEngine(config.docker.socketPath),
+    clusterEngine: engine,
     backups,
     api,
     notifier,

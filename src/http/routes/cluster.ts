@@ -6,6 +6,7 @@ import { changeNode, clusterState, initCluster, issueJoinCommand, removeNode } f
 import { conflict, notFound } from '../../../commands/shared/domain-error.js';
 import { findCluster, type ClusterRow } from '../../../projections/cluster-queries.js';
 import { ensureRegistry, trustRegistryAuthority } from '../../cluster/registry.js';
+import { REGISTRY_USER } from '../../cluster/cluster-target.js';
 import { findSwarmNode, initOrAdoptSwarm, joinCommand, listSwarmNodes, removeSwarmNode, rotatedJoinToken, SwarmRefused, updateSwarmNode } from '../../cluster/swarm-engine.js';
 import { LABEL } from '../../runtime/container-runtime.js';
 import type { Slipway } from '../../slipway.js';
@@ -63,7 +64,7 @@ export function clusterRoutes(router: Router, app: Slipway) {
         throw error instanceof SwarmRefused ? new HttpError(409, 'swarm_refused', error.message) : error;
       });
       const registry = `${identity.advertiseAddress}:${app.config.cluster.registryPort}`;
-      const access = { address: registry, username: 'slipway', password: randomBytes(24).toString('base64url') };
+      const access = { address: registry, username: REGISTRY_USER, password: randomBytes(24).toString('base64url') };
       const authority = await app.certificates.ensureAuthority();
       await ensureRegistry(docker, { image: app.config.cluster.registryImage, advertiseAddress: identity.advertiseAddress, port: app.config.cluster.registryPort, authority, access });
       // The manager pushes every release: its engine must trust the registry like any other node.
