@@ -38,6 +38,12 @@ swarm_node_start() {
   ns=$(swarm_node_ns "$idx")
   mkdir -p "$dir/data" "$dir/exec" "$dir/cg"
   swarm_net_up
+  # A node of the same index left by a run that was killed: its engine and namespace go first.
+  if ip netns list | grep -qx "$ns\( .*\)\?"; then
+    ip netns pids "$ns" | xargs -r kill -9 2>/dev/null || true
+    ip link del "sw$idx-h" 2>/dev/null || true
+    ip netns del "$ns"
+  fi
   ip netns add "$ns"
   ip link add "sw$idx-h" type veth peer name "sw$idx-n"
   ip link set "sw$idx-n" netns "$ns"

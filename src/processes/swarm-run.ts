@@ -6,8 +6,8 @@ import { connectRouter, ensureRouter, swarmServiceName } from '../cluster/cluste
 import { pushImage, registryAuth } from '../cluster/registry.js';
 import type { ClusterTarget } from '../cluster/cluster-target.js';
 import { swarmReleaseName } from '../cluster/swarm-release-name.js';
-import { buildServiceSpec } from '../cluster/swarm-service-spec.js';
-import { createOrUpdateService, ensureOverlay, ensureProbeConfig, waitForRollout } from '../cluster/swarm-rollout.js';
+import { swarmServiceSpec } from '../cluster/swarm-spec.js';
+import { createOrUpdateService, ensureOverlay, ensureProbeConfig, waitForRollout } from '../cluster/swarm-updates.js';
 import { LABEL } from '../runtime/container-runtime.js';
 import type { DeploymentLog } from './deployment-log.js';
 import { DeployFailure, step, wentLive, type Prepared, type RunDeps, type WentLive } from './deployment-run.js';
@@ -44,7 +44,7 @@ export async function runOnSwarm(
 
   const network = overlayOf(row.project_id);
   await step('preparing the network', 30_000, signal, async () => {
-    await ensureOverlay(docker, network);
+    await ensureOverlay(docker, network, { [LABEL.project]: row.project_id });
     if (plan.web) {
       await ensureRouter(docker, target.router);
       await connectRouter(docker, network);
@@ -54,10 +54,10 @@ export async function runOnSwarm(
   if (check && check.type !== 'command' && !target.probe) {
     throw new DeployFailure('the health probe for Swarm tasks was not built (it needs musl-gcc: apt-get install musl-tools, then npm run build)');
   }
-  const probeConfig = check && check.type !== 'command' && target.probe ? await ensureProbeConfig(docker, target.probe) : undefined;
+  const probe = check && check.type !== 'command' && target.probe ? { path: PROBE_PATH, ...(await ensureProbeConfig(docker, target.probe)) } : undefined;
   const resources = await resourcesOfRun(plan.resources, deps.defaultResources);
   const replicas = row.replicas ?? 1;
-  const spec = buildServiceSpec({
+  const spec = swarmServiceSpec({
     name,
     image,
     env: plan.env,
@@ -70,15 +70,14 @@ export async function runOnSwarm(
     internalPort: plan.internalPort,
     limits: resources.limits,
     stopGraceSeconds: timeouts.stopGraceSeconds,
-    probePath: PROBE_PATH,
-    ...(probeConfig ? { probeConfig } : {}),
+    ...(probe ? { probe } : {}),
   });
   await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentContainerStarted', data: { containerName: swarmReleaseName(name) } });
   log.system(`Updating Swarm service ${name}: ${replicas} task${replicas === 1 ? '' : 's'}, start-first, one at a time`);
-  await createOrUpdateService(docker, spec, { auth: registryAuth(target.registry) });
+  const { previousUpdate } = await createOrUpdateService(docker, spec, registryAuth(target.registry));
   // Each task gets the single server's time to start; they start one after another.
   const outcome = await step('rolling out', (timeouts.startMs + 15_000) * replicas, signal, () =>
-    waitForRollout(docker, name, { timeoutMs: (timeouts.startMs + 10_000) * replicas, onProgress: (line: string) => log.system(line) }),
+    waitForRollout(docker, name, { previousUpdate, timeoutMs: (timeouts.startMs + 10_000) * replicas, onProgress: (line) => log.system(line) }),
   );
   if (outcome.outcome === 'rolled_back') {
     log.system(`Swarm rolled the update back: ${outcome.reason}`);

@@ -61,6 +61,16 @@ t.test('cluster: a web service of 3 tasks on 2 nodes, updated and drained under 
   await eventually(() => probe(svc.hostPort), (r) => r.status === 200, 20_000);
   t.same(await probe(svc.hostPort), { status: 200, body: 'v1' }, 'its host port answers through the router');
 
+  // Logs of every task, each line naming its task and node.
+  const logs = await readSse(`${s.url}/api/services/${svc.id}/runtime-logs/stream`, s.key);
+  await eventually(async () => logs.events.find((e) => e.event === 'snapshot'), Boolean, 15_000);
+  logs.close();
+  const snapshot = logs.events.find((e) => e.event === 'snapshot')!.data as { line: string; task: string; node: string }[];
+  const starts = snapshot.filter((l) => /test-web listening/.test(l.line));
+  t.ok(starts.length >= 3, `the snapshot holds the tasks' lines (${starts.length} starts)`);
+  t.same(new Set(starts.map((l) => l.node)), new Set(['node10', 'node11']), 'from both nodes (the first release is spread over both)');
+  t.ok(starts.every((l) => new RegExp(`^slipway-s-${svc.id}\\.\\d$`).test(l.task)), 'each marked with its task');
+
   // A new variable is a new release: tasks are replaced one at a time, each new one healthy before an old one goes.
   await s.call('POST', `/api/services/${svc.id}/env`, { body: { key: 'GREETING', value: 'v2' } });
   let load = steadyLoad(svc.hostPort, 'localhost');
@@ -72,16 +82,6 @@ t.test('cluster: a web service of 3 tasks on 2 nodes, updated and drained under 
   let results = await load.stop();
   t.same(results.filter((r) => r.status !== 200), [], `0 failed requests of ${results.length} during the update`);
   t.ok(results.some((r) => r.body === 'v1') && results.some((r) => r.body === 'v2'), 'the old release answered, then the new one');
-
-  // Logs of every task, each line naming its task and node.
-  const logs = await readSse(`${s.url}/api/services/${svc.id}/runtime-logs/stream`, s.key);
-  await eventually(async () => logs.events.find((e) => e.event === 'snapshot'), Boolean, 15_000);
-  logs.close();
-  const snapshot = logs.events.find((e) => e.event === 'snapshot')!.data as { line: string; task: string; node: string }[];
-  const starts = snapshot.filter((l) => /test-web listening/.test(l.line));
-  t.ok(starts.length >= 3, `the snapshot holds the tasks' lines (${starts.length} starts)`);
-  t.same(new Set(starts.map((l) => l.node)), new Set(['node10', 'node11']), 'from both nodes');
-  t.ok(starts.every((l) => new RegExp(`^slipway-s-${svc.id}\\.\\d$`).test(l.task)), 'each marked with its task');
 
   // A release whose tasks never pass their check: Swarm rolls the update back, and v2 keeps serving.
   const patched = await s.call('PATCH', `/api/services/${svc.id}`, { body: { healthCheck: { type: 'http', path: '/', expectStatus: '204', intervalSeconds: 1, timeoutSeconds: 1, retries: 2 } } });

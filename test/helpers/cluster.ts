@@ -29,6 +29,7 @@ export async function clusterUnavailable(): Promise<string | false> {
 
 /** Copies host images into a node's engine (same ids: a service referencing sha256:<id> needs no pull). */
 export async function loadImages(node: SwarmNode, images: readonly string[]) {
+  if (images.length === 0) return;
   await run('bash', ['-c', `docker save ${images.join(' ')} | docker -H unix://${node.socket} load -q`], { timeout: 300_000 });
 }
 
@@ -40,8 +41,13 @@ export const dockerOf = (node: SwarmNode) => new Docker({ socketPath: node.socke
  */
 export async function startNodes(indices: readonly number[], images: readonly string[]) {
   const nodes: SwarmNode[] = [];
-  for (const index of indices) nodes.push(await startSwarmNode(index));
-  await Promise.all(nodes.map((node) => loadImages(node, images)));
+  try {
+    for (const index of indices) nodes.push(await startSwarmNode(index));
+    await Promise.all(nodes.map((node) => loadImages(node, images)));
+  } catch (error) {
+    for (const node of nodes) await node.stop().catch(() => undefined);
+    throw error;
+  }
   const certDirs: string[] = [];
   return {
     nodes,
