@@ -25,6 +25,7 @@ export function rawRequest(
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
+      res.on('error', reject);
       res.on('end', () => {
         let body: unknown = text;
         try {

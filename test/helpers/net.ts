@@ -17,6 +17,8 @@ export function getVia(port: number, host: string, path = '/'): Promise<{ status
       res.setEncoding('utf8');
       res.on('data', (c: string) => (body += c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      // A body cut short (the upstream died mid-answer) emits no 'end', and 'error' only to a listener.
+      res.on('error', reject);
     });
     req.on('error', reject);
     req.on('timeout', () => req.destroy(new Error('timeout')));

@@ -124,6 +124,7 @@ export function deliver(baseUrl: string, path: string, delivery: Delivery, local
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (text += c));
+      res.on('error', reject);
       res.on('end', () => {
         let body: unknown = text;
         try {
