@@ -2372,7 +2372,7 @@ export interface components {
             };
         };
         Health: {
-            /** @description No parked event, every read model live (not paused, stale or being rebuilt), no process manager paused, and the Docker engine and the proxy answer. */
+            /** @description No parked event, every read model live (not paused, stale or being rebuilt), no process manager paused, the Docker engine and the proxy answer, and (cluster mode) every node is ready and every service at its replica count. */
             ok: boolean;
             projectors: {
                 name: string;
@@ -2431,6 +2431,24 @@ export interface components {
                 ok: boolean;
                 detail: string;
             };
+            /** @description Cluster mode: nodes that are not `ready`, and Swarm services running fewer tasks than their replicas; null on a single server. */
+            cluster: {
+                ok: boolean;
+                detail: string;
+                nodesDown: {
+                    id: string;
+                    hostname: string;
+                    address: string;
+                    state: string;
+                    availability: string;
+                }[];
+                servicesBelowReplicas: {
+                    serviceId: string;
+                    name: string;
+                    running: number;
+                    replicas: number;
+                }[];
+            } | null;
         };
         ParkedEvent: {
             projector: string;

@@ -60,6 +60,8 @@ t.test('cluster: a web service of 3 tasks on 2 nodes, updated and drained under 
   t.equal(spec.EndpointSpec.Mode, 'dnsrr');
   await eventually(() => probe(svc.hostPort), (r) => r.status === 200, 20_000);
   t.same(await probe(svc.hostPort), { status: 200, body: 'v1' }, 'its host port answers through the router');
+  const healthy = (await s.call('GET', '/api/health')).body;
+  t.match(healthy.cluster, { ok: true, nodesDown: [], servicesBelowReplicas: [] }, 'health: every node ready, every service at its replica count');
 
   // Logs of every task, each line naming its task and node.
   const logs = await readSse(`${s.url}/api/services/${svc.id}/runtime-logs/stream`, s.key);
@@ -103,4 +105,13 @@ t.test('cluster: a web service of 3 tasks on 2 nodes, updated and drained under 
   results = await load.stop();
   t.same(drained, { node10: 3, node11: 0 }, 'all three tasks run on the manager');
   t.same(results.filter((r) => r.status !== 200), [], `0 failed requests of ${results.length} while the worker drained`);
+
+  // Tasks gone behind Slipway's back (scaled down by hand here; a node lost elsewhere) show in health.
+  const swarmService = dockerOf(manager).getService(`slipway-s-${svc.id}`);
+  const info = await swarmService.inspect();
+  await swarmService.update({ _query: { version: info.Version.Index }, _body: { ...info.Spec, Mode: { Replicated: { Replicas: 1 } } } });
+  const short = await waitFor('health to see the missing tasks', async () => (await s.call('GET', '/api/health')).body, (h) => h.cluster?.servicesBelowReplicas?.length === 1, 60_000);
+  t.equal(short.ok, false, 'the installation is not healthy');
+  t.match(short.cluster.servicesBelowReplicas[0], { serviceId: svc.id, name: 'web', running: 1, replicas: 3 });
+  t.match(short.cluster.detail, /web runs 1 of 3 tasks/);
 });

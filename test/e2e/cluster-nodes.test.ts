@@ -97,6 +97,9 @@ t.test('cluster: init with a registry, join a node with the command shown, label
 
   await dockerOf(worker).swarmLeave({});
   await waitFor('the node to be down', async () => (await s.call('GET', '/api/cluster/nodes')).body.nodes as Record<string, any>[], (list) => list.find((n) => n.id === workerId)?.state === 'down', 60_000);
+  const health = (await s.call('GET', '/api/health')).body;
+  t.equal(health.ok, false, 'a node down makes the installation unhealthy');
+  t.match(health.cluster, { ok: false, nodesDown: [{ id: workerId, hostname: 'node2', state: 'down', availability: 'drain' }] }, 'and health names it');
   const removed = await s.call('DELETE', `/api/cluster/nodes/${workerId}`);
   t.equal(removed.status, 200, JSON.stringify(removed.body));
   t.same(((await s.call('GET', '/api/cluster/nodes')).body.nodes as Record<string, any>[]).map((n) => n.role), ['manager'], 'only the manager is left');
