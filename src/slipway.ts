@@ -37,6 +37,7 @@ import { CaddySupervisor } from './proxy/caddy-supervisor.js';
 import { CertificateStatusReader } from './proxy/certificate-status.js';
 import { CertificateMonitor } from './processes/certificate-monitor.js';
 import { HealthMonitor } from './processes/health-monitor.js';
+import { ClusterNodeWatch } from './processes/cluster-node-watch.js';
 import { createIptablesSwitch, type UpstreamSwitch } from './proxy/upstream-switch.js';
 import type { ContainerRuntime } from './runtime/container-runtime.js';
 import { lazyRuntime } from './runtime/lazy-runtime.js';
@@ -338,6 +339,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     ...(backupRunner && backupScheduler && importRunner ? [backupRunner, backupScheduler, importRunner] : []),
     ...(certificateMonitor ? [certificateMonitor] : []),
     ...(healthMonitor ? [healthMonitor] : []),
+    ...(useProxy ? [new ClusterNodeWatch({ cmd: () => commandContext('system:cluster'), db, engine }, log)] : []),
     ...(notifier ? [notifier] : []),
   ];
   const processManagers = new ProcessManagers(db, store, runner, reactors, { reconcileEveryMs: config.reconcileEveryMs }, log);

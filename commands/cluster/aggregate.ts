@@ -15,11 +15,13 @@ export interface ClusterState {
   /** What people set of each node; a node never changed has none. */
   nodes: Record<string, ClusterNodeIntent>;
   removed: string[];
+  /** Nodes recorded down and not back since. */
+  down: string[];
 }
 
 export const cluster: Aggregate<ClusterState, ClusterEvent> = {
   category: 'cluster',
-  initial: { initialized: false, managerNodeId: null, nodes: {}, removed: [] },
+  initial: { initialized: false, managerNodeId: null, nodes: {}, removed: [], down: [] },
   evolve(state, event) {
     switch (event.type) {
       case 'ClusterInitialized':
@@ -30,8 +32,12 @@ export const cluster: Aggregate<ClusterState, ClusterEvent> = {
       }
       case 'ClusterNodeRemoved': {
         const { [event.data.nodeId]: _gone, ...nodes } = state.nodes;
-        return { ...state, nodes, removed: [...state.removed, event.data.nodeId] };
+        return { ...state, nodes, removed: [...state.removed, event.data.nodeId], down: state.down.filter((id) => id !== event.data.nodeId) };
       }
+      case 'ClusterNodeWentDown':
+        return { ...state, down: [...state.down, event.data.nodeId] };
+      case 'ClusterNodeCameBack':
+        return { ...state, down: state.down.filter((id) => id !== event.data.nodeId) };
       default:
         return state;
     }
@@ -76,3 +82,19 @@ export function decideRemoveNode(state: ClusterState, nodeId: string, live: { av
 }
 
 const sorted = (labels: Record<string, string>) => Object.fromEntries(Object.entries(labels).sort(([a], [b]) => a.localeCompare(b)));
+
+/**
+ * What Swarm reports of the nodes now, against what was recorded: a node newly not `ready` went down, a node
+ * recorded down that is `ready` again came back. A removed node is no one's concern any more.
+ */
+export function decideNodeStates(state: ClusterState, live: readonly { id: string; hostname: string; address: string; state: string }[]): ClusterEvent[] {
+  if (!state.initialized) return [];
+  const events: ClusterEvent[] = [];
+  for (const node of live) {
+    if (state.removed.includes(node.id)) continue;
+    const recordedDown = state.down.includes(node.id);
+    if (node.state !== 'ready' && !recordedDown) events.push({ type: 'ClusterNodeWentDown', data: { nodeId: node.id, hostname: node.hostname, address: node.address, state: node.state } });
+    if (node.state === 'ready' && recordedDown) events.push({ type: 'ClusterNodeCameBack', data: { nodeId: node.id, hostname: node.hostname } });
+  }
+  return events;
+}

@@ -28,6 +28,9 @@ export const clusterEvents = {
   ClusterJoinCommandIssued: z.object({ role: z.enum(NODE_ROLES) }),
   ClusterNodeChanged: z.object({ nodeId: z.string(), availability: z.enum(NODE_AVAILABILITY), labels: nodeLabels }),
   ClusterNodeRemoved: z.object({ nodeId: z.string() }),
+  /** Swarm stopped hearing from a node (its machine, engine or network is gone), or heard again. */
+  ClusterNodeWentDown: z.object({ nodeId: z.string(), hostname: z.string(), address: z.string(), state: z.string() }),
+  ClusterNodeCameBack: z.object({ nodeId: z.string(), hostname: z.string() }),
 };
 export type ClusterEvent = EventsOf<typeof clusterEvents>;
 export const parseClusterEvent = eventParser(clusterEvents);

@@ -1,6 +1,6 @@
 import type { CommandContext } from '../shared/command-context.js';
 import { execute, loadAggregate } from '../shared/execute.js';
-import { CLUSTER_ID, cluster, decideChangeNode, decideInit, decideIssueJoinCommand, decideRemoveNode, type ClusterNodeIntent, type ClusterState } from './aggregate.js';
+import { CLUSTER_ID, cluster, decideChangeNode, decideInit, decideIssueJoinCommand, decideNodeStates, decideRemoveNode, type ClusterNodeIntent, type ClusterState } from './aggregate.js';
 import type { ClusterEvent, NodeAvailability, NodeRole } from './events.js';
 
 type Initialized = Extract<ClusterEvent, { type: 'ClusterInitialized' }>['data'];
@@ -30,3 +30,5 @@ export const changeNode = (ctx: CommandContext, nodeId: string, current: Cluster
 
 export const removeNode = (ctx: CommandContext, nodeId: string, live: { availability: NodeAvailability; down: boolean } | null) =>
   execute(ctx, cluster, CLUSTER_ID, (s) => decideRemoveNode(s, nodeId, live));
+
+export const recordNodeStates = (ctx: CommandContext, live: Parameters<typeof decideNodeStates>[1]) => execute(ctx, cluster, CLUSTER_ID, (s) => decideNodeStates(s, live));

@@ -2251,7 +2251,7 @@ export interface components {
             config: {
                 [key: string]: unknown;
             };
-            events: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected")[];
+            events: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down")[];
             projectIds: string[] | null;
             /**
              * @description `failing`: its last 3 or more delivery attempts failed.
@@ -2271,7 +2271,7 @@ export interface components {
             /** @description Also sent as `X-Slipway-Delivery`: the same id means the same notification. */
             id: string;
             /** @enum {string} */
-            event: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected";
+            event: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down";
             /** @enum {string} */
             status: "pending" | "delivered" | "abandoned";
             test: boolean;
@@ -2288,7 +2288,7 @@ export interface components {
             payload: {
                 id: string;
                 /** @enum {string} */
-                event: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected";
+                event: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down";
                 occurredAt: string;
                 project: {
                     id: string;
@@ -5950,8 +5950,8 @@ export interface operations {
                     config: {
                         [key: string]: unknown;
                     };
-                    /** @description Absent: every failure (deployment.failed, deployment.rolled_back, service.unhealthy, backup.failed, certificate.failed, certificate.expiring, webhook.rejected) and none of the successes. */
-                    events?: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected")[];
+                    /** @description Absent: every failure (deployment.failed, deployment.rolled_back, service.unhealthy, backup.failed, certificate.failed, certificate.expiring, webhook.rejected, node.down) and none of the successes. */
+                    events?: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down")[];
                     /** @description The projects whose events the channel hears of; null: every project and the installation (an all-project key only). A project-scoped key may only name its own projects. */
                     projectIds?: string[] | null;
                 };
@@ -6063,7 +6063,7 @@ export interface operations {
                     config?: {
                         [key: string]: unknown;
                     };
-                    events?: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected")[];
+                    events?: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down")[];
                     /** @description The projects whose events the channel hears of; null: every project and the installation (an all-project key only). A project-scoped key may only name its own projects. */
                     projectIds?: string[] | null;
                 };
@@ -6109,7 +6109,7 @@ export interface operations {
                      * @description The event it pretends to be; absent: the channel’s first.
                      * @enum {string}
                      */
-                    event?: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected";
+                    event?: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down";
                 };
             };
         };

@@ -5,6 +5,8 @@ import t from 'tap';
 import { CLUSTER_IMAGES, clusterEnv, clusterUnavailable, dockerOf, startNodes } from '../helpers/cluster.js';
 import { createKey, createProject } from '../helpers/api-suite.js';
 import { requireDocker } from '../helpers/docker.js';
+import { startReceiver } from '../helpers/notification-receivers.js';
+import { destinationOf } from '../helpers/outbound.js';
 import { waitFor } from '../helpers/net.js';
 import { startTestServer } from '../helpers/test-server.js';
 
@@ -17,7 +19,9 @@ t.test('cluster: init with a registry, join a node with the command shown, label
   const cluster = await startNodes([1, 2], [CLUSTER_IMAGES.registry]);
   t.teardown(() => cluster.stop());
   const [manager, worker] = cluster.nodes as [(typeof cluster.nodes)[0], (typeof cluster.nodes)[0]];
-  const s = await startTestServer(clusterEnv(manager, REGISTRY_PORT));
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const s = await startTestServer({ ...clusterEnv(manager, REGISTRY_PORT), SLIPWAY_ALLOW_DESTINATIONS: destinationOf(receiver.url) });
   t.teardown(() => s.close());
 
   t.same((await s.call('GET', '/api/cluster')).body, { cluster: null }, 'a single server is not a cluster');
@@ -95,17 +99,25 @@ t.test('cluster: init with a registry, join a node with the command shown, label
   t.equal(stillUp.status, 409, 'a node still up cannot be removed');
   t.match(stillUp.body.error.message, /docker swarm leave/);
 
+  const project2 = await createProject(s, 'Elsewhere');
+  const ops = await s.call('POST', '/api/notification-channels', { body: { name: 'ops', type: 'webhook', config: { url: `${receiver.url}/ops` }, events: ['node.down'] } });
+  const team = await s.call('POST', '/api/notification-channels', { body: { name: 'team', type: 'webhook', config: { url: `${receiver.url}/team` }, events: ['node.down'], projectIds: [project2.id] } });
+  t.equal(ops.status, 200, JSON.stringify(ops.body));
+  t.equal(team.status, 200, JSON.stringify(team.body));
   await dockerOf(worker).swarmLeave({});
   await waitFor('the node to be down', async () => (await s.call('GET', '/api/cluster/nodes')).body.nodes as Record<string, any>[], (list) => list.find((n) => n.id === workerId)?.state === 'down', 60_000);
   const health = (await s.call('GET', '/api/health')).body;
   t.equal(health.ok, false, 'a node down makes the installation unhealthy');
   t.match(health.cluster, { ok: false, nodesDown: [{ id: workerId, hostname: 'node2', state: 'down', availability: 'drain' }] }, 'and health names it');
+  const [told] = await receiver.waitFor(1, '/ops', 30_000);
+  t.match(JSON.parse(told!.body), { event: 'node.down', project: null, service: null, reason: /node node2 \(100\.115\.0\.12\) is down/, links: { nodes: /\/api\/cluster\/nodes$/ } }, 'node.down is told to a channel of every project');
+  t.same(receiver.received.filter((r) => r.path === '/team'), [], 'not to a channel of some projects: a node is no project’s');
   const removed = await s.call('DELETE', `/api/cluster/nodes/${workerId}`);
   t.equal(removed.status, 200, JSON.stringify(removed.body));
   t.same(((await s.call('GET', '/api/cluster/nodes')).body.nodes as Record<string, any>[]).map((n) => n.role), ['manager'], 'only the manager is left');
 
   const audit = (await s.call('GET', '/api/events?limit=100')).body.events as Record<string, any>[];
   const types = audit.map((e) => e.type).filter((type: string) => type.startsWith('Cluster'));
-  t.same(types.sort(), ['ClusterInitialized', 'ClusterJoinCommandIssued', 'ClusterJoinCommandIssued', 'ClusterNodeChanged', 'ClusterNodeChanged', 'ClusterNodeRemoved'].sort(), 'every decision is in the history');
+  t.same(types.sort(), ['ClusterInitialized', 'ClusterJoinCommandIssued', 'ClusterJoinCommandIssued', 'ClusterNodeChanged', 'ClusterNodeChanged', 'ClusterNodeWentDown', 'ClusterNodeRemoved'].sort(), 'every decision and what Swarm saw is in the history');
   t.notMatch(JSON.stringify(audit), new RegExp(join.body.token), 'and no join token is');
 });

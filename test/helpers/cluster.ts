@@ -14,6 +14,8 @@ export const clusterEnv = (manager: SwarmNode, registryPort: number) => ({
   SLIPWAY_CLUSTER_REGISTRY_IMAGE: CLUSTER_IMAGES.registry,
   SLIPWAY_CLUSTER_PROXY_IMAGE: CLUSTER_IMAGES.proxy,
   SLIPWAY_CLUSTER_REGISTRY_PORT: String(registryPort),
+  // The node watch asks Swarm at each reconcile tick.
+  SLIPWAY_RECONCILE_INTERVAL: '1',
 });
 
 /** Why cluster tests cannot run here, or false: they need root (namespaces) and the host's engine for the images. */
@@ -73,9 +75,17 @@ interface Caller {
   call(method: string, path: string, options?: { body?: unknown }): Promise<{ status: number; body: any }>;
 }
 
+async function until(what: string, ok: () => Promise<boolean>, timeoutMs = 120_000) {
+  const end = Date.now() + timeoutMs;
+  while (!(await ok())) {
+    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 /**
- * Every kind of cluster decision, through the API: init, two join commands, a node joined with the command,
- * labelled, drained, left and removed. For the rebuild test's history.
+ * Every kind of cluster decision and observation, through the API: init, two join commands, a node joined with
+ * the command, labelled, frozen (down) and back, drained, left (down again) and removed. For the rebuild test.
  */
 export async function runClusterHistory(s: Caller, manager: SwarmNode, worker: SwarmNode) {
   const must = async (method: string, path: string, body?: unknown) => {
@@ -89,6 +99,16 @@ export async function runClusterHistory(s: Caller, manager: SwarmNode, worker: S
   await run('sh', ['-c', joinCommand], { env: { ...process.env, DOCKER_HOST: `unix://${worker.socket}` }, timeout: 60_000 });
   const workerId = (await dockerOf(worker).info()).Swarm.NodeID as string;
   await must('PATCH', `/api/cluster/nodes/${workerId}`, { labels: { zone: 'b' } });
+  // A node that stops answering is recorded down, and back once it answers again.
+  const stateOf = async () => ((await s.call('GET', '/api/cluster/nodes')).body.nodes as { id: string; state: string }[]).find((n) => n.id === workerId)?.state;
+  const eventsOf = async (type: string) => ((await s.call('GET', `/api/events?type=${type}`)).body.events as unknown[]).length;
+  worker.pause();
+  try {
+    await until('the frozen node recorded down', async () => (await eventsOf('ClusterNodeWentDown')) === 1);
+  } finally {
+    worker.resume();
+  }
+  await until('the node recorded back', async () => (await stateOf()) === 'ready' && (await eventsOf('ClusterNodeCameBack')) === 1);
   await must('PATCH', `/api/cluster/nodes/${workerId}`, { availability: 'drain' });
   await dockerOf(worker).swarmLeave({});
   for (let tries = 0; ; tries++) {

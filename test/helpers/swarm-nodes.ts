@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -13,6 +13,9 @@ export interface SwarmNode {
   address: string;
   /** Its engine's socket, for dockerode or `docker -H unix://…`. */
   socket: string;
+  /** Freezes its engine (SIGSTOP), as a machine that stops answering; `resume` lets it go on. */
+  pause(): void;
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -27,6 +30,8 @@ export async function startSwarmNode(index: number): Promise<SwarmNode> {
     index,
     address: `100.115.0.${10 + index}`,
     socket: join(dir, 'docker.sock'),
+    pause: () => process.kill(Number(readFileSync(join(dir, 'dockerd.pid'), 'utf8')), 'SIGSTOP'),
+    resume: () => process.kill(Number(readFileSync(join(dir, 'dockerd.pid'), 'utf8')), 'SIGCONT'),
     stop: async () => {
       await run('bash', [SCRIPT, 'swarm_node_stop', String(index), dir], { timeout: 60_000 });
     },

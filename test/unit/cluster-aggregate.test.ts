@@ -1,5 +1,5 @@
 import t from 'tap';
-import { cluster, decideChangeNode, decideInit, decideIssueJoinCommand, decideRemoveNode, type ClusterState } from '../../commands/cluster/aggregate.js';
+import { cluster, decideChangeNode, decideInit, decideIssueJoinCommand, decideNodeStates, decideRemoveNode, type ClusterState } from '../../commands/cluster/aggregate.js';
 import type { ClusterEvent } from '../../commands/cluster/events.js';
 
 const given = (...events: ClusterEvent[]): ClusterState => events.reduce(cluster.evolve, cluster.initial);
@@ -43,4 +43,21 @@ t.test('removal: only a drained node that is down', async (t) => {
   const after = given(initialized, { type: 'ClusterNodeChanged', data: { nodeId: 'n2', availability: 'drain', labels: {} } }, ...events);
   t.same(after.nodes, {});
   t.same(after.removed, ['n2']);
+});
+
+t.test('node states: down once when Swarm stops hearing from a node, back once when it hears again', async (t) => {
+  const node = (id: string, state: string) => ({ id, hostname: `host-${id}`, address: `10.0.0.${id.length}`, state });
+  t.same(decideNodeStates(cluster.initial, [node('n2', 'down')]), [], 'nothing before the installation is a cluster');
+  const state = given(initialized);
+  t.same(decideNodeStates(state, [node('m1', 'ready'), node('n2', 'ready')]), [], 'all ready: nothing to say');
+  const down = decideNodeStates(state, [node('m1', 'ready'), node('n2', 'down')]);
+  t.same(down, [{ type: 'ClusterNodeWentDown', data: { nodeId: 'n2', hostname: 'host-n2', address: '10.0.0.2', state: 'down' } }]);
+  const after = given(initialized, ...down);
+  t.same(decideNodeStates(after, [node('n2', 'disconnected')]), [], 'told once while it stays away');
+  const back = decideNodeStates(after, [node('n2', 'ready')]);
+  t.same(back, [{ type: 'ClusterNodeCameBack', data: { nodeId: 'n2', hostname: 'host-n2' } }]);
+  t.same(given(initialized, ...down, ...back).down, []);
+  const removed = given(initialized, ...down, { type: 'ClusterNodeRemoved', data: { nodeId: 'n2' } });
+  t.same(removed.down, [], 'a removed node is no longer down');
+  t.same(decideNodeStates(removed, [node('n2', 'down')]), [], 'nor told again');
 });
