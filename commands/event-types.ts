@@ -3,6 +3,7 @@ import { autoDeployEvents } from './auto-deploy/events.js';
 import { backupEvents } from './backup/events.js';
 import { backupSettingsEvents } from './backup-settings/events.js';
 import { certificateEvents } from './certificate/events.js';
+import { clusterEvents } from './cluster/events.js';
 import { databaseEvents } from './database/events.js';
 import { deploymentEvents, deploymentLogEvents } from './deployment/events.js';
 import { importEvents } from './import/events.js';
@@ -21,6 +22,7 @@ export const ALL_EVENT_SCHEMAS = {
   ...backupEvents,
   ...backupSettingsEvents,
   ...certificateEvents,
+  ...clusterEvents,
   ...databaseEvents,
   ...deploymentEvents,
   ...deploymentLogEvents,

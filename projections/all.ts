@@ -2,6 +2,7 @@ import { apiKeysProjector } from './api-keys.js';
 import { auditProjector } from './audit.js';
 import { autoDeployProjector } from './auto-deploy.js';
 import { backupsProjector } from './backups.js';
+import { clusterProjector } from './cluster.js';
 import { deploymentsProjector } from './deployments.js';
 import { domainsProjector } from './domains.js';
 import { envProjector } from './env.js';
@@ -31,4 +32,5 @@ export const ALL_PROJECTORS: readonly Projector[] = [
   releasesProjector,
   notificationChannelsProjector,
   autoDeployProjector,
+  clusterProjector,
 ];

@@ -8,17 +8,20 @@ export interface RoutingRow {
   hostnames: string[];
   /** The service's name while it is stopped on request (its routes then answer 503); null otherwise. */
   stopped_name: string | null;
+  /** `swarm:<service>` when the release runs as a Swarm service (cluster mode). */
+  current_container: string | null;
+  internal_port: number;
 }
 
 /** Every web or static service that has a running release or at least one domain. */
 export async function listRoutes(db: SqlExecutor): Promise<RoutingRow[]> {
   const { rows } = await db.query<RoutingRow>(
-    `select s.id as service_id, s.host_port, s.upstream_port,
+    `select s.id as service_id, s.host_port, s.upstream_port, s.current_container, s.internal_port,
        coalesce(array_agg(d.hostname order by d.hostname) filter (where d.hostname is not null), '{}') as hostnames,
        case when s.status = 'stopped' then s.name end as stopped_name
      from rm_services s left join rm_domains d on d.service_id = s.id
      where s.runtime_mode in ('web', 'static') and s.kind <> 'database'
-     group by s.id, s.host_port, s.upstream_port, s.status, s.name
+     group by s.id, s.host_port, s.upstream_port, s.status, s.name, s.current_container, s.internal_port
      having s.upstream_port is not null or count(d.hostname) > 0
      order by s.id`,
   );

@@ -33,6 +33,8 @@ export interface ServiceRow {
   current_container: string | null;
   upstream_port: number | null;
   releases_kept: number | null;
+  replicas: number | null;
+  node_labels: Record<string, string> | null;
   watch_seconds: number | null;
   auto_rollback: boolean | null;
   created_at: Date | string;
@@ -70,9 +72,9 @@ export async function findServiceProjectId(db: SqlExecutor, id: string): Promise
   return rows[0]?.project_id ?? null;
 }
 
-/** Services whose route leads to a container. */
+/** Services whose route leads to a container of Slipway's engine; a Swarm service's tasks (`swarm:…`) are Swarm's to keep. */
 export async function listReleasedServices(db: SqlExecutor): Promise<ServiceRow[]> {
-  const { rows } = await db.query<ServiceRow>(`${SELECT} where s.current_container is not null order by s.id`);
+  const { rows } = await db.query<ServiceRow>(`${SELECT} where s.current_container is not null and s.current_container not like 'swarm:%' order by s.id`);
   return rows;
 }
 

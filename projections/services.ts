@@ -7,7 +7,7 @@ import { snakeCase } from './stream-id.js';
 
 export const servicesProjector: Projector = {
   name: 'services',
-  version: 3,
+  version: 4,
   tables: ['rm_services'],
   ddl: `
 create table if not exists rm_services (
@@ -52,7 +52,9 @@ create table if not exists rm_services (
   health_status text not null default 'none',
   health_detail text,
   health_checked_at timestamptz,
-  restarts integer not null default 0
+  restarts integer not null default 0,
+  replicas integer,
+  node_labels jsonb
 );`,
   indexes: `
 create index if not exists rm_services_project on rm_services (project_id, created_at);`,

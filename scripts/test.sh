@@ -9,8 +9,9 @@ prepare_test_machine
 
 log "type-check"
 npx tsc -p tsconfig.json --noEmit
-log "dashboard build (the browser tests load it)"
+log "dashboard build (the browser tests load it) and the Swarm health probe"
 npm run -s build:dashboard
+bash scripts/build-probe.sh
 
 log "tests"
 [[ -n "${EVENTSTORE_URL:-}" ]] ||

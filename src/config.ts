@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { packageRoot } from './package-root.js';
 import { z } from 'zod';
 import { hostname } from './http/validation.js';
 import { baseUrl } from './outbound/base-url.js';
@@ -59,6 +60,15 @@ const schema = z.object({
   SLIPWAY_BODY_LIMIT: z.string().default('1mb'),
   SLIPWAY_KEY_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(20),
   SLIPWAY_DOCKER_SOCKET: z.string().default('/var/run/docker.sock'),
+  SLIPWAY_DOCKER_CERTS_DIR: z.string().default('/etc/docker/certs.d'),
+  SLIPWAY_CLUSTER_REGISTRY_IMAGE: z.string().min(1).default('registry:2'),
+  SLIPWAY_CLUSTER_REGISTRY_PORT: z.coerce.number().int().min(1).max(65535).default(5443),
+  SLIPWAY_CLUSTER_PROXY_IMAGE: z.string().min(1).default('caddy:2'),
+  SLIPWAY_CLUSTER_ROUTER: z
+    .string()
+    .regex(/^[^\s:]+:\d{1,5}$/, 'host:port')
+    .default('127.0.0.1:7080'),
+  SLIPWAY_CLUSTER_PROBE: optional,
   SLIPWAY_DEPLOY_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   SLIPWAY_DOCKER_TIMEOUT: seconds(30),
   SLIPWAY_CLONE_TIMEOUT: seconds(300),
@@ -169,6 +179,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     /** The embedded store (PGlite) closes its thread after this long without requests or appends; 0: never. */
     storeSleepAfterMs: c.SLIPWAY_STORE_SLEEP_AFTER,
     docker: { socketPath: c.SLIPWAY_DOCKER_SOCKET, callTimeoutMs: c.SLIPWAY_DOCKER_TIMEOUT },
+    cluster: {
+      /** Where the engine Slipway drives (the manager) looks for registries' CAs: Slipway runs on the manager. */
+      certsDir: c.SLIPWAY_DOCKER_CERTS_DIR,
+      registryImage: c.SLIPWAY_CLUSTER_REGISTRY_IMAGE,
+      registryPort: c.SLIPWAY_CLUSTER_REGISTRY_PORT,
+      proxyImage: c.SLIPWAY_CLUSTER_PROXY_IMAGE,
+      /** Where the router container is published on the manager, and where the host's Caddy dials it. */
+      router: { host: c.SLIPWAY_CLUSTER_ROUTER.split(':')[0]!, port: Number(c.SLIPWAY_CLUSTER_ROUTER.split(':')[1]) },
+      /** The static health probe for tasks (`npm run build` makes it when musl-gcc is there). */
+      probePath: c.SLIPWAY_CLUSTER_PROBE ?? join(packageRoot(), 'dist', 'probe', 'slipway-probe'),
+    },
     deploy: {
       concurrency: c.SLIPWAY_DEPLOY_CONCURRENCY,
       timeouts: {

@@ -1,5 +1,7 @@
 import type { z } from 'zod';
 import { countParked } from '../projections/parked.js';
+import { findCluster } from '../projections/cluster-queries.js';
+import { clusterHealth } from './cluster/cluster-health.js';
 import { failingNotificationChannels } from '../projections/notification-channel-queries.js';
 import type { Slipway } from './slipway.js';
 import { earliest } from './eventstore/position.js';
@@ -76,9 +78,17 @@ export async function health(app: Slipway): Promise<Health> {
     (error: unknown) => ({ ok: false, detail: String(error instanceof Error ? error.message : error) }),
   );
   const proxy = await app.proxy.health();
+  const cluster = (await findCluster(app.db))
+    ? await clusterHealth(app.db, await app.clusterEngine.docker()).catch((error: unknown) => ({
+        ok: false,
+        detail: `the Swarm manager does not answer: ${error instanceof Error ? error.message : String(error)}`,
+        nodesDown: [],
+        servicesBelowReplicas: [],
+      }))
+    : null;
   const parkedTotal = [...parked.values()].reduce((a, b) => a + b, 0);
   return {
-    ok: parkedTotal === 0 && projectors.every((p) => p.state === 'live') && processManagers.every((m) => m.state === 'running') && docker.ok && proxy.ok,
+    ok: parkedTotal === 0 && projectors.every((p) => p.state === 'live') && processManagers.every((m) => m.state === 'running') && docker.ok && proxy.ok && (cluster?.ok ?? true),
     projectors,
     processManagers,
     parked: parkedTotal,
@@ -87,5 +97,6 @@ export async function health(app: Slipway): Promise<Health> {
     warnings: await warnings(app),
     docker,
     proxy,
+    cluster,
   };
 }

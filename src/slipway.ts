@@ -37,12 +37,15 @@ import { CaddySupervisor } from './proxy/caddy-supervisor.js';
 import { CertificateStatusReader } from './proxy/certificate-status.js';
 import { CertificateMonitor } from './processes/certificate-monitor.js';
 import { HealthMonitor } from './processes/health-monitor.js';
+import { ClusterNodeWatch } from './processes/cluster-node-watch.js';
 import { createIptablesSwitch, type UpstreamSwitch } from './proxy/upstream-switch.js';
 import type { ContainerRuntime } from './runtime/container-runtime.js';
 import { lazyRuntime } from './runtime/lazy-runtime.js';
 import { withDeferredRequires } from './runtime/deferred-requires.js';
 import { BrowserPool } from './engines/browser-pool.js';
 import { Certificates } from './engines/certificates.js';
+import { clusterEngine, type ClusterEngine } from './cluster/cluster-engine.js';
+import { clusterTargets } from './cluster/cluster-target.js';
 import { BackupRunner, type BackupDeps } from './processes/backup-runner.js';
 import { BackupScheduler } from './processes/backup-scheduler.js';
 import { ImportRunner } from './processes/import-runner.js';
@@ -66,6 +69,8 @@ export interface Slipway {
   /** The NAT switch deployments move, when this host can use one. */
   upstreams: UpstreamSwitch | null;
   runtime: ContainerRuntime;
+  /** The engine as a Swarm manager, for cluster mode. */
+  clusterEngine: ClusterEngine;
   /** null in one-shot CLI commands. */
   deployer: Deployer | null;
   /** Feeds the process managers from their own checkpoints. */
@@ -227,6 +232,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
       };
     },
     upstreams,
+    config.cluster.router.host,
   );
 
   const stopWatchingUpstreams = reconciler.watchUpstreams(config.proxy.upstreamCheckMs);
@@ -249,6 +255,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     states,
     locks,
   });
+  const engine = clusterEngine(config.docker.socketPath);
   const certificates = new Certificates(commandContext('system:certificates'), async () => (await settings()).publicIp);
   const databases = new BrowserPool<ServiceRow>();
   const pushRepositories = new PushRepositories(config.dataDir, config.gitPushLimitBytes);
@@ -265,6 +272,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
           defaultResources: async () => (await settings()).defaultResources,
           images: async () => installationImages(await settings()),
           pushedRepositories: pushRepositories,
+          cluster: clusterTargets(db, commandContext('system:deployer'), engine, config.cluster),
           settings: {
             workDir: join(config.dataDir, 'builds'),
             timeouts: config.deploy.timeouts,
@@ -331,6 +339,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     ...(backupRunner && backupScheduler && importRunner ? [backupRunner, backupScheduler, importRunner] : []),
     ...(certificateMonitor ? [certificateMonitor] : []),
     ...(healthMonitor ? [healthMonitor] : []),
+    ...(useProxy ? [new ClusterNodeWatch({ cmd: () => commandContext('system:cluster'), db, engine }, log)] : []),
     ...(notifier ? [notifier] : []),
   ];
   const processManagers = new ProcessManagers(db, store, runner, reactors, { reconcileEveryMs: config.reconcileEveryMs }, log);
@@ -351,6 +360,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     outbound,
     databases,
     certificates,
+    clusterEngine: engine,
     backups,
     api,
     notifier,

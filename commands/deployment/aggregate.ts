@@ -131,6 +131,12 @@ export function decideRolledBack(state: DeploymentState, reason: string, rollbac
   return [{ type: 'DeploymentRolledBack', data: { reason: reasonText(reason), rollbackDeploymentId } }];
 }
 
+/** Cluster mode: Swarm rolled an update back itself before it completed (a task failed its health check). */
+export function decideRolledBackBySwarm(state: DeploymentState, reason: string): DeploymentEvent[] {
+  if (state.status !== 'running') return [];
+  return [{ type: 'DeploymentRolledBack', data: { reason: reasonText(reason), rollbackDeploymentId: null } }];
+}
+
 /** What a watch saw is recorded once, on a release that went live and was not rolled back. */
 export function decideWatchFailed(state: DeploymentState, reason: string): DeploymentEvent[] {
   if (state.status !== 'succeeded' || state.watchFailed) return [];

@@ -13,6 +13,7 @@ import {
   decideProgress,
   decideQueue,
   decideRolledBack,
+  decideRolledBackBySwarm,
   decideWatchFailed,
   decideStart,
   decideSucceed,
@@ -44,6 +45,7 @@ export const deploymentSteps = {
   markAborted: (ctx: CommandContext, id: string, reason: string) => execute(ctx, deployment, id, (s) => decideMarkAborted(s, reason)),
   rolledBack: (ctx: CommandContext, id: string, reason: string, rollbackDeploymentId: string | null) =>
     execute(ctx, deployment, id, (s) => decideRolledBack(s, reason, rollbackDeploymentId)),
+  rolledBackBySwarm: (ctx: CommandContext, id: string, reason: string) => execute(ctx, deployment, id, (s) => decideRolledBackBySwarm(s, reason)),
   watchFailed: (ctx: CommandContext, id: string, reason: string) => execute(ctx, deployment, id, (s) => decideWatchFailed(s, reason)),
 };
 

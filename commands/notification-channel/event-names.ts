@@ -13,6 +13,7 @@ export const NOTIFICATION_EVENTS = [
   'certificate.failed',
   'certificate.expiring',
   'webhook.rejected',
+  'node.down',
 ] as const;
 export type NotificationEventName = (typeof NOTIFICATION_EVENTS)[number];
 
@@ -25,4 +26,5 @@ export const DEFAULT_NOTIFICATION_EVENTS: NotificationEventName[] = [
   'certificate.failed',
   'certificate.expiring',
   'webhook.rejected',
+  'node.down',
 ];

@@ -126,6 +126,9 @@ export function decideUpdate(state: ServiceState, changes: Partial<ServiceSettin
   if (changed.dockerImage !== undefined && (current.kind !== 'image' || changed.dockerImage === null)) {
     throw invalid('dockerImage', current.kind === 'image' ? 'an image service needs an image' : `a ${current.kind} service runs no dockerImage`);
   }
+  if (current.kind === 'database' && changed.replicas !== undefined && changed.replicas > 1) {
+    throw invalid('replicas', 'a database runs one task: its volume lives on one node');
+  }
   if (current.kind === 'database' && changed.internalPort !== undefined) {
     throw invalid('internalPort', `a ${current.databaseEngine} service listens on its engine's port`);
   }

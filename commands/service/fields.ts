@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { resourceSettings } from './resources.js';
 import { storedHealthCheck } from './health-check.js';
+import { nodeLabels } from '../cluster/events.js';
 
 export const ENGINES = ['postgres', 'timeseries', 'mysql', 'redis', 'mongodb', 'columnar'] as const;
 export type Engine = (typeof ENGINES)[number];
@@ -30,6 +31,9 @@ export const serviceSettings = z.object({
   dockerImage: z.string().nullable(),
   /** Absent in services created before checks existed: the kind's default. */
   healthCheck: storedHealthCheck.optional(),
+  /** Cluster mode: how many tasks run (absent: 1) and on which nodes (Swarm node labels that must match). */
+  replicas: z.number().int().min(1).max(100).optional(),
+  nodeLabels: nodeLabels.optional(),
 });
 export type ServiceSettings = z.infer<typeof serviceSettings>;
 

@@ -16,6 +16,8 @@ ensure_packages() {
       procps) command -v pkill >/dev/null || missing+=(procps) ;;
       docker.io) command -v dockerd >/dev/null || missing+=(docker.io) ;;
       dnsutils) command -v dig >/dev/null || missing+=(dnsutils) ;;
+      musl-tools) command -v musl-gcc >/dev/null || missing+=(musl-tools) ;;
+      iproute2) command -v ip >/dev/null || missing+=(iproute2) ;;
       *) command -v "$pkg" >/dev/null || missing+=("$pkg") ;;
     esac
   done
@@ -76,7 +78,8 @@ prepare_test_machine() {
   trap 'stop_postgres; stop_powerdns' EXIT
   # pebble is Let's Encrypt's test ACME server; each HTTPS test starts its own.
   # chromium renders the API reference page in its test.
-  ensure_packages caddy postgresql git procps pebble dnsutils chromium
+  # musl-tools builds the static health probe of Swarm tasks; iproute2 and curl serve the cluster tests.
+  ensure_packages caddy postgresql git procps pebble dnsutils chromium musl-tools iproute2 curl
   install_node_modules
   start_postgres
   start_powerdns

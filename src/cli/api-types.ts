@@ -1358,6 +1358,82 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/cluster": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the installation is a Swarm cluster, and its manager and registry
+         * @description Any key (read or write). A key scoped to some projects is refused.
+         */
+        get: operations["getCluster"];
+        put?: never;
+        /**
+         * Make the installation a Swarm manager, with a private registry every node pulls releases from
+         * @description Adopts the Swarm the engine already manages. The registry runs on the manager with a certificate from the installation’s CA and its own password. 409 when the installation is already a cluster.
+         *
+         *     Needs a write key. A key scoped to some projects is refused.
+         */
+        post: operations["initCluster"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cluster/nodes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The nodes, as Swarm sees them now, with the tasks that run on each
+         * @description Any key (read or write). A key scoped to some projects is refused.
+         */
+        get: operations["listClusterNodes"];
+        put?: never;
+        /**
+         * The command that joins a new node (shown once: issuing another stops this one from working)
+         * @description Run `joinCommand` as root on the new server. It trusts the registry’s CA (/etc/docker/certs.d), then runs `docker swarm join`. Between the servers, TCP 2377 and 7946, UDP 7946 and 4789 must pass, and the registry’s port must reach the manager.
+         *
+         *     Needs a write key. A key scoped to some projects is refused.
+         */
+        post: operations["issueClusterJoinCommand"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cluster/nodes/{nodeId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a drained node that has left the Swarm
+         * @description Needs a write key. A key scoped to some projects is refused.
+         */
+        delete: operations["removeClusterNode"];
+        options?: never;
+        head?: never;
+        /**
+         * Pause or drain a node (its tasks move), make it active again, or set its labels (they replace the node’s labels)
+         * @description Needs a write key. A key scoped to some projects is refused.
+         */
+        patch: operations["changeClusterNode"];
+        trace?: never;
+    };
     "/api/events": {
         parameters: {
             query?: never;
@@ -1619,6 +1695,12 @@ export interface components {
             watchSeconds: number;
             /** @description Whether a release that misbehaves in its watch window is rolled back on its own (default true). */
             autoRollback: boolean;
+            /** @description Cluster mode: how many tasks run (default 1; a single server runs one container). */
+            replicas: number;
+            /** @description Cluster mode: only nodes with all these labels run its tasks. */
+            nodeLabels: {
+                [key: string]: string;
+            };
             reachable: boolean;
             /** @description Where the service answers on this machine; empty for a worker. */
             localUrl: string;
@@ -1826,6 +1908,10 @@ export interface components {
             stream: "stdout" | "stderr";
             /** Format: date-time */
             createdAt: string;
+            /** @description Cluster mode: the task that wrote the line (`<service>.<slot>`). */
+            task?: string | null;
+            /** @description Cluster mode: the node the task runs on. */
+            node?: string | null;
         };
         Release: {
             /** Format: uuid */
@@ -2165,7 +2251,7 @@ export interface components {
             config: {
                 [key: string]: unknown;
             };
-            events: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected")[];
+            events: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down")[];
             projectIds: string[] | null;
             /**
              * @description `failing`: its last 3 or more delivery attempts failed.
@@ -2185,7 +2271,7 @@ export interface components {
             /** @description Also sent as `X-Slipway-Delivery`: the same id means the same notification. */
             id: string;
             /** @enum {string} */
-            event: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected";
+            event: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down";
             /** @enum {string} */
             status: "pending" | "delivered" | "abandoned";
             test: boolean;
@@ -2202,7 +2288,7 @@ export interface components {
             payload: {
                 id: string;
                 /** @enum {string} */
-                event: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected";
+                event: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down";
                 occurredAt: string;
                 project: {
                     id: string;
@@ -2224,6 +2310,44 @@ export interface components {
             };
             /** Format: date-time */
             createdAt: string;
+        };
+        Cluster: {
+            swarmId: string;
+            managerNodeId: string;
+            /** @description Where other nodes reach the manager (port 2377). */
+            advertiseAddress: string;
+            /** @description The installation’s registry (`host:port`) every node pulls releases from. */
+            registry: string;
+            /** Format: date-time */
+            initializedAt: string;
+            joinCommandsIssued: number;
+            lastJoinCommandAt: string | null;
+        };
+        ClusterNode: {
+            id: string;
+            hostname: string;
+            /** @enum {string} */
+            role: "worker" | "manager";
+            leader: boolean;
+            /** @enum {string} */
+            availability: "active" | "pause" | "drain";
+            /** @description `ready`, `down`, `disconnected` or `unknown`, as Swarm reports it. */
+            state: string;
+            address: string;
+            cpus: number;
+            memoryBytes: number;
+            engineVersion: string;
+            labels: {
+                [key: string]: string;
+            };
+            tasks: {
+                id: string;
+                serviceName: string;
+                /** @description The Slipway service the task belongs to; null for a service Slipway does not run. */
+                serviceId: string | null;
+                slot: number | null;
+                state: string;
+            }[];
         };
         AuditEvent: {
             /** @description Where the event is in the log; pass the last one as `after` for the next page. */
@@ -2248,7 +2372,7 @@ export interface components {
             };
         };
         Health: {
-            /** @description No parked event, every read model live (not paused, stale or being rebuilt), no process manager paused, and the Docker engine and the proxy answer. */
+            /** @description No parked event, every read model live (not paused, stale or being rebuilt), no process manager paused, the Docker engine and the proxy answer, and (cluster mode) every node is ready and every service at its replica count. */
             ok: boolean;
             projectors: {
                 name: string;
@@ -2307,6 +2431,24 @@ export interface components {
                 ok: boolean;
                 detail: string;
             };
+            /** @description Cluster mode: nodes that are not `ready`, and Swarm services running fewer tasks than their replicas; null on a single server. */
+            cluster: {
+                ok: boolean;
+                detail: string;
+                nodesDown: {
+                    id: string;
+                    hostname: string;
+                    address: string;
+                    state: string;
+                    availability: string;
+                }[];
+                servicesBelowReplicas: {
+                    serviceId: string;
+                    name: string;
+                    running: number;
+                    replicas: number;
+                }[];
+            } | null;
         };
         ParkedEvent: {
             projector: string;
@@ -2709,6 +2851,12 @@ export interface operations {
                     releasesKept?: number;
                     watchSeconds?: number;
                     autoRollback?: boolean;
+                    /** @description Cluster mode: how many tasks run (default 1). */
+                    replicas?: number;
+                    /** @description Cluster mode: only nodes with all these labels run the service’s tasks. */
+                    nodeLabels?: {
+                        [key: string]: string;
+                    };
                     resources?: {
                         /** @description Memory limit (no swap beyond it); at least 6m. */
                         memory?: (string | number) | null;
@@ -2790,6 +2938,12 @@ export interface operations {
                     releasesKept?: number;
                     watchSeconds?: number;
                     autoRollback?: boolean;
+                    /** @description Cluster mode: how many tasks run (default 1). */
+                    replicas?: number;
+                    /** @description Cluster mode: only nodes with all these labels run the service’s tasks. */
+                    nodeLabels?: {
+                        [key: string]: string;
+                    };
                     resources?: {
                         /** @description Memory limit (no swap beyond it); at least 6m. */
                         memory?: (string | number) | null;
@@ -2865,6 +3019,12 @@ export interface operations {
                     releasesKept?: number;
                     watchSeconds?: number;
                     autoRollback?: boolean;
+                    /** @description Cluster mode: how many tasks run (default 1). */
+                    replicas?: number;
+                    /** @description Cluster mode: only nodes with all these labels run the service’s tasks. */
+                    nodeLabels?: {
+                        [key: string]: string;
+                    };
                     resources?: {
                         /** @description Memory limit (no swap beyond it); at least 6m. */
                         memory?: (string | number) | null;
@@ -2940,6 +3100,15 @@ export interface operations {
                     releasesKept?: number;
                     watchSeconds?: number;
                     autoRollback?: boolean;
+                    /**
+                     * @description A database runs one task.
+                     * @constant
+                     */
+                    replicas?: 1;
+                    /** @description Cluster mode: only nodes with all these labels run the service’s tasks. */
+                    nodeLabels?: {
+                        [key: string]: string;
+                    };
                     resources?: {
                         /** @description Memory limit (no swap beyond it); at least 6m. */
                         memory?: (string | number) | null;
@@ -3109,6 +3278,12 @@ export interface operations {
                     releasesKept?: number;
                     watchSeconds?: number;
                     autoRollback?: boolean;
+                    /** @description Cluster mode: how many tasks run (default 1). */
+                    replicas?: number;
+                    /** @description Cluster mode: only nodes with all these labels run the service’s tasks. */
+                    nodeLabels?: {
+                        [key: string]: string;
+                    };
                     healthCheck?: ({
                         /** @constant */
                         type: "http";
@@ -5775,8 +5950,8 @@ export interface operations {
                     config: {
                         [key: string]: unknown;
                     };
-                    /** @description Absent: every failure (deployment.failed, deployment.rolled_back, service.unhealthy, backup.failed, certificate.failed, certificate.expiring, webhook.rejected) and none of the successes. */
-                    events?: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected")[];
+                    /** @description Absent: every failure (deployment.failed, deployment.rolled_back, service.unhealthy, backup.failed, certificate.failed, certificate.expiring, webhook.rejected, node.down) and none of the successes. */
+                    events?: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down")[];
                     /** @description The projects whose events the channel hears of; null: every project and the installation (an all-project key only). A project-scoped key may only name its own projects. */
                     projectIds?: string[] | null;
                 };
@@ -5888,7 +6063,7 @@ export interface operations {
                     config?: {
                         [key: string]: unknown;
                     };
-                    events?: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected")[];
+                    events?: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down")[];
                     /** @description The projects whose events the channel hears of; null: every project and the installation (an all-project key only). A project-scoped key may only name its own projects. */
                     projectIds?: string[] | null;
                 };
@@ -5934,7 +6109,7 @@ export interface operations {
                      * @description The event it pretends to be; absent: the channel’s first.
                      * @enum {string}
                      */
-                    event?: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected";
+                    event?: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down";
                 };
             };
         };
@@ -5987,6 +6162,223 @@ export interface operations {
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    getCluster: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        cluster: components["schemas"]["Cluster"] | null;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    initCluster: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The manager’s address other nodes dial; needed when the engine has several. */
+                    advertiseAddress?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        cluster: components["schemas"]["Cluster"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    listClusterNodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        nodes: components["schemas"]["ClusterNode"][];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    issueClusterJoinCommand: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @default worker
+                     * @enum {string}
+                     */
+                    role?: "worker" | "manager";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        role: "worker" | "manager";
+                        joinCommand: string;
+                        token: string;
+                        managerAddress: string;
+                        registry: string;
+                        registryCaPem: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    removeClusterNode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                nodeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    changeClusterNode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                nodeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    availability?: "active" | "pause" | "drain";
+                    labels?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        node: components["schemas"]["ClusterNode"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
     };

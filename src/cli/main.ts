@@ -76,6 +76,7 @@ program
   .option('--branch <branch>', 'create: the branch to build (default main)')
   .option('--port <port>', 'create: the port the app listens on (a database: its engine’s port)')
   .addOption(new Option('--mode <mode>', 'create: how it runs (default web)').choices(['web', 'worker', 'static']))
+  .option('--replicas <n>', 'create, cluster mode: how many tasks run (default 1)')
   .addOption(yes())
   .addOption(json())
   .addHelpText(
@@ -344,6 +345,31 @@ notificationChannels
   .addOption(json())
   .action(async (id: string, o) => (await channels()).testNotificationChannel(id, o));
 notificationChannels.command('deliveries <id>').description('its last 100 notifications and their attempts').addOption(json()).action(async (id: string, o) => (await channels()).listNotificationDeliveries(id, o));
+
+const clusterCli = () => import('./api/cluster.js');
+const cluster = program.command('cluster').description('more than one server: the installation as a Docker Swarm manager');
+cluster
+  .command('init')
+  .description('make this installation a Swarm manager, with a private registry every node pulls releases from')
+  .option('--advertise-address <address>', 'where the other servers reach this one (needed when it has several addresses)')
+  .addOption(json())
+  .action(async (o) => (await clusterCli()).initCluster(o));
+cluster
+  .command('join-command')
+  .description('the command that joins a new server (shown once)')
+  .option('--manager', 'join it as a manager rather than a worker')
+  .addOption(json())
+  .action(async (o) => (await clusterCli()).joinCommand(o));
+cluster.command('nodes').description('the servers, with their state and tasks').addOption(json()).action(async (o) => (await clusterCli()).listNodes(o));
+cluster
+  .command('node <id>')
+  .description('pause or drain a server (its tasks move), make it active again, or set its labels')
+  .addOption(new Option('--availability <availability>', 'active, pause or drain').choices(['active', 'pause', 'drain']))
+  .option('--label <name=value...>', 'the node’s labels (they replace its labels); services choose nodes by them (nodeLabels)')
+  .option('--clear-labels', 'remove every label')
+  .addOption(json())
+  .action(async (id: string, o) => (await clusterCli()).changeNode(id, o));
+cluster.command('remove-node <id>').description('remove a drained server that has left the Swarm').addOption(json()).action(async (id: string, o) => (await clusterCli()).removeNode(id, o));
 
 const keys = program.command('keys').description('API keys, on this machine’s installation (--data-dir or SLIPWAY_DATA_DIR; through the running server when there is one)');
 keys

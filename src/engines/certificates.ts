@@ -110,7 +110,8 @@ export class Certificates {
     return this.authority;
   }
 
-  private async ensureAuthority(): Promise<PemKeyPair> {
+  /** The installation's CA, created at its first use (a database with TLS, or the cluster's registry). */
+  async ensureAuthority(): Promise<PemKeyPair> {
     const existing = await this.loadAuthority();
     if (existing) return existing;
     const pair = await (await authorityTools()).createAuthority('Slipway database CA');

@@ -15,6 +15,7 @@ import { databaseRoutes } from './routes/database.js';
 import { importRoutes } from './routes/imports.js';
 import { aiProviderRoutes } from './routes/ai-providers.js';
 import { dnsProviderRoutes } from './routes/dns-providers.js';
+import { clusterRoutes } from './routes/cluster.js';
 import { settingsRoutes } from './routes/settings.js';
 import { deploymentRoutes } from './routes/deployments.js';
 import { releaseRoutes } from './routes/releases.js';
@@ -101,6 +102,7 @@ export function createHttpApp(app: Slipway): Koa {
   aiProviderRoutes(api, app);
   apiKeyRoutes(api, app);
   notificationChannelRoutes(api, app);
+  clusterRoutes(api, app);
   auditRoutes(api, app);
   healthRoutes(api, app);
   sessionRoutes(api, app, sessions);

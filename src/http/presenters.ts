@@ -67,6 +67,8 @@ export function presentService(row: ServiceRow, address: PublicAddress): z.infer
     postgresLogicalReplicationEnabled: row.postgres_logical_replication_enabled,
     status: row.status as z.infer<typeof service>['status'],
     ...releasePolicyOf({ releasesKept: row.releases_kept ?? undefined, watchSeconds: row.watch_seconds ?? undefined, autoRollback: row.auto_rollback ?? undefined }),
+    replicas: row.replicas ?? 1,
+    nodeLabels: row.node_labels ?? {},
     reachable: row.reachable,
     localUrl: local,
     primaryUrl: row.primary_hostname ? publicUrl(row.primary_hostname, address) : local,

@@ -3,6 +3,7 @@ import type { CreateServiceInput } from '../../commands/service/handlers.js';
 import { BUILD_METHODS, ENGINES, RUNTIME_MODES } from '../../commands/service/fields.js';
 import { ENGINE_CATALOGUE } from '../../commands/service/engines.js';
 import { storedHealthCheck } from '../../commands/service/health-check.js';
+import { nodeLabels } from '../../commands/cluster/events.js';
 import { hostOf, type DestinationPolicy } from '../outbound/destination-policy.js';
 import { vetRegistry } from '../outbound/image-registry.js';
 import { resourcesBody } from './resource-bodies.js';
@@ -42,6 +43,12 @@ const releasePolicy = {
   autoRollback: z.boolean().optional(),
 };
 
+/** Cluster mode: tasks and the nodes they may run on (a single server runs one container). */
+const placement = {
+  replicas: z.number().int().min(1).max(100).optional().meta({ description: 'Cluster mode: how many tasks run (default 1).' }),
+  nodeLabels: nodeLabels.optional().meta({ description: 'Cluster mode: only nodes with all these labels run the service’s tasks.' }),
+};
+
 const sourceFields = {
   name: name(),
   branch: branch.default('main'),
@@ -56,6 +63,7 @@ const sourceFields = {
   internalPort: port.optional(),
   env: envList,
   ...releasePolicy,
+  ...placement,
   resources: resourcesBody.optional(),
   healthCheck: storedHealthCheck.optional(),
 };
@@ -75,6 +83,7 @@ const imageService = z.object({
   internalPort: port.optional(),
   env: envList,
   ...releasePolicy,
+  ...placement,
   resources: resourcesBody.optional(),
   healthCheck: storedHealthCheck.optional(),
 });
@@ -89,6 +98,9 @@ const databaseService = z.object({
   postgresLogicalReplicationEnabled: z.boolean().default(false),
   env: envList,
   ...releasePolicy,
+  ...placement,
+  // Its volume lives on one node: one task, never two writing the same files.
+  replicas: z.literal(1).optional().meta({ description: 'A database runs one task.' }),
   resources: resourcesBody.optional(),
   healthCheck: storedHealthCheck.optional(),
 });
@@ -198,6 +210,7 @@ export const updateServiceBody = z
     internalPort: port.optional(),
     gitToken: text(4096).nullable().optional(),
     ...releasePolicy,
+  ...placement,
     healthCheck: storedHealthCheck.optional(),
     dockerImage: imageReference.optional(),
     resources: resourcesBody
@@ -207,4 +220,4 @@ export const updateServiceBody = z
       .meta({ description: 'Replaces the whole set: a key left out (or `null` for all) takes the installation’s default again.' }),
   })
   .transform((b) => Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined)))
-  .refine((b) => Object.keys(b).length > 0, 'give at least one of branch, rootDir, installCommand, buildCommand, startCommand, buildMethod, dockerfilePath, runtimeMode, internalPort, gitToken, releasesKept, watchSeconds, autoRollback, resources, dockerImage, healthCheck');
+  .refine((b) => Object.keys(b).length > 0, 'give at least one of branch, rootDir, installCommand, buildCommand, startCommand, buildMethod, dockerfilePath, runtimeMode, internalPort, gitToken, releasesKept, watchSeconds, autoRollback, resources, dockerImage, healthCheck, replicas, nodeLabels');

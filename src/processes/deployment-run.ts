@@ -36,6 +36,8 @@ import { deployDatabase, type DatabaseTls } from './database-run.js';
 import { resolveImage } from './image-resolution.js';
 import { resourcesOfRun, type DefaultResources, type RunResources } from './service-resources.js';
 import { gateOf, passGate } from './readiness.js';
+import { runOnSwarm } from './swarm-run.js';
+import type { ClusterTarget } from '../cluster/cluster-target.js';
 
 export interface DeployTimeouts {
   cloneMs: number;
@@ -74,6 +76,8 @@ export interface RunDeps {
   defaultResources?: DefaultResources;
   /** Where `git push` stores each service's commits: the source of a deployment whose `source` is `push`. */
   pushedRepositories?: { pathOf(serviceId: string): string };
+  /** The cluster, once the installation is one: web and worker releases then run as Swarm services. */
+  cluster?: () => Promise<ClusterTarget | null>;
 }
 
 /** What a deployment that went live leaves to do once the service is free again: retire, and watch the release. */
@@ -366,6 +370,13 @@ export async function runDeployment(
       plan = { ...todaysPlan(p), image: built.tag, imageRef: built.tag, buildMethod: built.method, commitSha: built.commitSha, commitMessage: built.commitMessage };
     }
     signal.throwIfAborted();
+
+    const cluster = await deps.cluster?.();
+    if (cluster) {
+      const result = await runOnSwarm(deps, cluster, id, p, plan, log, signal);
+      builtTag = null;
+      return 'live' in result ? result.live : null;
+    }
 
     const { web } = plan;
     // The service as this run has it: a kept release may run with its own port and health check.

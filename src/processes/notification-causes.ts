@@ -1,5 +1,6 @@
 import { parseAutoDeployEvent } from '../../commands/auto-deploy/events.js';
 import { parseBackupEvent } from '../../commands/backup/events.js';
+import { parseClusterEvent } from '../../commands/cluster/events.js';
 import { parseDeploymentEvent } from '../../commands/deployment/events.js';
 import type { NotificationEventName } from '../../commands/notification-channel/events.js';
 import { parseServiceEvent } from '../../commands/service/events.js';
@@ -14,6 +15,7 @@ export type NotificationCause = { event: NotificationEventName; reason?: string;
   | { deploymentId: string }
   | { serviceId: string; deploymentId?: string }
   | { backupId: string }
+  | { nodeId: string }
 );
 
 /** Refused deliveries to one service's hook are told at most once per this window: a flood is one message. */
@@ -64,6 +66,11 @@ export function causeOf(recorded: RecordedEvent): NotificationCause | null {
       key: `webhook-rejected|${serviceId}|${window}`,
       reason: `a ${provider} delivery was refused (${verdict.slice('rejected:'.length)}); others refused in the next 10 minutes are listed in the service's webhook deliveries, not told again`,
     };
+  }
+  const cluster = parseClusterEvent(recorded);
+  if (cluster?.type === 'ClusterNodeWentDown') {
+    const { nodeId, hostname, address, state } = cluster.data;
+    return { event: 'node.down', nodeId, reason: `node ${hostname} (${address}) is ${state}: Swarm moves its tasks to the other nodes` };
   }
   const backup = parseBackupEvent(recorded);
   if (backup?.type === 'BackupFailed') return { event: 'backup.failed', backupId: idOf(recorded), reason: backup.data.error };

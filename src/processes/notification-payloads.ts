@@ -35,6 +35,8 @@ export async function payloadOf(db: SqlExecutor, cause: NotificationCause, occur
       links.explanation = explanationUrl;
     }
   }
+  // A node belongs to no project: only channels of every project hear of it.
+  if ('nodeId' in cause) links.nodes = `${apiBase}/api/cluster/nodes`;
   if ('backupId' in cause && service) links.backups = `${apiBase}/api/services/${service.id}/database/backups`;
 
   const draft: PayloadDraft = {

@@ -2,14 +2,17 @@ import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
 import type { ProjectionRunner } from '../../projections/runner.js';
 import { ROUTING_EVENT_TYPES, listRoutes, type RoutingRow } from '../../projections/routing-queries.js';
 import type { CaddyAdminClient } from '../proxy/caddy-admin-client.js';
-import { buildCaddyConfig, type ProxyResult, type ProxySettings } from '../proxy/caddy-config.js';
+import { buildCaddyConfig, type ProxyResult, type ProxySettings, type Upstream } from '../proxy/caddy-config.js';
+import { swarmServiceOf } from '../cluster/swarm-release-name.js';
 import type { UpstreamSwitch } from '../proxy/upstream-switch.js';
 import type { RecordedEvent } from '../eventstore/port.js';
 import type { Reactor } from './reactor.js';
 
-/** One NAT rule per service that has a running container (a stopped one's port is answered by Caddy). */
+/** One NAT rule per service that has a running container (a stopped one's port is answered by Caddy; a Swarm service's router never moves). */
 const natTargets = (rows: readonly RoutingRow[]) =>
-  rows.flatMap((r) => (r.upstream_port === null || r.stopped_name !== null ? [] : [{ hostPort: r.host_port, upstreamPort: r.upstream_port }]));
+  rows.flatMap((r) =>
+    r.upstream_port === null || r.stopped_name !== null || swarmServiceOf(r.current_container) ? [] : [{ hostPort: r.host_port, upstreamPort: r.upstream_port }],
+  );
 
 export interface ProxyTarget {
   client: CaddyAdminClient | null;
@@ -35,6 +38,8 @@ export class ProxyReconciler implements Reactor {
     private readonly settings: () => Promise<ProxySettings>,
     /** When set, a deployment moves a kernel rule and Caddy's configuration stays the same. */
     private readonly upstreams: UpstreamSwitch | null = null,
+    /** Where the cluster's router is published (cluster mode): its port is the release's upstream port. */
+    private readonly clusterRouterHost = '127.0.0.1',
   ) {
   }
 
@@ -131,6 +136,13 @@ export class ProxyReconciler implements Reactor {
     return this.sync(this.runner.position);
   }
 
+  private upstreamOf(r: RoutingRow, switched: UpstreamSwitch | null): Upstream | null {
+    if (r.upstream_port === null) return null;
+    const swarm = swarmServiceOf(r.current_container);
+    if (swarm) return { host: this.clusterRouterHost, port: r.upstream_port, via: { name: swarm, port: r.internal_port } };
+    return switched ? switched.addressOf(r.host_port) : { host: '127.0.0.1', port: r.upstream_port };
+  }
+
   /** `direct`: Caddy dials the containers' ports itself, without the NAT switch. */
   private async reload(options: { force?: boolean; direct?: boolean } = {}): Promise<ProxyResult> {
     const reason = this.target.unavailable();
@@ -149,7 +161,7 @@ export class ProxyReconciler implements Reactor {
       id: r.service_id,
       hostnames: r.hostnames,
       hostPort: r.host_port,
-      upstream: r.upstream_port === null ? null : switched ? switched.addressOf(r.host_port) : { host: '127.0.0.1', port: r.upstream_port },
+      upstream: this.upstreamOf(r, switched),
       ...(r.stopped_name === null ? {} : { stopped: { serviceName: r.stopped_name } }),
     }));
     const config = JSON.stringify(buildCaddyConfig(await this.settings(), routes));

@@ -1,3 +1,5 @@
+import { PORT_HEADER, UPSTREAM_HEADER } from '../cluster/cluster-router.js';
+
 export interface ProxyRoute {
   /** Stable per service, so one route can be addressed through `/id/<id>`. */
   id: string;
@@ -5,9 +7,16 @@ export interface ProxyRoute {
   /** The service's own port: Caddy listens on it and forwards to the current container. */
   hostPort: number;
   /** Where the current container answers; null while nothing is deployed. */
-  upstream: { host: string; port: number } | null;
+  upstream: Upstream | null;
   /** Present while the service is stopped on request: every route of it answers 503 with a page saying so. */
   stopped?: { serviceName: string };
+}
+
+export interface Upstream {
+  host: string;
+  port: number;
+  /** Cluster mode: the upstream is the cluster's router, told which Swarm service and port to reach. */
+  via?: { name: string; port: number };
 }
 
 export interface HttpsSettings {
@@ -40,13 +49,14 @@ function assertPort(port: number) {
 
 const PROXIED = 'X-Slipway-Proxied';
 
-function forwardTo(upstream: { host: string; port: number }) {
+function forwardTo(upstream: Upstream) {
+  const via = upstream.via ? { [UPSTREAM_HEADER]: [upstream.via.name], [PORT_HEADER]: [String(upstream.via.port)] } : {};
   return {
     handler: 'reverse_proxy',
     upstreams: [{ dial: `${upstream.host}:${upstream.port}` }],
     // A connection refused while a route switches is retried instead of answered with 502.
     load_balancing: { try_duration: '3s', try_interval: '100ms' },
-    headers: { request: { set: { [PROXIED]: ['1'] } } },
+    headers: { request: { set: { [PROXIED]: ['1'], ...via } } },
     // A fresh loopback connection per request: pooled ones would keep reaching the previous container
     // (the kernel keeps their NAT) until it is retired, so a switch would not take effect at once.
     transport: { protocol: 'http', keep_alive: { enabled: false } },

@@ -39,6 +39,9 @@ t.test('services create: the body of each kind', async (t) => {
   t.match(serviceBody('cache', { engine: 'redis', public: true }), { repoFullName: 'database:redis', internalPort: 6379, databasePublicEnabled: true });
   t.match(serviceBody('ch', { engine: 'columnar' }), { internalPort: 8123 });
   t.same(serviceBody('web', { image: 'nginx:1.27', port: '80', mode: 'static' }), { name: 'web', internalPort: 80, runtimeMode: 'static', env: [], repoUrl: 'docker-image', dockerImage: 'nginx:1.27' });
+  t.match(serviceBody('web', { image: 'nginx:1.27', replicas: '3' }), { replicas: 3 }, '--replicas for cluster mode');
+  t.throws(() => serviceBody('web', { image: 'nginx:1.27', replicas: '0' }), /--replicas 0 is not a number of tasks/);
+  t.throws(() => serviceBody('db', { engine: 'postgres', replicas: '2' }), /a database runs one task/);
   t.same(serviceBody('job', { repo: 'acme/job', mode: 'worker', branch: 'dev' }), { name: 'job', runtimeMode: 'worker', branch: 'dev', env: [], repoFullName: 'acme/job' });
   t.match(serviceBody('g', { gitUrl: 'https://example.test/a.git' }), { repoUrl: 'https://example.test/a.git' });
   usage(t, () => serviceBody('x', {}));

@@ -12,6 +12,8 @@ export interface ServiceSource {
   port?: string;
   mode?: 'web' | 'worker' | 'static';
   public?: boolean;
+  /** Cluster mode: how many tasks run. */
+  replicas?: string;
 }
 
 /** The request body of `POST /api/projects/{id}/services` for what the options name. */
@@ -20,6 +22,9 @@ export function serviceBody(name: string, o: ServiceSource) {
   if (sources.length !== 1) throw new UsageError('give exactly one of --image, --repo, --git-url or --engine');
   const port = o.port === undefined ? undefined : Number(o.port);
   if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) throw new UsageError(`--port ${o.port} is not a port`);
+  const replicas = o.replicas === undefined ? undefined : Number(o.replicas);
+  if (replicas !== undefined && !(Number.isInteger(replicas) && replicas >= 1 && replicas <= 100)) throw new UsageError(`--replicas ${o.replicas} is not a number of tasks (1–100)`);
+  if (replicas !== undefined && o.engine) throw new UsageError('--replicas is for apps: a database runs one task');
   if (o.engine) {
     if (o.mode && o.mode !== 'web') throw new UsageError('--mode is for apps, not databases');
     const spec = ENGINE_CATALOGUE[o.engine];
@@ -38,6 +43,7 @@ export function serviceBody(name: string, o: ServiceSource) {
     ...(port !== undefined ? { internalPort: port } : {}),
     ...(o.mode ? { runtimeMode: o.mode } : {}),
     ...(o.branch ? { branch: o.branch } : {}),
+    ...(replicas !== undefined ? { replicas } : {}),
     env: [],
   };
   if (o.image) return { ...common, repoUrl: 'docker-image', dockerImage: o.image };

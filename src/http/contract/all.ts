@@ -2,6 +2,7 @@ import type { Endpoint } from './endpoint.js';
 import { aiProvidersApi } from './ai-providers.js';
 import { autoDeployApi } from './auto-deploy.js';
 import { backupsApi } from './backups.js';
+import { clusterApi } from './cluster.js';
 import { databaseApi } from './database.js';
 import { deploymentsApi } from './deployments.js';
 import { dnsProvidersApi } from './dns-providers.js';
@@ -41,6 +42,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   apiKeysApi,
   sessionsApi,
   notificationChannelsApi,
+  clusterApi,
   auditApi,
   healthApi,
   metaApi,

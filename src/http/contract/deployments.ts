@@ -40,6 +40,8 @@ export const runtimeLine = z
     line: z.string().meta({ description: 'Secret values are redacted.' }),
     stream: z.enum(['stdout', 'stderr']),
     createdAt: timestamp,
+    task: z.string().nullable().optional().meta({ description: 'Cluster mode: the task that wrote the line (`<service>.<slot>`).' }),
+    node: z.string().nullable().optional().meta({ description: 'Cluster mode: the node the task runs on.' }),
   })
   .meta({ id: 'RuntimeLogLine' });
 

@@ -14,7 +14,7 @@ const check = z.object({ ok: z.boolean(), detail: z.string() });
 /** What GET /api/health answers; `src/health.ts` builds it. */
 export const healthAnswer = z
   .object({
-    ok: z.boolean().meta({ description: 'No parked event, every read model live (not paused, stale or being rebuilt), no process manager paused, and the Docker engine and the proxy answer.' }),
+    ok: z.boolean().meta({ description: 'No parked event, every read model live (not paused, stale or being rebuilt), no process manager paused, the Docker engine and the proxy answer, and (cluster mode) every node is ready and every service at its replica count.' }),
     projectors: z.array(
       followerStatus.extend({
         version: z.number().int(),
@@ -53,6 +53,13 @@ export const healthAnswer = z
       .meta({ description: 'What an operator should look at although nothing failed, e.g. a long transaction holding back the read models.' }),
     docker: check,
     proxy: check,
+    cluster: check
+      .extend({
+        nodesDown: z.array(z.object({ id: z.string(), hostname: z.string(), address: z.string(), state: z.string(), availability: z.string() })),
+        servicesBelowReplicas: z.array(z.object({ serviceId: z.string(), name: z.string(), running: z.number().int(), replicas: z.number().int() })),
+      })
+      .nullable()
+      .meta({ description: 'Cluster mode: nodes that are not `ready`, and Swarm services running fewer tasks than their replicas; null on a single server.' }),
   })
   .meta({ id: 'Health' });
 

@@ -40,6 +40,8 @@ export const service = z
     releasesKept: z.number().int().meta({ description: 'Releases whose images are kept for rollback (1–50, default 10).' }),
     watchSeconds: z.number().int().meta({ description: 'Seconds a new release is watched after it goes live (0: not watched; default 60).' }),
     autoRollback: z.boolean().meta({ description: 'Whether a release that misbehaves in its watch window is rolled back on its own (default true).' }),
+    replicas: z.number().int().meta({ description: 'Cluster mode: how many tasks run (default 1; a single server runs one container).' }),
+    nodeLabels: z.record(z.string(), z.string()).meta({ description: 'Cluster mode: only nodes with all these labels run its tasks.' }),
     reachable: z.boolean(),
     localUrl: z.string().meta({ description: 'Where the service answers on this machine; empty for a worker.' }),
     primaryUrl: z.string(),

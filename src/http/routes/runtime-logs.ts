@@ -1,5 +1,7 @@
 import type { ServiceRow } from '../../../projections/service-queries.js';
 import type { OutputLine } from '../../runtime/container-runtime.js';
+import { swarmServiceOf } from '../../cluster/swarm-release-name.js';
+import { swarmLogs } from '../../cluster/swarm-logs.js';
 import { createRedactor, secretValues } from '../../secrets/redactor.js';
 import type { Slipway } from '../../slipway.js';
 import { loadProjectVariables } from '../../variables/project-variables.js';
@@ -34,7 +36,20 @@ export async function streamRuntimeLogs(app: Slipway, service: ServiceRow, sse: 
     secretValues(variables.variablesOf(service.id).map((v) => ({ key: v.row.key, value: v.value, resolved: variables.resolve(v.value) }))),
   );
   let id = 0;
-  const entry = (l: OutputLine) => ({ id: ++id, line: redact(l.line), stream: l.stream, createdAt: l.time ? new Date(l.time).toISOString() : new Date().toISOString() });
+  const entry = (l: OutputLine & { task?: string | null; node?: string | null }) => ({
+    id: ++id,
+    line: redact(l.line),
+    stream: l.stream,
+    createdAt: l.time ? new Date(l.time).toISOString() : new Date().toISOString(),
+    ...(l.task !== undefined ? { task: l.task, node: l.node ?? null } : {}),
+  });
+  // A Swarm service's tasks run on several nodes: the manager merges their output.
+  const swarm = swarmServiceOf(container);
+  const logs = swarm
+    ? async function* (options: { tail?: number; since?: string; follow: boolean; signal?: AbortSignal }) {
+        yield* swarmLogs(await app.clusterEngine.docker(), swarm, options);
+      }
+    : (options: { tail?: number; since?: string; follow: boolean; signal?: AbortSignal }) => app.runtime.logs(container, options);
 
   const controller = new AbortController();
   const keepalive = setInterval(() => sse.comment('keep-alive'), KEEPALIVE_MS);
@@ -45,7 +60,7 @@ export async function streamRuntimeLogs(app: Slipway, service: ServiceRow, sse: 
   const since = `${(Date.now() / 1000).toFixed(3)}`;
   let snapshot: OutputLine[] = [];
   try {
-    for await (const l of app.runtime.logs(container, { follow: false, tail: SNAPSHOT_LINES })) snapshot.push(l);
+    for await (const l of logs({ follow: false, tail: SNAPSHOT_LINES })) snapshot.push(l);
   } catch {
     sse.send('snapshot', []);
     return ended(false);
@@ -55,7 +70,7 @@ export async function streamRuntimeLogs(app: Slipway, service: ServiceRow, sse: 
   sse.send('snapshot', snapshot.map(entry));
   sse.send('status', { ok: true, closed: false });
   try {
-    for await (const l of app.runtime.logs(container, { follow: true, since: lastKey ?? since, signal: controller.signal })) {
+    for await (const l of logs({ follow: true, since: lastKey ?? since, signal: controller.signal })) {
       const key = l.time ? dockerTimeKey(l.time) : null;
       // `since` is inclusive: lines the snapshot already carried come again.
       if (lastKey && key && key <= lastKey) continue;

@@ -4,6 +4,9 @@ import { findDeployment, listDeploymentsOf } from '../../../projections/deployme
 import { rerunCurrentRelease } from '../../../commands/release/handlers.js';
 import { latest } from '../../../commands/shared/execute.js';
 import { findService, listDomainsOf } from '../../../projections/service-queries.js';
+import { findCluster } from '../../../projections/cluster-queries.js';
+import { swarmServiceOf } from '../../cluster/swarm-release-name.js';
+import { conflict } from '../../../commands/shared/domain-error.js';
 import type { Slipway } from '../../slipway.js';
 import { loadProjectVariables } from '../../variables/project-variables.js';
 import { principalOf, visibleProject, visibleService, writerOf } from '../auth.js';
@@ -31,12 +34,23 @@ async function presentServiceById(app: Slipway, id: string) {
 
 /** Settings that change how the current release runs, applied at once by a deployment of kind `config`. */
 const RUN_SETTINGS = new Set(['resources', 'healthCheck']);
+/** In cluster mode, also where and how many times it runs. */
+const CLUSTER_RUN_SETTINGS = new Set([...RUN_SETTINGS, 'replicas', 'nodeLabels']);
+
+/** More than one task, or a choice of nodes, means nothing on a single server: refused rather than ignored. */
+async function requirePlacementFits(app: Slipway, placement: { replicas?: number; nodeLabels?: Record<string, string> }): Promise<boolean> {
+  const cluster = (await findCluster(app.db)) !== null;
+  const wantsCluster = (placement.replicas ?? 1) > 1 || Object.keys(placement.nodeLabels ?? {}).length > 0;
+  if (wantsCluster && !cluster) throw conflict('replicas above 1 and nodeLabels need a cluster: run `slipway cluster init` (POST /api/cluster) first');
+  return cluster;
+}
 
 export function serviceRoutes(router: Router, app: Slipway) {
   route(router, servicesApi.create, async (ctx) => {
     const principal = writerOf(ctx);
     const project = await visibleProject(app.db, principal, { id: ctx.params.projectId! });
     const input = parseCreateService(ctx.request.body, app.config.gitBaseUrl);
+    await requirePlacementFits(app, input);
     await vetServiceSource(app.outbound, input);
     const { id, position } = await createService(requestContext(app, ctx, principal), app.serviceDeps, project.id, input);
     await app.settle(position);
@@ -51,7 +65,8 @@ export function serviceRoutes(router: Router, app: Slipway) {
   route(router, servicesApi.overview, async (ctx) => {
     const service = await visibleService(app.db, principalOf(ctx), ctx.params.serviceId!);
     // The engine takes about a second to sample: asked first, read last.
-    const container = service.current_container;
+    // A Swarm service's tasks run on several engines: no one container to sample.
+    const container = swarmServiceOf(service.current_container) ? null : service.current_container;
     const usage = container ? app.runtime.stats(container, STATS_TIMEOUT_MS).catch(() => null) : Promise.resolve(null);
     const variables = await loadProjectVariables(app.db, app.keyring, service.project_id);
     const env = variables.variablesOf(service.id).map(({ row, value }) => ({
@@ -81,12 +96,13 @@ export function serviceRoutes(router: Router, app: Slipway) {
     const principal = writerOf(ctx);
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
     const changes = parseInput(servicesApi.update.body, ctx.request.body);
+    const cluster = await requirePlacementFits(app, changes);
     await vetServiceChanges(app.outbound, changes);
     const cmd = requestContext(app, ctx, principal);
     const updated = await updateService(cmd, service.id, changes);
     // Limits and health checks change how the current release runs: it is re-created without a build.
     const changed = updated.events[0]?.type === 'ServiceUpdated' ? Object.keys(updated.events[0].data.changes) : [];
-    const rerun = changed.some((key) => RUN_SETTINGS.has(key)) && service.current_deployment_id !== null;
+    const rerun = changed.some((key) => (cluster ? CLUSTER_RUN_SETTINGS : RUN_SETTINGS).has(key)) && service.current_deployment_id !== null;
     const queued = rerun ? await rerunCurrentRelease(cmd, service.id, 'config') : null;
     await app.settle(latest(updated.position, queued?.position ?? null));
     const row = queued ? await findDeployment(app.db, queued.id) : null;

@@ -11,6 +11,7 @@ const TITLES: Record<NotificationPayload['event'], string> = {
   'certificate.failed': 'Certificate failed',
   'certificate.expiring': 'Certificate expiring',
   'webhook.rejected': 'Webhook rejected',
+  'node.down': 'Node down',
 };
 
 /** One line: what happened, to what, and why. */

@@ -1,0 +1,83 @@
+import type { HealthCheck } from '../../commands/service/health-check.js';
+import type { ResourceLimits } from '../runtime/container-runtime.js';
+
+export interface SwarmServiceInput {
+  name: string;
+  /** By digest from the cluster's registry: every node runs the same build. */
+  image: string;
+  env: Record<string, string>;
+  labels: Record<string, string>;
+  replicas: number;
+  /** Only nodes with all these labels run the tasks. */
+  nodeLabels: Record<string, string>;
+  network: string;
+  aliases: string[];
+  healthCheck: HealthCheck | null;
+  internalPort: number;
+  limits: ResourceLimits;
+  stopGraceSeconds: number;
+  /** Where the static probe is mounted in each task, and the Swarm config that carries it. */
+  probe?: { path: string; configId: string; configName: string };
+}
+
+const NS = 1_000_000_000;
+
+/** Swarm's health check: run inside the task (so a task joins DNS only when healthy); HTTP and TCP by the probe. */
+function healthOf(check: HealthCheck | null, internalPort: number, probePath: string | undefined) {
+  if (!check) return undefined;
+  const port = String(check.port ?? internalPort);
+  let test: string[];
+  if (check.type === 'command') test = ['CMD', ...check.command];
+  else if (!probePath) throw new Error('an HTTP or TCP check needs the probe');
+  else if (check.type === 'http') test = ['CMD', probePath, 'http', port, check.path, check.expectStatus, String(check.timeoutSeconds)];
+  else test = ['CMD', probePath, 'tcp', port, String(check.timeoutSeconds)];
+  return {
+    Test: test,
+    Interval: check.intervalSeconds * NS,
+    Timeout: check.timeoutSeconds * NS,
+    Retries: check.retries,
+    StartPeriod: check.startPeriodSeconds * NS,
+  };
+}
+
+/** The Swarm ServiceSpec of a release: start-first updates one task at a time, rolled back by Swarm on failure. */
+export function swarmServiceSpec(input: SwarmServiceInput) {
+  const health = healthOf(input.healthCheck, input.internalPort, input.probe?.path);
+  // A task must stay healthy this long before the update moves on (and counts as failed if it does not).
+  const monitorSeconds = input.healthCheck ? Math.max(5, input.healthCheck.intervalSeconds * (input.healthCheck.retries + 1)) : 5;
+  const update = { Parallelism: 1, Delay: 0, Order: 'start-first', FailureAction: 'rollback', Monitor: monitorSeconds * NS, MaxFailureRatio: 0 };
+  const limits = input.limits;
+  return {
+    Name: input.name,
+    Labels: input.labels,
+    TaskTemplate: {
+      ContainerSpec: {
+        Image: input.image,
+        Env: Object.entries(input.env).map(([k, v]) => `${k}=${v}`),
+        Labels: input.labels,
+        StopGracePeriod: input.stopGraceSeconds * NS,
+        ...(health ? { HealthCheck: health } : {}),
+        ...(input.probe
+          ? { Configs: [{ File: { Name: input.probe.path, UID: '0', GID: '0', Mode: 0o555 }, ConfigID: input.probe.configId, ConfigName: input.probe.configName }] }
+          : {}),
+      },
+      Resources: {
+        Limits: {
+          ...(limits.cpus ? { NanoCPUs: Math.round(limits.cpus * NS) } : {}),
+          ...(limits.memoryBytes ? { MemoryBytes: limits.memoryBytes } : {}),
+          ...(limits.pids ? { Pids: limits.pids } : {}),
+        },
+        Reservations: limits.memoryReservationBytes ? { MemoryBytes: limits.memoryReservationBytes } : {},
+      },
+      RestartPolicy: { Condition: 'any', Delay: 1 * NS },
+      Placement: { Constraints: Object.entries(input.nodeLabels).map(([k, v]) => `node.labels.${k}==${v}`) },
+      Networks: [{ Target: input.network, Aliases: input.aliases }],
+    },
+    Mode: { Replicated: { Replicas: input.replicas } },
+    UpdateConfig: update,
+    RollbackConfig: { ...update, FailureAction: 'pause' },
+    // No IPVS here, and none needed: the router resolves the tasks' own addresses.
+    EndpointSpec: { Mode: 'dnsrr' },
+  };
+}
+export type SwarmServiceSpec = ReturnType<typeof swarmServiceSpec>;

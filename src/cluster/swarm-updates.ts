@@ -1,0 +1,144 @@
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type Docker from 'dockerode';
+import type { SwarmServiceSpec } from './swarm-spec.js';
+
+type Auth = { username: string; password: string; serveraddress: string };
+
+const statusOf = (error: unknown) => (error as { statusCode?: number }).statusCode;
+const engineMessage = (error: unknown) => ((error as { json?: { message?: string } }).json?.message ?? (error as Error).message).trim();
+
+interface ServiceInfo {
+  ID: string;
+  Version: { Index: number };
+  Spec: SwarmServiceSpec & { TaskTemplate: { ForceUpdate?: number } };
+  UpdateStatus?: { State?: string; Message?: string; StartedAt?: string };
+}
+
+interface TaskInfo {
+  ID: string;
+  Slot?: number;
+  NodeID?: string;
+  DesiredState?: string;
+  Spec?: { ContainerSpec?: { Image?: string }; ForceUpdate?: number };
+  Status?: { State?: string; Err?: string; Message?: string; ContainerStatus?: { ExitCode?: number } };
+}
+
+async function inspectService(docker: Docker, name: string): Promise<ServiceInfo | null> {
+  try {
+    return (await docker.getService(name).inspect()) as ServiceInfo;
+  } catch (error) {
+    if (statusOf(error) === 404) return null;
+    throw error;
+  }
+}
+
+/** An attachable overlay (the router joins it), made once. */
+export async function ensureOverlay(docker: Docker, name: string, labels: Record<string, string> = {}) {
+  try {
+    await docker.getNetwork(name).inspect();
+  } catch (error) {
+    if (statusOf(error) !== 404) throw error;
+    await docker.createNetwork({ Name: name, Driver: 'overlay', Attachable: true, CheckDuplicate: true, Labels: labels }).catch((e: unknown) => {
+      // Made meanwhile by another deployment of the project.
+      if (statusOf(e) !== 409) throw e;
+    });
+  }
+}
+
+/** The probe as a Swarm config, named by its content (configs cannot change); returns what a ServiceSpec names. */
+export async function ensureProbeConfig(docker: Docker, binary: Buffer): Promise<{ configId: string; configName: string }> {
+  const configName = `slipway-probe-${createHash('sha256').update(binary).digest('hex').slice(0, 16)}`;
+  const found = (await docker.listConfigs({ filters: { name: [configName] } })) as { ID: string; Spec: { Name: string } }[];
+  const existing = found.find((c) => c.Spec.Name === configName);
+  if (existing) return { configId: existing.ID, configName };
+  try {
+    const created = (await docker.createConfig({ Name: configName, Data: binary.toString('base64'), Labels: { 'slipway.managed': 'true' } })) as { id?: string; ID?: string };
+    return { configId: created.id ?? created.ID!, configName };
+  } catch (error) {
+    if (statusOf(error) !== 409) throw error;
+    return ensureProbeConfig(docker, binary);
+  }
+}
+
+/**
+ * Creates the service, or updates it to `spec`. Each update is forced (a new ForceUpdate), so the same spec
+ * again still replaces the tasks (a restart); a stale version ("update out of sequence") is read again once.
+ */
+export async function createOrUpdateService(docker: Docker, spec: SwarmServiceSpec, auth: Auth): Promise<{ previousUpdate: string | null }> {
+  for (let attempt = 0; ; attempt++) {
+    const current = await inspectService(docker, spec.Name);
+    if (!current) {
+      await docker.createService(auth, spec);
+      return { previousUpdate: null };
+    }
+    const force = (current.Spec.TaskTemplate.ForceUpdate ?? 0) + 1;
+    try {
+      // The registry's credentials go with the update (X-Registry-Auth) so that every node can pull.
+      await docker.getService(current.ID).update({ authconfig: auth, _query: { version: current.Version.Index }, _body: { ...spec, TaskTemplate: { ...spec.TaskTemplate, ForceUpdate: force } } });
+      return { previousUpdate: current.UpdateStatus?.StartedAt ?? null };
+    } catch (error) {
+      if (attempt === 0 && /out of sequence/.test(engineMessage(error))) continue;
+      throw error;
+    }
+  }
+}
+
+export type RolloutOutcome = { outcome: 'completed' } | { outcome: 'rolled_back'; reason: string } | { outcome: 'failed'; reason: string };
+
+/** A task of the service's current spec: forced updates keep the image, so the image alone cannot tell. */
+const ofSpec = (t: TaskInfo, spec: ServiceInfo['Spec']) =>
+  t.Spec?.ContainerSpec?.Image === spec.TaskTemplate.ContainerSpec.Image && (t.Spec?.ForceUpdate ?? 0) === (spec.TaskTemplate.ForceUpdate ?? 0);
+
+/** Why tasks of the new spec failed, in Swarm's and the engine's words (for a rollback's reason). */
+async function taskFailures(docker: Docker, name: string, spec: ServiceInfo['Spec']): Promise<string> {
+  const tasks = (await docker.listTasks({ filters: { service: [name] } })) as TaskInfo[];
+  const failed = tasks.filter((t) => ofSpec(t, spec) && t.Status?.State && ['failed', 'rejected', 'shutdown'].includes(t.Status.State) && (t.Status.Err || t.Status.Message));
+  const words = [...new Set(failed.map((t) => t.Status!.Err || t.Status!.Message!))];
+  return words.slice(0, 3).join('; ');
+}
+
+/**
+ * Waits until Swarm has the service's update done: `completed`, or rolled back by Swarm (a new task failed),
+ * or paused. A new service has no update status: it is done once `replicas` tasks run (and pass their check:
+ * a task is `running` only then when it has one — Swarm's state follows the health).
+ */
+export async function waitForRollout(
+  docker: Docker,
+  name: string,
+  /** `previousUpdate`: the update status (its start) from before this change, which says nothing of it. */
+  options: { previousUpdate: string | null; timeoutMs: number; intervalMs?: number; onProgress?: (line: string) => void },
+): Promise<RolloutOutcome> {
+  const end = Date.now() + options.timeoutMs;
+  let said = '';
+  const say = (line: string) => {
+    if (line !== said) options.onProgress?.(line);
+    said = line;
+  };
+  for (;;) {
+    const service = await inspectService(docker, name);
+    if (!service) return { outcome: 'failed', reason: 'the Swarm service is gone' };
+    const fresh = service.UpdateStatus && service.UpdateStatus.StartedAt !== options.previousUpdate ? service.UpdateStatus : null;
+    const state = fresh?.State;
+    const message = fresh?.Message ?? '';
+    if (state === 'rollback_completed') {
+      // The spec is the previous one again: its rolled-back tasks are named by the spec Swarm left behind.
+      const why = await taskFailures(docker, name, (service as ServiceInfo & { PreviousSpec?: ServiceInfo['Spec'] }).PreviousSpec ?? service.Spec).catch(() => '');
+      return { outcome: 'rolled_back', reason: [message, why].filter(Boolean).join(': ') || 'Swarm rolled the update back' };
+    }
+    if (state === 'paused' || state === 'rollback_paused') return { outcome: 'failed', reason: message || `the update is ${state}` };
+    const tasks = (await docker.listTasks({ filters: { service: [name], 'desired-state': ['running'] } })) as TaskInfo[];
+    const running = tasks.filter((t) => t.Status?.State === 'running' && ofSpec(t, service.Spec)).length;
+    const wanted = service.Spec.Mode.Replicated.Replicas;
+    if (state === 'rollback_started') say(`Swarm is rolling the update back: ${message}`);
+    else say(`${running} of ${wanted} task${wanted === 1 ? '' : 's'} of the new release running${state ? ` (update ${state})` : ''}`);
+    // A new service has no update status; an update is done when Swarm says so.
+    const done = options.previousUpdate === null && !service.UpdateStatus ? running >= wanted : state === 'completed' && running >= wanted;
+    if (done) return { outcome: 'completed' };
+    if (Date.now() > end) {
+      const why = await taskFailures(docker, name, service.Spec).catch(() => '');
+      return { outcome: 'failed', reason: `the update did not complete in ${Math.round(options.timeoutMs / 1000)} s (${running} of ${wanted} tasks running)${why ? `: ${why}` : ''}` };
+    }
+    await sleep(options.intervalMs ?? 500);
+  }
+}

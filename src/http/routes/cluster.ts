@@ -1,0 +1,135 @@
+import { randomBytes } from 'node:crypto';
+import type Router from '@koa/router';
+import type { z } from 'zod';
+import { decideChangeNode, decideRemoveNode } from '../../../commands/cluster/aggregate.js';
+import { changeNode, clusterState, initCluster, issueJoinCommand, removeNode } from '../../../commands/cluster/handlers.js';
+import { conflict, notFound } from '../../../commands/shared/domain-error.js';
+import { findCluster, type ClusterRow } from '../../../projections/cluster-queries.js';
+import { ensureRegistry, trustRegistryAuthority } from '../../cluster/registry.js';
+import { REGISTRY_USER } from '../../cluster/cluster-target.js';
+import { findSwarmNode, initOrAdoptSwarm, joinCommand, listSwarmNodes, removeSwarmNode, rotatedJoinToken, SwarmRefused, updateSwarmNode } from '../../cluster/swarm-engine.js';
+import { LABEL } from '../../runtime/container-runtime.js';
+import type { Slipway } from '../../slipway.js';
+import { principalOf, requireAllProjects, writerOf } from '../auth.js';
+import { HttpError } from '../errors.js';
+import { requestContext } from '../request-context.js';
+import { parseInput } from '../validation.js';
+import { clusterApi, clusterInitBody, joinCommandBody, nodeChangeBody, type cluster } from '../contract/cluster.js';
+import { route } from '../contract/endpoint.js';
+
+const WHAT = 'the cluster';
+
+function presentCluster(row: ClusterRow): z.infer<typeof cluster> {
+  return {
+    swarmId: row.swarm_id,
+    managerNodeId: row.manager_node_id,
+    advertiseAddress: row.advertise_address,
+    registry: row.registry,
+    initializedAt: new Date(row.initialized_at).toISOString(),
+    joinCommandsIssued: row.join_commands_issued,
+    lastJoinCommandAt: row.last_join_command_at === null ? null : new Date(row.last_join_command_at).toISOString(),
+  };
+}
+
+export function clusterRoutes(router: Router, app: Slipway) {
+  // One init at a time: two would each give the registry a password, and only one would be recorded.
+  let initializing: Promise<unknown> = Promise.resolve();
+
+  const requireCluster = async () => {
+    const row = await findCluster(app.db);
+    if (!row) throw conflict('this installation is not a cluster: run `slipway cluster init` (POST /api/cluster) first');
+    return row;
+  };
+  const nodeOf = async (nodeId: string) => {
+    const node = await findSwarmNode(await app.clusterEngine.docker(), nodeId, LABEL.service);
+    if (!node) throw notFound('node');
+    return node;
+  };
+
+  route(router, clusterApi.get, async (ctx) => {
+    requireAllProjects(principalOf(ctx), WHAT);
+    const row = await findCluster(app.db);
+    ctx.body = { cluster: row ? presentCluster(row) : null };
+  });
+
+  route(router, clusterApi.init, async (ctx) => {
+    const principal = writerOf(ctx);
+    requireAllProjects(principal, 'making the installation a cluster');
+    const body = parseInput(clusterInitBody, ctx.request.body ?? {});
+    const cmd = requestContext(app, ctx, principal);
+    const run = initializing.then(async () => {
+      if ((await clusterState(cmd)).initialized) throw conflict('this installation is already a cluster');
+      const docker = await app.clusterEngine.docker();
+      const identity = await initOrAdoptSwarm(docker, body.advertiseAddress ?? null).catch((error: unknown) => {
+        throw error instanceof SwarmRefused ? new HttpError(409, 'swarm_refused', error.message) : error;
+      });
+      const registry = `${identity.advertiseAddress}:${app.config.cluster.registryPort}`;
+      const access = { address: registry, username: REGISTRY_USER, password: randomBytes(24).toString('base64url') };
+      const authority = await app.certificates.ensureAuthority();
+      await ensureRegistry(docker, { image: app.config.cluster.registryImage, advertiseAddress: identity.advertiseAddress, port: app.config.cluster.registryPort, authority, access });
+      // The manager pushes every release: its engine must trust the registry like any other node.
+      trustRegistryAuthority(registry, authority.certPem, app.config.cluster.certsDir);
+      return initCluster(cmd, { ...identity, registry, registryPassword: access.password });
+    });
+    initializing = run.catch(() => undefined);
+    const { position } = await run;
+    await app.settle(position);
+    ctx.body = { cluster: presentCluster((await findCluster(app.db))!) };
+  });
+
+  route(router, clusterApi.listNodes, async (ctx) => {
+    requireAllProjects(principalOf(ctx), WHAT);
+    await requireCluster();
+    ctx.body = { nodes: await listSwarmNodes(await app.clusterEngine.docker(), LABEL.service) };
+  });
+
+  route(router, clusterApi.joinCommand, async (ctx) => {
+    const principal = writerOf(ctx);
+    requireAllProjects(principal, 'adding a node');
+    const { role } = parseInput(joinCommandBody, ctx.request.body ?? {});
+    const row = await requireCluster();
+    const token = await rotatedJoinToken(await app.clusterEngine.docker(), role);
+    const { position } = await issueJoinCommand(requestContext(app, ctx, principal), role);
+    await app.settle(position);
+    const caPem = (await app.certificates.ensureAuthority()).certPem;
+    ctx.body = {
+      role,
+      joinCommand: joinCommand(token, row.advertise_address, row.registry, caPem),
+      token,
+      managerAddress: row.advertise_address,
+      registry: row.registry,
+      registryCaPem: caPem,
+    };
+  });
+
+  route(router, clusterApi.changeNode, async (ctx) => {
+    const principal = writerOf(ctx);
+    requireAllProjects(principal, 'changing a node');
+    const change = parseInput(nodeChangeBody, ctx.request.body ?? {});
+    await requireCluster();
+    const node = await nodeOf(ctx.params.nodeId!);
+    const cmd = requestContext(app, ctx, principal);
+    const current = { availability: node.availability, labels: node.labels };
+    // Decided before Swarm is told, so a refused change never reaches it; recorded once Swarm took it.
+    if (decideChangeNode(await clusterState(cmd), node.id, current, change).length > 0) {
+      await updateSwarmNode(await app.clusterEngine.docker(), node.id, { availability: change.availability ?? current.availability, labels: change.labels ?? current.labels });
+    }
+    const { position } = await changeNode(cmd, node.id, current, change);
+    await app.settle(position);
+    ctx.body = { node: await nodeOf(node.id) };
+  });
+
+  route(router, clusterApi.removeNode, async (ctx) => {
+    const principal = writerOf(ctx);
+    requireAllProjects(principal, 'removing a node');
+    await requireCluster();
+    const node = await nodeOf(ctx.params.nodeId!);
+    const cmd = requestContext(app, ctx, principal);
+    const live = { availability: node.availability, down: node.state === 'down' };
+    decideRemoveNode(await clusterState(cmd), node.id, live);
+    await removeSwarmNode(await app.clusterEngine.docker(), node.id);
+    const { position } = await removeNode(cmd, node.id, live);
+    await app.settle(position);
+    ctx.body = { ok: true };
+  });
+}

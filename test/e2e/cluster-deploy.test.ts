@@ -1,0 +1,117 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { createProject, createService } from '../helpers/api-suite.js';
+import { requireCaddy } from '../helpers/caddy.js';
+import { CLUSTER_IMAGES, clusterEnv, clusterUnavailable, dockerOf, startNodes } from '../helpers/cluster.js';
+import { deploy, deployEnv, outcome, probe, steadyLoad, waitForDeployment } from '../helpers/deploy.js';
+import { requireDocker, TEST_IMAGES } from '../helpers/docker.js';
+import { testWebService } from '../helpers/http-resources.js';
+import { eventually, waitFor } from '../helpers/net.js';
+import { readSse } from '../helpers/sse.js';
+import { startTestServer } from '../helpers/test-server.js';
+
+const run = promisify(execFile);
+const REGISTRY_PORT = 5443;
+const ROUTER_PORT = 7080;
+// Node indices of this file's engines: other cluster files use 1–8 at the same time.
+const MANAGER = 10;
+const WORKER = 11;
+
+t.setTimeout(900_000);
+
+const tasksByNode = async (s: { call: (m: string, p: string) => Promise<{ body: any }> }, serviceId: string) => {
+  const nodes = (await s.call('GET', '/api/cluster/nodes')).body.nodes as { hostname: string; tasks: { serviceId: string | null; state: string }[] }[];
+  return Object.fromEntries(nodes.map((n) => [n.hostname, n.tasks.filter((task) => task.serviceId === serviceId && task.state === 'running').length]));
+};
+
+t.test('cluster: a web service of 3 tasks on 2 nodes, updated and drained under load, a bad release rolled back by Swarm', { skip: (await requireDocker()) || (await requireCaddy()) || (await clusterUnavailable()) }, async (t) => {
+  // The worker gets no image by hand: it pulls releases from the manager's registry.
+  const cluster = await startNodes([MANAGER, WORKER], []);
+  t.teardown(() => cluster.stop());
+  const [manager, worker] = cluster.nodes as [(typeof cluster.nodes)[0], (typeof cluster.nodes)[0]];
+  await run('bash', ['-c', `docker save ${CLUSTER_IMAGES.registry} ${CLUSTER_IMAGES.proxy} ${TEST_IMAGES.web} | docker -H unix://${manager.socket} load -q`], { timeout: 300_000 });
+  const { env } = await deployEnv({ ...clusterEnv(manager, REGISTRY_PORT), SLIPWAY_CLUSTER_ROUTER: `${manager.address}:${ROUTER_PORT}` });
+  const s = await startTestServer(env);
+  t.teardown(() => s.close());
+
+  const registry = `${manager.address}:${REGISTRY_PORT}`;
+  cluster.trusts(registry);
+  t.equal((await s.call('POST', '/api/cluster', { body: { advertiseAddress: manager.address } })).status, 200);
+  const { joinCommand } = (await s.call('POST', '/api/cluster/nodes', { body: {} })).body;
+  await run('sh', ['-c', joinCommand], { env: { ...process.env, DOCKER_HOST: `unix://${worker.socket}` }, timeout: 60_000 });
+  await waitFor('two ready nodes', async () => (await s.call('GET', '/api/cluster/nodes')).body.nodes as { state: string }[], (l) => l?.length === 2 && l.every((n) => n.state === 'ready'));
+
+  const project = await createProject(s, 'Swarm');
+  const svc = await createService(s, project.id, { ...testWebService('web'), replicas: 3, env: [{ key: 'GREETING', value: 'v1' }] });
+  t.equal(svc.replicas, 3, 'replicas is a service field');
+  t.same(svc.nodeLabels, {}, 'no placement by default');
+
+  const started = Date.now();
+  const { done: first } = await deploy(s, svc.id);
+  t.equal(outcome(first), 'succeeded', 'the first release is live');
+  t.comment(`first deployment (push, pull on the worker, 3 tasks) took ${Date.now() - started} ms`);
+  const spread = await tasksByNode(s, svc.id);
+  t.equal(spread.node10! + spread.node11!, 3, `3 tasks run (${JSON.stringify(spread)})`);
+  t.ok(spread.node11! >= 1, 'the worker runs a task of an image built on the manager: it pulled it from the registry by digest');
+  const spec = (await dockerOf(manager).getService(`slipway-s-${svc.id}`).inspect()).Spec;
+  t.match(spec.TaskTemplate.ContainerSpec.Image, new RegExp(`^${registry.replace(/\./g, '\\.')}/slipway/${svc.id}(:[^@]+)?@sha256:[0-9a-f]{64}$`), 'by digest from the registry');
+  t.match(spec.UpdateConfig, { Parallelism: 1, Order: 'start-first', FailureAction: 'rollback' });
+  t.equal(spec.EndpointSpec.Mode, 'dnsrr');
+  await eventually(() => probe(svc.hostPort), (r) => r.status === 200, 20_000);
+  t.same(await probe(svc.hostPort), { status: 200, body: 'v1' }, 'its host port answers through the router');
+  const healthy = (await s.call('GET', '/api/health')).body;
+  t.match(healthy.cluster, { ok: true, nodesDown: [], servicesBelowReplicas: [] }, 'health: every node ready, every service at its replica count');
+
+  // Logs of every task, each line naming its task and node.
+  const logs = await readSse(`${s.url}/api/services/${svc.id}/runtime-logs/stream`, s.key);
+  await eventually(async () => logs.events.find((e) => e.event === 'snapshot'), Boolean, 15_000);
+  logs.close();
+  const snapshot = logs.events.find((e) => e.event === 'snapshot')!.data as { line: string; task: string; node: string }[];
+  const starts = snapshot.filter((l) => /test-web listening/.test(l.line));
+  t.ok(starts.length >= 3, `the snapshot holds the tasks' lines (${starts.length} starts)`);
+  t.same(new Set(starts.map((l) => l.node)), new Set(['node10', 'node11']), 'from both nodes (the first release is spread over both)');
+  t.ok(starts.every((l) => new RegExp(`^slipway-s-${svc.id}\\.\\d$`).test(l.task)), 'each marked with its task');
+
+  // A new variable is a new release: tasks are replaced one at a time, each new one healthy before an old one goes.
+  await s.call('POST', `/api/services/${svc.id}/env`, { body: { key: 'GREETING', value: 'v2' } });
+  let load = steadyLoad(svc.hostPort, 'localhost');
+  const updateStarted = Date.now();
+  const { done: second } = await deploy(s, svc.id);
+  t.equal(outcome(second), 'succeeded');
+  t.comment(`update of 3 tasks took ${Date.now() - updateStarted} ms`);
+  await eventually(() => probe(svc.hostPort), (r) => r.body === 'v2', 10_000);
+  let results = await load.stop();
+  t.same(results.filter((r) => r.status !== 200), [], `0 failed requests of ${results.length} during the update`);
+  t.ok(results.some((r) => r.body === 'v1') && results.some((r) => r.body === 'v2'), 'the old release answered, then the new one');
+
+  // A release whose tasks never pass their check: Swarm rolls the update back, and v2 keeps serving.
+  const patched = await s.call('PATCH', `/api/services/${svc.id}`, { body: { healthCheck: { type: 'http', path: '/', expectStatus: '204', intervalSeconds: 1, timeoutSeconds: 1, retries: 2 } } });
+  t.equal(patched.status, 200, JSON.stringify(patched.body));
+  load = steadyLoad(svc.hostPort, 'localhost');
+  const bad = patched.body.deployment ? await waitForDeployment(s, svc.id, patched.body.deployment.id, 180_000) : (await deploy(s, svc.id)).done;
+  t.equal(bad.status, 'rolled_back', outcome(bad));
+  t.match(bad.reason, /rollback|health|unhealthy/i, 'with Swarm’s reason');
+  results = await load.stop();
+  t.same(results.filter((r) => r.status !== 200 || r.body !== 'v2'), [], `v2 answered all ${results.length} requests meanwhile`);
+  t.equal((await s.call('PATCH', `/api/services/${svc.id}`, { body: { healthCheck: 'default' } })).status, 200);
+
+  // Draining the worker moves its tasks to the manager, one healthy task before an old one goes.
+  const workerId = (await dockerOf(worker).info()).Swarm.NodeID as string;
+  load = steadyLoad(svc.hostPort, 'localhost');
+  t.equal((await s.call('PATCH', `/api/cluster/nodes/${workerId}`, { body: { availability: 'drain' } })).status, 200);
+  const drained = await waitFor('every task on the manager', () => tasksByNode(s, svc.id), (n) => n.node10 === 3 && n.node11 === 0, 120_000);
+  await new Promise((r) => setTimeout(r, 2000));
+  results = await load.stop();
+  t.same(drained, { node10: 3, node11: 0 }, 'all three tasks run on the manager');
+  t.same(results.filter((r) => r.status !== 200), [], `0 failed requests of ${results.length} while the worker drained`);
+
+  // Tasks gone behind Slipway's back (scaled down by hand here; a node lost elsewhere) show in health.
+  const swarmService = dockerOf(manager).getService(`slipway-s-${svc.id}`);
+  const info = await swarmService.inspect();
+  await swarmService.update({ _query: { version: info.Version.Index }, _body: { ...info.Spec, Mode: { Replicated: { Replicas: 1 } } } });
+  const short = await waitFor('health to see the missing tasks', async () => (await s.call('GET', '/api/health')).body, (h) => h.cluster?.servicesBelowReplicas?.length === 1, 60_000);
+  t.equal(short.ok, false, 'the installation is not healthy');
+  t.match(short.cluster.servicesBelowReplicas[0], { serviceId: svc.id, name: 'web', running: 1, replicas: 3 });
+  t.match(short.cluster.detail, /web runs 1 of 3 tasks/);
+});
