@@ -33,16 +33,42 @@ async function inspectService(docker: Docker, name: string): Promise<ServiceInfo
   }
 }
 
-/** An attachable overlay (the router joins it), made once. */
-export async function ensureOverlay(docker: Docker, name: string, labels: Record<string, string> = {}) {
+interface NetworkInfo {
+  Driver?: string;
+  Scope?: string;
+  Attachable?: boolean;
+}
+
+async function inspectNetwork(docker: Docker, name: string): Promise<NetworkInfo | null> {
   try {
-    await docker.getNetwork(name).inspect();
+    return (await docker.getNetwork(name).inspect()) as NetworkInfo;
   } catch (error) {
-    if (statusOf(error) !== 404) throw error;
-    await docker.createNetwork({ Name: name, Driver: 'overlay', Attachable: true, CheckDuplicate: true, Labels: labels }).catch((e: unknown) => {
+    if (statusOf(error) === 404) return null;
+    throw error;
+  }
+}
+
+/**
+ * An attachable overlay (the router joins it), made once. Returns once Swarm has allocated it: until then its
+ * driver reads empty, and a service or container attached to it can fail on a busy manager.
+ */
+export async function ensureOverlay(docker: Docker, name: string, labels: Record<string, string> = {}, timeoutMs = 20_000) {
+  if (!(await inspectNetwork(docker, name))) {
+    await docker.createNetwork({ Name: name, Driver: 'overlay', Attachable: true, CheckDuplicate: true, Labels: labels }).catch((error: unknown) => {
       // Made meanwhile by another deployment of the project.
-      if (statusOf(e) !== 409) throw e;
+      if (statusOf(error) !== 409) throw error;
     });
+  }
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const network = await inspectNetwork(docker, name);
+    if (!network) throw new Error(`the network ${name} vanished while it was being made`);
+    if (network.Scope !== 'swarm' || !network.Attachable || (network.Driver && network.Driver !== 'overlay')) {
+      throw new Error(`the network ${name} exists but is not an attachable overlay (driver ${network.Driver || 'unknown'}, scope ${network.Scope})`);
+    }
+    if (network.Driver === 'overlay') return;
+    if (Date.now() > end) throw new Error(`Swarm did not allocate the network ${name} in ${Math.round(timeoutMs / 1000)} s`);
+    await sleep(200);
   }
 }
 

@@ -1,0 +1,48 @@
+import t from 'tap';
+import { swarmServiceSpec, type SwarmServiceInput } from '../../src/cluster/swarm-spec.js';
+
+const input: SwarmServiceInput = {
+  name: 'slipway-s-1',
+  image: '10.0.0.1:5443/slipway/1@sha256:abc',
+  env: { PORT: '8000', GREETING: 'hi' },
+  labels: { 'slipway.service': '1' },
+  replicas: 3,
+  nodeLabels: { zone: 'b', disk: 'ssd' },
+  network: 'slipway-o-p',
+  aliases: ['web'],
+  healthCheck: { type: 'http', path: '/health', expectStatus: '200-399', intervalSeconds: 2, timeoutSeconds: 1, retries: 3, startPeriodSeconds: 4 },
+  internalPort: 8000,
+  limits: { memoryBytes: 256 * 1024 ** 2, memoryReservationBytes: 64 * 1024 ** 2, cpus: 0.5, pids: 128 },
+  stopGraceSeconds: 10,
+  probe: { path: '/run/slipway-probe', configId: 'cfg1', configName: 'slipway-probe-x' },
+};
+
+t.test('a release as a Swarm service: start-first one at a time, rolled back by Swarm, dnsrr, placement, limits', async (t) => {
+  const spec = swarmServiceSpec(input);
+  t.match(spec.UpdateConfig, { Parallelism: 1, Order: 'start-first', FailureAction: 'rollback', MaxFailureRatio: 0 });
+  t.equal(spec.UpdateConfig.Monitor, 8 * 1e9, 'a new task is watched as long as its check needs to fail');
+  t.match(spec.RollbackConfig, { Parallelism: 1, Order: 'start-first', FailureAction: 'pause' });
+  t.same(spec.EndpointSpec, { Mode: 'dnsrr' });
+  t.same(spec.Mode, { Replicated: { Replicas: 3 } });
+  t.same(spec.TaskTemplate.Placement.Constraints, ['node.labels.zone==b', 'node.labels.disk==ssd']);
+  t.same(spec.TaskTemplate.Resources, { Limits: { NanoCPUs: 5e8, MemoryBytes: 256 * 1024 ** 2, Pids: 128 }, Reservations: { MemoryBytes: 64 * 1024 ** 2 } });
+  t.same(spec.TaskTemplate.Networks, [{ Target: 'slipway-o-p', Aliases: ['web'] }]);
+  t.same(spec.TaskTemplate.ContainerSpec.Env, ['PORT=8000', 'GREETING=hi']);
+  t.equal(spec.TaskTemplate.ContainerSpec.Image, input.image, 'by digest');
+});
+
+t.test('health checks run inside the task: the probe for HTTP and TCP, the command as given, none without a check', async (t) => {
+  const http = swarmServiceSpec(input).TaskTemplate.ContainerSpec;
+  t.same(http.HealthCheck, { Test: ['CMD', '/run/slipway-probe', 'http', '8000', '/health', '200-399', '1'], Interval: 2e9, Timeout: 1e9, Retries: 3, StartPeriod: 4e9 });
+  t.same(http.Configs, [{ File: { Name: '/run/slipway-probe', UID: '0', GID: '0', Mode: 0o555 }, ConfigID: 'cfg1', ConfigName: 'slipway-probe-x' }], 'the probe is mounted from its config');
+  const tcp = swarmServiceSpec({ ...input, healthCheck: { type: 'tcp', port: 9000, intervalSeconds: 5, timeoutSeconds: 2, retries: 1, startPeriodSeconds: 0 } }).TaskTemplate.ContainerSpec;
+  t.same(tcp.HealthCheck?.Test, ['CMD', '/run/slipway-probe', 'tcp', '9000', '2'], 'its own port');
+  const command = swarmServiceSpec({ ...input, probe: undefined, healthCheck: { type: 'command', command: ['pg_isready'], intervalSeconds: 5, timeoutSeconds: 2, retries: 1, startPeriodSeconds: 0 } }).TaskTemplate.ContainerSpec;
+  t.same(command.HealthCheck?.Test, ['CMD', 'pg_isready']);
+  t.notOk('Configs' in command, 'no probe needed');
+  const none = swarmServiceSpec({ ...input, probe: undefined, healthCheck: null });
+  t.notOk('HealthCheck' in none.TaskTemplate.ContainerSpec, 'healthy when running');
+  t.equal(none.UpdateConfig.Monitor, 5e9);
+  t.throws(() => swarmServiceSpec({ ...input, probe: undefined }), /needs the probe/);
+  t.same(swarmServiceSpec({ ...input, limits: {} }).TaskTemplate.Resources, { Limits: {}, Reservations: {} }, 'no limits: none set');
+});
