@@ -43,9 +43,9 @@ function healthOf(check: HealthCheck | null, internalPort: number, probePath: st
 /** The Swarm ServiceSpec of a release: start-first updates one task at a time, rolled back by Swarm on failure. */
 export function swarmServiceSpec(input: SwarmServiceInput) {
   const health = healthOf(input.healthCheck, input.internalPort, input.probe?.path);
-  // A task must stay healthy this long before the update moves on (and counts as failed if it does not).
-  const monitorSeconds = input.healthCheck ? Math.max(5, input.healthCheck.intervalSeconds * (input.healthCheck.retries + 1)) : 5;
-  const update = { Parallelism: 1, Delay: 0, Order: 'start-first', FailureAction: 'rollback', Monitor: monitorSeconds * NS, MaxFailureRatio: 0 };
+  // A task counts as running only once healthy, and one that never gets there fails by itself: the window
+  // after each task (Swarm's default) only catches one that dies right after. A longer one is paid per task.
+  const update = { Parallelism: 1, Delay: 0, Order: 'start-first', FailureAction: 'rollback', Monitor: 5 * NS, MaxFailureRatio: 0 };
   const limits = input.limits;
   return {
     Name: input.name,
