@@ -45,7 +45,7 @@ import { withDeferredRequires } from './runtime/deferred-requires.js';
 import { BrowserPool } from './engines/browser-pool.js';
 import { Certificates } from './engines/certificates.js';
 import { clusterEngine, type ClusterEngine } from './cluster/cluster-engine.js';
-import { clusterTargets } from './cluster/cluster-target.js';
+import { clusterRouterKey, clusterTargets } from './cluster/cluster-target.js';
 import { BackupRunner, type BackupDeps } from './processes/backup-runner.js';
 import { BackupScheduler } from './processes/backup-scheduler.js';
 import { ImportRunner } from './processes/import-runner.js';
@@ -204,6 +204,17 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
   });
   const states = new AggregateStateCache();
   const locks = new StreamLocks();
+  const commandContext = (actor: string, options: { correlationId?: string; idempotencyKey?: string | null } = {}): CommandContext => ({
+    store,
+    keyring,
+    actor,
+    correlationId: options.correlationId ?? randomUUID(),
+    causationId: null,
+    idempotencyKey: options.idempotencyKey ?? null,
+    counters: new Map<string, number>(),
+    states,
+    locks,
+  });
   const useProxy = options.proxy !== false;
   let reconciler: ProxyReconciler | null = null;
   const { target, supervisor } = useProxy
@@ -232,7 +243,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
       };
     },
     upstreams,
-    config.cluster.router.host,
+    { host: config.cluster.router.host, key: clusterRouterKey(commandContext('system:proxy')) },
   );
 
   const stopWatchingUpstreams = reconciler.watchUpstreams(config.proxy.upstreamCheckMs);
@@ -244,17 +255,6 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
   const runtime = lazyRuntime(async () =>
     (await withDeferredRequires(() => import('./runtime/docker-runtime.js'))).createDockerRuntime({ ...config.docker, instance }),
   );
-  const commandContext = (actor: string, options: { correlationId?: string; idempotencyKey?: string | null } = {}): CommandContext => ({
-    store,
-    keyring,
-    actor,
-    correlationId: options.correlationId ?? randomUUID(),
-    causationId: null,
-    idempotencyKey: options.idempotencyKey ?? null,
-    counters: new Map<string, number>(),
-    states,
-    locks,
-  });
   const engine = clusterEngine(config.docker.socketPath);
   const certificates = new Certificates(commandContext('system:certificates'), async () => (await settings()).publicIp);
   const databases = new BrowserPool<ServiceRow>();

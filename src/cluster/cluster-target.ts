@@ -5,6 +5,7 @@ import type { CommandContext } from '../../commands/shared/command-context.js';
 import { findCluster } from '../../projections/cluster-queries.js';
 import type { SqlExecutor } from '../db/sql-client.js';
 import type { ClusterEngine } from './cluster-engine.js';
+import { routerKeyOf } from './cluster-router.js';
 import type { RegistryAccess } from './registry.js';
 
 /** The registry's one user; its password is the installation's own (sealed in ClusterInitialized). */
@@ -14,7 +15,7 @@ export const REGISTRY_USER = 'slipway';
 export interface ClusterTarget {
   docker: Docker;
   registry: RegistryAccess;
-  router: { image: string; bind: { host: string; port: number } };
+  router: { image: string; bind: { host: string; port: number }; key: string };
   /** The static health probe mounted into every task; null when it was not built (no musl-gcc at build time). */
   probe: Buffer | null;
 }
@@ -37,8 +38,19 @@ export function clusterTargets(db: SqlExecutor, cmd: CommandContext, engine: Clu
     return {
       docker: await engine.docker(),
       registry: { address: row.registry, username: REGISTRY_USER, password },
-      router: { image: settings.proxyImage, bind: settings.router },
+      router: { image: settings.proxyImage, bind: settings.router, key: routerKeyOf(password) },
       probe,
     };
+  };
+}
+
+/** The key the host's Caddy gives the router with each request; null while the installation is a single server. */
+export function clusterRouterKey(cmd: CommandContext): () => Promise<string | null> {
+  let key: string | null = null;
+  return async () => {
+    if (key) return key;
+    const password = await registryPassword(cmd);
+    key = password === null ? null : routerKeyOf(password);
+    return key;
   };
 }

@@ -5,10 +5,10 @@ import { isIP } from 'node:net';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import type Docker from 'dockerode';
-import { pack as tarPack } from 'tar-stream';
 import { certificateExpiresAt, issueServerCertificate, type PemKeyPair } from '../engines/tls-authority.js';
 import { LABEL } from '../runtime/container-runtime.js';
 import { LogDemuxer } from '../runtime/docker-streams.js';
+import { ensureConfiguredContainer, followProgress, localImageId } from './configured-container.js';
 
 /**
  * The cluster's private image registry: a `registry:2` container on the manager, TLS from the installation's
@@ -44,10 +44,8 @@ const EXPIRES_LABEL = 'slipway.registry.certificate-expires';
 const CONTAINER_PORT = '5000/tcp';
 const FILES_DIR = '/etc/docker/registry/slipway';
 const STORAGE_DIR = '/var/lib/registry';
-/** A certificate this close to its end is replaced with the container rather than left to expire. */
 const RENEW_BEFORE_MS = 30 * 86_400_000;
 
-const statusOf = (error: unknown) => (error as { statusCode?: number }).statusCode;
 
 export function registryAuth(access: RegistryAccess): { username: string; password: string; serveraddress: string } {
   return { username: access.username, password: access.password, serveraddress: access.address };
@@ -74,87 +72,46 @@ export async function ensureRegistry(docker: Docker, opts: RegistryOptions): Pro
     .update(JSON.stringify([imageId, host, port, access.address, access.username, access.password, authority.certPem]))
     .digest('hex');
 
-  const existing = await docker
-    .getContainer(REGISTRY_CONTAINER)
-    .inspect()
-    .catch((error: unknown) => {
-      if (statusOf(error) === 404) return null;
-      throw error;
-    });
-  const expires = Date.parse(existing?.Config.Labels[EXPIRES_LABEL] ?? '');
-  if (existing && existing.Config.Labels[CONFIG_LABEL] === config && expires - Date.now() > RENEW_BEFORE_MS) {
-    if (!existing.State.Running) await docker.getContainer(existing.Id).start();
-  } else {
-    if (existing) await docker.getContainer(existing.Id).remove({ force: true });
-    const names = isIP(host) ? { dnsNames: ['localhost'], ipAddresses: [host, '127.0.0.1'] } : { dnsNames: [host, 'localhost'], ipAddresses: ['127.0.0.1'] };
-    const server = await issueServerCertificate(authority, names);
-    const container = await docker.createContainer({
-      name: REGISTRY_CONTAINER,
-      Image: imageId,
-      Env: [
-        `REGISTRY_HTTP_TLS_CERTIFICATE=${FILES_DIR}/server.crt`,
-        `REGISTRY_HTTP_TLS_KEY=${FILES_DIR}/server.key`,
-        'REGISTRY_AUTH=htpasswd',
-        'REGISTRY_AUTH_HTPASSWD_REALM=Slipway registry',
-        `REGISTRY_AUTH_HTPASSWD_PATH=${FILES_DIR}/htpasswd`,
-        'REGISTRY_STORAGE_DELETE_ENABLED=true',
-      ],
-      Labels: {
-        [LABEL.managed]: 'true',
-        [ROLE_LABEL]: 'registry',
-        [CONFIG_LABEL]: config,
-        [EXPIRES_LABEL]: certificateExpiresAt(server.certPem).toISOString(),
-      },
-      ExposedPorts: { [CONTAINER_PORT]: {} },
-      HostConfig: {
-        // Every address of the manager: the other nodes dial its advertise address.
-        PortBindings: { [CONTAINER_PORT]: [{ HostIp: '', HostPort: String(port) }] },
-        RestartPolicy: { Name: 'unless-stopped' },
-        Mounts: [{ Type: 'volume', Source: REGISTRY_VOLUME, Target: STORAGE_DIR }],
-        LogConfig: { Type: 'json-file', Config: { 'max-size': '10m', 'max-file': '3' } },
-      },
-    });
-    const files = tarPack();
-    files.entry({ name: FILES_DIR.slice(1), type: 'directory', mode: 0o700 });
-    files.entry({ name: `${FILES_DIR.slice(1)}/server.crt`, mode: 0o644 }, server.certPem);
-    files.entry({ name: `${FILES_DIR.slice(1)}/server.key`, mode: 0o600 }, server.keyPem);
-    files.entry({ name: `${FILES_DIR.slice(1)}/htpasswd`, mode: 0o600 }, `${access.username}:${bcrypt.hashSync(access.password, 10)}\n`);
-    files.finalize();
-    // tar-stream's Pack is a Readable; its type names a newer stream API than dockerode's.
-    await container.putArchive(files as unknown as NodeJS.ReadableStream, { path: '/' });
-    await container.start();
-  }
-  await waitUntilServing(docker, { host, port }, opts);
-}
-
-/** The image's id on this engine, pulling it first when the engine does not have it. */
-async function localImageId(docker: Docker, image: string): Promise<string> {
-  try {
-    return (await docker.getImage(image).inspect()).Id;
-  } catch (error) {
-    if (statusOf(error) !== 404) throw error;
-  }
-  await follow(docker, (await docker.pull(image)) as NodeJS.ReadableStream);
-  return (await docker.getImage(image).inspect()).Id;
-}
-
-interface ProgressMessage {
-  status?: string;
-  error?: string;
-  errorDetail?: { message?: string };
-  aux?: { Digest?: string };
-}
-
-/** The engine reports a failed pull or push inside the stream, with HTTP 200: such a message becomes the rejection. */
-function follow(docker: Docker, stream: NodeJS.ReadableStream): Promise<ProgressMessage[]> {
-  return new Promise((resolve, reject) => {
-    docker.modem.followProgress(stream, (error, messages: ProgressMessage[]) => {
-      const failed = messages.find((m) => m.error !== undefined || m.errorDetail !== undefined);
-      if (error) reject(error);
-      else if (failed) reject(new Error(failed.errorDetail?.message ?? failed.error));
-      else resolve(messages);
-    });
+  await ensureConfiguredContainer(docker, {
+    name: REGISTRY_CONTAINER,
+    stampLabel: CONFIG_LABEL,
+    stamp: config,
+    // A certificate close to its end is replaced with the container rather than left to expire.
+    keep: (labels) => Date.parse(labels[EXPIRES_LABEL] ?? '') - Date.now() > RENEW_BEFORE_MS,
+    build: async () => {
+      const names = isIP(host) ? { dnsNames: ['localhost'], ipAddresses: [host, '127.0.0.1'] } : { dnsNames: [host, 'localhost'], ipAddresses: ['127.0.0.1'] };
+      const server = await issueServerCertificate(authority, names);
+      return {
+        options: {
+          Image: imageId,
+          Env: [
+            `REGISTRY_HTTP_TLS_CERTIFICATE=${FILES_DIR}/server.crt`,
+            `REGISTRY_HTTP_TLS_KEY=${FILES_DIR}/server.key`,
+            'REGISTRY_AUTH=htpasswd',
+            'REGISTRY_AUTH_HTPASSWD_REALM=Slipway registry',
+            `REGISTRY_AUTH_HTPASSWD_PATH=${FILES_DIR}/htpasswd`,
+            'REGISTRY_STORAGE_DELETE_ENABLED=true',
+          ],
+          Labels: { [LABEL.managed]: 'true', [ROLE_LABEL]: 'registry', [EXPIRES_LABEL]: certificateExpiresAt(server.certPem).toISOString() },
+          ExposedPorts: { [CONTAINER_PORT]: {} },
+          HostConfig: {
+            // Every address of the manager: the other nodes dial its advertise address.
+            PortBindings: { [CONTAINER_PORT]: [{ HostIp: '', HostPort: String(port) }] },
+            RestartPolicy: { Name: 'unless-stopped' },
+            Mounts: [{ Type: 'volume', Source: REGISTRY_VOLUME, Target: STORAGE_DIR }],
+            LogConfig: { Type: 'json-file', Config: { 'max-size': '10m', 'max-file': '3' } },
+          },
+        },
+        files: [
+          { path: FILES_DIR, mode: 0o700 },
+          { path: `${FILES_DIR}/server.crt`, mode: 0o644, content: server.certPem },
+          { path: `${FILES_DIR}/server.key`, mode: 0o600, content: server.keyPem },
+          { path: `${FILES_DIR}/htpasswd`, mode: 0o600, content: `${access.username}:${bcrypt.hashSync(access.password, 10)}\n` },
+        ],
+      };
+    },
   });
+  await waitUntilServing(docker, { host, port }, opts);
 }
 
 /** GET /v2/ over TLS with the authority as the only trusted root; the HTTP status. */
@@ -215,7 +172,7 @@ export async function pushImage(docker: Docker, imageId: string, repository: str
   const name = `${access.address}/${repository}`;
   await docker.getImage(imageId).tag({ repo: name, tag });
   const stream = (await docker.getImage(`${name}:${tag}`).push({ authconfig: registryAuth(access) })) as NodeJS.ReadableStream;
-  const messages = await follow(docker, stream);
+  const messages = await followProgress(docker, stream);
   const digest =
     messages.find((m) => m.aux?.Digest)?.aux?.Digest ??
     messages.map((m) => /digest: (sha256:[0-9a-f]{64})/.exec(m.status ?? '')?.[1]).find((d) => d !== undefined);

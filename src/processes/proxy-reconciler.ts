@@ -38,8 +38,11 @@ export class ProxyReconciler implements Reactor {
     private readonly settings: () => Promise<ProxySettings>,
     /** When set, a deployment moves a kernel rule and Caddy's configuration stays the same. */
     private readonly upstreams: UpstreamSwitch | null = null,
-    /** Where the cluster's router is published (cluster mode): its port is the release's upstream port. */
-    private readonly clusterRouterHost = '127.0.0.1',
+    /**
+     * Cluster mode: where the router is published (its port is the release's upstream port), and the key it
+     * serves only requests with.
+     */
+    private readonly clusterRouter: { host: string; key: () => Promise<string | null> } = { host: '127.0.0.1', key: async () => null },
   ) {
   }
 
@@ -136,10 +139,11 @@ export class ProxyReconciler implements Reactor {
     return this.sync(this.runner.position);
   }
 
-  private upstreamOf(r: RoutingRow, switched: UpstreamSwitch | null): Upstream | null {
+  private upstreamOf(r: RoutingRow, switched: UpstreamSwitch | null, routerKey: string | null): Upstream | null {
     if (r.upstream_port === null) return null;
     const swarm = swarmServiceOf(r.current_container);
-    if (swarm) return { host: this.clusterRouterHost, port: r.upstream_port, via: { name: swarm, port: r.internal_port } };
+    // Without the key (no cluster in the log: impossible for a swarm release) the router would refuse it anyway.
+    if (swarm) return routerKey ? { host: this.clusterRouter.host, port: r.upstream_port, via: { name: swarm, port: r.internal_port, key: routerKey } } : null;
     return switched ? switched.addressOf(r.host_port) : { host: '127.0.0.1', port: r.upstream_port };
   }
 
@@ -157,11 +161,12 @@ export class ProxyReconciler implements Reactor {
         return { ok: false, detail: `switching the upstreams failed: ${(error as Error).message}` };
       }
     }
+    const routerKey = rows.some((r) => swarmServiceOf(r.current_container)) ? await this.clusterRouter.key() : null;
     const routes = rows.map((r) => ({
       id: r.service_id,
       hostnames: r.hostnames,
       hostPort: r.host_port,
-      upstream: this.upstreamOf(r, switched),
+      upstream: this.upstreamOf(r, switched, routerKey),
       ...(r.stopped_name === null ? {} : { stopped: { serviceName: r.stopped_name } }),
     }));
     const config = JSON.stringify(buildCaddyConfig(await this.settings(), routes));

@@ -1,4 +1,4 @@
-import { PORT_HEADER, UPSTREAM_HEADER } from '../cluster/cluster-router.js';
+import { KEY_HEADER, PORT_HEADER, UPSTREAM_HEADER } from '../cluster/cluster-router.js';
 
 export interface ProxyRoute {
   /** Stable per service, so one route can be addressed through `/id/<id>`. */
@@ -16,7 +16,7 @@ export interface Upstream {
   host: string;
   port: number;
   /** Cluster mode: the upstream is the cluster's router, told which Swarm service and port to reach. */
-  via?: { name: string; port: number };
+  via?: { name: string; port: number; key: string };
 }
 
 export interface HttpsSettings {
@@ -50,7 +50,7 @@ function assertPort(port: number) {
 const PROXIED = 'X-Slipway-Proxied';
 
 function forwardTo(upstream: Upstream) {
-  const via = upstream.via ? { [UPSTREAM_HEADER]: [upstream.via.name], [PORT_HEADER]: [String(upstream.via.port)] } : {};
+  const via = upstream.via ? { [UPSTREAM_HEADER]: [upstream.via.name], [PORT_HEADER]: [String(upstream.via.port)], [KEY_HEADER]: [upstream.via.key] } : {};
   return {
     handler: 'reverse_proxy',
     upstreams: [{ dial: `${upstream.host}:${upstream.port}` }],
