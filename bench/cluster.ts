@@ -16,6 +16,16 @@ const MANAGER = 12;
 const WORKER = 13;
 const UPDATES = 5;
 
+type Server = Awaited<ReturnType<typeof startTestServer>>;
+
+const deploymentLog = async (s: Server, id: string) => (await s.call('GET', `/api/deployments/${id}/logs`)).body.logs as { line: string; createdAt: string }[];
+
+/** When the deployment's first line matching a pattern was written (epoch ms; NaN when none did). */
+async function logTimes(s: Server, id: string) {
+  const logs = await deploymentLog(s, id);
+  return (pattern: RegExp) => Date.parse(logs.find((l) => pattern.test(l.line))?.createdAt ?? '');
+}
+
 /** Joining a node (the command as shown → the node `ready`), then updates of 2 tasks on 2 nodes under load. */
 export async function clusterBenchmarks() {
   const skip = (await dockerUnavailable()) || (await clusterUnavailable());
@@ -52,19 +62,29 @@ export async function clusterBenchmarks() {
       const times: number[] = [];
       let sent = 0;
       let failed = 0;
+      let last = '';
+      const swarmTimes: number[] = [];
       for (let i = 1; i <= UPDATES; i++) {
         await s.call('POST', `/api/services/${svc.id}/env`, { body: { key: 'GREETING', value: `v${i}` } });
         const load = steadyLoad(svc.hostPort, 'localhost');
         started = performance.now();
         const done = (await deploy(s, svc.id)).done;
         times.push(performance.now() - started);
+        last = done.id;
+        const at = await logTimes(s, done.id);
+        swarmTimes.push(at(/^Deployment succeeded/) - at(/^Updating Swarm service/));
         const results = await load.stop();
         sent += results.length;
         failed += results.filter((r) => r.status !== 200).length;
         if (done.status !== 'succeeded') throw new Error(`update ${i}: ${outcome(done)}`);
       }
       line(`update of 2 tasks on 2 nodes under load (${UPDATES} updates)`, `median ${(median(times) / 1000).toFixed(1)} s (${times.map((t) => (t / 1000).toFixed(1)).join(', ')} s)`);
+      line('  of which the Swarm update (log: updating → succeeded)', `median ${(median(swarmTimes) / 1000).toFixed(1)} s (${swarmTimes.map((t) => (t / 1000).toFixed(1)).join(', ')} s)`);
       line('failed requests during the updates', `${failed} of ${sent}`);
+      // Where the last update's time went, from its own log (each line's time since the deployment began).
+      const logs = await deploymentLog(s, last);
+      const begun = Date.parse(logs[0]?.createdAt ?? '');
+      for (const entry of logs) line(`  +${((Date.parse(entry.createdAt) - begun) / 1000).toFixed(1)} s`, entry.line.slice(0, 110));
     } finally {
       await s.close();
     }

@@ -21,6 +21,7 @@ export interface SwarmServiceInput {
 }
 
 const NS = 1_000_000_000;
+const FIRST_CHECK_SECONDS = 1;
 
 /** Swarm's health check: run inside the task (so a task joins DNS only when healthy); HTTP and TCP by the probe. */
 function healthOf(check: HealthCheck | null, internalPort: number, probePath: string | undefined) {
@@ -31,11 +32,15 @@ function healthOf(check: HealthCheck | null, internalPort: number, probePath: st
   else if (!probePath) throw new Error('an HTTP or TCP check needs the probe');
   else if (check.type === 'http') test = ['CMD', probePath, 'http', port, check.path, check.expectStatus, String(check.timeoutSeconds)];
   else test = ['CMD', probePath, 'tcp', port, String(check.timeoutSeconds)];
+  // The engine runs a task's first check one interval after it starts (this engine has no start interval), and
+  // a task joins routing only once healthy: a 5 s interval would cost 5 s per task of every update. So tasks
+  // are checked every second at most, with as many retries as keep the time to "unhealthy" the service's own.
+  const interval = Math.min(check.intervalSeconds, FIRST_CHECK_SECONDS);
   return {
     Test: test,
-    Interval: check.intervalSeconds * NS,
+    Interval: interval * NS,
     Timeout: check.timeoutSeconds * NS,
-    Retries: check.retries,
+    Retries: Math.ceil((check.intervalSeconds * check.retries) / interval),
     StartPeriod: check.startPeriodSeconds * NS,
   };
 }

@@ -33,10 +33,11 @@ t.test('a release as a Swarm service: start-first one at a time, rolled back by 
 
 t.test('health checks run inside the task: the probe for HTTP and TCP, the command as given, none without a check', async (t) => {
   const http = swarmServiceSpec(input).TaskTemplate.ContainerSpec;
-  t.same(http.HealthCheck, { Test: ['CMD', '/run/slipway-probe', 'http', '8000', '/health', '200-399', '1'], Interval: 2e9, Timeout: 1e9, Retries: 3, StartPeriod: 4e9 });
+  t.same(http.HealthCheck, { Test: ['CMD', '/run/slipway-probe', 'http', '8000', '/health', '200-399', '1'], Interval: 1e9, Timeout: 1e9, Retries: 6, StartPeriod: 4e9 }, 'checked every second, as long to unhealthy as every 2 s × 3');
   t.same(http.Configs, [{ File: { Name: '/run/slipway-probe', UID: '0', GID: '0', Mode: 0o555 }, ConfigID: 'cfg1', ConfigName: 'slipway-probe-x' }], 'the probe is mounted from its config');
   const tcp = swarmServiceSpec({ ...input, healthCheck: { type: 'tcp', port: 9000, intervalSeconds: 5, timeoutSeconds: 2, retries: 1, startPeriodSeconds: 0 } }).TaskTemplate.ContainerSpec;
   t.same(tcp.HealthCheck?.Test, ['CMD', '/run/slipway-probe', 'tcp', '9000', '2'], 'its own port');
+  t.match(tcp.HealthCheck, { Interval: 1e9, Retries: 5 }, 'a task is checked one second after it starts, not five');
   const command = swarmServiceSpec({ ...input, probe: undefined, healthCheck: { type: 'command', command: ['pg_isready'], intervalSeconds: 5, timeoutSeconds: 2, retries: 1, startPeriodSeconds: 0 } }).TaskTemplate.ContainerSpec;
   t.same(command.HealthCheck?.Test, ['CMD', 'pg_isready']);
   t.notOk('Configs' in command, 'no probe needed');
