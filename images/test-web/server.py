@@ -1,4 +1,4 @@
-import http.server, os
+import http.server, os, threading
 
 class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
@@ -10,6 +10,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def log_message(self, *args):
         pass
+
+# A release that serves, then dies: what a release watch must catch after the update is over.
+if os.environ.get("CRASH_AFTER_SECONDS"):
+    def crash():
+        print("test-web crashing on purpose", flush=True)
+        os._exit(3)
+    threading.Timer(float(os.environ["CRASH_AFTER_SECONDS"]), crash).start()
 
 print("test-web listening on", os.environ["PORT"], flush=True)
 http.server.ThreadingHTTPServer(("0.0.0.0", int(os.environ["PORT"])), Handler).serve_forever()

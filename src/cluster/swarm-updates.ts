@@ -8,14 +8,14 @@ type Auth = { username: string; password: string; serveraddress: string };
 const statusOf = (error: unknown) => (error as { statusCode?: number }).statusCode;
 const engineMessage = (error: unknown) => ((error as { json?: { message?: string } }).json?.message ?? (error as Error).message).trim();
 
-interface ServiceInfo {
+export interface ServiceInfo {
   ID: string;
   Version: { Index: number };
   Spec: SwarmServiceSpec & { TaskTemplate: { ForceUpdate?: number } };
   UpdateStatus?: { State?: string; Message?: string; StartedAt?: string };
 }
 
-interface TaskInfo {
+export interface TaskInfo {
   ID: string;
   Slot?: number;
   NodeID?: string;
@@ -24,7 +24,7 @@ interface TaskInfo {
   Status?: { State?: string; Err?: string; Message?: string; ContainerStatus?: { ExitCode?: number } };
 }
 
-async function inspectService(docker: Docker, name: string): Promise<ServiceInfo | null> {
+export async function inspectService(docker: Docker, name: string): Promise<ServiceInfo | null> {
   try {
     return (await docker.getService(name).inspect()) as ServiceInfo;
   } catch (error) {
@@ -113,7 +113,7 @@ export async function createOrUpdateService(docker: Docker, spec: SwarmServiceSp
 export type RolloutOutcome = { outcome: 'completed' } | { outcome: 'rolled_back'; reason: string } | { outcome: 'failed'; reason: string };
 
 /** A task of the service's current spec: forced updates keep the image, so the image alone cannot tell. */
-const ofSpec = (t: TaskInfo, spec: ServiceInfo['Spec']) =>
+export const ofSpec = (t: TaskInfo, spec: ServiceInfo['Spec']) =>
   t.Spec?.ContainerSpec?.Image === spec.TaskTemplate.ContainerSpec.Image && (t.Spec?.ForceUpdate ?? 0) === (spec.TaskTemplate.ForceUpdate ?? 0);
 
 /** Why tasks of the new spec failed, in Swarm's and the engine's words (for a rollback's reason). */

@@ -19,6 +19,7 @@ import { DeploymentLog } from './deployment-log.js';
 import { runDeployment, type ReleaseWatch, type RunDeps } from './deployment-run.js';
 import { recorded } from './recorded.js';
 import { watchRelease } from './release-watch.js';
+import { watchSwarmRelease } from '../cluster/swarm-watch.js';
 import { discardInterruptedBuilds } from './interrupted-builds.js';
 import { stopStoppedRelease, stoppedOnRequest } from './service-stop.js';
 import type { Reactor } from './reactor.js';
@@ -193,7 +194,10 @@ export class Deployer implements Reactor {
     const controller = new AbortController();
     this.watches.set(watch.serviceId, controller);
     try {
-      const seen = await watchRelease(this.deps.runtime, watch, policy.watchSeconds * 1000, this.options.watchIntervalMs, controller.signal);
+      const windowMs = policy.watchSeconds * 1000;
+      const seen = watch.swarm
+        ? await watchSwarmRelease(watch.swarm.docker, watch.swarm.service, windowMs, this.options.watchIntervalMs, controller.signal)
+        : await watchRelease(this.deps.runtime, watch, windowMs, this.options.watchIntervalMs, controller.signal);
       if (seen === null || controller.signal.aborted) return;
       const reason = `within ${policy.watchSeconds} s of going live, ${seen}`;
       if (!policy.autoRollback || !watch.previous) {

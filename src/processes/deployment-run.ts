@@ -3,6 +3,7 @@ import { join, posix } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { recorded } from './recorded.js';
 import { planFromRelease, pruneReleases, recordGoneLive, releaseBefore, type RunPlan } from './release-run.js';
+import type Docker from 'dockerode';
 import { deployment, type DeploymentRequest } from '../../commands/deployment/aggregate.js';
 import type { KeptRelease } from '../../commands/release/aggregate.js';
 import { reasonText } from '../../commands/shared/printable.js';
@@ -95,6 +96,8 @@ export interface ReleaseWatch {
   row: ServiceRow;
   /** The limits it runs with, to say "out of memory (limit …)". */
   resources: RunResources;
+  /** Cluster mode: the release is this Swarm service's current spec, watched through its tasks. */
+  swarm?: { docker: Docker; service: string };
 }
 
 /** A failure whose message is the whole story for the user; anything else is prefixed with its step. */
@@ -373,7 +376,7 @@ export async function runDeployment(
 
     const cluster = await deps.cluster?.();
     if (cluster) {
-      const result = await runOnSwarm(deps, cluster, id, p, plan, log, signal);
+      const result = await runOnSwarm(deps, cluster, id, p, plan, log, signal, request.kind === 'deploy');
       builtTag = null;
       return 'live' in result ? result.live : null;
     }

@@ -1,8 +1,10 @@
 import { deploymentSteps } from '../../commands/deployment/handlers.js';
 import { effectiveHealthCheck, fromHealthCheckColumn, type HealthCheck } from '../../commands/service/health-check.js';
+import { service as serviceAggregate } from '../../commands/service/aggregate.js';
 import { releaseService } from '../../commands/service/handlers.js';
+import { loadAggregate } from '../../commands/shared/execute.js';
 import type { ServiceRow } from '../../projections/service-queries.js';
-import { connectRouter, ensureRouter, swarmServiceName } from '../cluster/cluster-router.js';
+import { connectRouterToOverlays, ensureRouter, swarmServiceName } from '../cluster/cluster-router.js';
 import { pushImage, registryAuth } from '../cluster/registry.js';
 import type { ClusterTarget } from '../cluster/cluster-target.js';
 import { swarmReleaseName } from '../cluster/swarm-release-name.js';
@@ -12,7 +14,7 @@ import { LABEL } from '../runtime/container-runtime.js';
 import type { DeploymentLog } from './deployment-log.js';
 import { DeployFailure, step, wentLive, type Prepared, type RunDeps, type WentLive } from './deployment-run.js';
 import { recorded } from './recorded.js';
-import type { RunPlan } from './release-run.js';
+import { pruneReleases, releaseBefore, type RunPlan } from './release-run.js';
 import { resourcesOfRun } from './service-resources.js';
 
 /** One overlay per project, attachable so the router joins it: the cluster's form of a project's network. */
@@ -32,6 +34,8 @@ export async function runOnSwarm(
   plan: RunPlan,
   log: DeploymentLog,
   signal: AbortSignal,
+  /** A deployment of new code or config (not a rollback or restart): its first seconds are watched. */
+  watched: boolean,
 ): Promise<{ live: WentLive } | { rolledBack: string }> {
   const { row } = p;
   const { docker } = target;
@@ -47,7 +51,7 @@ export async function runOnSwarm(
     await ensureOverlay(docker, network, { [LABEL.project]: row.project_id });
     if (plan.web) {
       await ensureRouter(docker, target.router);
-      await connectRouter(docker, network);
+      await connectRouterToOverlays(docker);
     }
   });
   const check = healthCheckOf(row, plan);
@@ -87,6 +91,7 @@ export async function runOnSwarm(
   }
   if (outcome.outcome === 'failed') throw new DeployFailure(outcome.reason);
 
+  const previous = (await loadAggregate(deps.cmd, serviceAggregate, row.id)).state.release;
   const release = await releaseService(deps.cmd, row.id, {
     deploymentId: id,
     containerName: swarmReleaseName(name),
@@ -101,9 +106,19 @@ export async function runOnSwarm(
   await log.flush();
   const ended = await recorded(() => deploymentSteps.succeed(deps.cmd, id));
   if (ended.events[0]?.type !== 'DeploymentSucceeded') throw new DeployFailure('aborted by request');
-  await wentLive(deps, id, p, plan, log);
-  // Swarm replaced the tasks itself; containers of releases from before the cluster go with the deployer's sweep.
-  return { live: { retire: async () => undefined, watch: null } };
+  const live = await wentLive(deps, id, p, plan, log);
+  const before = await releaseBefore(deps, row.id, previous?.deploymentId ?? null).catch(() => null);
+  const ranAs: ServiceRow = { ...row, internal_port: plan.internalPort, runtime_mode: plan.web ? row.runtime_mode : 'worker', health_check: plan.healthCheck };
+  return {
+    live: {
+      // Swarm replaced the tasks itself; the images of releases no longer kept go as on a single server.
+      retire: () => pruneReleases(deps, row.id, log),
+      watch:
+        watched && live
+          ? { deploymentId: id, serviceId: row.id, containerName: swarmReleaseName(name), previous: before, row: ranAs, resources, swarm: { docker, service: name } }
+          : null,
+    },
+  };
 }
 
 /** The check a task runs: the release's own, or its kind's default; a worker without one is healthy when running. */

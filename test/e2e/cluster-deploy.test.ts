@@ -60,6 +60,19 @@ t.test('cluster: a web service of 3 tasks on 2 nodes, updated and drained under 
   t.equal(spec.EndpointSpec.Mode, 'dnsrr');
   await eventually(() => probe(svc.hostPort), (r) => r.status === 200, 20_000);
   t.same(await probe(svc.hostPort), { status: 200, body: 'v1' }, 'its host port answers through the router');
+
+  // The router sits on every project's overlay: a task there that names a service (its own project's or
+  // another's) without the installation's router key is refused.
+  const asTask = `import urllib.request, urllib.error, sys
+req = urllib.request.Request('http://slipway-cluster-router:8080/', headers={'X-Slipway-Upstream': sys.argv[1], 'X-Slipway-Port': '8000', 'X-Slipway-Router-Key': sys.argv[2]})
+try:
+    print(urllib.request.urlopen(req, timeout=5).status)
+except urllib.error.HTTPError as e:
+    print(e.code)`;
+  for (const key of ['', 'f'.repeat(64)]) {
+    const { stdout } = await run('docker', ['-H', `unix://${manager.socket}`, 'run', '--rm', '--network', `slipway-o-${project.id}`, TEST_IMAGES.web, 'python3', '-c', asTask, `slipway-s-${svc.id}`, key], { timeout: 60_000 });
+    t.equal(stdout.trim(), '421', `a task on the overlay without the router's key is refused (${key ? 'a forged key' : 'no key'})`);
+  }
   const healthy = (await s.call('GET', '/api/health')).body;
   t.match(healthy.cluster, { ok: true, nodesDown: [], servicesBelowReplicas: [] }, 'health: every node ready, every service at its replica count');
 
@@ -94,7 +107,28 @@ t.test('cluster: a web service of 3 tasks on 2 nodes, updated and drained under 
   t.match(bad.reason, /rollback|health|unhealthy/i, 'with Swarm’s reason');
   results = await load.stop();
   t.same(results.filter((r) => r.status !== 200 || r.body !== 'v2'), [], `v2 answered all ${results.length} requests meanwhile`);
-  t.equal((await s.call('PATCH', `/api/services/${svc.id}`, { body: { healthCheck: 'default' } })).status, 200);
+  const restored = await s.call('PATCH', `/api/services/${svc.id}`, { body: { healthCheck: 'default' } });
+  t.equal(restored.status, 200);
+  if (restored.body.deployment) t.equal(outcome(await waitForDeployment(s, svc.id, restored.body.deployment.id, 180_000)), 'succeeded', 'the default check back');
+  const v2 = ((await s.call('GET', `/api/services/${svc.id}/releases`)).body.releases as Record<string, any>[]).find((r) => r.current)!;
+
+  // A release that passes its checks and dies 30 s later, after Swarm's update is over: the release watch sees
+  // its task fail and puts the previous release back.
+  await s.call('POST', `/api/services/${svc.id}/env`, { body: { key: 'CRASH_AFTER_SECONDS', value: '30' } });
+  const { done: crashing } = await deploy(s, svc.id);
+  t.equal(outcome(crashing), 'succeeded', 'it goes live');
+  const watched = await eventually(
+    async () => (await s.call('GET', `/api/services/${svc.id}/deployments`)).body.deployments as Record<string, any>[],
+    (list) => list.find((d) => d.id === crashing.id)?.status === 'rolled_back',
+    120_000,
+  );
+  t.match(watched.find((d) => d.id === crashing.id)!.reason, /within 60 s of going live, its task slipway-s-[0-9a-f-]+\.\d failed on node \w+: .*non-zero exit \(3\)/, 'the watch names the task, its node and its exit');
+  const auto = watched.find((d) => d.kind === 'rollback' && d.trigger === 'auto')!;
+  t.equal(auto?.rollbackOf, v2.id, 'a rollback deployment to the release before');
+  t.equal(outcome(await waitForDeployment(s, svc.id, auto.id, 180_000)), 'succeeded');
+  await eventually(() => probe(svc.hostPort), (r) => r.body === 'v2', 10_000);
+  const now = (await dockerOf(manager).getService(`slipway-s-${svc.id}`).inspect()).Spec.TaskTemplate.ContainerSpec.Env as string[];
+  t.notOk(now.some((e) => e.startsWith('CRASH_AFTER_SECONDS=')), 'the tasks run the previous release’s variables');
 
   // Draining the worker moves its tasks to the manager, one healthy task before an old one goes.
   const workerId = (await dockerOf(worker).info()).Swarm.NodeID as string;
