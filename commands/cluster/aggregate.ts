@@ -87,13 +87,19 @@ const sorted = (labels: Record<string, string>) => Object.fromEntries(Object.ent
  * What Swarm reports of the nodes now, against what was recorded: a node newly not `ready` went down, a node
  * recorded down that is `ready` again came back. A removed node is no one's concern any more.
  */
+/**
+ * Swarm's states of a node that is away. `unknown` is not one: a node that is joining, or every node just after
+ * the manager restarted, reads `unknown` until its first heartbeat, and that is no outage to tell anyone about.
+ */
+const AWAY = new Set(['down', 'disconnected']);
+
 export function decideNodeStates(state: ClusterState, live: readonly { id: string; hostname: string; address: string; state: string }[]): ClusterEvent[] {
   if (!state.initialized) return [];
   const events: ClusterEvent[] = [];
   for (const node of live) {
     if (state.removed.includes(node.id)) continue;
     const recordedDown = state.down.includes(node.id);
-    if (node.state !== 'ready' && !recordedDown) events.push({ type: 'ClusterNodeWentDown', data: { nodeId: node.id, hostname: node.hostname, address: node.address, state: node.state } });
+    if (AWAY.has(node.state) && !recordedDown) events.push({ type: 'ClusterNodeWentDown', data: { nodeId: node.id, hostname: node.hostname, address: node.address, state: node.state } });
     if (node.state === 'ready' && recordedDown) events.push({ type: 'ClusterNodeCameBack', data: { nodeId: node.id, hostname: node.hostname } });
   }
   return events;

@@ -50,6 +50,7 @@ t.test('node states: down once when Swarm stops hearing from a node, back once w
   t.same(decideNodeStates(cluster.initial, [node('n2', 'down')]), [], 'nothing before the installation is a cluster');
   const state = given(initialized);
   t.same(decideNodeStates(state, [node('m1', 'ready'), node('n2', 'ready')]), [], 'all ready: nothing to say');
+  t.same(decideNodeStates(state, [node('m1', 'ready'), node('n2', 'unknown')]), [], 'a node joining (no heartbeat yet) is not down');
   const down = decideNodeStates(state, [node('m1', 'ready'), node('n2', 'down')]);
   t.same(down, [{ type: 'ClusterNodeWentDown', data: { nodeId: 'n2', hostname: 'host-n2', address: '10.0.0.2', state: 'down' } }]);
   const after = given(initialized, ...down);
