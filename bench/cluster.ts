@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createProject, createService } from '../test/helpers/api-suite.js';
-import { CLUSTER_IMAGES, clusterEnv, clusterUnavailable, startNodes } from '../test/helpers/cluster.js';
+import { CLUSTER_IMAGES, clusterEnv, clusterUnavailable, loadImages, startNodes } from '../test/helpers/cluster.js';
 import { deploy, deployEnv, outcome, probe, steadyLoad } from '../test/helpers/deploy.js';
 import { dockerUnavailable, TEST_IMAGES } from '../test/helpers/docker.js';
 import { testWebService } from '../test/helpers/http-resources.js';
@@ -36,7 +36,7 @@ export async function clusterBenchmarks() {
   const cluster = await startNodes([MANAGER, WORKER], []);
   try {
     const [manager, worker] = cluster.nodes as [(typeof cluster.nodes)[0], (typeof cluster.nodes)[0]];
-    await run('bash', ['-c', `docker save ${CLUSTER_IMAGES.registry} ${CLUSTER_IMAGES.proxy} ${TEST_IMAGES.web} | docker -H unix://${manager.socket} load -q`], { timeout: 300_000 });
+    await loadImages(manager, [CLUSTER_IMAGES.registry, CLUSTER_IMAGES.proxy, TEST_IMAGES.web]);
     const { env } = await deployEnv({ ...clusterEnv(manager, 5443), SLIPWAY_CLUSTER_ROUTER: `${manager.address}:7080` });
     const s = await startTestServer(env);
     try {

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import t from 'tap';
 import { createProject, createService } from '../helpers/api-suite.js';
 import { requireCaddy } from '../helpers/caddy.js';
-import { CLUSTER_IMAGES, clusterEnv, clusterUnavailable, dockerOf, startNodes } from '../helpers/cluster.js';
+import { CLUSTER_IMAGES, clusterEnv, clusterUnavailable, dockerOf, loadImages, startNodes } from '../helpers/cluster.js';
 import { deploy, deployEnv, outcome, probe, steadyLoad, waitForDeployment } from '../helpers/deploy.js';
 import { requireDocker, TEST_IMAGES } from '../helpers/docker.js';
 import { testWebService } from '../helpers/http-resources.js';
@@ -30,7 +30,7 @@ t.test('cluster: a web service of 3 tasks on 2 nodes, updated and drained under 
   const cluster = await startNodes([MANAGER, WORKER], []);
   t.teardown(() => cluster.stop());
   const [manager, worker] = cluster.nodes as [(typeof cluster.nodes)[0], (typeof cluster.nodes)[0]];
-  await run('bash', ['-c', `docker save ${CLUSTER_IMAGES.registry} ${CLUSTER_IMAGES.proxy} ${TEST_IMAGES.web} | docker -H unix://${manager.socket} load -q`], { timeout: 300_000 });
+  await loadImages(manager, [CLUSTER_IMAGES.registry, CLUSTER_IMAGES.proxy, TEST_IMAGES.web]);
   const { env } = await deployEnv({ ...clusterEnv(manager, REGISTRY_PORT), SLIPWAY_CLUSTER_ROUTER: `${manager.address}:${ROUTER_PORT}` });
   const s = await startTestServer(env);
   t.teardown(() => s.close());
