@@ -1,4 +1,5 @@
 import { ApiKeys } from '../components/api-keys.js';
+import { Cluster } from '../components/cluster.js';
 import { Connections } from '../components/connections.js';
 import { GeneralSettings } from '../components/general-settings.js';
 import { NotificationChannels } from '../components/notification-channels.js';
@@ -13,6 +14,7 @@ export function InstallationScreen() {
       <h1>Installation</h1>
       <ReadModelHealth />
       <NotificationChannels />
+      {session.value?.projectIds === null && <Cluster />}
       {allProjectWriter && <GeneralSettings />}
       {allProjectWriter && <Connections />}
       {allProjectWriter && <ApiKeys />}
