@@ -63,6 +63,11 @@ static int probe_http(int port, const char *path, const char *ranges, int timeou
   char answer[64] = {0};
   ssize_t got = 0, r;
   while (got < (ssize_t)sizeof answer - 1 && (r = read(fd, answer + got, sizeof answer - 1 - (size_t)got)) > 0) got += r;
+  /* The rest of the answer is read too (up to 1 MiB): closing with unread data sends a reset, and the app
+     would log a broken connection at every check. */
+  char rest[4096];
+  size_t drained = 0;
+  while (drained < (1u << 20) && (r = read(fd, rest, sizeof rest)) > 0) drained += (size_t)r;
   close(fd);
   int status;
   if (got < 12 || sscanf(answer, "HTTP/%*d.%*d %d", &status) != 1) {
