@@ -46,7 +46,6 @@ const FILES_DIR = '/etc/docker/registry/slipway';
 const STORAGE_DIR = '/var/lib/registry';
 const RENEW_BEFORE_MS = 30 * 86_400_000;
 
-
 export function registryAuth(access: RegistryAccess): { username: string; password: string; serveraddress: string } {
   return { username: access.username, password: access.password, serveraddress: access.address };
 }

@@ -126,8 +126,8 @@ async function taskFailures(docker: Docker, name: string, spec: ServiceInfo['Spe
 
 /**
  * Waits until Swarm has the service's update done: `completed`, or rolled back by Swarm (a new task failed),
- * or paused. A new service has no update status: it is done once `replicas` tasks run (and pass their check:
- * a task is `running` only then when it has one — Swarm's state follows the health).
+ * or paused. Without an update status of its own (a new service, or one that had no task) it is done once
+ * `replicas` tasks of the new spec run (and pass their check: a task is `running` only once healthy).
  */
 export async function waitForRollout(
   docker: Docker,
@@ -158,13 +158,72 @@ export async function waitForRollout(
     const wanted = service.Spec.Mode.Replicated.Replicas;
     if (state === 'rollback_started') say(`Swarm is rolling the update back: ${message}`);
     else say(`${running} of ${wanted} task${wanted === 1 ? '' : 's'} of the new release running${state ? ` (update ${state})` : ''}`);
-    // A new service has no update status; an update is done when Swarm says so.
-    const done = options.previousUpdate === null && !service.UpdateStatus ? running >= wanted : state === 'completed' && running >= wanted;
+    // An update is done when Swarm says so. A new service has no update status, and neither has an update of a
+    // service with no task (stopped on request): Swarm just starts the tasks, and it is done once they run.
+    const done = fresh ? state === 'completed' && running >= wanted : running >= wanted;
     if (done) return { outcome: 'completed' };
     if (Date.now() > end) {
       const why = await taskFailures(docker, name, service.Spec).catch(() => '');
       return { outcome: 'failed', reason: `the update did not complete in ${Math.round(options.timeoutMs / 1000)} s (${running} of ${wanted} tasks running)${why ? `: ${why}` : ''}` };
     }
     await sleep(options.intervalMs ?? 500);
+  }
+}
+
+/** Scales a Swarm service (a service stopped on request runs no task); a service that is gone has nothing to stop. */
+export async function scaleService(docker: Docker, name: string, replicas: number): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const current = await inspectService(docker, name);
+    if (!current) return;
+    if (current.Spec.Mode.Replicated.Replicas === replicas) return;
+    try {
+      await docker.getService(current.ID).update({ _query: { version: current.Version.Index }, _body: { ...current.Spec, Mode: { Replicated: { Replicas: replicas } } } });
+      return;
+    } catch (error) {
+      if (attempt === 0 && /out of sequence/.test(engineMessage(error))) continue;
+      throw error;
+    }
+  }
+}
+
+/** Removes a Swarm service and so its tasks on every node; one already gone is fine. */
+export async function removeService(docker: Docker, name: string): Promise<void> {
+  await docker
+    .getService(name)
+    .remove()
+    .catch((error: unknown) => {
+      if (statusOf(error) !== 404) throw error;
+    });
+}
+
+/**
+ * Removes a deleted project's overlay: the router leaves it first, and tasks of its removed services may take
+ * a few seconds to let go of it. One already gone is fine.
+ */
+export async function removeOverlay(docker: Docker, name: string, timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const network = (await docker
+      .getNetwork(name)
+      .inspect()
+      .catch((error: unknown) => {
+        if (statusOf(error) === 404) return null;
+        throw error;
+      })) as { Id: string; Containers?: Record<string, unknown> } | null;
+    if (!network) return;
+    for (const container of Object.keys(network.Containers ?? {})) {
+      await docker
+        .getNetwork(network.Id)
+        .disconnect({ Container: container, Force: true })
+        .catch(() => undefined);
+    }
+    try {
+      await docker.getNetwork(network.Id).remove();
+      return;
+    } catch (error) {
+      if (statusOf(error) === 404) return;
+      if (Date.now() > end) throw error;
+      await sleep(500);
+    }
   }
 }

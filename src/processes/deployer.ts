@@ -19,9 +19,12 @@ import { DeploymentLog } from './deployment-log.js';
 import { runDeployment, type ReleaseWatch, type RunDeps } from './deployment-run.js';
 import { recorded } from './recorded.js';
 import { watchRelease } from './release-watch.js';
+import { swarmServiceName } from '../cluster/cluster-router.js';
+import { removeOverlay, removeService } from '../cluster/swarm-updates.js';
 import { watchSwarmRelease } from '../cluster/swarm-watch.js';
 import { discardInterruptedBuilds } from './interrupted-builds.js';
 import { stopStoppedRelease, stoppedOnRequest } from './service-stop.js';
+import { overlayOf } from './swarm-run.js';
 import type { Reactor } from './reactor.js';
 
 export interface DeployerOptions {
@@ -232,6 +235,9 @@ export class Deployer implements Reactor {
   private async removeEverythingOf(serviceId: string): Promise<void> {
     const { runtime } = this.deps;
     try {
+      // First, or Swarm would start again the task containers removed below.
+      const cluster = await this.deps.cluster?.();
+      if (cluster) await removeService(cluster.docker, swarmServiceName(serviceId));
       for (const c of await runtime.list({ [LABEL.service]: serviceId })) await runtime.remove(c.name, this.deps.settings.timeouts.stopGraceSeconds);
       for (const image of await runtime.listImages({ [LABEL.service]: serviceId })) for (const tag of image.tags) await runtime.removeImage(tag);
       // A deleted database's data goes with it (README: "Deleting a database service").
@@ -245,6 +251,8 @@ export class Deployer implements Reactor {
   private async removeNetworkOf(projectId: string): Promise<void> {
     const networks = await this.deps.runtime.removeNetworks({ [LABEL.project]: projectId });
     if (networks.length > 0) this.logger.info('removed the network of a deleted project', { project: projectId, networks });
+    const cluster = await this.deps.cluster?.();
+    if (cluster) await removeOverlay(cluster.docker, overlayOf(projectId));
   }
 
   /**

@@ -76,12 +76,20 @@ except urllib.error.HTTPError as e:
   const healthy = (await s.call('GET', '/api/health')).body;
   t.match(healthy.cluster, { ok: true, nodesDown: [], servicesBelowReplicas: [] }, 'health: every node ready, every service at its replica count');
 
-  // Logs of every task, each line naming its task and node.
-  const logs = await readSse(`${s.url}/api/services/${svc.id}/runtime-logs/stream`, s.key);
-  await eventually(async () => logs.events.find((e) => e.event === 'snapshot'), Boolean, 15_000);
-  logs.close();
-  const snapshot = logs.events.find((e) => e.event === 'snapshot')!.data as { line: string; task: string; node: string }[];
-  const starts = snapshot.filter((l) => /test-web listening/.test(l.line));
+  // Logs of every task, each line naming its task and node. A worker's lines reach the manager through Swarm's
+  // log broker, a moment after the task started: the stream is opened again until they are there.
+  type LogLine = { line: string; task: string; node: string };
+  const snapshotOnce = async () => {
+    const logs = await readSse(`${s.url}/api/services/${svc.id}/runtime-logs/stream`, s.key);
+    try {
+      await eventually(async () => logs.events.find((e) => e.event === 'snapshot'), Boolean, 15_000);
+      return logs.events.find((e) => e.event === 'snapshot')!.data as LogLine[];
+    } finally {
+      logs.close();
+    }
+  };
+  const startsIn = (lines: LogLine[]) => lines.filter((l) => /test-web listening/.test(l.line));
+  const starts = startsIn(await waitFor('a snapshot with every task’s start', snapshotOnce, (lines) => Array.isArray(lines) && startsIn(lines).length >= 3, 30_000));
   t.ok(starts.length >= 3, `the snapshot holds the tasks' lines (${starts.length} starts)`);
   t.same(new Set(starts.map((l) => l.node)), new Set(['node10', 'node11']), 'from both nodes (the first release is spread over both)');
   t.ok(starts.every((l) => new RegExp(`^slipway-s-${svc.id}\\.\\d$`).test(l.task)), 'each marked with its task');
@@ -148,4 +156,24 @@ except urllib.error.HTTPError as e:
   t.equal(short.ok, false, 'the installation is not healthy');
   t.match(short.cluster.servicesBelowReplicas[0], { serviceId: svc.id, name: 'web', running: 1, replicas: 3 });
   t.match(short.cluster.detail, /web runs 1 of 3 tasks/);
+
+  // Stopped on request: no task runs on any node and its routes say so; started, its replicas run again.
+  const stopped = await s.call('POST', `/api/services/${svc.id}/stop`);
+  t.equal(stopped.status, 200, JSON.stringify(stopped.body));
+  await waitFor('no task left', () => tasksByNode(s, svc.id), (n) => n.node10 === 0 && n.node11 === 0, 60_000);
+  t.equal((await swarmService.inspect()).Spec.Mode.Replicated.Replicas, 0, 'the Swarm service is scaled to none');
+  t.equal((await probe(svc.hostPort)).status, 503, 'its host port answers that it is stopped');
+  const restarted = await s.call('POST', `/api/services/${svc.id}/start`);
+  t.equal(outcome(await waitForDeployment(s, svc.id, restarted.body.deployment.id, 180_000)), 'succeeded', 'started again');
+  t.same(await tasksByNode(s, svc.id), { node10: 3, node11: 0 }, 'its 3 tasks run (the worker is still drained)');
+  await eventually(() => probe(svc.hostPort), (r) => r.body === 'v2', 10_000);
+
+  // Deleting the service removes its Swarm service (its tasks on every node); deleting the project, its overlay.
+  t.equal((await s.call('DELETE', `/api/services/${svc.id}`)).status, 200);
+  const gone = (p: Promise<unknown>) => p.then(() => false, (e: { statusCode?: number }) => e.statusCode === 404);
+  await waitFor('the Swarm service to go', () => gone(swarmService.inspect()), Boolean, 60_000);
+  t.pass('the Swarm service is gone');
+  t.equal((await s.call('DELETE', `/api/projects/${project.id}`)).status, 200);
+  await waitFor('the overlay to go', () => gone(dockerOf(manager).getNetwork(`slipway-o-${project.id}`).inspect()), Boolean, 60_000);
+  t.pass('the project’s overlay is gone');
 });
