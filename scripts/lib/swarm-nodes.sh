@@ -59,8 +59,12 @@ swarm_node_start() {
   cat >"$dir/daemon.json" <<JSON
 { "default-address-pools": [{ "base": "10.$((220 + idx)).128.0/17", "size": 24 }], "iptables": true, "log-level": "warn" }
 JSON
+  # No name server answers inside the namespace: the engine's lookups (an image service's tag on Docker Hub)
+  # would wait 20 s for a timeout each. A loopback one is refused at once.
+  echo 'nameserver 127.0.0.1' >"$dir/resolv.conf"
   nsenter --net="/run/netns/$ns" unshare --mount --uts --propagation slave sh -c "
     hostname node$idx
+    mount --bind '$dir/resolv.conf' /etc/resolv.conf
     mount --rbind /sys/fs/cgroup '$dir/cg'
     mount -t sysfs sysfs /sys
     mount --move '$dir/cg' /sys/fs/cgroup

@@ -68,7 +68,7 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
     t.same(await seriousViolations(page), [], 'the installation screen is accessible');
     await page.type('#key-name', 'from-the-browser');
     await page.select('#key-access', 'write');
-    await page.click('form.filters button[type=submit]');
+    await page.click('section[aria-labelledby=keys] form button[type=submit]');
     await page.waitForSelector('.secret code');
     const secret = await page.$eval('.secret code', (e) => e.textContent ?? '');
     t.match(secret, /^slw_/, 'the new key is shown');

@@ -32,7 +32,7 @@ t.test('the dashboard’s cluster: make one, add a server with the command shown
   await page.waitForSelector('#cluster');
   t.match(await page.$eval('section[aria-labelledby=cluster]', (e) => e.textContent), /A single server/, 'a single server says so');
   await page.type('#cluster-address', manager.address);
-  await page.click('section[aria-labelledby=cluster] button[type=submit]');
+  await page.click('form.cluster-init button[type=submit]');
   await page.waitForFunction(`document.querySelector('section[aria-labelledby=cluster]')?.textContent.includes('Manager at ${manager.address}')`, { timeout: 60_000 });
   t.ok((await s.call('GET', '/api/cluster')).body.cluster, 'the API has the cluster');
 

@@ -38,6 +38,7 @@ export function Cluster() {
 
   const init = async (event: Event) => {
     event.preventDefault();
+    if (!window.confirm('Make this server a Docker Swarm manager? Its engine joins Swarm mode, and a registry starts on it.')) return;
     const { error: failed } = await api.POST('/api/cluster', { body: address.value.trim() ? { advertiseAddress: address.value.trim() } : {} });
     error.value = failed ? messageOf(failed) : null;
     await load();
@@ -69,7 +70,7 @@ export function Cluster() {
         <>
           <p>A single server: services run as plain containers. Make it a Docker Swarm manager to add servers.</p>
           {canWrite.value && (
-            <form class="filters" onSubmit={init}>
+            <form class="filters cluster-init" onSubmit={init}>
               <label for="cluster-address">Address other servers reach this one at (optional)</label>
               <input id="cluster-address" value={address.value} onInput={(e) => (address.value = e.currentTarget.value)} />
               <button type="submit">Make this a cluster</button>
