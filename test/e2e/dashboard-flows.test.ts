@@ -64,7 +64,9 @@ t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres
   const text = (selector: string) => page.$eval(selector, (e) => e.textContent ?? '');
   const clickButton = async (label: string) => {
     const button = await page.waitForSelector(`xpath/.//button[normalize-space(.)="${label}"]`);
-    await button!.click();
+    // A click in the DOM, not at the button's coordinates: live log lines arriving above it move it down,
+    // and under load a mouse click could land where it was a moment before.
+    await button!.evaluate((b) => (b as unknown as { click(): void }).click());
   };
 
   await t.test('a variable, a domain, a deploy with its log arriving live', async (t) => {
