@@ -88,26 +88,42 @@ export async function ensureProbeConfig(docker: Docker, binary: Buffer): Promise
 }
 
 /**
- * Creates the service, or updates it to `spec`. Each update is forced (a new ForceUpdate), so the same spec
- * again still replaces the tasks (a restart); a stale version ("update out of sequence") is read again once.
+ * Updates the service to what `change` makes of its current state, reading it again once when the version was
+ * stale ("update out of sequence": changed meanwhile). `change` returns null to leave it as it is. Null when
+ * the service does not exist.
  */
-export async function createOrUpdateService(docker: Docker, spec: SwarmServiceSpec, auth: Auth): Promise<{ previousUpdate: string | null }> {
+async function updateService(
+  docker: Docker,
+  name: string,
+  change: (current: ServiceInfo) => { body: object; authconfig?: Auth } | null,
+): Promise<ServiceInfo | null> {
   for (let attempt = 0; ; attempt++) {
-    const current = await inspectService(docker, spec.Name);
-    if (!current) {
-      await docker.createService(auth, spec);
-      return { previousUpdate: null };
-    }
-    const force = (current.Spec.TaskTemplate.ForceUpdate ?? 0) + 1;
+    const current = await inspectService(docker, name);
+    const update = current && change(current);
+    if (!current || !update) return current;
     try {
-      // The registry's credentials go with the update (X-Registry-Auth) so that every node can pull.
-      await docker.getService(current.ID).update({ authconfig: auth, _query: { version: current.Version.Index }, _body: { ...spec, TaskTemplate: { ...spec.TaskTemplate, ForceUpdate: force } } });
-      return { previousUpdate: current.UpdateStatus?.StartedAt ?? null };
+      await docker.getService(current.ID).update({ ...(update.authconfig ? { authconfig: update.authconfig } : {}), _query: { version: current.Version.Index }, _body: update.body });
+      return current;
     } catch (error) {
       if (attempt === 0 && /out of sequence/.test(engineMessage(error))) continue;
       throw error;
     }
   }
+}
+
+/**
+ * Creates the service, or updates it to `spec`. Each update is forced (a new ForceUpdate), so the same spec
+ * again still replaces the tasks (a restart).
+ */
+export async function createOrUpdateService(docker: Docker, spec: SwarmServiceSpec, auth: Auth): Promise<{ previousUpdate: string | null }> {
+  const before = await updateService(docker, spec.Name, (current) => ({
+    // The registry's credentials go with the update (X-Registry-Auth) so that every node can pull.
+    authconfig: auth,
+    body: { ...spec, TaskTemplate: { ...spec.TaskTemplate, ForceUpdate: (current.Spec.TaskTemplate.ForceUpdate ?? 0) + 1 } },
+  }));
+  if (before) return { previousUpdate: before.UpdateStatus?.StartedAt ?? null };
+  await docker.createService(auth, spec);
+  return { previousUpdate: null };
 }
 
 export type RolloutOutcome = { outcome: 'completed' } | { outcome: 'rolled_back'; reason: string } | { outcome: 'failed'; reason: string };
@@ -172,18 +188,9 @@ export async function waitForRollout(
 
 /** Scales a Swarm service (a service stopped on request runs no task); a service that is gone has nothing to stop. */
 export async function scaleService(docker: Docker, name: string, replicas: number): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    const current = await inspectService(docker, name);
-    if (!current) return;
-    if (current.Spec.Mode.Replicated.Replicas === replicas) return;
-    try {
-      await docker.getService(current.ID).update({ _query: { version: current.Version.Index }, _body: { ...current.Spec, Mode: { Replicated: { Replicas: replicas } } } });
-      return;
-    } catch (error) {
-      if (attempt === 0 && /out of sequence/.test(engineMessage(error))) continue;
-      throw error;
-    }
-  }
+  await updateService(docker, name, (current) =>
+    current.Spec.Mode.Replicated.Replicas === replicas ? null : { body: { ...current.Spec, Mode: { Replicated: { Replicas: replicas } } } },
+  );
 }
 
 /** Removes a Swarm service and so its tasks on every node; one already gone is fine. */
