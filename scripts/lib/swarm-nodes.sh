@@ -17,8 +17,10 @@ swarm_node_address() { echo "100.115.0.$((10 + $1))"; }
 # One bridge for all nodes. The host's Docker sets FORWARD's policy to DROP and bridged frames pass through
 # iptables (br_netfilter): the nodes' own traffic (Swarm's 2377, 7946, 4789) is let through explicitly.
 # Test files start nodes at the same time: each step tolerates another file having done it first.
+# Its MAC is fixed: a bridge otherwise takes its lowest port's, and changes it when another file's node leaves,
+# so the nodes' cached neighbour entry for the host (100.115.0.1) may name a MAC that is gone.
 swarm_net_up() {
-  ip link add "$SWARM_BRIDGE" type bridge 2>/dev/null || ip link show "$SWARM_BRIDGE" >/dev/null
+  ip link add "$SWARM_BRIDGE" address 02:73:6c:77:79:01 type bridge 2>/dev/null || ip link show "$SWARM_BRIDGE" >/dev/null
   ip addr replace 100.115.0.1/24 dev "$SWARM_BRIDGE"
   ip link set "$SWARM_BRIDGE" up
   iptables -C FORWARD -i "$SWARM_BRIDGE" -o "$SWARM_BRIDGE" -j ACCEPT 2>/dev/null ||

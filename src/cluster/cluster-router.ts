@@ -48,8 +48,10 @@ export function routerConfig(key: string) {
                   {
                     handler: 'reverse_proxy',
                     dynamic_upstreams: { source: 'a', name: `{http.request.header.${UPSTREAM_HEADER}}`, port: `{http.request.header.${PORT_HEADER}}`, refresh: '1s' },
-                    // A task that just left is retried on another (its address is gone from DNS within a second).
+                    // A task that just left is retried on another (its address is gone from DNS within a second);
+                    // a dial to an address no longer there gives up after 2 s (one lost SYN is resent at 1 s).
                     load_balancing: { try_duration: '5s', try_interval: '250ms' },
+                    transport: { protocol: 'http', dial_timeout: '2s' },
                     headers: { request: { delete: [UPSTREAM_HEADER, PORT_HEADER, KEY_HEADER] } },
                   },
                 ],
@@ -85,6 +87,9 @@ export async function ensureRouter(docker: Docker, opts: { image: string; bind: 
           PortBindings: { [`${ROUTER_PORT}/tcp`]: [{ HostIp: opts.bind.host, HostPort: String(opts.bind.port) }] },
           RestartPolicy: { Name: 'unless-stopped' },
           LogConfig: { Type: 'json-file', Config: { 'max-size': '10m', 'max-file': '3' } },
+          // Every request waits for the re-resolution due (each second): the engine's DNS answer that comes late
+          // or not at all while tasks churn is asked again after 1 s, not after the default 5 s.
+          DnsOptions: ['timeout:1', 'attempts:3'],
         },
       },
       files: [{ path: CONFIG_PATH, mode: 0o644, content: config }],

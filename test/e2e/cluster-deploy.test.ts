@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import t from 'tap';
+import { ROUTER_CONTAINER, swarmServiceName } from '../../src/cluster/cluster-router.js';
 import { createProject, createService } from '../helpers/api-suite.js';
 import { requireCaddy } from '../helpers/caddy.js';
 import { CLUSTER_IMAGES, clusterEnv, clusterUnavailable, dockerOf, loadImages, startNodes } from '../helpers/cluster.js';
@@ -34,6 +35,16 @@ t.test('cluster: a web service of 3 tasks on 2 nodes, updated and drained under 
   const { env } = await deployEnv({ ...clusterEnv(manager, REGISTRY_PORT), SLIPWAY_CLUSTER_ROUTER: `${manager.address}:${ROUTER_PORT}` });
   const s = await startTestServer(env);
   t.teardown(() => s.close());
+  // How a load went, and on a failed request what the router and Swarm said: a rare failure in CI is otherwise
+  // a bare "timeout".
+  const loadReport = async (label: string, results: { status: number; ms: number; atMs: number }[]) => {
+    const slow = results.filter((r) => r.ms > 1000).map((r) => `${r.ms} ms at +${r.atMs} ms`);
+    t.comment(`${label}: ${results.length} requests, slowest ${Math.max(...results.map((r) => r.ms))} ms${slow.length ? `; over 1 s: ${slow.join(', ')}` : ''}`);
+    if (results.every((r) => r.status === 200)) return;
+    const docker = (...args: string[]) => run('docker', ['-H', `unix://${manager.socket}`, ...args], { timeout: 30_000 }).then((r) => r.stdout + r.stderr, String);
+    t.comment(`router log:\n${await docker('logs', '--since', '10m', ROUTER_CONTAINER)}`);
+    t.comment(`tasks:\n${await docker('service', 'ps', '--no-trunc', swarmServiceName(svc.id))}`);
+  };
 
   const registry = `${manager.address}:${REGISTRY_PORT}`;
   cluster.trusts(registry);
@@ -103,6 +114,7 @@ except urllib.error.HTTPError as e:
   t.comment(`update of 3 tasks took ${Date.now() - updateStarted} ms`);
   await eventually(() => probe(svc.hostPort), (r) => r.body === 'v2', 10_000);
   let results = await load.stop();
+  await loadReport('update', results);
   t.same(results.filter((r) => r.status !== 200), [], `0 failed requests of ${results.length} during the update`);
   t.ok(results.some((r) => r.body === 'v1') && results.some((r) => r.body === 'v2'), 'the old release answered, then the new one');
 
@@ -114,6 +126,7 @@ except urllib.error.HTTPError as e:
   t.equal(bad.status, 'rolled_back', outcome(bad));
   t.match(bad.reason, /rollback|health|unhealthy/i, 'with Swarm’s reason');
   results = await load.stop();
+  await loadReport('bad release', results);
   t.same(results.filter((r) => r.status !== 200 || r.body !== 'v2'), [], `v2 answered all ${results.length} requests meanwhile`);
   const restored = await s.call('PATCH', `/api/services/${svc.id}`, { body: { healthCheck: 'default' } });
   t.equal(restored.status, 200);
@@ -145,6 +158,7 @@ except urllib.error.HTTPError as e:
   const drained = await waitFor('every task on the manager', () => tasksByNode(s, svc.id), (n) => n.node10 === 3 && n.node11 === 0, 120_000);
   await new Promise((r) => setTimeout(r, 2000));
   results = await load.stop();
+  await loadReport('drain', results);
   t.same(drained, { node10: 3, node11: 0 }, 'all three tasks run on the manager');
   t.same(results.filter((r) => r.status !== 200), [], `0 failed requests of ${results.length} while the worker drained`);
 

@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import t from 'tap';
 import { connectRouterToOverlays, ensureRouter, ROUTER_CONTAINER } from '../../src/cluster/cluster-router.js';
 import { ensureOverlay } from '../../src/cluster/swarm-updates.js';
@@ -7,6 +9,7 @@ import { requireDocker } from '../helpers/docker.js';
 
 // Node index of this file's engine: other cluster files use theirs at the same time.
 const NODE = 5;
+const run = promisify(execFile);
 
 t.setTimeout(300_000);
 
@@ -25,6 +28,8 @@ t.test('the cluster router: kept while its config holds, replaced when it change
   const first = await docker.getContainer(ROUTER_CONTAINER).inspect();
   t.ok(first.State.Running, 'the router runs');
   t.notMatch(JSON.stringify(first.Config), options.key, 'its key shows nowhere in docker inspect');
+  const resolvConf = await run('docker', ['-H', `unix://${cluster.nodes[0]!.socket}`, 'exec', ROUTER_CONTAINER, 'cat', '/etc/resolv.conf']);
+  t.match(resolvConf.stdout, /^options .*timeout:1/m, 'a late answer of the engine’s DNS is asked again after 1 s');
   await connectRouterToOverlays(docker);
   t.same(await networksOf(), ['bridge', ...overlays], 'on every project overlay, and on no other network');
 

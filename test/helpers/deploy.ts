@@ -104,12 +104,16 @@ export async function logLines(s: ApiClient, deploymentId: string): Promise<stri
 /** One GET on a fresh connection, as a new client would send it; a failure is reported, never thrown. */
 export const probe = (port: number, host = 'localhost') => getVia(port, host).catch((e: unknown) => ({ status: 0, body: String(e) }));
 
-/** Requests without pause until stopped; returns every answer. */
+/** Requests without pause until stopped; returns every answer, with when it was sent and how long it took. */
 export function steadyLoad(port: number, host: string) {
-  const results: { status: number; body: string }[] = [];
+  const results: { status: number; body: string; atMs: number; ms: number }[] = [];
   let running = true;
+  const started = Date.now();
   const loop = (async () => {
-    while (running) results.push(await probe(port, host));
+    while (running) {
+      const sent = Date.now();
+      results.push({ ...(await probe(port, host)), atMs: sent - started, ms: Date.now() - sent });
+    }
   })();
   return {
     results,
