@@ -272,7 +272,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
           defaultResources: async () => (await settings()).defaultResources,
           images: async () => installationImages(await settings()),
           pushedRepositories: pushRepositories,
-          cluster: clusterTargets(db, commandContext('system:deployer'), engine, config.cluster),
+          cluster: clusterTargets(db, commandContext('system:deployer'), engine, config.cluster, async () => (await certificates.ensureAuthority()).certPem),
           settings: {
             workDir: join(config.dataDir, 'builds'),
             timeouts: config.deploy.timeouts,

@@ -7,6 +7,7 @@ import type { SqlExecutor } from '../db/sql-client.js';
 import type { ClusterEngine } from './cluster-engine.js';
 import { routerKeyOf } from './cluster-router.js';
 import type { RegistryAccess } from './registry.js';
+import { RegistryLock } from './registry-lock.js';
 
 /** The registry's one user; its password is the installation's own (sealed in ClusterInitialized). */
 export const REGISTRY_USER = 'slipway';
@@ -15,6 +16,10 @@ export const REGISTRY_USER = 'slipway';
 export interface ClusterTarget {
   docker: Docker;
   registry: RegistryAccess;
+  /** The authority the registry's certificate is from: Slipway calls its API to delete what no release needs. */
+  registryCa: string;
+  /** Pushes share the registry, its garbage collection has it alone. */
+  registryLock: RegistryLock;
   router: { image: string; bind: { host: string; port: number }; key: string };
   /** The static health probe mounted into every task; null when it was not built (no musl-gcc at build time). */
   probe: Buffer | null;
@@ -27,8 +32,15 @@ export interface ClusterSettings {
 }
 
 /** What deployments run on: null while the installation is a single server. */
-export function clusterTargets(db: SqlExecutor, cmd: CommandContext, engine: ClusterEngine, settings: ClusterSettings): () => Promise<ClusterTarget | null> {
+export function clusterTargets(
+  db: SqlExecutor,
+  cmd: CommandContext,
+  engine: ClusterEngine,
+  settings: ClusterSettings,
+  authorityPem: () => Promise<string>,
+): () => Promise<ClusterTarget | null> {
   let probe: Buffer | null = null;
+  const registryLock = new RegistryLock();
   return async () => {
     const row = await findCluster(db);
     if (!row) return null;
@@ -38,6 +50,8 @@ export function clusterTargets(db: SqlExecutor, cmd: CommandContext, engine: Clu
     return {
       docker: await engine.docker(),
       registry: { address: row.registry, username: REGISTRY_USER, password },
+      registryCa: await authorityPem(),
+      registryLock,
       router: { image: settings.proxyImage, bind: settings.router, key: routerKeyOf(password) },
       probe,
     };

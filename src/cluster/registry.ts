@@ -36,6 +36,8 @@ export interface RegistryOptions {
 }
 
 export const REGISTRY_CONTAINER = 'slipway-registry';
+/** Where a service's release images are pushed, each tagged with its deployment's id. */
+export const releaseRepository = (serviceId: string) => `slipway/${serviceId}`;
 export const REGISTRY_VOLUME = 'slipway-registry-data';
 const ROLE_LABEL = 'slipway.role';
 const CONFIG_LABEL = 'slipway.registry.config';
@@ -45,6 +47,8 @@ const CONTAINER_PORT = '5000/tcp';
 const FILES_DIR = '/etc/docker/registry/slipway';
 const STORAGE_DIR = '/var/lib/registry';
 const RENEW_BEFORE_MS = 30 * 86_400_000;
+/** An unknown cache type turns the registry's layer cache off (distribution's storage cache setting). */
+const REGISTRY_CACHE_OFF = ['REGISTRY_STORAGE_CACHE_BLOBDESCRIPTOR=none'];
 
 export function registryAuth(access: RegistryAccess): { username: string; password: string; serveraddress: string } {
   return { username: access.username, password: access.password, serveraddress: access.address };
@@ -68,7 +72,7 @@ export async function ensureRegistry(docker: Docker, opts: RegistryOptions): Pro
   const imageId = await localImageId(docker, opts.image);
   // Keyed by the authority's key: the label tells configurations apart without exposing the password to `docker inspect`.
   const config = createHmac('sha256', authority.keyPem)
-    .update(JSON.stringify([imageId, host, port, access.address, access.username, access.password, authority.certPem]))
+    .update(JSON.stringify([imageId, host, port, access.address, access.username, access.password, authority.certPem, REGISTRY_CACHE_OFF]))
     .digest('hex');
 
   await ensureConfiguredContainer(docker, {
@@ -90,6 +94,9 @@ export async function ensureRegistry(docker: Docker, opts: RegistryOptions): Pro
             'REGISTRY_AUTH_HTPASSWD_REALM=Slipway registry',
             `REGISTRY_AUTH_HTPASSWD_PATH=${FILES_DIR}/htpasswd`,
             'REGISTRY_STORAGE_DELETE_ENABLED=true',
+            // No cache of which layers exist: after a garbage collection it would still say a deleted layer is
+            // there, a push would skip uploading it, and the image would not pull.
+            ...REGISTRY_CACHE_OFF,
           ],
           Labels: { [LABEL.managed]: 'true', [ROLE_LABEL]: 'registry', [EXPIRES_LABEL]: certificateExpiresAt(server.certPem).toISOString() },
           ExposedPorts: { [CONTAINER_PORT]: {} },

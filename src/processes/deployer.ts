@@ -21,6 +21,7 @@ import { recorded } from './recorded.js';
 import { watchRelease } from './release-watch.js';
 import { swarmServiceName } from '../cluster/cluster-router.js';
 import { removeOverlay, removeService } from '../cluster/swarm-updates.js';
+import { emptyRegistryOf } from './registry-pruning.js';
 import { watchSwarmRelease } from '../cluster/swarm-watch.js';
 import { discardInterruptedBuilds } from './interrupted-builds.js';
 import { stopStoppedRelease, stoppedOnRequest } from './service-stop.js';
@@ -243,6 +244,8 @@ export class Deployer implements Reactor {
       // A deleted database's data goes with it (README: "Deleting a database service").
       const volumes = await runtime.removeVolumes({ [LABEL.service]: serviceId });
       if (volumes.length > 0) this.logger.info('removed the data volumes of a deleted service', { service: serviceId, volumes });
+      const gone = cluster ? await emptyRegistryOf(cluster, serviceId) : [];
+      if (gone.length > 0) this.logger.info('deleted the images of a deleted service from the cluster registry', { service: serviceId, tags: gone.length });
     } catch (error) {
       this.logger.warn('could not remove the containers of a deleted service', { service: serviceId, error: String(error) });
     }

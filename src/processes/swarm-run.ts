@@ -5,7 +5,7 @@ import { releaseService } from '../../commands/service/handlers.js';
 import { loadAggregate } from '../../commands/shared/execute.js';
 import type { ServiceRow } from '../../projections/service-queries.js';
 import { connectRouterToOverlays, ensureRouter, swarmServiceName } from '../cluster/cluster-router.js';
-import { pushImage, registryAuth } from '../cluster/registry.js';
+import { pushImage, registryAuth, releaseRepository } from '../cluster/registry.js';
 import type { ClusterTarget } from '../cluster/cluster-target.js';
 import { swarmReleaseName } from '../cluster/swarm-release-name.js';
 import { swarmServiceSpec } from '../cluster/swarm-spec.js';
@@ -14,6 +14,7 @@ import { LABEL } from '../runtime/container-runtime.js';
 import type { DeploymentLog } from './deployment-log.js';
 import { DeployFailure, step, wentLive, type Prepared, type RunDeps, type WentLive } from './deployment-run.js';
 import { recorded } from './recorded.js';
+import { pruneRegistryOf } from './registry-pruning.js';
 import { pruneReleases, releaseBefore, type RunPlan } from './release-run.js';
 import { resourcesOfRun } from './service-resources.js';
 
@@ -43,7 +44,9 @@ export async function runOnSwarm(
   const timeouts = deps.settings.timeouts;
 
   log.system(`Pushing the image to the cluster's registry ${target.registry.address}`);
-  const image = await step('pushing the image', timeouts.pullMs, signal, () => pushImage(docker, plan.image, `slipway/${row.id}`, id, target.registry));
+  const image = await step('pushing the image', timeouts.pullMs, signal, () =>
+    target.registryLock.push(() => pushImage(docker, plan.image, releaseRepository(row.id), id, target.registry)),
+  );
   log.system(`Pushed ${image}`);
 
   const network = overlayOf(row.project_id);
@@ -111,8 +114,13 @@ export async function runOnSwarm(
   const ranAs: ServiceRow = { ...row, internal_port: plan.internalPort, runtime_mode: plan.web ? row.runtime_mode : 'worker', health_check: plan.healthCheck };
   return {
     live: {
-      // Swarm replaced the tasks itself; the images of releases no longer kept go as on a single server.
-      retire: () => pruneReleases(deps, row.id, log),
+      // Swarm replaced the tasks itself; the images of releases no longer kept go as on a single server, and
+      // from the registry with those of deployments that ended without a release.
+      retire: async () => {
+        await pruneReleases(deps, row.id, log);
+        const gone = await pruneRegistryOf(deps, target, row.id);
+        if (gone.length > 0) log.system(`Deleted from the cluster's registry the images no kept release runs (${gone.length} tag${gone.length === 1 ? '' : 's'})`);
+      },
       watch:
         watched && live
           ? { deploymentId: id, serviceId: row.id, containerName: swarmReleaseName(name), previous: before, row: ranAs, resources, swarm: { docker, service: name } }

@@ -133,6 +133,14 @@ except urllib.error.HTTPError as e:
   if (restored.body.deployment) t.equal(outcome(await waitForDeployment(s, svc.id, restored.body.deployment.id, 180_000)), 'succeeded', 'the default check back');
   const v2 = ((await s.call('GET', `/api/services/${svc.id}/releases`)).body.releases as Record<string, any>[]).find((r) => r.current)!;
 
+  // Another image that never passes the check (the registry's: nothing listens on 8000): rolled back too. Its
+  // image is pushed under its deployment's tag, a digest no release runs: it leaves the registry once the next
+  // release went live.
+  t.equal((await s.call('PATCH', `/api/services/${svc.id}`, { body: { dockerImage: CLUSTER_IMAGES.registry } })).status, 200);
+  const { done: otherImage } = await deploy(s, svc.id);
+  t.equal(otherImage.status, 'rolled_back', `another image that never passes its check: ${outcome(otherImage)}`);
+  t.equal((await s.call('PATCH', `/api/services/${svc.id}`, { body: { dockerImage: TEST_IMAGES.web } })).status, 200);
+
   // A release that passes its checks and dies 30 s later, after Swarm's update is over: the release watch sees
   // its task fail and puts the previous release back.
   await s.call('POST', `/api/services/${svc.id}/env`, { body: { key: 'CRASH_AFTER_SECONDS', value: '30' } });
@@ -182,11 +190,26 @@ except urllib.error.HTTPError as e:
   t.same(await tasksByNode(s, svc.id), { node10: 3, node11: 0 }, 'its 3 tasks run (the worker is still drained)');
   await eventually(() => probe(svc.hostPort), (r) => r.body === 'v2', 10_000);
 
-  // Deleting the service removes its Swarm service (its tasks on every node); deleting the project, its overlay.
+  // The registry as stored on the manager: one tag per deployment that pushed. This image service's releases
+  // are all one image, so the bad release's tag stays: its digest is a kept release's too.
+  const stored = (script: string) => run('docker', ['-H', `unix://${manager.socket}`, 'exec', 'slipway-registry', 'sh', '-c', script]).then((r) => r.stdout.trim());
+  const tagsDir = `/var/lib/registry/docker/registry/v2/repositories/slipway/${svc.id}/_manifests/tags`;
+  const layers = () => stored('find /var/lib/registry/docker/registry/v2/blobs -name data | wc -l').then(Number);
+  const tags = (await stored(`ls ${tagsDir}`)).split('\n');
+  t.ok(tags.includes(bad.id) && tags.includes(v2.deploymentId), 'the registry keeps the tags whose image a kept release runs');
+  t.notOk(tags.includes(otherImage.id), 'and not the tag of a deployment that ended without a release, on an image no release runs');
+  const registryImageId = ((await dockerOf(manager).getImage(CLUSTER_IMAGES.registry).inspect()).Id as string).replace('sha256:', '');
+  t.equal(await stored(`find /var/lib/registry/docker/registry/v2/blobs -path '*/${registryImageId}/data' | wc -l`), '0', 'whose layers the garbage collection deleted');
+  t.ok((await layers()) > 0, 'the kept image’s layers stay');
+
+  // Deleting the service removes its Swarm service (its tasks on every node) and its images in the registry;
+  // deleting the project, its overlay.
   t.equal((await s.call('DELETE', `/api/services/${svc.id}`)).status, 200);
   const gone = (p: Promise<unknown>) => p.then(() => false, (e: { statusCode?: number }) => e.statusCode === 404);
   await waitFor('the Swarm service to go', () => gone(swarmService.inspect()), Boolean, 60_000);
   t.pass('the Swarm service is gone');
+  t.equal(await waitFor('the registry to be emptied', layers, (n) => n === 0, 60_000), 0, 'no layer is left in the registry after its garbage collection');
+  t.equal(await stored(`ls ${tagsDir} 2>/dev/null | wc -l`), '0', 'nor any tag of the service');
   t.equal((await s.call('DELETE', `/api/projects/${project.id}`)).status, 200);
   await waitFor('the overlay to go', () => gone(dockerOf(manager).getNetwork(`slipway-o-${project.id}`).inspect()), Boolean, 60_000);
   t.pass('the project’s overlay is gone');

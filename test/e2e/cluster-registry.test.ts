@@ -5,6 +5,9 @@ import bcrypt from 'bcryptjs';
 import type Docker from 'dockerode';
 import t, { type Test } from 'tap';
 import { extract } from 'tar-stream';
+import { listTags } from '../../src/cluster/registry-api.js';
+import { collectGarbage, deleteManifestsOf } from '../../src/cluster/registry-cleanup.js';
+import { RegistryLock } from '../../src/cluster/registry-lock.js';
 import { REGISTRY_CONTAINER, REGISTRY_VOLUME, ensureRegistry, pushImage, registryAuth, trustRegistryAuthority, type RegistryAccess } from '../../src/cluster/registry.js';
 import { createAuthority } from '../../src/engines/tls-authority.js';
 import { CLUSTER_IMAGES, clusterUnavailable, dockerOf, loadImages } from '../helpers/cluster.js';
@@ -201,4 +204,30 @@ t.test('cluster registry: TLS from the installation CA, htpasswd, push by digest
   await docker4.getImage(ref).remove({ force: true });
   await pull(docker4, ref, rotated);
   t.equal((await docker4.getImage(ref).inspect()).Id, imageId, 'node 4 pulls the image again, with the new password');
+
+  // Clean-up: a manifest goes when every tag on it may go, its layers at the garbage collection; a digest that a
+  // kept tag shares stays.
+  const endpoint = { access: rotated, caPem: authority.certPem };
+  const otherId = (await docker3.getImage(CLUSTER_IMAGES.registry).inspect()).Id;
+  await pushImage(docker3, otherId, 'slipway/test-web', 'v2', rotated);
+  await pushImage(docker3, imageId, 'slipway/test-web', 'v3', rotated);
+  const blob = (id: string) => get(address, `/v2/slipway/test-web/blobs/${id}`, { ca: authority.certPem, auth: rotated }).then((r) => r.status);
+  t.equal(await blob(otherId), 200, 'v2’s config layer is stored');
+  const gone = await deleteManifestsOf(endpoint, 'slipway/test-web', async (tag) => tag === 'v1' || tag === 'v2');
+  t.same(gone, ['v2'], 'v2 went; v1 stays, its digest is v3’s too');
+  t.same((await listTags(endpoint, 'slipway/test-web')).sort(), ['v1', 'v3']);
+  t.same(await deleteManifestsOf(endpoint, 'slipway/test-web', async () => true, new Set([digest])), [], 'a digest kept by name stays, whatever its tags');
+  await collectGarbage(docker3, new RegistryLock());
+  t.equal(await blob(otherId), 404, 'the collection deleted v2’s layers');
+  t.equal(await blob(imageId), 200, 'and kept v1’s');
+  await docker4.getImage(ref).remove({ force: true });
+  await pull(docker4, ref, rotated);
+  t.pass('v1 still pulls whole');
+  // The registry keeps no cache of which layers exist: a push after the collection uploads v2's layers again.
+  const again2 = await pushImage(docker3, otherId, 'slipway/test-web', 'v4', rotated);
+  await pull(docker4, again2, rotated);
+  t.equal((await docker4.getImage(again2).inspect()).Id, otherId, 'an image pushed again after a collection pulls whole');
+  t.same(await deleteManifestsOf(endpoint, 'slipway/test-web', async () => true), ['v1', 'v3', 'v4'], 'a deleted service: every tag goes');
+  t.same(await listTags(endpoint, 'slipway/test-web'), [], 'none left');
+  t.same(await listTags(endpoint, 'slipway/never-pushed'), [], 'a repository never pushed has no tags');
 });
