@@ -79,7 +79,8 @@ prepare_test_machine() {
   # pebble is Let's Encrypt's test ACME server; each HTTPS test starts its own.
   # chromium renders the API reference page in its test.
   # musl-tools builds the static health probe of Swarm tasks; iproute2 and curl serve the cluster tests.
-  ensure_packages caddy postgresql git procps pebble dnsutils chromium musl-tools iproute2 curl
+  # docker-registry is the registry an image service moves away from (image-service-move.test.ts).
+  ensure_packages caddy postgresql git procps pebble dnsutils chromium musl-tools iproute2 curl docker-registry
   install_node_modules
   start_postgres
   start_powerdns
