@@ -50,7 +50,9 @@ export function routerConfig(key: string) {
                     dynamic_upstreams: { source: 'a', name: `{http.request.header.${UPSTREAM_HEADER}}`, port: `{http.request.header.${PORT_HEADER}}`, refresh: '1s' },
                     // A task that just left is retried on another (its address is gone from DNS within a second);
                     // a dial to an address no longer there gives up after 2 s (one lost SYN is resent at 1 s).
-                    load_balancing: { try_duration: '5s', try_interval: '250ms' },
+                    // The engine's DNS itself stops answering for seconds while a node's tasks churn (seen: over
+                    // 5 s in a drain on a loaded machine): a request waits up to 15 s for it rather than failing.
+                    load_balancing: { try_duration: '15s', try_interval: '250ms' },
                     transport: { protocol: 'http', dial_timeout: '2s' },
                     headers: { request: { delete: [UPSTREAM_HEADER, PORT_HEADER, KEY_HEADER] } },
                   },

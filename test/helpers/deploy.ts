@@ -102,17 +102,21 @@ export async function logLines(s: ApiClient, deploymentId: string): Promise<stri
 }
 
 /** One GET on a fresh connection, as a new client would send it; a failure is reported, never thrown. */
-export const probe = (port: number, host = 'localhost') => getVia(port, host).catch((e: unknown) => ({ status: 0, body: String(e) }));
+export const probe = (port: number, host = 'localhost', timeoutMs?: number) =>
+  getVia(port, host, '/', timeoutMs).catch((e: unknown) => ({ status: 0, body: String(e) }));
 
-/** Requests without pause until stopped; returns every answer, with when it was sent and how long it took. */
-export function steadyLoad(port: number, host: string) {
+/**
+ * Requests without pause until stopped; returns every answer, with when it was sent and how long it took.
+ * A request counts as failed after `timeoutMs` (5 s by default) without an answer.
+ */
+export function steadyLoad(port: number, host: string, timeoutMs?: number) {
   const results: { status: number; body: string; atMs: number; ms: number }[] = [];
   let running = true;
   const started = Date.now();
   const loop = (async () => {
     while (running) {
       const sent = Date.now();
-      results.push({ ...(await probe(port, host)), atMs: sent - started, ms: Date.now() - sent });
+      results.push({ ...(await probe(port, host, timeoutMs)), atMs: sent - started, ms: Date.now() - sent });
     }
   })();
   return {

@@ -10,9 +10,9 @@ export async function freePort(): Promise<number> {
 }
 
 /** GET through a proxy port with a chosen Host header (fetch may not set Host). */
-export function getVia(port: number, host: string, path = '/'): Promise<{ status: number; body: string }> {
+export function getVia(port: number, host: string, path = '/', timeoutMs = 5000): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, headers: { host }, timeout: 5000, agent: false }, (res) => {
+    const req = request({ host: '127.0.0.1', port, path, headers: { host }, timeout: timeoutMs, agent: false }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (body += c));
