@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import { execIn } from '../runtime/docker-exec.js';
-import { REGISTRY_CONTAINER } from './registry.js';
+import { REGISTRY_CACHE_OFF, REGISTRY_CONTAINER } from './registry.js';
 import { deleteManifest, listTags, manifestDigest, type RegistryEndpoint } from './registry-api.js';
 import type { RegistryLock } from './registry-lock.js';
 
@@ -36,11 +36,16 @@ export async function deleteManifestsOf(
 
 /**
  * The registry's garbage collection: deletes the layers no manifest names any longer. It runs in the registry
- * container (its own config and storage) while no push is under way.
+ * container (its own config and storage) while no push is under way. A registry started with its layer cache
+ * on (by an earlier version) is left alone: after a collection its cache would hide the deleted layers from
+ * the next push. Returns whether it collected.
  */
-export async function collectGarbage(docker: Docker, lock: RegistryLock): Promise<void> {
+export async function collectGarbage(docker: Docker, lock: RegistryLock): Promise<boolean> {
+  const env = (await docker.getContainer(REGISTRY_CONTAINER).inspect()).Config.Env ?? [];
+  if (!REGISTRY_CACHE_OFF.every((setting) => env.includes(setting))) return false;
   await lock.collect(async () => {
     const result = await execIn(docker, REGISTRY_CONTAINER, { cmd: ['registry', 'garbage-collect', CONFIG] }, AbortSignal.timeout(300_000));
     if (result.exitCode !== 0) throw new Error(`the registry's garbage collection exited with ${result.exitCode}: ${result.stderr.slice(-500)}`);
   });
+  return true;
 }

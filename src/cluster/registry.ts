@@ -48,7 +48,7 @@ const FILES_DIR = '/etc/docker/registry/slipway';
 const STORAGE_DIR = '/var/lib/registry';
 const RENEW_BEFORE_MS = 30 * 86_400_000;
 /** An unknown cache type turns the registry's layer cache off (distribution's storage cache setting). */
-const REGISTRY_CACHE_OFF = ['REGISTRY_STORAGE_CACHE_BLOBDESCRIPTOR=none'];
+export const REGISTRY_CACHE_OFF = ['REGISTRY_STORAGE_CACHE_BLOBDESCRIPTOR=none'];
 
 export function registryAuth(access: RegistryAccess): { username: string; password: string; serveraddress: string } {
   return { username: access.username, password: access.password, serveraddress: access.address };
