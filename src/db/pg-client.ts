@@ -20,6 +20,11 @@ export async function openPostgres(url: string, poolSize = 10): Promise<SqlClien
   pool.on('error', () => undefined);
   await pool.query('select 1');
   const listeners: pg.PoolClient[] = [];
+  const detachers = new Map<pg.PoolClient, () => void>();
+  const detach = (client: pg.PoolClient) => {
+    detachers.get(client)?.();
+    detachers.delete(client);
+  };
   return {
     kind: 'postgres',
     ...executor(pool),
@@ -49,24 +54,36 @@ export async function openPostgres(url: string, poolSize = 10): Promise<SqlClien
       };
       const connect = async (): Promise<void> => {
         const next = await pool.connect();
-        next.on('notification', (msg) => {
+        const onNotification = (msg: pg.Notification) => {
           if (msg.channel === channel) onNotify();
-        });
+        };
         let lost = false;
-        next.on('error', () => {
+        const onError = () => {
           if (lost) return;
           lost = true;
+          detach(next);
           next.release(true);
           // Before it listens, the failed `listen` below reports the loss instead.
           if (!listeners.includes(next)) return;
           listeners.splice(listeners.indexOf(next), 1);
           if (client === next) client = null;
           reconnect();
+        };
+        next.on('notification', onNotification);
+        next.on('error', onError);
+        // Once released, the connection is the pool's: an error on it later is not this listener's to handle
+        // (releasing it a second time would throw).
+        detachers.set(next, () => {
+          next.off('notification', onNotification);
+          next.off('error', onError);
         });
         try {
           await next.query(`listen ${pg.escapeIdentifier(channel)}`);
         } catch (error) {
-          if (!lost) next.release(true);
+          if (!lost) {
+            detach(next);
+            next.release(true);
+          }
           lost = true;
           throw error;
         }
@@ -80,11 +97,15 @@ export async function openPostgres(url: string, poolSize = 10): Promise<SqlClien
         if (!current) return;
         await current.query(`unlisten ${pg.escapeIdentifier(channel)}`).catch(() => undefined);
         listeners.splice(listeners.indexOf(current), 1);
+        detach(current);
         current.release();
       };
     },
     async close() {
-      for (const client of listeners.splice(0)) client.release();
+      for (const client of listeners.splice(0)) {
+        detach(client);
+        client.release();
+      }
       await pool.end();
     },
   };
