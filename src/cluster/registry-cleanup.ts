@@ -24,14 +24,16 @@ export async function deleteManifestsOf(
   }
   const gone: string[] = [];
   for (const [digest, tags] of byDigest) {
-    if (keep.has(digest)) continue;
-    let all = true;
-    for (const tag of tags) if (!(await mayGo(tag))) all = false;
-    if (!all) continue;
+    if (keep.has(digest) || !(await allMayGo(tags, mayGo))) continue;
     await deleteManifest(registry, repository, digest);
     gone.push(...tags);
   }
   return gone;
+}
+
+async function allMayGo(tags: string[], mayGo: (tag: string) => Promise<boolean>): Promise<boolean> {
+  for (const tag of tags) if (!(await mayGo(tag))) return false;
+  return true;
 }
 
 /**
