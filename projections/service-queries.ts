@@ -35,6 +35,7 @@ export interface ServiceRow {
   releases_kept: number | null;
   replicas: number | null;
   node_labels: Record<string, string> | null;
+  node_id: string | null;
   watch_seconds: number | null;
   auto_rollback: boolean | null;
   created_at: Date | string;

@@ -7,7 +7,7 @@ import { snakeCase } from './stream-id.js';
 
 export const servicesProjector: Projector = {
   name: 'services',
-  version: 4,
+  version: 5,
   tables: ['rm_services'],
   ddl: `
 create table if not exists rm_services (
@@ -54,7 +54,8 @@ create table if not exists rm_services (
   health_checked_at timestamptz,
   restarts integer not null default 0,
   replicas integer,
-  node_labels jsonb
+  node_labels jsonb,
+  node_id text
 );`,
   indexes: `
 create index if not exists rm_services_project on rm_services (project_id, created_at);`,
@@ -106,6 +107,9 @@ const applyServiceEvents = eachEventOf('service', parseServiceEvent, (event, id,
       return;
     case 'ServiceDeleted':
       out.sql(sql`delete from rm_services where id = ${id}`);
+      return;
+    case 'ServiceMoved':
+      out.sql(sql`update rm_services set node_id = ${event.data.nodeId}, updated_at = ${at} where id = ${id}`);
       return;
     case 'ServiceReleased': {
       const r = event.data;

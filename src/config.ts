@@ -69,6 +69,9 @@ const schema = z.object({
     .regex(/^[^\s:]+:\d{1,5}$/, 'host:port')
     .default('127.0.0.1:7080'),
   SLIPWAY_CLUSTER_PROBE: optional,
+  SLIPWAY_CLUSTER_AGENT_IMAGE: z.string().min(1).default('alpine/socat:latest'),
+  SLIPWAY_CLUSTER_AGENT_PORT: z.coerce.number().int().min(1).max(65535).default(2386),
+  SLIPWAY_CLUSTER_NODE_SOCKET: z.string().startsWith('/').default('/var/run/docker.sock'),
   SLIPWAY_DEPLOY_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   SLIPWAY_DOCKER_TIMEOUT: seconds(30),
   SLIPWAY_CLONE_TIMEOUT: seconds(300),
@@ -189,6 +192,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       router: { host: c.SLIPWAY_CLUSTER_ROUTER.split(':')[0]!, port: Number(c.SLIPWAY_CLUSTER_ROUTER.split(':')[1]) },
       /** The static health probe for tasks (`npm run build` makes it when musl-gcc is there). */
       probePath: c.SLIPWAY_CLUSTER_PROBE ?? join(packageRoot(), 'dist', 'probe', 'slipway-probe'),
+      /** The agent on every node (socat: mutual TLS in front of the node's engine) that database services need. */
+      agent: { image: c.SLIPWAY_CLUSTER_AGENT_IMAGE, port: c.SLIPWAY_CLUSTER_AGENT_PORT, nodeSocket: c.SLIPWAY_CLUSTER_NODE_SOCKET },
     },
     deploy: {
       concurrency: c.SLIPWAY_DEPLOY_CONCURRENCY,

@@ -46,6 +46,11 @@ import { BrowserPool } from './engines/browser-pool.js';
 import { Certificates } from './engines/certificates.js';
 import { clusterEngine, type ClusterEngine } from './cluster/cluster-engine.js';
 import { clusterRouterKey, clusterTargets } from './cluster/cluster-target.js';
+import { agentCredentials } from './cluster/agent-credentials.js';
+import { databaseNodes, type DatabaseNodes } from './cluster/database-nodes.js';
+import { NodeAccess } from './cluster/node-access.js';
+import { networkOf } from './processes/deployment-run.js';
+import { overlayOf } from './processes/swarm-run.js';
 import { BackupRunner, type BackupDeps } from './processes/backup-runner.js';
 import { BackupScheduler } from './processes/backup-scheduler.js';
 import { ImportRunner } from './processes/import-runner.js';
@@ -71,6 +76,8 @@ export interface Slipway {
   runtime: ContainerRuntime;
   /** The engine as a Swarm manager, for cluster mode. */
   clusterEngine: ClusterEngine;
+  /** The engines database services run on: this server's, or (cluster mode) the node each is pinned to. */
+  nodes: DatabaseNodes;
   /** null in one-shot CLI commands. */
   deployer: Deployer | null;
   /** Feeds the process managers from their own checkpoints. */
@@ -257,6 +264,21 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
   );
   const engine = clusterEngine(config.docker.socketPath);
   const certificates = new Certificates(commandContext('system:certificates'), async () => (await settings()).publicIp);
+  const cluster = clusterTargets(db, commandContext('system:deployer'), engine, config.cluster, async () => (await certificates.ensureAuthority()).certPem);
+  let credentials: ReturnType<typeof agentCredentials> | null = null;
+  const nodeAccess = new NodeAccess({
+    async manager() {
+      const target = await cluster();
+      if (!target) throw new Error('this installation is not a cluster');
+      return target;
+    },
+    credentials: () => (credentials ??= agentCredentials(config.dataDir)),
+    settings: config.cluster.agent,
+    readyTimeoutMs: 60_000,
+  });
+  const nodes = databaseNodes(runtime, nodeAccess, async (docker) =>
+    (await withDeferredRequires(() => import('./runtime/docker-runtime.js'))).createDockerRuntime({ ...config.docker, instance, docker }),
+  );
   const databases = new BrowserPool<ServiceRow>();
   const pushRepositories = new PushRepositories(config.dataDir, config.gitPushLimitBytes);
   const deployer = useProxy
@@ -272,12 +294,13 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
           defaultResources: async () => (await settings()).defaultResources,
           images: async () => installationImages(await settings()),
           pushedRepositories: pushRepositories,
-          cluster: clusterTargets(db, commandContext('system:deployer'), engine, config.cluster, async () => (await certificates.ensureAuthority()).certPem),
+          cluster,
+          nodes,
           settings: {
             workDir: join(config.dataDir, 'builds'),
             timeouts: config.deploy.timeouts,
             proxyEnabled: config.proxy.mode !== 'off',
-            databases: { startMs: config.databases.startMs },
+            databases: { startMs: config.databases.startMs, copyMs: config.backups.timeoutMs },
           },
         },
         { concurrency: config.deploy.concurrency, watchIntervalMs: 1000 },
@@ -294,6 +317,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     db,
     keyring,
     runtime,
+    nodes,
     dataDir: config.dataDir,
     timeoutMs: config.backups.timeoutMs,
     async remoteStorage() {
@@ -302,7 +326,16 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     },
   };
   const backupRunner = useProxy ? new BackupRunner(backups, log) : null;
-  const importRunner = useProxy ? new ImportRunner({ ...backups, cmd: commandContext('system:imports'), images: async () => installationImages(await settings()).databases, outbound }, log) : null;
+  const importRunner = useProxy ? new ImportRunner(
+        {
+          ...backups,
+          cmd: commandContext('system:imports'),
+          images: async () => installationImages(await settings()).databases,
+          outbound,
+          projectNetwork: async (projectId) => ((await cluster()) ? overlayOf(projectId) : networkOf(projectId)),
+        },
+        log,
+      ) : null;
   const backupScheduler = useProxy ? new BackupScheduler(backups, { hourUtc: config.backups.hourUtc, now: () => new Date() }, log) : null;
   // Certificate state comes from the storage and log of the Caddy Slipway runs; an external Caddy keeps its own.
   const certificateMonitor = supervisor
@@ -312,7 +345,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
       )
     : null;
   // Probes released services from the server only, like the deployer that releases them.
-  const healthMonitor = useProxy ? new HealthMonitor({ cmd: () => commandContext('system:health'), db, runtime }, { tickMs: 1_000, concurrency: 8 }, log) : null;
+  const healthMonitor = useProxy ? new HealthMonitor({ cmd: () => commandContext('system:health'), db, runtime, nodes }, { tickMs: 1_000, concurrency: 8 }, log) : null;
   const api: Slipway['api'] = { listeningUrl: null };
   const notifier = useProxy
     ? new Notifier(
@@ -361,6 +394,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     databases,
     certificates,
     clusterEngine: engine,
+    nodes,
     backups,
     api,
     notifier,
@@ -389,6 +423,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
       await backupRunner?.stop();
       await importRunner?.stop();
       await databases.closeAll();
+      await nodeAccess.close();
       await supervisor?.stop();
       await reconciler!.detachUpstreams();
       await runner.stop();

@@ -6,6 +6,9 @@ export type NodeAvailability = (typeof NODE_AVAILABILITY)[number];
 export const NODE_ROLES = ['worker', 'manager'] as const;
 export type NodeRole = (typeof NODE_ROLES)[number];
 
+/** A Swarm node's id, as `GET /api/cluster/nodes` lists it. */
+export const swarmNodeId = z.string().regex(/^[a-z0-9]{1,64}$/, 'a node id as GET /api/cluster/nodes lists it');
+
 /** Node labels as Swarm takes them: placement constraints of services (`nodeLabels`) match them. */
 export const nodeLabels = z.record(z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'a label name: lowercase letters, digits, dots, dashes, underscores'), z.string().max(256));
 

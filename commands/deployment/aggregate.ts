@@ -15,6 +15,7 @@ export interface DeploymentRequest {
   /** A build of this exact commit (a pushed `after`); absent or null: the branch as the clone finds it. */
   commitSha?: string | null;
   source?: DeploymentSource;
+  toNodeId?: string | null;
 }
 
 export const BUILD_REQUEST: DeploymentRequest = { kind: 'deploy', trigger: 'manual', releaseId: null, config: 'current' };

@@ -6,9 +6,10 @@ const BUILT_WITH = ['dockerfile', 'packbuilder', 'image'] as const;
 /**
  * `deploy` builds (or pulls) and runs; the others run a kept release's image without clone or build:
  * `rollback` an earlier release, `config` the current release with changed limits or health check,
- * `start` and `restart` the current release of a stopped or running service.
+ * `start` and `restart` the current release of a stopped or running service, `move` a database service's
+ * current release and its data onto another cluster node.
  */
-export const DEPLOYMENT_KINDS = ['deploy', 'rollback', 'config', 'start', 'restart'] as const;
+export const DEPLOYMENT_KINDS = ['deploy', 'rollback', 'config', 'start', 'restart', 'move'] as const;
 export type DeploymentKind = (typeof DEPLOYMENT_KINDS)[number];
 /** `manual`: a request; `auto`: Slipway itself (an automatic rollback). */
 /** `auto`: Slipway itself (an automatic rollback); `webhook`: a Git host's push; `push`: a `git push` to Slipway. */
@@ -32,6 +33,8 @@ export const deploymentEvents = {
     /** The exact commit a build checks out (a pushed `after`); null: whatever the branch holds at the clone. */
     commitSha: z.string().regex(/^[0-9a-f]{40}$/).nullable().default(null),
     source: z.enum(DEPLOYMENT_SOURCES).default('upstream'),
+    /** A `move`'s destination: the node a database service's data goes to (null: the manager's engine). */
+    toNodeId: z.string().nullable().optional(),
   }),
   DeploymentStarted: z.object({}),
   DeploymentCommitResolved: z.object({ commitSha: z.string(), commitMessage: z.string().nullable().default(null) }),

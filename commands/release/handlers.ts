@@ -2,7 +2,7 @@ import type { CommandContext } from '../shared/command-context.js';
 import { conflict } from '../shared/domain-error.js';
 import { execute, loadAggregate } from '../shared/execute.js';
 import { queueDeployment } from '../deployment/handlers.js';
-import { live, service } from '../service/aggregate.js';
+import { assertMovable, live, service } from '../service/aggregate.js';
 import { currentRelease, decidePrune, decideRecord, releaseHistory, rollbackTarget, type NewRelease } from './aggregate.js';
 
 export const recordRelease = (ctx: CommandContext, serviceId: string, release: NewRelease) =>
@@ -19,6 +19,14 @@ export async function rollbackService(ctx: CommandContext, serviceId: string, re
   live(state);
   const target = rollbackTarget(await loadReleases(ctx, serviceId), state.release?.deploymentId ?? null, releaseId);
   return queueDeployment(ctx, serviceId, { kind: 'rollback', trigger: 'manual', releaseId: target.releaseId, config });
+}
+
+/** A database's current release, run on another node with a copy of its data (a `move` deployment). */
+export async function moveService(ctx: CommandContext, serviceId: string, toNodeId: string | null) {
+  const { state } = await loadAggregate(ctx, service, serviceId);
+  assertMovable(state, toNodeId);
+  const current = currentRelease(await loadReleases(ctx, serviceId), state.release?.deploymentId ?? null, 'move');
+  return queueDeployment(ctx, serviceId, { kind: 'move', trigger: 'manual', releaseId: current.releaseId, config: 'release', toNodeId });
 }
 
 /** Runs the current release again: after a stop, as a restart, or with changed limits or health check. */

@@ -68,6 +68,8 @@ export const service: Aggregate<ServiceState, ServiceEvent> = {
       }
       case 'ServiceStopped':
         return with_('stopped', true);
+      case 'ServiceMoved':
+        return with_('service', { ...state.service!, nodeId: event.data.nodeId });
       case 'ServiceBecameUnhealthy': {
         const { deploymentId, crashed, restarts } = event.data;
         return with_('health', { deploymentId, status: 'unhealthy', crashed, restarts });
@@ -211,11 +213,24 @@ export function decideCertificateChange(state: ServiceState, domainId: string, h
 }
 
 /** Routes the service to a deployment's container; a deleted service takes no release. */
-export function decideRelease(state: ServiceState, release: Release): ServiceEvent[] {
+export function decideRelease(state: ServiceState, release: Release, movedTo?: { nodeId: string | null }): ServiceEvent[] {
   if (state.status !== 'live') return [];
+  // A move's release and the node it is on are one fact: never one recorded without the other.
+  if (movedTo && release.deploymentId) {
+    return [{ type: 'ServiceReleased', data: release }, { type: 'ServiceMoved', data: { nodeId: movedTo.nodeId, deploymentId: release.deploymentId } }];
+  }
   // A stopped service started again on the same container is a release all the same: it ends the stop.
   if (!state.stopped && state.release?.deploymentId === release.deploymentId && state.release?.upstreamPort === release.upstreamPort) return [];
   return [{ type: 'ServiceReleased', data: release }];
+}
+
+/** What a move of the service to `nodeId` needs: a running database release on another node. */
+export function assertMovable(state: ServiceState, nodeId: string | null): void {
+  const current = live(state);
+  if (current.kind !== 'database') throw conflict('only a database service moves: Swarm places the tasks of the others (nodeLabels)');
+  if ((current.nodeId ?? null) === nodeId) throw conflict('the service is on that node already');
+  if (!state.release?.deploymentId) throw conflict('the service has no running release to move; deploy it first');
+  if (state.stopped) throw conflict('the service is stopped: start it first, its data is copied from the running database');
 }
 
 /** Stops the running release; its container and image stay, so a start needs no build. */

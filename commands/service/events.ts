@@ -50,6 +50,8 @@ export const serviceEvents = {
   }),
   /** The route now leads to this deployment's container; `null` fields: nothing runs (a release undone). */
   ServiceReleased: release,
+  /** A database service's container and data now live on this node (null: the manager's engine): recorded with the release a move made. */
+  ServiceMoved: z.object({ nodeId: z.string().nullable(), deploymentId: z.string() }),
   /** The running release was stopped on request: its container is kept, its routes answer 503 until the next release. */
   ServiceStopped: z.object({ deploymentId: z.string(), containerName: z.string().nullable() }),
   /** The current release failed its check `retries` times in a row, or its container went down (`crashed`). */

@@ -49,6 +49,8 @@ export const serviceIdentity = z.object({
   databasePublicEnabled: z.boolean(),
   databasePublicHostname: z.string().nullable(),
   postgresLogicalReplicationEnabled: z.boolean(),
+  /** Cluster mode: the Swarm node a database service's container and volume are on; absent or null: the manager's engine, where Slipway runs. */
+  nodeId: z.string().nullable().optional(),
 });
 
 /** How a service keeps and watches its releases, with the defaults for a service that never said. */

@@ -235,8 +235,8 @@ export async function removeDomain(ctx: CommandContext, id: string, domainId: st
   return { position: latest(removed.position, released.position) };
 }
 
-export async function releaseService(ctx: CommandContext, id: string, next: Release) {
-  return execute(ctx, service, id, (s) => decideRelease(s, next));
+export async function releaseService(ctx: CommandContext, id: string, next: Release, movedTo?: { nodeId: string | null }) {
+  return execute(ctx, service, id, (s) => decideRelease(s, next, movedTo));
 }
 
 export const stopService = (ctx: CommandContext, id: string) => execute(ctx, service, id, decideStop);

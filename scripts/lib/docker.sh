@@ -121,7 +121,7 @@ build_images() {
 STAND_IN_IMAGES=(
   runtime-node:runtime-node runtime-python:runtime-python runtime-go:runtime-go runtime-static:runtime-static
   db-postgres:db-postgres db-mysql:db-mysql db-redis:db-redis db-clickhouse:db-clickhouse
-  cluster-registry:cluster-registry cluster-caddy:cluster-caddy
+  cluster-registry:cluster-registry cluster-caddy:cluster-caddy cluster-agent:cluster-agent
 )
 
 ensure_test_images() {

@@ -11,6 +11,9 @@
 set -euo pipefail
 
 SWARM_BRIDGE=slipway-sw0
+# Empty on the host; in each node's mount namespace, a private tmpfs where its engine also listens, so the
+# agent's bind mount of SLIPWAY_CLUSTER_NODE_SOCKET finds the node's own engine, never the host's.
+SWARM_NODE_RUN=/run/slipway-test-node
 swarm_node_ns() { echo "slipway-n$1"; }
 swarm_node_address() { echo "100.115.0.$((10 + $1))"; }
 
@@ -47,6 +50,8 @@ swarm_node_start() {
     ip netns del "$ns"
   fi
   ip netns add "$ns"
+  # Each engine also listens at the same path in its own mount namespace: the socket a node's agent mounts.
+  mkdir -p "$SWARM_NODE_RUN"
   ip link add "sw$idx-h" type veth peer name "sw$idx-n"
   ip link set "sw$idx-n" netns "$ns"
   ip link set "sw$idx-h" master "$SWARM_BRIDGE" up
@@ -70,8 +75,9 @@ JSON
     mount --rbind /sys/fs/cgroup '$dir/cg'
     mount -t sysfs sysfs /sys
     mount --move '$dir/cg' /sys/fs/cgroup
+    mount -t tmpfs -o mode=0700 tmpfs '$SWARM_NODE_RUN'
     exec dockerd --config-file '$dir/daemon.json' --data-root '$dir/data' --exec-root '$dir/exec' \
-      --pidfile '$dir/dockerd.pid' -H 'unix://$dir/docker.sock' --bridge 'br$idx'" >"$dir/dockerd.log" 2>&1 &
+      --pidfile '$dir/dockerd.pid' -H 'unix://$dir/docker.sock' -H 'unix://$SWARM_NODE_RUN/docker.sock' --bridge 'br$idx'" >"$dir/dockerd.log" 2>&1 &
   local i
   for i in $(seq 1 150); do
     docker -H "unix://$dir/docker.sock" info >/dev/null 2>&1 && return 0

@@ -26,7 +26,7 @@ export async function checkCredentialChange(app: Slipway, serviceId: string, key
   const how = `${key} was used when the database was initialised and the engine keeps what it was created with: change it inside the engine first (for example ALTER USER through POST /api/services/${serviceId}/database/query), then set the variable`;
   if (!row.current_container) throw conflict(`the database is not running, so the new ${key} cannot be checked. ${how}`);
   const ca = engine === 'postgres' || engine === 'timeseries' ? await app.certificates.trustedAuthority(row) : null;
-  const browser = await createRemoteBrowser(engine, endpointOf(engine, { ...env, [key]: value }, row.host_port, ca));
+  const browser = await createRemoteBrowser(engine, endpointOf(engine, { ...env, [key]: value }, await app.nodes.port(row.node_id, row.host_port), ca));
   try {
     await browser.ping();
   } catch (error) {

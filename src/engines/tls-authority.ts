@@ -152,6 +152,8 @@ export async function issueServerCertificate(
   authority: PemKeyPair,
   names: ServerNames,
   validDays: number = SERVER_VALID_DAYS,
+  /** A client certificate proves who dials (the cluster's agents accept only Slipway's). */
+  usage: 'server' | 'client' = 'server',
 ): Promise<PemKeyPair> {
   validDaysOrThrow(validDays, 'a server certificate');
   const dnsNames = unique(names.dnsNames.map(normaliseDnsName));
@@ -187,7 +189,7 @@ export async function issueServerCertificate(
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(usages, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth], false),
+      new x509.ExtendedKeyUsageExtension([usage === 'server' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth], false),
       new x509.SubjectAlternativeNameExtension(san, !subjectInCommonName),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
       new x509.AuthorityKeyIdentifierExtension(ca.keyId, false),

@@ -69,6 +69,7 @@ export function presentService(row: ServiceRow, address: PublicAddress): z.infer
     ...releasePolicyOf({ releasesKept: row.releases_kept ?? undefined, watchSeconds: row.watch_seconds ?? undefined, autoRollback: row.auto_rollback ?? undefined }),
     replicas: row.replicas ?? 1,
     nodeLabels: row.node_labels ?? {},
+    nodeId: row.node_id,
     reachable: row.reachable,
     localUrl: local,
     primaryUrl: row.primary_hostname ? publicUrl(row.primary_hostname, address) : local,

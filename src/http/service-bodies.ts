@@ -3,7 +3,7 @@ import type { CreateServiceInput } from '../../commands/service/handlers.js';
 import { BUILD_METHODS, ENGINES, RUNTIME_MODES } from '../../commands/service/fields.js';
 import { ENGINE_CATALOGUE } from '../../commands/service/engines.js';
 import { storedHealthCheck } from '../../commands/service/health-check.js';
-import { nodeLabels } from '../../commands/cluster/events.js';
+import { nodeLabels, swarmNodeId } from '../../commands/cluster/events.js';
 import { hostOf, type DestinationPolicy } from '../outbound/destination-policy.js';
 import { vetRegistry } from '../outbound/image-registry.js';
 import { resourcesBody } from './resource-bodies.js';
@@ -101,6 +101,7 @@ const databaseService = z.object({
   ...placement,
   // Its volume lives on one node: one task, never two writing the same files.
   replicas: z.literal(1).optional().meta({ description: 'A database runs one task.' }),
+  nodeId: swarmNodeId.optional().meta({ description: 'Cluster mode: the node its container and volume go on (a ready, active node); absent: the manager, where Slipway runs. `POST …/move` moves it later.' }),
   resources: resourcesBody.optional(),
   healthCheck: storedHealthCheck.optional(),
 });

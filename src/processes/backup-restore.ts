@@ -100,7 +100,7 @@ export async function restoreBackup(
     copy = await verifiedCopy(deps, backupId, started.checksum!, started.requested!.localPath, started.requested!.remoteKey);
     file = await openPrivateFile(copy.path);
     if (!file) throw new Error('the backup file was removed before it could be restored');
-    await restoreDatabase(deps.runtime, target, file.handle.createReadStream({ autoClose: false }), file.size, AbortSignal.timeout(deps.timeoutMs));
+    await restoreDatabase(target.runtime, target, file.handle.createReadStream({ autoClose: false }), file.size, AbortSignal.timeout(deps.timeoutMs));
   } catch (error) {
     failure = error;
   } finally {

@@ -16,6 +16,7 @@ import type { RecordedEvent } from '../eventstore/port.js';
 import type { RemoteStorage } from '../integrations/remote-storage.js';
 import type { Logger } from '../logger.js';
 import type { ContainerRuntime } from '../runtime/container-runtime.js';
+import type { DatabaseNodes } from '../cluster/database-nodes.js';
 import type { Keyring } from '../secrets/keyring.js';
 import { resolvedVariablesOf } from '../variables/project-variables.js';
 import { createPrivateFile } from '../private-files.js';
@@ -30,6 +31,8 @@ export interface BackupDeps {
   db: SqlExecutor;
   keyring: Keyring;
   runtime: ContainerRuntime;
+  /** The engine each database service runs on (its node's, in cluster mode). */
+  nodes: DatabaseNodes;
   dataDir: string;
   /** The connected remote storage, or null when none is. */
   remoteStorage(): Promise<RemoteStorage | null>;
@@ -39,12 +42,17 @@ export interface BackupDeps {
 /** A refusal with a reason a user can act on (as opposed to a fault in Slipway). */
 export class BackupFailure extends Error {}
 
-/** The running container of a database service and its variables, as the dump and restore tools need them. */
-export async function backupTargetOf(deps: Pick<BackupDeps, 'db' | 'keyring'>, serviceId: string): Promise<BackupTarget> {
+/** The running container of a database service and its variables, as the dump and restore tools need them, and its engine. */
+export async function backupTargetOf(deps: Pick<BackupDeps, 'db' | 'keyring' | 'nodes'>, serviceId: string): Promise<BackupTarget & { runtime: ContainerRuntime }> {
   const row = await findService(deps.db, serviceId);
   if (!row || row.kind !== 'database' || !row.database_engine) throw new BackupFailure('the service is gone or is not a database service');
   if (!row.current_container) throw new BackupFailure('the database is not running: deploy it first');
-  return { container: row.current_container, engine: row.database_engine as Engine, env: await resolvedVariablesOf(deps.db, deps.keyring, row) };
+  return {
+    container: row.current_container,
+    engine: row.database_engine as Engine,
+    env: await resolvedVariablesOf(deps.db, deps.keyring, row),
+    runtime: await deps.nodes.runtime(row.node_id),
+  };
 }
 
 /** Removes a backup's file and object; what is already gone is fine. An object it cannot reach is an error. */
@@ -110,7 +118,7 @@ async function runBackup(deps: BackupDeps, id: string, signal: AbortSignal): Pro
     const tee = new HashingTee(sinks);
     // Its failures reach us through the promises below; an 'error' event with no listener would crash the process.
     tee.on('error', () => undefined);
-    work.push(dumpDatabase(deps.runtime, target, tee, cut).then(() => new Promise<void>((done, fail) => tee.end((e?: Error | null) => (e ? fail(e) : done())))));
+    work.push(dumpDatabase(target.runtime, target, tee, cut).then(() => new Promise<void>((done, fail) => tee.end((e?: Error | null) => (e ? fail(e) : done())))));
     // The first failure stops the rest: the dump's output and every sink are closed, so nothing waits on them.
     const outcomes = await Promise.allSettled(
       work.map((w) =>

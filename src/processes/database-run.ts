@@ -15,17 +15,18 @@ import { gateCheckOf, gateOf, passGate } from './readiness.js';
 import {
   containerNameOf,
   DeployFailure,
-  ensureImage,
   followStartup,
   message,
-  networkOf,
   step,
   STARTUP_DRAIN_MS,
   type Prepared,
   type RunDeps,
   wentLive,
 } from './deployment-run.js';
-import { pruneReleases, type RunPlan } from './release-run.js';
+import { planFromRelease, pruneReleases, type RunPlan } from './release-run.js';
+import { placeOf, provideImage, type DatabasePlace } from './database-place.js';
+import { copyForMove, type MoveCopy } from './database-move.js';
+import type { DeploymentRequest } from '../../commands/deployment/aggregate.js';
 
 /** The named volume that holds a database service's data across deployments. */
 export const volumeOf = (serviceId: string) => `slipway-data-${serviceId}`;
@@ -73,17 +74,28 @@ async function waitUntilAnswering(
  * A database deployment: the engine's official image on the service's named volume. Two containers cannot
  * share a data directory, so the previous one is stopped first (a short outage, unlike app deployments);
  * if the new one does not answer, it is removed and the previous one starts again on the same data.
+ *
+ * A move (cluster mode) runs the current release on another node: the data is dumped from the running
+ * database, which then stops; the new container starts on an empty volume there and the dump is restored into
+ * it before the release is recorded with the node. A failure removes the new container and volume and starts
+ * the old container again; a success removes the old container and volume.
  */
-export async function deployDatabase(deps: RunDeps, id: string, prepared: Prepared, log: DeploymentLog, signal: AbortSignal, kept: RunPlan | null): Promise<void> {
+export async function deployDatabase(deps: RunDeps, id: string, prepared: Prepared, log: DeploymentLog, signal: AbortSignal, request: DeploymentRequest): Promise<void> {
+  const { row } = prepared;
+  const was = await placeOf(deps, row.project_id, row.node_id);
+  const kept = request.kind === 'deploy' ? null : await planFromRelease(was.deps, id, request, prepared, log);
+  const moveTo = request.kind === 'move' ? { nodeId: request.toNodeId ?? null } : null;
+  const at = moveTo ? await placeOf(deps, row.project_id, moveTo.nodeId) : was;
   const p = kept ? { ...prepared, env: kept.env } : prepared;
-  const { row } = p;
   const engine = row.database_engine as Engine;
   const settings = deps.settings.databases;
   const image = kept?.image ?? (await deps.images()).databases[engine];
   if (!kept) {
-    await ensureImage(deps, image, log, signal);
-    const imageId = (await deps.runtime.imageInfo(image))?.id ?? null;
+    await provideImage(at, deps.runtime, image, log, signal);
+    const imageId = (await at.runtime.imageInfo(image))?.id ?? null;
     await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentImageBuilt', data: { imageTag: image, buildMethod: 'image', imageId, digest: null } });
+  } else if (moveTo) {
+    await provideImage(at, was.runtime, image, log, signal);
   }
 
   const tls: ServerTls | null = deps.databaseTls && (engine === 'postgres' || engine === 'timeseries') ? await deps.databaseTls(row) : null;
@@ -91,34 +103,35 @@ export async function deployDatabase(deps: RunDeps, id: string, prepared: Prepar
   const labels = { [LABEL.project]: row.project_id, [LABEL.service]: row.id };
   const previous = row.current_container;
   const name = containerNameOf(row.slug, id);
-  const endpoint = endpointOf(engine, p.env, row.host_port, tls?.caPem ?? null);
+  const endpointAt = async (place: DatabasePlace) => endpointOf(engine, p.env, await place.port(row.host_port), tls?.caPem ?? null);
+  const endpoint = await endpointAt(at);
   const resources = await resourcesOfRun(kept ? kept.resources : row.resources, deps.defaultResources);
   const ranAs = kept ? { ...row, health_check: kept.healthCheck } : row;
+  const where = at.nodeId ? ` on node ${at.nodeId}` : '';
   let created = false;
+  let copy: MoveCopy | null = null;
   // An abort does not stop the engine's own stop: the previous container is started again only once it is down.
   let stopping: Promise<void> | null = null;
   try {
+    if (moveTo && previous) copy = await copyForMove(deps, was.runtime, { container: previous, engine, env: p.env }, id, log, signal);
     if (previous) {
       log.system(`Stopping ${previous}: a database runs one container on its data`);
-      stopping = deps.runtime.stop(previous, deps.settings.timeouts.stopGraceSeconds);
+      stopping = was.runtime.stop(previous, deps.settings.timeouts.stopGraceSeconds);
       await step('stopping the previous container', deps.settings.timeouts.stopGraceSeconds * 1000 + 30_000, signal, () => stopping!);
     }
     await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentContainerStarted', data: { containerName: name } });
     await step('creating the container', deps.settings.timeouts.startMs, signal, async () => {
-      const network = networkOf(row.project_id);
-      await deps.runtime.ensureNetwork(network, { [LABEL.project]: row.project_id });
-      const plan = enginePlan(engine, image, p.env, {
-        logicalReplication: row.postgres_logical_replication_enabled,
-        tls,
-        network: await deps.runtime.networkAddresses(network),
-      });
+      const addresses = await at.prepareNetwork();
+      // A volume the service left on this node when it moved away earlier: its data is not the current data.
+      if (moveTo) await at.runtime.removeVolumes(labels);
+      const plan = enginePlan(engine, image, p.env, { logicalReplication: row.postgres_logical_replication_enabled, tls, network: addresses });
       created = true;
-      return deps.runtime.run({
+      return at.runtime.run({
         name,
         image,
         env: plan.env,
         labels: { ...labels, [LABEL.deployment]: id },
-        network,
+        network: at.network,
         aliases: [row.slug],
         internalPort: plan.port,
         publish: true,
@@ -131,32 +144,37 @@ export async function deployDatabase(deps: RunDeps, id: string, prepared: Prepar
         limits: resources.limits,
       });
     });
-    log.system(`Started ${name} from ${image} on port ${row.host_port}${row.database_public_enabled ? ' (public)' : ' (this host only)'}; waiting for it to answer a query`);
-    const stopFollowing = followStartup(deps, name, log);
+    log.system(`Started ${name} from ${image}${where} on port ${row.host_port}${row.database_public_enabled ? ' (public)' : ' (this host only)'}; waiting for it to answer a query`);
+    const stopFollowing = followStartup(at.deps, name, log);
     let ready = false;
     try {
       await step('starting the database', settings.startMs + 5_000, signal, (s) =>
         gateCheckOf(ranAs)
-          ? passGate({ ...gateOf(deps, ranAs, name, log, resources), startMs: settings.startMs }, s)
-          : waitUntilAnswering(deps, engine, name, endpoint, resources, log, s),
+          ? passGate({ ...gateOf(at.deps, ranAs, name, log, resources), startMs: settings.startMs }, s)
+          : waitUntilAnswering(at.deps, engine, name, endpoint, resources, log, s),
       );
       ready = true;
     } finally {
       await stopFollowing(ready || signal.aborted ? 0 : STARTUP_DRAIN_MS);
     }
-    await step('setting the restart policy', 10_000, signal, () => deps.runtime.keepRunning(name));
+    await step('setting the restart policy', 10_000, signal, () => at.runtime.keepRunning(name));
+    if (copy) await copy.restoreInto(at.runtime, name, signal);
     signal.throwIfAborted();
-    await releaseService(deps.cmd, row.id, { deploymentId: id, containerName: name, upstreamPort: row.host_port, buildMethod: null });
+    await releaseService(deps.cmd, row.id, { deploymentId: id, containerName: name, upstreamPort: row.host_port, buildMethod: null }, moveTo ?? undefined);
   } catch (error) {
-    if (created) await deps.runtime.remove(name, 1).catch(() => undefined);
+    if (created) {
+      await at.runtime.remove(name, 1).catch(() => undefined);
+      if (moveTo) await at.runtime.removeVolumes(labels).catch(() => undefined);
+    }
     // A database stopped on request stays stopped.
     if (previous && !stoppedOnRequest(row)) {
       await stopping?.catch(() => undefined);
       try {
-        await deps.runtime.start(previous);
+        await was.runtime.start(previous);
+        const answering = await endpointAt(was);
         // Bounded by its own deadline: the deployment's signal may be the abort that brought us here.
         await step('starting the previous container again', settings.startMs, new AbortController().signal, (s) =>
-          waitUntilAnswering(deps, engine, previous, endpoint, resources, log, s),
+          waitUntilAnswering(was.deps, engine, previous, answering, resources, log, s),
         );
         log.system(`Started ${previous} again on the same data; it answers`);
       } catch (e) {
@@ -164,12 +182,23 @@ export async function deployDatabase(deps: RunDeps, id: string, prepared: Prepar
       }
     }
     throw error;
+  } finally {
+    copy?.remove();
   }
-  log.system(`Deployment succeeded: ${engine} answers on port ${row.host_port}`);
+  if (moveTo) {
+    // Before the move ends: once it has, nothing of the service is left where it was.
+    if (previous) await was.runtime.remove(previous, 1).catch((e: unknown) => log.system(`Could not remove ${previous}: ${message(e)}`));
+    const gone = await was.runtime.removeVolumes(labels).catch((e: unknown) => {
+      log.system(`Could not remove the old volume: ${message(e)}`);
+      return [];
+    });
+    log.system(`Moved${where}; removed the old container${gone.length ? ` and volume ${gone.join(', ')}` : ''}${was.nodeId ? ` from node ${was.nodeId}` : ''}`);
+  }
+  log.system(`Deployment succeeded: ${engine} answers${where} on port ${row.host_port}`);
   await log.flush();
   // An abort that arrives after the release ends the deployment `aborted`, but the database it started stays.
   const ended = await recorded(() => deploymentSteps.succeed(deps.cmd, id));
-  if (previous) await deps.runtime.remove(previous, 1).catch(() => undefined);
+  if (previous && !moveTo) await was.runtime.remove(previous, 1).catch(() => undefined);
   if (ended.events[0]?.type !== 'DeploymentSucceeded') return;
   const plan: RunPlan = kept ?? {
     image,
@@ -184,8 +213,8 @@ export async function deployDatabase(deps: RunDeps, id: string, prepared: Prepar
     commitMessage: null,
     config: null,
   };
-  await wentLive(deps, id, p, plan, log);
-  await pruneReleases(deps, row.id, log).catch(() => undefined);
+  await wentLive(at.deps, id, p, plan, log);
+  await pruneReleases(at.deps, row.id, log).catch(() => undefined);
 }
 
 export type DatabaseTls = (row: ServiceRow) => Promise<ServerTls | null>;

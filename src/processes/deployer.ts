@@ -234,16 +234,20 @@ export class Deployer implements Reactor {
   }
 
   private async removeEverythingOf(serviceId: string): Promise<void> {
-    const { runtime } = this.deps;
     try {
       // First, or Swarm would start again the task containers removed below.
       const cluster = await this.deps.cluster?.();
       if (cluster) await removeService(cluster.docker, swarmServiceName(serviceId));
-      for (const c of await runtime.list({ [LABEL.service]: serviceId })) await runtime.remove(c.name, this.deps.settings.timeouts.stopGraceSeconds);
-      for (const image of await runtime.listImages({ [LABEL.service]: serviceId })) for (const tag of image.tags) await runtime.removeImage(tag);
-      // A deleted database's data goes with it (README: "Deleting a database service").
-      const volumes = await runtime.removeVolumes({ [LABEL.service]: serviceId });
-      if (volumes.length > 0) this.logger.info('removed the data volumes of a deleted service', { service: serviceId, volumes });
+      // A database pinned to a node has its container, image and volume there.
+      const nodeId = (await loadAggregate(this.deps.cmd, serviceAggregate, serviceId)).state.service?.nodeId ?? null;
+      const engines = [this.deps.runtime, ...(nodeId && this.deps.nodes ? [await this.deps.nodes.runtime(nodeId)] : [])];
+      for (const runtime of engines) {
+        for (const c of await runtime.list({ [LABEL.service]: serviceId })) await runtime.remove(c.name, this.deps.settings.timeouts.stopGraceSeconds);
+        for (const image of await runtime.listImages({ [LABEL.service]: serviceId })) for (const tag of image.tags) await runtime.removeImage(tag);
+        // A deleted database's data goes with it (README: "Deleting a database service").
+        const volumes = await runtime.removeVolumes({ [LABEL.service]: serviceId });
+        if (volumes.length > 0) this.logger.info('removed the data volumes of a deleted service', { service: serviceId, volumes, node: runtime === this.deps.runtime ? null : nodeId });
+      }
       const gone = cluster ? await emptyRegistryOf(cluster, serviceId) : [];
       if (gone.length > 0) this.logger.info('deleted the images of a deleted service from the cluster registry', { service: serviceId, tags: gone.length });
     } catch (error) {

@@ -39,6 +39,7 @@ import { resourcesOfRun, type DefaultResources, type RunResources } from './serv
 import { gateOf, passGate } from './readiness.js';
 import { runOnSwarm } from './swarm-run.js';
 import type { ClusterTarget } from '../cluster/cluster-target.js';
+import type { DatabaseNodes } from '../cluster/database-nodes.js';
 
 export interface DeployTimeouts {
   cloneMs: number;
@@ -57,7 +58,8 @@ export interface DeploySettings {
   timeouts: DeployTimeouts;
   /** False when Slipway runs without a proxy: releases are recorded but nothing routes them. */
   proxyEnabled: boolean;
-  databases: { startMs: number };
+  /** How long a database may take to answer; how long a move's dump or restore may take. */
+  databases: { startMs: number; copyMs: number };
 }
 
 export interface RunDeps {
@@ -79,6 +81,8 @@ export interface RunDeps {
   pushedRepositories?: { pathOf(serviceId: string): string };
   /** The cluster, once the installation is one: web and worker releases then run as Swarm services. */
   cluster?: () => Promise<ClusterTarget | null>;
+  /** Cluster mode: the engines of the nodes database services are pinned to. */
+  nodes?: DatabaseNodes;
 }
 
 /** What a deployment that went live leaves to do once the service is free again: retire, and watch the release. */
@@ -352,8 +356,7 @@ export async function runDeployment(
 
     const request = (await loadAggregate(deps.cmd, deployment, id)).state.request;
     if (row.kind === 'database') {
-      const kept = request.kind === 'deploy' ? null : await planFromRelease(deps, id, request, p, log);
-      await deployDatabase(deps, id, p, log, signal, kept);
+      await deployDatabase(deps, id, p, log, signal, request);
       return null;
     }
     let plan: RunPlan;

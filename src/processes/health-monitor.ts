@@ -13,12 +13,15 @@ import type { Logger } from '../logger.js';
 import type { ContainerRuntime } from '../runtime/container-runtime.js';
 import { probe } from './health-probes.js';
 import type { Reactor } from './reactor.js';
+import type { DatabaseNodes } from '../cluster/database-nodes.js';
 
 export interface HealthMonitorDeps {
   /** A fresh context per recorded change: each change is its own correlation id in the history. */
   cmd: () => CommandContext;
   db: SqlExecutor;
   runtime: ContainerRuntime;
+  /** The engine of the node a database service is pinned to (cluster mode). */
+  nodes?: DatabaseNodes;
 }
 
 export interface HealthMonitorOptions {
@@ -39,6 +42,8 @@ interface Target {
   deploymentId: string;
   container: string;
   internalPort: number;
+  /** A database pinned to a cluster node, probed through the node's agent at its published port. */
+  pinned: { nodeId: string; hostPort: number } | null;
   check: HealthCheck | null;
   intervalMs: number;
   /** Consecutive failed probes; `retries` of them make it unhealthy. */
@@ -64,6 +69,7 @@ function targetOf(row: ServiceRow, earlier: Target | undefined, now: number): Ta
     deploymentId,
     container: row.current_container!,
     internalPort: row.internal_port,
+    pinned: row.node_id ? { nodeId: row.node_id, hostPort: row.host_port } : null,
     check,
     intervalMs: check ? check.intervalSeconds * 1000 : UNCHECKED_INTERVAL_MS,
     failures: same ? earlier.failures : 0,
@@ -160,11 +166,15 @@ export class HealthMonitor implements Reactor {
   }
 
   private async look(target: Target): Promise<void> {
-    const state = await this.deps.runtime.inspect(target.container, null);
+    const { pinned } = target;
+    const runtime = pinned && this.deps.nodes ? await this.deps.nodes.runtime(pinned.nodeId) : this.deps.runtime;
+    const state = await runtime.inspect(target.container, null);
     const running = state?.running ?? false;
     let result: ProbeResult | null = null;
     if (running && target.check) {
-      result = await probe(this.deps.runtime, { check: target.check, container: target.container, address: state!.address, defaultPort: target.internalPort });
+      // Slipway reaches no address on a node's networks; the node's agent relays to the published port.
+      const at = pinned && this.deps.nodes ? { address: '127.0.0.1', defaultPort: await this.deps.nodes.port(pinned.nodeId, pinned.hostPort) } : { address: state!.address, defaultPort: target.internalPort };
+      result = await probe(runtime, { check: target.check, container: target.container, ...at });
       target.failures = result.ok ? 0 : target.failures + 1;
     }
     const observation: HealthObservation = {

@@ -13,10 +13,10 @@ import { copyRedis } from '../engines/redis-import.js';
 import type { RecordedEvent } from '../eventstore/port.js';
 import type { Logger } from '../logger.js';
 import type { DestinationPolicy } from '../outbound/destination-policy.js';
-import { LABEL } from '../runtime/container-runtime.js';
+import { LABEL, type ContainerRuntime } from '../runtime/container-runtime.js';
 import { resolvedVariablesOf } from '../variables/project-variables.js';
 import { backupTargetOf, type BackupDeps } from './backup-runner.js';
-import { message, networkOf } from './deployment-run.js';
+import { message } from './deployment-run.js';
 import type { Reactor } from './reactor.js';
 import { RunSet } from './run-set.js';
 
@@ -25,6 +25,8 @@ export interface ImportDeps extends BackupDeps {
   images: () => Promise<Record<Engine, string>>;
   /** Where a source may be: checked again when the import runs (a name may resolve elsewhere by then). */
   outbound: DestinationPolicy;
+  /** The network the project's containers share: its bridge, or in cluster mode its overlay. */
+  projectNetwork(projectId: string): Promise<string>;
 }
 
 const helperOf = (id: string) => `slipway-import-${id}`;
@@ -34,26 +36,26 @@ const helperOf = (id: string) => `slipway-import-${id}`;
  * the project's network (a password travels inside the relayed connection only). The target is reached by
  * Slipway on its own published port, as its browser does.
  */
-async function importRedis(deps: ImportDeps, id: string, row: ServiceRow, env: Record<string, string>, sourceUrl: string, signal: AbortSignal) {
+async function importRedis(deps: ImportDeps, runtime: ContainerRuntime, id: string, row: ServiceRow, env: Record<string, string>, sourceUrl: string, signal: AbortSignal) {
   const parts = sourcePartsOf('redis-url', sourceUrl);
   const address = await sourceAddress(deps, row.project_id, parts.host, parts.port);
   const helper = helperOf(id);
-  await deps.runtime.remove(helper, 0);
-  await deps.runtime.run({
+  await runtime.remove(helper, 0);
+  await runtime.run({
     name: helper,
     image: (await deps.images()).redis,
     env: {},
     labels: { [LABEL.project]: row.project_id, [LABEL.service]: row.id },
-    network: networkOf(row.project_id),
+    network: await deps.projectNetwork(row.project_id),
     aliases: [],
     internalPort: null,
     publish: false,
     command: ['sleep', 'infinity'],
   });
   try {
-    const relay = await openRelay(deps.runtime, helper, { host: address, port: parts.port }, signal);
+    const relay = await openRelay(runtime, helper, { host: address, port: parts.port }, signal);
     try {
-      const endpoint = endpointOf('redis', env, row.host_port, null);
+      const endpoint = endpointOf('redis', env, await deps.nodes.port(row.node_id, row.host_port), null);
       await copyRedis({ path: relay.path, host: parts.host, tls: parts.tls, username: parts.username, password: parts.password }, endpoint, signal).catch((error: unknown) => {
         throw new Error(relay.failure() ?? message(error));
       });
@@ -61,7 +63,7 @@ async function importRedis(deps: ImportDeps, id: string, row: ServiceRow, env: R
       await relay.close();
     }
   } finally {
-    await deps.runtime.remove(helper, 0).catch(() => undefined);
+    await runtime.remove(helper, 0).catch(() => undefined);
   }
 }
 
@@ -72,7 +74,7 @@ async function runImport(deps: ImportDeps, id: string, signal: AbortSignal): Pro
   const cut = AbortSignal.any([signal, AbortSignal.timeout(deps.timeoutMs)]);
   try {
     // Refuses a service that is gone or not running, with a reason.
-    await backupTargetOf(deps, request.serviceId);
+    const { runtime } = await backupTargetOf(deps, request.serviceId);
     const row = await findService(deps.db, request.serviceId);
     const engine = row!.database_engine as Engine;
     const env = await resolvedVariablesOf(deps.db, deps.keyring, row!);
@@ -85,11 +87,11 @@ async function runImport(deps: ImportDeps, id: string, signal: AbortSignal): Pro
       target.pathname = `/${env.POSTGRES_DB || user}`;
       const { host, port } = sourcePartsOf('postgres-url', request.sourceUrl);
       await importPostgres(
-        deps.runtime,
+        runtime,
         {
           name: helperOf(id),
           image: (await deps.images())[engine],
-          network: networkOf(row!.project_id),
+          network: await deps.projectNetwork(row!.project_id),
           labels: { [LABEL.project]: row!.project_id, [LABEL.service]: row!.id },
           source: sourceEndpoint(request.sourceUrl, await sourceAddress(deps, row!.project_id, host, port)),
           target: { url: target.toString(), password: env.POSTGRES_PASSWORD || null },
@@ -97,7 +99,7 @@ async function runImport(deps: ImportDeps, id: string, signal: AbortSignal): Pro
         cut,
       );
     } else {
-      await importRedis(deps, id, row!, env, request.sourceUrl, cut);
+      await importRedis(deps, runtime, id, row!, env, request.sourceUrl, cut);
     }
     await importSteps.succeed(deps.cmd, id);
   } catch (error) {

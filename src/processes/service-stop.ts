@@ -6,12 +6,14 @@ import type { ClusterTarget } from '../cluster/cluster-target.js';
 import { swarmServiceOf } from '../cluster/swarm-release-name.js';
 import { scaleService } from '../cluster/swarm-updates.js';
 import type { ContainerRuntime } from '../runtime/container-runtime.js';
+import type { DatabaseNodes } from '../cluster/database-nodes.js';
 
 export interface StopDeps {
   cmd: CommandContext;
   runtime: ContainerRuntime;
   settings: { timeouts: { stopGraceSeconds: number } };
   cluster?: () => Promise<ClusterTarget | null>;
+  nodes?: DatabaseNodes;
 }
 
 /**
@@ -30,7 +32,9 @@ export async function stopStoppedRelease(deps: StopDeps, serviceId: string): Pro
     if (cluster) await scaleService(cluster.docker, swarm, 0);
     return;
   }
-  await deps.runtime.stop(container, deps.settings.timeouts.stopGraceSeconds);
+  const nodeId = state.service?.nodeId ?? null;
+  const runtime = nodeId && deps.nodes ? await deps.nodes.runtime(nodeId) : deps.runtime;
+  await runtime.stop(container, deps.settings.timeouts.stopGraceSeconds);
 }
 
 /** A service stopped on request: its current container must not be started again by a sweep or a failed redeploy. */

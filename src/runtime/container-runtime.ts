@@ -159,6 +159,10 @@ export interface ContainerRuntime {
   /** The image a reference names now, by its id, with the registry digests it is known by; null if absent. */
   imageInfo(reference: string): Promise<ImageInfo | null>;
   pull(reference: string, onLine: (line: string) => void, signal: AbortSignal): Promise<void>;
+  /** The image as `docker save` writes it, to load into another engine unchanged (same id). */
+  exportImage(reference: string): Promise<Readable>;
+  /** Loads what `exportImage` of another engine gave. */
+  importImage(archive: Readable, signal: AbortSignal): Promise<void>;
   /** Removes a tag and the layers only it used; layers the current image shares stay as build cache. */
   removeImage(reference: string): Promise<void>;
   listImages(labels: Record<string, string>): Promise<OwnedImage[]>;

@@ -120,6 +120,8 @@ async function within<T>(ms: number, what: string, call: () => Promise<T>): Prom
 
 export interface DockerRuntimeOptions {
   socketPath: string;
+  /** Another engine than the one at `socketPath`: a cluster node's, through its agent. */
+  docker?: Docker;
   /** Stamped on everything created and required of everything listed. */
   instance: string;
   /** Deadline for short calls (ping, inspect, create, start, remove), in milliseconds. */
@@ -128,7 +130,7 @@ export interface DockerRuntimeOptions {
 
 /** Docker through dockerode; everything it creates carries `slipway.managed=true` and the instance label. */
 export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRuntime {
-  const docker = new Docker({ socketPath: options.socketPath });
+  const docker = options.docker ?? new Docker({ socketPath: options.socketPath });
   const owned = { [LABEL.managed]: 'true', [LABEL.instance]: options.instance };
   const ownedFilter = (labels: Record<string, string>) => ({ label: labelFilter({ ...labels, ...owned }) });
   const call = <T>(what: string, fn: () => Promise<T>) => within(options.callTimeoutMs, what, fn);
@@ -262,6 +264,13 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
       } catch (error) {
         throw new Error(registryFailureText(error instanceof Error ? error.message : String(error)));
       }
+    },
+
+    exportImage: async (reference) => (await call('image save', () => docker.getImage(reference).get())) as Readable,
+
+    async importImage(archive, signal) {
+      const stream = (await docker.loadImage(archive, { quiet: true, abortSignal: signal })) as Readable;
+      await followProgress(stream, () => undefined);
     },
 
     async removeImage(reference) {

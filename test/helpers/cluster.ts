@@ -6,14 +6,19 @@ import { removeSwarmNetwork, startSwarmNode, type SwarmNode } from './swarm-node
 
 const run = promisify(execFile);
 
-export const CLUSTER_IMAGES = { registry: 'slipway/cluster-registry:bookworm', proxy: 'slipway/cluster-caddy:bookworm' };
+export const CLUSTER_IMAGES = { registry: 'slipway/cluster-registry:bookworm', proxy: 'slipway/cluster-caddy:bookworm', agent: 'slipway/cluster-agent:bookworm' };
 
-/** The environment of a Slipway whose engine is `manager`'s, with the local stand-ins for registry:2 and caddy:2. */
+/** Where each test node's engine also listens inside its own mount namespace (scripts/lib/swarm-nodes.sh). */
+export const NODE_SOCKET = '/run/slipway-test-node/docker.sock';
+
+/** The environment of a Slipway whose engine is `manager`'s, with the local stand-ins for registry:2, caddy:2 and alpine/socat. */
 export const clusterEnv = (manager: SwarmNode, registryPort: number) => ({
   SLIPWAY_DOCKER_SOCKET: manager.socket,
   SLIPWAY_CLUSTER_REGISTRY_IMAGE: CLUSTER_IMAGES.registry,
   SLIPWAY_CLUSTER_PROXY_IMAGE: CLUSTER_IMAGES.proxy,
   SLIPWAY_CLUSTER_REGISTRY_PORT: String(registryPort),
+  SLIPWAY_CLUSTER_AGENT_IMAGE: CLUSTER_IMAGES.agent,
+  SLIPWAY_CLUSTER_NODE_SOCKET: NODE_SOCKET,
   // The node watch asks Swarm at each reconcile tick.
   SLIPWAY_RECONCILE_INTERVAL: '1',
 });

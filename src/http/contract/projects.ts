@@ -42,6 +42,7 @@ export const service = z
     autoRollback: z.boolean().meta({ description: 'Whether a release that misbehaves in its watch window is rolled back on its own (default true).' }),
     replicas: z.number().int().meta({ description: 'Cluster mode: how many tasks run (default 1; a single server runs one container).' }),
     nodeLabels: z.record(z.string(), z.string()).meta({ description: 'Cluster mode: only nodes with all these labels run its tasks.' }),
+    nodeId: z.string().nullable().meta({ description: 'Cluster mode: the node a database service’s container and volume are on; null: the manager’s engine, where Slipway runs (and every other kind).' }),
     reachable: z.boolean(),
     localUrl: z.string().meta({ description: 'Where the service answers on this machine; empty for a worker.' }),
     primaryUrl: z.string(),

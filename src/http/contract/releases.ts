@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { swarmNodeId } from '../../../commands/cluster/events.js';
 import { RELEASE_CONFIGS } from '../../../commands/deployment/events.js';
 import { id, timestamp } from './common.js';
 import { deployment } from './deployments.js';
@@ -65,5 +66,18 @@ export const releasesApi = {
     access: 'write',
     response: deploymentAnswer,
     errors: [409],
+  }),
+  move: endpoint({
+    method: 'post',
+    path: '/api/services/:serviceId/move',
+    operationId: 'moveService',
+    tag,
+    summary: 'Cluster mode: move a database service to another node, its data with it',
+    description:
+      'A deployment of kind `move`: the running database is dumped with its engine’s own tool, stopped, started from the same release on the node with an empty volume, and the dump restored into it; the service then runs there (`nodeId`), and its old container and volume are removed. The database is down from the stop until the restore ends. If any step fails, the new container and volume go and the old container starts again on its data. 409 when the installation is not a cluster, the service is not a running database, or the node is not ready and active; 400 for a node the cluster does not have.',
+    access: 'write',
+    body: z.strictObject({ nodeId: swarmNodeId }),
+    response: deploymentAnswer,
+    errors: [400, 409],
   }),
 };

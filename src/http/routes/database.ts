@@ -35,7 +35,7 @@ async function targetOf(app: Slipway, row: ServiceRow): Promise<BrowserTarget> {
   if (!row.current_container || !row.current_deployment_id) throw conflict('the database is not running: deploy it first');
   const env = await resolvedVariablesOf(app.db, app.keyring, row);
   const ca = POSTGRES_LIKE.includes(engine) ? await app.certificates.trustedAuthority(row) : null;
-  return { serviceId: row.id, engine, deploymentId: row.current_deployment_id, endpoint: endpointOf(engine, env, row.host_port, ca) };
+  return { serviceId: row.id, engine, deploymentId: row.current_deployment_id, endpoint: endpointOf(engine, env, await app.nodes.port(row.node_id, row.host_port), ca) };
 }
 
 async function resolveService(app: Slipway, principal: Principal, serviceId: string) {

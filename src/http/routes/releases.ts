@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
-import { rerunCurrentRelease, rollbackService } from '../../../commands/release/handlers.js';
+import { moveService, rerunCurrentRelease, rollbackService } from '../../../commands/release/handlers.js';
+import { requireNodeForDatabase } from '../node-choice.js';
 import { findDeployment } from '../../../projections/deployment-queries.js';
 import { listReleasesOf } from '../../../projections/release-queries.js';
 import type { Slipway } from '../../slipway.js';
@@ -30,6 +31,15 @@ export function releaseRoutes(router: Router, app: Slipway) {
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
     const { releaseId, config } = parseInput(releasesApi.rollback.body, ctx.request.body ?? {});
     const { id, position } = await rollbackService(requestContext(app, ctx, principal), service.id, releaseId, config);
+    ctx.body = await queued(id, position);
+  });
+
+  route(router, releasesApi.move, async (ctx) => {
+    const principal = writerOf(ctx);
+    const service = await visibleService(app.db, principal, ctx.params.serviceId!);
+    const { nodeId } = parseInput(releasesApi.move.body, ctx.request.body ?? {});
+    await requireNodeForDatabase(app, nodeId, { nodeId: service.node_id });
+    const { id, position } = await moveService(requestContext(app, ctx, principal), service.id, nodeId);
     ctx.body = await queued(id, position);
   });
 

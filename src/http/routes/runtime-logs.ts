@@ -49,7 +49,10 @@ export async function streamRuntimeLogs(app: Slipway, service: ServiceRow, sse: 
     ? async function* (options: { tail?: number; since?: string; follow: boolean; signal?: AbortSignal }) {
         yield* swarmLogs(await app.clusterEngine.docker(), swarm, options);
       }
-    : (options: { tail?: number; since?: string; follow: boolean; signal?: AbortSignal }) => app.runtime.logs(container, options);
+    : async function* (options: { tail?: number; since?: string; follow: boolean; signal?: AbortSignal }) {
+        // A database pinned to a cluster node writes its output there.
+        yield* (await app.nodes.runtime(service.node_id)).logs(container, options);
+      };
 
   const controller = new AbortController();
   const keepalive = setInterval(() => sse.comment('keep-alive'), KEEPALIVE_MS);

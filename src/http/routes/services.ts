@@ -19,6 +19,7 @@ import { parseCreateService, vetServiceChanges, vetServiceSource } from '../serv
 import { parseInput } from '../validation.js';
 import { databaseSuggestions, projectWithServices } from './projects.js';
 import { route } from '../contract/endpoint.js';
+import { requireNodeForDatabase } from '../node-choice.js';
 import { servicesApi } from '../contract/services.js';
 import { retirementDeps } from '../../processes/retirement.js';
 import { effectiveResources } from '../../../commands/service/resources.js';
@@ -51,6 +52,7 @@ export function serviceRoutes(router: Router, app: Slipway) {
     const project = await visibleProject(app.db, principal, { id: ctx.params.projectId! });
     const input = parseCreateService(ctx.request.body, app.config.gitBaseUrl);
     await requirePlacementFits(app, input);
+    if (input.nodeId) await requireNodeForDatabase(app, input.nodeId);
     await vetServiceSource(app.outbound, input);
     const { id, position } = await createService(requestContext(app, ctx, principal), app.serviceDeps, project.id, input);
     await app.settle(position);
@@ -67,7 +69,7 @@ export function serviceRoutes(router: Router, app: Slipway) {
     // The engine takes about a second to sample: asked first, read last.
     // A Swarm service's tasks run on several engines: no one container to sample.
     const container = swarmServiceOf(service.current_container) ? null : service.current_container;
-    const usage = container ? app.runtime.stats(container, STATS_TIMEOUT_MS).catch(() => null) : Promise.resolve(null);
+    const usage = container ? app.nodes.runtime(service.node_id).then((runtime) => runtime.stats(container, STATS_TIMEOUT_MS)).catch(() => null) : Promise.resolve(null);
     const variables = await loadProjectVariables(app.db, app.keyring, service.project_id);
     const env = variables.variablesOf(service.id).map(({ row, value }) => ({
       id: row.id,

@@ -1,0 +1,153 @@
+import { execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { connect } from 'node:tls';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { AGENT_SERVICE } from '../../src/cluster/cluster-agent.js';
+import { LABEL } from '../../src/runtime/container-runtime.js';
+import { createKey, createProject, createService } from '../helpers/api-suite.js';
+import { finishedBackup } from '../helpers/backup-wait.js';
+import { CLUSTER_IMAGES, clusterEnv, clusterUnavailable, dockerOf, loadImages, startNodes } from '../helpers/cluster.js';
+import { deploy, deployEnv, logLines, outcome, waitForDeployment } from '../helpers/deploy.js';
+import { requireDocker } from '../helpers/docker.js';
+import { DB_IMAGE_ENV, DB_TEST_IMAGES, requireDbImages } from '../helpers/engine-containers.js';
+import { testWebService } from '../helpers/http-resources.js';
+import { eventually, waitFor } from '../helpers/net.js';
+import { readSse } from '../helpers/sse.js';
+import { startTestServer } from '../helpers/test-server.js';
+
+const run = promisify(execFile);
+const REGISTRY_PORT = 5443;
+const AGENT_PORT = 2386;
+// Node indices of this file's engines: other cluster files use 1–15 at the same time.
+const MANAGER = 16;
+const WORKER = 17;
+
+t.setTimeout(900_000);
+
+t.test(
+  'cluster: a database pinned to the worker, browsed, backed up and moved to the manager with its data',
+  { skip: (await requireDocker()) || (await requireDbImages()) || (await clusterUnavailable()) },
+  async (t) => {
+    // The worker gets no image by hand: the agent comes through the registry, the database image is copied by Slipway.
+    const cluster = await startNodes([MANAGER, WORKER], []);
+    t.teardown(() => cluster.stop());
+    const [manager, worker] = cluster.nodes as [(typeof cluster.nodes)[0], (typeof cluster.nodes)[0]];
+    await loadImages(manager, [CLUSTER_IMAGES.registry, CLUSTER_IMAGES.agent, DB_TEST_IMAGES.postgres]);
+    const { env } = await deployEnv({ ...clusterEnv(manager, REGISTRY_PORT), ...DB_IMAGE_ENV });
+    const s = await startTestServer(env);
+    t.teardown(() => s.close());
+    cluster.trusts(`${manager.address}:${REGISTRY_PORT}`);
+
+    t.equal((await s.call('POST', '/api/cluster', { body: { advertiseAddress: manager.address } })).status, 200);
+    const { joinCommand } = (await s.call('POST', '/api/cluster/nodes', { body: {} })).body;
+    await run('sh', ['-c', joinCommand], { env: { ...process.env, DOCKER_HOST: `unix://${worker.socket}` }, timeout: 60_000 });
+    await waitFor('two ready nodes', async () => (await s.call('GET', '/api/cluster/nodes')).body.nodes as { state: string }[], (l) => l?.length === 2 && l.every((n) => n.state === 'ready'));
+    const workerId = (await dockerOf(worker).info()).Swarm.NodeID as string;
+    const managerId = (await dockerOf(manager).info()).Swarm.NodeID as string;
+
+    const project = await createProject(s, 'Pinned');
+    const body = { name: 'pg', repoFullName: 'database:postgres', repoUrl: 'database', branch: 'main', databasePublicEnabled: false, env: [{ key: 'POSTGRES_PASSWORD', value: 'pinned-pw-1' }] };
+    const unknown = await s.call('POST', `/api/projects/${project.id}/services`, { body: { ...body, nodeId: 'nosuchnode000000000000000' } });
+    t.equal(unknown.status, 400, 'a node the cluster does not have is refused');
+    t.match(unknown.body, { error: { code: 'validation_failed' } });
+    const db = await createService(s, project.id, { ...body, nodeId: workerId });
+    t.equal(db.nodeId, workerId, 'nodeId is a service field');
+
+    const first = await deploy(s, db.id);
+    t.equal(outcome(first.done), 'succeeded', 'the database deploys on the worker');
+    t.ok((await logLines(s, first.queued.id)).some((l) => l.includes(`Copying image ${DB_TEST_IMAGES.postgres} to node ${workerId}`)), 'the image was copied to the worker');
+    const onNode = async (node: typeof manager) => dockerOf(node).listContainers({ all: true, filters: { label: [`${LABEL.service}=${db.id}`] } });
+    const volumesOn = async (node: typeof manager) => (await dockerOf(node).listVolumes({ filters: { label: [`${LABEL.service}=${db.id}`] } })).Volumes ?? [];
+    const [container] = await onNode(worker);
+    t.equal(container?.State, 'running', 'its container runs on the worker');
+    t.equal((await onNode(manager)).length, 0, 'and not on the manager');
+    t.equal((await volumesOn(worker)).length, 1, 'its volume is on the worker');
+    t.ok(Object.keys(container!.NetworkSettings.Networks).includes(`slipway-o-${project.id}`), 'on the project overlay, where Swarm tasks reach it by name');
+    const agent = await dockerOf(manager).getService(AGENT_SERVICE).inspect();
+    t.ok(agent.Spec.Mode.Global, 'the agent runs on every node');
+
+    // Browsing and SQL go through the worker's agent to the port the database publishes on the worker's loopback.
+    const sql = (text: string) => s.call('POST', `/api/services/${db.id}/database/query`, { body: { sql: text } });
+    const created = await sql("create table notes (body text); insert into notes values ('kept across the move'), ('second')");
+    t.equal(created.status, 200, JSON.stringify(created.body));
+    t.same((await sql('select body from notes order by body')).body.rows, [{ body: 'kept across the move' }, { body: 'second' }]);
+
+    const logs = await readSse(`${s.url}/api/services/${db.id}/runtime-logs/stream`, s.key);
+    try {
+      await eventually(async () => logs.events.find((e) => e.event === 'snapshot'), Boolean, 15_000);
+      const lines = logs.events.find((e) => e.event === 'snapshot')!.data as { line: string }[];
+      t.ok(lines.some((l) => /ready to accept connections/.test(l.line)), 'its runtime logs come from the worker');
+    } finally {
+      logs.close();
+    }
+    const overview = await s.call('GET', `/api/services/${db.id}/overview`);
+    t.ok(overview.body.usage && overview.body.usage.memoryBytes > 0, 'its usage is read on the worker');
+
+    const backup = await s.call('POST', `/api/services/${db.id}/database/backups`, { body: { storage: 'disk' } });
+    t.equal(backup.status, 200, JSON.stringify(backup.body));
+    const done = await finishedBackup(s, db.id, backup.body.backup.id);
+    t.equal(done.status, 'succeeded', `the backup runs the dump on the worker (${done.error ?? ''})`);
+    t.ok(done.sizeBytes > 0);
+
+    // The agent accepts only Slipway's client certificate.
+    const refused = await new Promise<string>((resolve) => {
+      const socket = connect({ host: worker.address, port: AGENT_PORT, rejectUnauthorized: false }, () => socket.write('docker\nGET /_ping HTTP/1.0\r\n\r\n'));
+      let answer = '';
+      socket.on('data', (d) => (answer += String(d)));
+      socket.on('error', (e) => resolve(`error: ${e.message}`));
+      socket.on('close', () => resolve(answer || 'closed without an answer'));
+    });
+    t.notMatch(refused, /200 OK/, `a client without Slipway's certificate gets nothing from the agent (${refused.slice(0, 80)})`);
+    const credentials = JSON.parse(readFileSync(join(s.dataDir, 'cluster-agent.json'), 'utf8'));
+    t.match(credentials.authority.certPem, /BEGIN CERTIFICATE/, 'the agents have an authority of their own in the data directory');
+
+    // Refusals: the same node, a service that is not a database, another project's key.
+    const web = await createService(s, project.id, testWebService('web'));
+    const move = (serviceId: string, nodeId: string, key?: string) => s.call('POST', `/api/services/${serviceId}/move`, { body: { nodeId }, ...(key ? { key } : {}) });
+    t.equal((await move(db.id, workerId)).status, 409, 'not to the node it is on');
+    t.equal((await move(web.id, managerId)).status, 409, 'only a database moves');
+    t.equal((await move(db.id, 'nosuchnode000000000000000')).status, 400, 'not to a node the cluster lacks');
+    const other = await createProject(s, 'Other');
+    const outsider = await createKey(s, 'write', [other.id]);
+    t.equal((await move(db.id, managerId, outsider.secret)).status, 404, "another project's key does not see it");
+
+    // A move that fails (its port is taken on the manager) leaves the database where it was, on its data.
+    const squatter = spawn('nsenter', [`--net=/run/netns/slipway-n${MANAGER}`, process.execPath, '-e', `require('net').createServer().listen(${db.hostPort}, '127.0.0.1')`], { stdio: 'ignore' });
+    t.teardown(() => void squatter.kill());
+    await eventually(() => run('nsenter', [`--net=/run/netns/slipway-n${MANAGER}`, 'ss', '-Hltn', `sport = :${db.hostPort}`]).then((r) => r.stdout), (out) => out.includes('LISTEN'), 10_000);
+    const blocked = await move(db.id, managerId);
+    t.equal(blocked.status, 200, JSON.stringify(blocked.body));
+    const failed = await waitForDeployment(s, db.id, blocked.body.deployment.id, 300_000);
+    t.equal(failed.status, 'failed', `the move fails (${failed.reason})`);
+    squatter.kill();
+    t.equal((await s.call('GET', `/api/services/${db.id}`)).body.service.nodeId, workerId, 'the service is still on the worker');
+    t.equal((await onNode(worker))[0]?.State, 'running', 'its old container runs again');
+    t.equal((await onNode(manager)).length + (await volumesOn(manager)).length, 0, 'nothing of the failed move is left on the manager');
+    t.same((await sql('select body from notes order by body')).body.rows, [{ body: 'kept across the move' }, { body: 'second' }], 'on its data');
+    t.ok((await logLines(s, blocked.body.deployment.id)).some((l) => l.includes('again on the same data; it answers')), 'the log says it started again');
+
+    const moving = await move(db.id, managerId);
+    t.equal(moving.status, 200, JSON.stringify(moving.body));
+    t.equal(moving.body.deployment.kind, 'move');
+    const moved = await waitForDeployment(s, db.id, moving.body.deployment.id, 300_000);
+    t.equal(outcome(moved), 'succeeded', 'the move succeeds');
+    t.comment((await logLines(s, moving.body.deployment.id)).join('\n'));
+    t.equal((await s.call('GET', `/api/services/${db.id}`)).body.service.nodeId, managerId, 'the service is on the manager');
+    t.equal((await onNode(manager))[0]?.State, 'running', 'its container runs on the manager');
+    t.equal((await onNode(worker)).length, 0, 'nothing of it is left on the worker');
+    t.equal((await volumesOn(worker)).length, 0, 'nor its old volume');
+    t.same((await sql('select body from notes order by body')).body.rows, [{ body: 'kept across the move' }, { body: 'second' }], 'the data came along');
+    const events = (await s.call('GET', '/api/events?type=ServiceMoved')).body.events as { data: { nodeId: string } }[];
+    t.same(
+      events.map((e) => e.data.nodeId),
+      [managerId],
+      'the move is in the history',
+    );
+
+    t.equal((await s.call('DELETE', `/api/services/${db.id}`)).status, 200);
+    await eventually(async () => (await onNode(manager)).length + (await volumesOn(manager)).length, (n) => n === 0, 30_000);
+    t.pass('deleting the service removes its container and volume from its node');
+  },
+);
