@@ -530,6 +530,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/services/{serviceId}/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cluster mode: move a database service to another node, its data with it
+         * @description A deployment of kind `move`: the running database is dumped with its engine’s own tool, stopped, started from the same release on the node with an empty volume, and the dump restored into it; the service then runs there (`nodeId`), and its old container and volume are removed. The database is down from the stop until the restore ends. If any step fails, the new container and volume go and the old container starts again on its data. 409 when the installation is not a cluster, the service is not a running database, or the node is not ready and active; 400 for a node the cluster does not have.
+         *
+         *     Needs a write key.
+         */
+        post: operations["moveService"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/services/{serviceId}/auto-deploy": {
         parameters: {
             query?: never;
@@ -1701,6 +1723,8 @@ export interface components {
             nodeLabels: {
                 [key: string]: string;
             };
+            /** @description Cluster mode: the node a database service’s container and volume are on; null: the manager’s engine, where Slipway runs (and every other kind). */
+            nodeId: string | null;
             reachable: boolean;
             /** @description Where the service answers on this machine; empty for a worker. */
             localUrl: string;
@@ -1814,7 +1838,7 @@ export interface components {
              * @description `deploy` builds or pulls; `rollback`, `config`, `start` and `restart` run a kept release without clone or build.
              * @enum {string}
              */
-            kind: "deploy" | "rollback" | "config" | "start" | "restart";
+            kind: "deploy" | "rollback" | "config" | "start" | "restart" | "move";
             /** @description The release a release-based deployment runs; null for `deploy`. */
             rollbackOf: string | null;
             imageTag: string | null;
@@ -3109,6 +3133,8 @@ export interface operations {
                     nodeLabels?: {
                         [key: string]: string;
                     };
+                    /** @description Cluster mode: the node its container and volume go on (a ready, active node); absent: the manager, where Slipway runs. `POST …/move` moves it later. */
+                    nodeId?: string;
                     resources?: {
                         /** @description Memory limit (no swap beyond it); at least 6m. */
                         memory?: (string | number) | null;
@@ -4104,6 +4130,46 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deployment: components["schemas"]["Deployment"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    moveService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    nodeId: string;
+                };
+            };
+        };
         responses: {
             /** @description OK */
             200: {

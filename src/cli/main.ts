@@ -139,6 +139,14 @@ for (const [action, description] of [
 }
 
 program
+  .command('move <service> <nodeId>')
+  .description('cluster mode: move a database service to another node (GET /api/cluster/nodes, slipway cluster nodes), its data with it, followed like a deployment')
+  .addOption(json())
+  .action(async (service: string, nodeId: string, o) => {
+    process.exitCode = await (await import('./api/deploy.js')).move(service, nodeId, o);
+  });
+
+program
   .command('git-remote <service>')
   .description('the service’s Git remote on Slipway (git push to it deploys the pushed commit); --add adds it to the repository here, with this CLI as its credential helper')
   .option('--add [name]', 'add the remote (default name: slipway) to the Git repository in the current directory')

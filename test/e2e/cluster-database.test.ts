@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { connect } from 'node:tls';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -8,6 +9,7 @@ import { AGENT_SERVICE } from '../../src/cluster/cluster-agent.js';
 import { LABEL } from '../../src/runtime/container-runtime.js';
 import { createKey, createProject, createService } from '../helpers/api-suite.js';
 import { finishedBackup } from '../helpers/backup-wait.js';
+import { cliArgs, root } from '../helpers/cli-process.js';
 import { CLUSTER_IMAGES, clusterEnv, clusterUnavailable, dockerOf, loadImages, startNodes } from '../helpers/cluster.js';
 import { deploy, deployEnv, logLines, outcome, waitForDeployment } from '../helpers/deploy.js';
 import { requireDocker } from '../helpers/docker.js';
@@ -117,8 +119,14 @@ t.test(
     const squatter = spawn('nsenter', [`--net=/run/netns/slipway-n${MANAGER}`, process.execPath, '-e', `require('net').createServer().listen(${db.hostPort}, '127.0.0.1')`], { stdio: 'ignore' });
     t.teardown(() => void squatter.kill());
     await eventually(() => run('nsenter', [`--net=/run/netns/slipway-n${MANAGER}`, 'ss', '-Hltn', `sport = :${db.hostPort}`]).then((r) => r.stdout), (out) => out.includes('LISTEN'), 10_000);
-    const blocked = await move(db.id, managerId);
-    t.equal(blocked.status, 200, JSON.stringify(blocked.body));
+    // Through the CLI, which follows the move like a deployment and exits 1 when it fails.
+    const cliEnv = { ...process.env, SLIPWAY_URL: s.url, SLIPWAY_KEY: s.key, XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), 'slipway-cli-config-')) };
+    const cli = await run(process.execPath, [...cliArgs, 'move', `pinned/${db.slug}`, managerId], { cwd: root, env: cliEnv, timeout: 300_000 }).then(
+      () => ({ code: 0, output: '' }),
+      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: error.stdout + error.stderr }),
+    );
+    t.equal(cli.code, 1, `slipway move exits 1 when the move fails:\n${cli.output.slice(-600)}`);
+    const blocked = { body: { deployment: { id: /move ([0-9a-f-]{36}) of/.exec(cli.output)?.[1] ?? 'none' } } };
     const failed = await waitForDeployment(s, db.id, blocked.body.deployment.id, 300_000);
     t.equal(failed.status, 'failed', `the move fails (${failed.reason})`);
     squatter.kill();

@@ -65,6 +65,14 @@ export async function control(action: 'stop' | 'start' | 'restart', serviceRef: 
   return follow(api, service, queued, o);
 }
 
+/** A database service's move to another cluster node, followed like a deployment. */
+export async function move(serviceRef: string, nodeId: string, o: { json?: boolean }): Promise<number> {
+  const { api } = apiClient();
+  const service = await findService(api, serviceRef);
+  const { deployment: queued } = await answer(api.POST('/api/services/{serviceId}/move', { params: { path: { serviceId: service.id } }, body: { nodeId } }));
+  return follow(api, service, queued, o);
+}
+
 /** With no service named: the one service the key can see, if there is exactly one. */
 async function onlyService(api: Api): Promise<string> {
   const { projects } = await answer(api.GET('/api/projects'));
