@@ -47,7 +47,7 @@ import { Certificates } from './engines/certificates.js';
 import { clusterEngine, type ClusterEngine } from './cluster/cluster-engine.js';
 import { clusterRouterKey, clusterTargets } from './cluster/cluster-target.js';
 import { agentCredentials } from './cluster/agent-credentials.js';
-import { databaseNodes, type DatabaseNodes } from './cluster/database-nodes.js';
+import { nodeEngines, type NodeEngines } from './cluster/node-engines.js';
 import { NodeAccess } from './cluster/node-access.js';
 import { networkOf } from './processes/deployment-run.js';
 import { overlayOf } from './processes/swarm-run.js';
@@ -77,7 +77,7 @@ export interface Slipway {
   /** The engine as a Swarm manager, for cluster mode. */
   clusterEngine: ClusterEngine;
   /** The engines database services run on: this server's, or (cluster mode) the node each is pinned to. */
-  nodes: DatabaseNodes;
+  nodes: NodeEngines;
   /** null in one-shot CLI commands. */
   deployer: Deployer | null;
   /** Feeds the process managers from their own checkpoints. */
@@ -276,7 +276,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     settings: config.cluster.agent,
     readyTimeoutMs: 60_000,
   });
-  const nodes = databaseNodes(runtime, nodeAccess, async (docker) =>
+  const nodes = nodeEngines(runtime, nodeAccess, async (docker) =>
     (await withDeferredRequires(() => import('./runtime/docker-runtime.js'))).createDockerRuntime({ ...config.docker, instance, docker }),
   );
   const databases = new BrowserPool<ServiceRow>();

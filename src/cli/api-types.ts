@@ -1902,7 +1902,7 @@ export interface components {
             cpus: string | null;
             pids: number | null;
         };
-        /** @description The current container’s use, read from Docker when asked; null when nothing runs or the engine did not answer within 2 s. */
+        /** @description The current container’s use, read from Docker when asked; null when nothing runs or the engine did not answer within 2 s. Cluster mode: a pinned database’s is read on its node; a Swarm service’s is the sum over its running tasks, each read on its node (the limit too is the sum). */
         ContainerUsage: {
             /** @description Of one CPU over the last second: 150 is one and a half CPUs busy. */
             cpuPercent: number;

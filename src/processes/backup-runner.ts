@@ -16,7 +16,7 @@ import type { RecordedEvent } from '../eventstore/port.js';
 import type { RemoteStorage } from '../integrations/remote-storage.js';
 import type { Logger } from '../logger.js';
 import type { ContainerRuntime } from '../runtime/container-runtime.js';
-import type { DatabaseNodes } from '../cluster/database-nodes.js';
+import type { NodeEngines } from '../cluster/node-engines.js';
 import type { Keyring } from '../secrets/keyring.js';
 import { resolvedVariablesOf } from '../variables/project-variables.js';
 import { createPrivateFile } from '../private-files.js';
@@ -32,7 +32,7 @@ export interface BackupDeps {
   keyring: Keyring;
   runtime: ContainerRuntime;
   /** The engine each database service runs on (its node's, in cluster mode). */
-  nodes: DatabaseNodes;
+  nodes: NodeEngines;
   dataDir: string;
   /** The connected remote storage, or null when none is. */
   remoteStorage(): Promise<RemoteStorage | null>;

@@ -39,7 +39,7 @@ import { resourcesOfRun, type DefaultResources, type RunResources } from './serv
 import { gateOf, passGate } from './readiness.js';
 import { runOnSwarm } from './swarm-run.js';
 import type { ClusterTarget } from '../cluster/cluster-target.js';
-import type { DatabaseNodes } from '../cluster/database-nodes.js';
+import type { NodeEngines } from '../cluster/node-engines.js';
 
 export interface DeployTimeouts {
   cloneMs: number;
@@ -82,7 +82,7 @@ export interface RunDeps {
   /** The cluster, once the installation is one: web and worker releases then run as Swarm services. */
   cluster?: () => Promise<ClusterTarget | null>;
   /** Cluster mode: the engines of the nodes database services are pinned to. */
-  nodes?: DatabaseNodes;
+  nodes?: NodeEngines;
 }
 
 /** What a deployment that went live leaves to do once the service is free again: retire, and watch the release. */

@@ -12,7 +12,8 @@ import { finishedBackup } from '../helpers/backup-wait.js';
 import { cliArgs, root } from '../helpers/cli-process.js';
 import { CLUSTER_IMAGES, clusterEnv, clusterUnavailable, dockerOf, loadImages, startNodes } from '../helpers/cluster.js';
 import { deploy, deployEnv, logLines, outcome, waitForDeployment } from '../helpers/deploy.js';
-import { requireDocker } from '../helpers/docker.js';
+import { requireDocker, TEST_IMAGES } from '../helpers/docker.js';
+import { requireCaddy } from '../helpers/caddy.js';
 import { DB_IMAGE_ENV, DB_TEST_IMAGES, requireDbImages } from '../helpers/engine-containers.js';
 import { testWebService } from '../helpers/http-resources.js';
 import { eventually, waitFor } from '../helpers/net.js';
@@ -30,14 +31,14 @@ t.setTimeout(900_000);
 
 t.test(
   'cluster: a database pinned to the worker, browsed, backed up and moved to the manager with its data',
-  { skip: (await requireDocker()) || (await requireDbImages()) || (await clusterUnavailable()) },
+  { skip: (await requireDocker()) || (await requireCaddy()) || (await requireDbImages()) || (await clusterUnavailable()) },
   async (t) => {
     // The worker gets no image by hand: the agent comes through the registry, the database image is copied by Slipway.
     const cluster = await startNodes([MANAGER, WORKER], []);
     t.teardown(() => cluster.stop());
     const [manager, worker] = cluster.nodes as [(typeof cluster.nodes)[0], (typeof cluster.nodes)[0]];
-    await loadImages(manager, [CLUSTER_IMAGES.registry, CLUSTER_IMAGES.agent, DB_TEST_IMAGES.postgres]);
-    const { env } = await deployEnv({ ...clusterEnv(manager, REGISTRY_PORT), ...DB_IMAGE_ENV });
+    await loadImages(manager, [CLUSTER_IMAGES.registry, CLUSTER_IMAGES.proxy, CLUSTER_IMAGES.agent, DB_TEST_IMAGES.postgres, TEST_IMAGES.web]);
+    const { env } = await deployEnv({ ...clusterEnv(manager, REGISTRY_PORT), SLIPWAY_CLUSTER_ROUTER: `${manager.address}:7080`, ...DB_IMAGE_ENV });
     const s = await startTestServer(env);
     t.teardown(() => s.close());
     cluster.trusts(`${manager.address}:${REGISTRY_PORT}`);
@@ -106,7 +107,11 @@ t.test(
     t.match(credentials.authority.certPem, /BEGIN CERTIFICATE/, 'the agents have an authority of their own in the data directory');
 
     // Refusals: the same node, a service that is not a database, another project's key.
-    const web = await createService(s, project.id, testWebService('web'));
+    // A Swarm service's use is its tasks' sum, each read on its node through the node's agent.
+    const web = await createService(s, project.id, { ...testWebService('web'), replicas: 2 });
+    t.equal(outcome((await deploy(s, web.id)).done), 'succeeded', 'a web service of 2 tasks deploys');
+    const usage = await eventually(async () => (await s.call('GET', `/api/services/${web.id}/overview`)).body.usage, (u) => u !== null && u.memoryBytes > 0, 20_000);
+    t.ok(usage.pids >= 2, `the overview sums its tasks' use (${JSON.stringify(usage)})`);
     const move = (serviceId: string, nodeId: string, key?: string) => s.call('POST', `/api/services/${serviceId}/move`, { body: { nodeId }, ...(key ? { key } : {}) });
     t.equal((await move(db.id, workerId)).status, 409, 'not to the node it is on');
     t.equal((await move(web.id, managerId)).status, 409, 'only a database moves');

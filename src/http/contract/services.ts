@@ -68,7 +68,11 @@ export const servicesApi = {
           pids: z.number().int(),
         })
         .nullable()
-        .meta({ id: 'ContainerUsage', description: 'The current container’s use, read from Docker when asked; null when nothing runs or the engine did not answer within 2 s.' }),
+        .meta({
+          id: 'ContainerUsage',
+          description:
+            'The current container’s use, read from Docker when asked; null when nothing runs or the engine did not answer within 2 s. Cluster mode: a pinned database’s is read on its node; a Swarm service’s is the sum over its running tasks, each read on its node (the limit too is the sum).',
+        }),
     }),
   }),
   update: endpoint({

@@ -6,6 +6,7 @@ import { latest } from '../../../commands/shared/execute.js';
 import { findService, listDomainsOf } from '../../../projections/service-queries.js';
 import { findCluster } from '../../../projections/cluster-queries.js';
 import { swarmServiceOf } from '../../cluster/swarm-release-name.js';
+import { swarmUsage } from '../../cluster/swarm-usage.js';
 import { conflict } from '../../../commands/shared/domain-error.js';
 import type { Slipway } from '../../slipway.js';
 import { loadProjectVariables } from '../../variables/project-variables.js';
@@ -67,9 +68,14 @@ export function serviceRoutes(router: Router, app: Slipway) {
   route(router, servicesApi.overview, async (ctx) => {
     const service = await visibleService(app.db, principalOf(ctx), ctx.params.serviceId!);
     // The engine takes about a second to sample: asked first, read last.
-    // A Swarm service's tasks run on several engines: no one container to sample.
-    const container = swarmServiceOf(service.current_container) ? null : service.current_container;
-    const usage = container ? app.nodes.runtime(service.node_id).then((runtime) => runtime.stats(container, STATS_TIMEOUT_MS)).catch(() => null) : Promise.resolve(null);
+    const container = service.current_container;
+    const swarm = swarmServiceOf(container);
+    const usage = !container
+      ? Promise.resolve(null)
+      : swarm
+        ? // Its tasks run on several nodes: each is sampled on its own, and the service's use is their sum.
+          app.clusterEngine.docker().then((docker) => swarmUsage(docker, app.nodes, swarm, STATS_TIMEOUT_MS)).catch(() => null)
+        : app.nodes.runtime(service.node_id).then((runtime) => runtime.stats(container, STATS_TIMEOUT_MS)).catch(() => null);
     const variables = await loadProjectVariables(app.db, app.keyring, service.project_id);
     const env = variables.variablesOf(service.id).map(({ row, value }) => ({
       id: row.id,
