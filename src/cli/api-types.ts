@@ -1444,7 +1444,9 @@ export interface paths {
         post?: never;
         /**
          * Remove a drained node that has left the Swarm
-         * @description Needs a write key. A key scoped to some projects is refused.
+         * @description 409 while the node is not drained and down, or while database services are on it (move them first: their data is there).
+         *
+         *     Needs a write key. A key scoped to some projects is refused.
          */
         delete: operations["removeClusterNode"];
         options?: never;
@@ -2371,6 +2373,13 @@ export interface components {
                 serviceId: string | null;
                 slot: number | null;
                 state: string;
+            }[];
+            /** @description Database services on this node: plain containers pinned to it (`nodeId`), not Swarm tasks. Those without a node are on the manager, where Slipway runs. */
+            databases: {
+                serviceId: string;
+                name: string;
+                container: string | null;
+                status: string;
             }[];
         };
         AuditEvent: {

@@ -77,6 +77,7 @@ program
   .option('--port <port>', 'create: the port the app listens on (a database: its engine’s port)')
   .addOption(new Option('--mode <mode>', 'create: how it runs (default web)').choices(['web', 'worker', 'static']))
   .option('--replicas <n>', 'create, cluster mode: how many tasks run (default 1)')
+  .option('--node <id>', 'create --engine, cluster mode: the node the database and its volume go on (default: the manager)')
   .addOption(yes())
   .addOption(json())
   .addHelpText(

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { AGENT_SERVICE } from '../../src/cluster/cluster-agent.js';
+import { runAdminCommand } from '../../src/cli/admin-commands.js';
 import { LABEL } from '../../src/runtime/container-runtime.js';
 import { createKey, createProject, createService } from '../helpers/api-suite.js';
 import { finishedBackup } from '../helpers/backup-wait.js';
@@ -57,6 +58,8 @@ t.test(
     t.match(unknown.body, { error: { code: 'validation_failed' } });
     const db = await createService(s, project.id, { ...body, nodeId: workerId });
     t.equal(db.nodeId, workerId, 'nodeId is a service field');
+    const listed = async () => Object.fromEntries(((await s.call('GET', '/api/cluster/nodes')).body.nodes as { id: string; databases: { serviceId: string }[] }[]).map((n) => [n.id, n.databases.map((d) => d.serviceId)]));
+    t.same(await listed(), { [workerId]: [db.id], [managerId]: [] }, 'the node list shows the database on the worker');
 
     const first = await deploy(s, db.id);
     t.equal(outcome(first.done), 'succeeded', 'the database deploys on the worker');
@@ -114,6 +117,9 @@ t.test(
     t.ok(usage.pids >= 2, `the overview sums its tasks' use (${JSON.stringify(usage)})`);
     const move = (serviceId: string, nodeId: string, key?: string) => s.call('POST', `/api/services/${serviceId}/move`, { body: { nodeId }, ...(key ? { key } : {}) });
     t.equal((await move(db.id, workerId)).status, 409, 'not to the node it is on');
+    const removal = await s.call('DELETE', `/api/cluster/nodes/${workerId}`);
+    t.equal(removal.status, 409, 'the node holding its data is not removed');
+    t.match(removal.body.error.message, /database services are on node17 \(pg\): move them/);
     t.equal((await move(web.id, managerId)).status, 409, 'only a database moves');
     t.equal((await move(db.id, 'nosuchnode000000000000000')).status, 400, 'not to a node the cluster lacks');
     const other = await createProject(s, 'Other');
@@ -148,6 +154,10 @@ t.test(
     t.equal(outcome(moved), 'succeeded', 'the move succeeds');
     t.comment((await logLines(s, moving.body.deployment.id)).join('\n'));
     t.equal((await s.call('GET', `/api/services/${db.id}`)).body.service.nodeId, managerId, 'the service is on the manager');
+    t.same(await listed(), { [workerId]: [], [managerId]: [db.id] }, 'and the node list on the manager');
+    // An operator's rebuild from the log puts the service on the node it moved to (ServiceCreated, then ServiceMoved).
+    await runAdminCommand(s.app, { command: 'projections.rebuild', projectors: [] }, () => undefined);
+    t.equal((await s.call('GET', `/api/services/${db.id}`)).body.service.nodeId, managerId, 'a rebuilt read model has it on the manager');
     t.equal((await onNode(manager))[0]?.State, 'running', 'its container runs on the manager');
     t.equal((await onNode(worker)).length, 0, 'nothing of it is left on the worker');
     t.equal((await volumesOn(worker)).length, 0, 'nor its old volume');

@@ -42,6 +42,8 @@ t.test('services create: the body of each kind', async (t) => {
   t.match(serviceBody('web', { image: 'nginx:1.27', replicas: '3' }), { replicas: 3 }, '--replicas for cluster mode');
   t.throws(() => serviceBody('web', { image: 'nginx:1.27', replicas: '0' }), /--replicas 0 is not a number of tasks/);
   t.throws(() => serviceBody('db', { engine: 'postgres', replicas: '2' }), /a database runs one task/);
+  t.match(serviceBody('db', { engine: 'postgres', node: 'abc123' }), { nodeId: 'abc123' }, '--node pins a database in cluster mode');
+  t.throws(() => serviceBody('web', { image: 'nginx:1.27', node: 'abc123' }), /--node is for databases/);
   t.same(serviceBody('job', { repo: 'acme/job', mode: 'worker', branch: 'dev' }), { name: 'job', runtimeMode: 'worker', branch: 'dev', env: [], repoFullName: 'acme/job' });
   t.match(serviceBody('g', { gitUrl: 'https://example.test/a.git' }), { repoUrl: 'https://example.test/a.git' });
   usage(t, () => serviceBody('x', {}));

@@ -101,3 +101,26 @@ t.test('transfer and delete', async (t) => {
     t.throws(decide, { code: 'not_found' });
   }
 });
+
+t.test('a move: only a running database, to another node; its release and node are recorded together', async (t) => {
+  const { assertMovable, decideRelease } = await import('../../commands/service/aggregate.js');
+  const database: ServiceCreatedData = { ...data, kind: 'database', databaseEngine: 'postgres', nodeId: 'worker1' };
+  const created = service.evolve(service.initial, { type: 'ServiceCreated', data: database });
+  const release = { deploymentId: 'd1', containerName: 'slipway-db-d1', upstreamPort: 20001, buildMethod: null };
+  t.throws(() => assertMovable(created, 'manager1'), /no running release/, 'a database never deployed has nothing to move');
+  const running = service.evolve(created, { type: 'ServiceReleased', data: release });
+  t.throws(() => assertMovable(running, 'worker1'), /on that node already/);
+  t.doesNotThrow(() => assertMovable(running, 'manager1'));
+  t.throws(() => assertMovable(service.evolve(running, { type: 'ServiceStopped', data: { deploymentId: 'd1', containerName: 'slipway-db-d1' } }), 'manager1'), /stopped/);
+  const web = service.evolve(service.evolve(service.initial, { type: 'ServiceCreated', data }), { type: 'ServiceReleased', data: release });
+  t.throws(() => assertMovable(web, 'manager1'), /only a database service moves/);
+
+  const moved = decideRelease(running, { ...release, deploymentId: 'd2', containerName: 'slipway-db-d2' }, { nodeId: 'manager1' });
+  t.same(
+    moved.map((e) => e.type),
+    ['ServiceReleased', 'ServiceMoved'],
+  );
+  const after = moved.reduce((s, e) => service.evolve(s, e), running);
+  t.equal(after.service?.nodeId, 'manager1', 'the service is on the node it moved to');
+  t.same(decideRelease(running, { ...release, deploymentId: 'd3' }).map((e) => e.type), ['ServiceReleased'], 'a plain release moves nothing');
+});

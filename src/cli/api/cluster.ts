@@ -34,7 +34,7 @@ export async function listNodes(o: Output) {
   const data = await answer(api.GET('/api/cluster/nodes'));
   print(o.json, data, () =>
     table(
-      ['ID', 'HOSTNAME', 'ROLE', 'STATE', 'AVAILABILITY', 'ADDRESS', 'CPUS', 'MEMORY', 'TASKS', 'LABELS'],
+      ['ID', 'HOSTNAME', 'ROLE', 'STATE', 'AVAILABILITY', 'ADDRESS', 'CPUS', 'MEMORY', 'TASKS', 'DATABASES', 'LABELS'],
       data.nodes.map((n) => [
         n.id,
         n.hostname,
@@ -45,6 +45,7 @@ export async function listNodes(o: Output) {
         String(n.cpus),
         gib(n.memoryBytes),
         String(n.tasks.length),
+        n.databases.map((d) => d.name).join(',') || '-',
         Object.entries(n.labels)
           .map(([k, v]) => `${k}=${v}`)
           .join(','),

@@ -14,6 +14,8 @@ export interface ServiceSource {
   public?: boolean;
   /** Cluster mode: how many tasks run. */
   replicas?: string;
+  /** Cluster mode: the node a database goes on. */
+  node?: string;
 }
 
 /** The request body of `POST /api/projects/{id}/services` for what the options name. */
@@ -25,6 +27,7 @@ export function serviceBody(name: string, o: ServiceSource) {
   const replicas = o.replicas === undefined ? undefined : Number(o.replicas);
   if (replicas !== undefined && !(Number.isInteger(replicas) && replicas >= 1 && replicas <= 100)) throw new UsageError(`--replicas ${o.replicas} is not a number of tasks (1–100)`);
   if (replicas !== undefined && o.engine) throw new UsageError('--replicas is for apps: a database runs one task');
+  if (o.node !== undefined && !o.engine) throw new UsageError('--node is for databases: Swarm places the tasks of apps (nodeLabels)');
   if (o.engine) {
     if (o.mode && o.mode !== 'web') throw new UsageError('--mode is for apps, not databases');
     const spec = ENGINE_CATALOGUE[o.engine];
@@ -35,6 +38,7 @@ export function serviceBody(name: string, o: ServiceSource) {
       branch: 'main',
       internalPort: port ?? spec.port,
       databasePublicEnabled: Boolean(o.public),
+      ...(o.node !== undefined ? { nodeId: o.node } : {}),
       env: [],
     };
   }

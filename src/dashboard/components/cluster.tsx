@@ -96,7 +96,7 @@ export function Cluster() {
             </button>
           )}
           <table>
-            <TableHead columns={['Node', 'Role', 'State', 'Availability', 'Address', 'CPUs, memory', 'Labels', 'Tasks']} actions={canWrite.value} />
+            <TableHead columns={['Node', 'Role', 'State', 'Availability', 'Address', 'CPUs, memory', 'Labels', 'Tasks', 'Databases']} actions={canWrite.value} />
             <tbody>
               {nodes.value.map((n) => (
                 <tr key={n.id}>
@@ -108,6 +108,7 @@ export function Cluster() {
                   <td>{`${n.cpus} CPUs, ${gib(n.memoryBytes)}`}</td>
                   <td>{Object.entries(n.labels).map(([k, v]) => `${k}=${v}`).join(', ')}</td>
                   <td>{n.tasks.filter((t) => t.state === 'running').length}</td>
+                  <td>{n.databases.map((d) => d.name).join(', ')}</td>
                   {canWrite.value && (
                     <td>
                       {n.role === 'worker' &&

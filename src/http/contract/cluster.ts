@@ -43,6 +43,12 @@ export const clusterNode = z
     engineVersion: z.string(),
     labels: z.record(z.string(), z.string()),
     tasks: z.array(task),
+    databases: z
+      .array(z.object({ serviceId: z.string(), name: z.string(), container: z.string().nullable(), status: z.string() }))
+      .meta({
+        description:
+          'Database services on this node: plain containers pinned to it (`nodeId`), not Swarm tasks. Those without a node are on the manager, where Slipway runs.',
+      }),
   })
   .meta({ id: 'ClusterNode' });
 
@@ -133,6 +139,7 @@ export const clusterApi = {
     operationId: 'removeClusterNode',
     tag: 'Cluster',
     summary: 'Remove a drained node that has left the Swarm',
+    description: '409 while the node is not drained and down, or while database services are on it (move them first: their data is there).',
     access: 'write',
     allProjects: true,
     response: z.object({ ok: z.literal(true) }),

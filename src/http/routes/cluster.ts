@@ -5,6 +5,7 @@ import { decideChangeNode, decideRemoveNode } from '../../../commands/cluster/ag
 import { changeNode, clusterState, initCluster, issueJoinCommand, removeNode } from '../../../commands/cluster/handlers.js';
 import { conflict, notFound } from '../../../commands/shared/domain-error.js';
 import { findCluster, type ClusterRow } from '../../../projections/cluster-queries.js';
+import { listDatabasePlacements } from '../../../projections/service-queries.js';
 import { ensureRegistry, trustRegistryAuthority } from '../../cluster/registry.js';
 import { REGISTRY_USER } from '../../cluster/cluster-target.js';
 import { findSwarmNode, initOrAdoptSwarm, joinCommand, listSwarmNodes, removeSwarmNode, rotatedJoinToken, SwarmRefused, updateSwarmNode } from '../../cluster/swarm-engine.js';
@@ -39,6 +40,16 @@ export function clusterRoutes(router: Router, app: Slipway) {
     const row = await findCluster(app.db);
     if (!row) throw conflict('this installation is not a cluster: run `slipway cluster init` (POST /api/cluster) first');
     return row;
+  };
+  /** Each node with the database services on it: plain containers, which Swarm does not list as tasks. */
+  const withDatabases = async <N extends { id: string }>(row: ClusterRow, nodes: N[]) => {
+    const databases = await listDatabasePlacements(app.db);
+    return nodes.map((node) => ({
+      ...node,
+      databases: databases
+        .filter((d) => (d.node_id ?? row.manager_node_id) === node.id)
+        .map((d) => ({ serviceId: d.id, name: d.name, container: d.current_container, status: d.status })),
+    }));
   };
   const nodeOf = async (nodeId: string) => {
     const node = await findSwarmNode(await app.clusterEngine.docker(), nodeId, LABEL.service);
@@ -79,8 +90,8 @@ export function clusterRoutes(router: Router, app: Slipway) {
 
   route(router, clusterApi.listNodes, async (ctx) => {
     requireAllProjects(principalOf(ctx), WHAT);
-    await requireCluster();
-    ctx.body = { nodes: await listSwarmNodes(await app.clusterEngine.docker(), LABEL.service) };
+    const row = await requireCluster();
+    ctx.body = { nodes: await withDatabases(row, await listSwarmNodes(await app.clusterEngine.docker(), LABEL.service)) };
   });
 
   route(router, clusterApi.joinCommand, async (ctx) => {
@@ -116,7 +127,8 @@ export function clusterRoutes(router: Router, app: Slipway) {
     }
     const { position } = await changeNode(cmd, node.id, current, change);
     await app.settle(position);
-    ctx.body = { node: await nodeOf(node.id) };
+    const [changed] = await withDatabases(await requireCluster(), [await nodeOf(node.id)]);
+    ctx.body = { node: changed! };
   });
 
   route(router, clusterApi.removeNode, async (ctx) => {
@@ -126,6 +138,9 @@ export function clusterRoutes(router: Router, app: Slipway) {
     const node = await nodeOf(ctx.params.nodeId!);
     const cmd = requestContext(app, ctx, principal);
     const live = { availability: node.availability, down: node.state === 'down' };
+    // Their data is on the node: a node is removed only once none is left there.
+    const held = (await listDatabasePlacements(app.db)).filter((d) => d.node_id === node.id);
+    if (held.length > 0) throw conflict(`database services are on ${node.hostname} (${held.map((d) => d.name).join(', ')}): move them to another node (POST /api/services/:id/move) or delete them first`);
     decideRemoveNode(await clusterState(cmd), node.id, live);
     await removeSwarmNode(await app.clusterEngine.docker(), node.id);
     const { position } = await removeNode(cmd, node.id, live);
