@@ -79,6 +79,14 @@ export async function listReleasedServices(db: SqlExecutor): Promise<ServiceRow[
   return rows;
 }
 
+/** Every database service and the node it is on (null: the manager's engine), for the cluster's node list. */
+export async function listDatabasePlacements(db: SqlExecutor): Promise<{ id: string; name: string; status: string; current_container: string | null; node_id: string | null }[]> {
+  const { rows } = await db.query<{ id: string; name: string; status: string; current_container: string | null; node_id: string | null }>(
+    "select id, name, status, current_container, node_id from rm_services where kind = 'database' order by name, id",
+  );
+  return rows;
+}
+
 export async function takenHostPorts(db: SqlExecutor): Promise<Set<number>> {
   const { rows } = await db.query<{ host_port: number }>('select host_port from rm_services');
   return new Set(rows.map((r) => r.host_port));

@@ -8,6 +8,9 @@ import { AGENT_NAME, type AgentCredentials } from './agent-credentials.js';
 import { ensureAgent, type AgentSettings } from './cluster-agent.js';
 import type { RegistryAccess } from './registry.js';
 
+/** A node keeps its address; it is asked again now and then in case the node rejoined elsewhere. */
+const ADDRESS_TTL_MS = 30_000;
+
 /** What reaching the nodes needs: the manager's engine and registry (to run the agents), and the agents' TLS. */
 export interface NodeAccessDeps {
   manager(): Promise<{ docker: Docker; registry: RegistryAccess }>;
@@ -60,6 +63,7 @@ export class NodeAccess {
   private agents: Promise<void> | null = null;
   private readonly engines = new Map<string, Docker>();
   private readonly tunnels = new Map<string, Promise<Server>>();
+  private readonly addresses = new Map<string, { address: Address; at: number }>();
 
   constructor(private readonly deps: NodeAccessDeps) {}
 
@@ -124,8 +128,16 @@ export class NodeAccess {
     return server;
   }
 
-  /** Where the node's agent listens: the node's address in the Swarm, once the agents run. */
+  /** Where the node's agent listens: the node's address in the Swarm (asked again after a while), once the agents run. */
   private async addressOf(nodeId: string): Promise<Address> {
+    const known = this.addresses.get(nodeId);
+    if (known && Date.now() - known.at < ADDRESS_TTL_MS) return known.address;
+    const address = await this.askAddressOf(nodeId);
+    this.addresses.set(nodeId, { address, at: Date.now() });
+    return address;
+  }
+
+  private async askAddressOf(nodeId: string): Promise<Address> {
     const { docker, registry } = await this.deps.manager();
     this.agents ??= this.deps.credentials().then((credentials) => ensureAgent(docker, registry, this.deps.settings, credentials));
     await this.agents.catch((error: unknown) => {

@@ -1,7 +1,7 @@
 import { LABEL, type ContainerRuntime, type NetworkAddresses } from '../runtime/container-runtime.js';
 import { ensureOverlay } from '../cluster/swarm-updates.js';
 import type { DeploymentLog } from './deployment-log.js';
-import { DeployFailure, ensureImage, message, networkOf, step, type RunDeps } from './deployment-run.js';
+import { DeployFailure, ensureImage, networkOf, step, type RunDeps } from './deployment-run.js';
 import { overlayOf } from './swarm-run.js';
 
 /** Where a database service's container runs: an engine, the network it joins there, the port Slipway dials. */
@@ -23,10 +23,11 @@ export interface DatabasePlace {
  * that its Swarm tasks reach the database by name wherever either runs; a pinned database's engine is its
  * node's, reached through the node's agent.
  */
-export async function placeOf(deps: RunDeps, projectId: string, nodeId: string | null): Promise<DatabasePlace> {
+export async function placeOf(deps: RunDeps, projectId: string, nodeId: string | null, signal: AbortSignal): Promise<DatabasePlace> {
   const cluster = await deps.cluster?.();
   if (nodeId !== null && (!cluster || !deps.nodes)) throw new DeployFailure(`the service is on cluster node ${nodeId}, but this installation is not a cluster`);
-  const runtime = nodeId === null ? deps.runtime : await step(`reaching node ${nodeId}`, 90_000, AbortSignal.timeout(90_000), () => deps.nodes!.runtime(nodeId));
+  // Its agent may still be starting (the first database placed on a node starts them): up to a minute and a half.
+  const runtime = nodeId === null ? deps.runtime : await step(`reaching node ${nodeId}`, 90_000, signal, () => deps.nodes!.runtime(nodeId));
   const labels = { [LABEL.project]: projectId };
   const network = cluster ? overlayOf(projectId) : networkOf(projectId);
   return {
@@ -55,15 +56,13 @@ export async function provideImage(place: DatabasePlace, source: ContainerRuntim
   if (place.nodeId === null || (await place.runtime.imageExists(reference))) return ensureImage(place.deps, reference, log, signal);
   if (await source.imageExists(reference)) {
     log.system(`Copying image ${reference} to node ${place.nodeId}`);
-    await step('copying the image', place.deps.settings.timeouts.pullMs, signal, async (s) => {
+    await step(`copying the image to node ${place.nodeId}`, place.deps.settings.timeouts.pullMs, signal, async (s) => {
       const archive = await source.exportImage(reference);
       try {
         await place.runtime.importImage(archive, s);
       } finally {
         archive.destroy();
       }
-    }).catch((error: unknown) => {
-      throw error instanceof DeployFailure ? error : new DeployFailure(`copying the image to node ${place.nodeId}: ${message(error)}`);
     });
     return;
   }

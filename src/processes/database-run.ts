@@ -82,10 +82,10 @@ async function waitUntilAnswering(
  */
 export async function deployDatabase(deps: RunDeps, id: string, prepared: Prepared, log: DeploymentLog, signal: AbortSignal, request: DeploymentRequest): Promise<void> {
   const { row } = prepared;
-  const was = await placeOf(deps, row.project_id, row.node_id);
+  const was = await placeOf(deps, row.project_id, row.node_id, signal);
   const kept = request.kind === 'deploy' ? null : await planFromRelease(was.deps, id, request, prepared, log);
   const moveTo = request.kind === 'move' ? { nodeId: request.toNodeId ?? null } : null;
-  const at = moveTo ? await placeOf(deps, row.project_id, moveTo.nodeId) : was;
+  const at = moveTo ? await placeOf(deps, row.project_id, moveTo.nodeId, signal) : was;
   const p = kept ? { ...prepared, env: kept.env } : prepared;
   const engine = row.database_engine as Engine;
   const settings = deps.settings.databases;

@@ -344,7 +344,13 @@ export class Deployer implements Reactor {
     }
     // The engine may have republished a restarted container on another loopback port.
     for (const service of await listReleasedServices(db)) {
-      const state = await runtime.inspect(service.current_container!, service.runtime_mode === 'worker' ? null : service.internal_port);
+      // A database pinned to a cluster node runs there; a node that does not answer now is left as it is.
+      const engine = service.node_id === null ? runtime : await this.deps.nodes?.runtime(service.node_id).catch(() => null);
+      if (!engine) {
+        this.logger.warn('the node of a service did not answer: its container is not checked', { service: service.id, node: service.node_id });
+        continue;
+      }
+      const state = await engine.inspect(service.current_container!, service.runtime_mode === 'worker' ? null : service.internal_port);
       if (!state) {
         this.logger.warn('the current container of a service is gone', { service: service.id, container: service.current_container });
         await releaseService(cmd, service.id, NO_RELEASE);
@@ -353,7 +359,7 @@ export class Deployer implements Reactor {
       } else if (!state.running && state.exitCode !== null && state.restarts === 0) {
         // Stopped by a database redeploy that was cut short: it is still the release, so it runs again.
         this.logger.info('starting the stopped current container of a service', { service: service.id, container: service.current_container });
-        await runtime.start(service.current_container!);
+        await engine.start(service.current_container!);
       } else if (state.hostPort !== service.upstream_port) {
         await releaseService(cmd, service.id, {
           deploymentId: service.current_deployment_id,

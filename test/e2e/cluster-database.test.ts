@@ -40,7 +40,7 @@ t.test(
     const [manager, worker] = cluster.nodes as [(typeof cluster.nodes)[0], (typeof cluster.nodes)[0]];
     await loadImages(manager, [CLUSTER_IMAGES.registry, CLUSTER_IMAGES.proxy, CLUSTER_IMAGES.agent, DB_TEST_IMAGES.postgres, TEST_IMAGES.web]);
     const { env } = await deployEnv({ ...clusterEnv(manager, REGISTRY_PORT), SLIPWAY_CLUSTER_ROUTER: `${manager.address}:7080`, ...DB_IMAGE_ENV });
-    const s = await startTestServer(env);
+    let s = await startTestServer(env);
     t.teardown(() => s.close());
     cluster.trusts(`${manager.address}:${REGISTRY_PORT}`);
 
@@ -158,6 +158,12 @@ t.test(
     // An operator's rebuild from the log puts the service on the node it moved to (ServiceCreated, then ServiceMoved).
     await runAdminCommand(s.app, { command: 'projections.rebuild', projectors: [] }, () => undefined);
     t.equal((await s.call('GET', `/api/services/${db.id}`)).body.service.nodeId, managerId, 'a rebuilt read model has it on the manager');
+
+    // A restart checks each released container on the node it is on, through its agent: the database stays released.
+    await s.close();
+    s = await startTestServer(env, s.dataDir);
+    t.match((await s.call('GET', `/api/services/${db.id}`)).body.service, { nodeId: managerId, status: 'active' }, 'after a restart it is still released on the manager');
+    t.same((await sql('select body from notes order by body')).body.rows, [{ body: 'kept across the move' }, { body: 'second' }], 'and answers');
     t.equal((await onNode(manager))[0]?.State, 'running', 'its container runs on the manager');
     t.equal((await onNode(worker)).length, 0, 'nothing of it is left on the worker');
     t.equal((await volumesOn(worker)).length, 0, 'nor its old volume');
