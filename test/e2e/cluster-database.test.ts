@@ -97,6 +97,12 @@ t.test(
     t.equal(done.status, 'succeeded', `the backup runs the dump on the worker (${done.error ?? ''})`);
     t.ok(done.sizeBytes > 0);
 
+    // A restart checks each released container on the node it is on, through its agent: the database stays released.
+    await s.stopKeepingData();
+    s = await startTestServer(env, s.dataDir);
+    t.match((await s.call('GET', `/api/services/${db.id}`)).body.service, { nodeId: workerId, status: 'active' }, 'after a restart it is still released on the worker');
+    t.same((await sql('select body from notes order by body')).body.rows, [{ body: 'kept across the move' }, { body: 'second' }], 'and answers');
+
     // The agent accepts only Slipway's client certificate.
     const refused = await new Promise<string>((resolve) => {
       const socket = connect({ host: worker.address, port: AGENT_PORT, rejectUnauthorized: false }, () => socket.write('docker\nGET /_ping HTTP/1.0\r\n\r\n'));
@@ -159,11 +165,6 @@ t.test(
     await runAdminCommand(s.app, { command: 'projections.rebuild', projectors: [] }, () => undefined);
     t.equal((await s.call('GET', `/api/services/${db.id}`)).body.service.nodeId, managerId, 'a rebuilt read model has it on the manager');
 
-    // A restart checks each released container on the node it is on, through its agent: the database stays released.
-    await s.close();
-    s = await startTestServer(env, s.dataDir);
-    t.match((await s.call('GET', `/api/services/${db.id}`)).body.service, { nodeId: managerId, status: 'active' }, 'after a restart it is still released on the manager');
-    t.same((await sql('select body from notes order by body')).body.rows, [{ body: 'kept across the move' }, { body: 'second' }], 'and answers');
     t.equal((await onNode(manager))[0]?.State, 'running', 'its container runs on the manager');
     t.equal((await onNode(worker)).length, 0, 'nothing of it is left on the worker');
     t.equal((await volumesOn(worker)).length, 0, 'nor its old volume');
