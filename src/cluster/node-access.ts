@@ -10,6 +10,7 @@ import type { RegistryAccess } from './registry.js';
 
 /** A node keeps its address; it is asked again now and then in case the node rejoined elsewhere. */
 const ADDRESS_TTL_MS = 30_000;
+const PING_TIMEOUT_MS = 5_000;
 
 /** What reaching the nodes needs: the manager's engine and registry (to run the agents), and the agents' TLS. */
 export interface NodeAccessDeps {
@@ -38,6 +39,19 @@ function dialAgent(address: Address, credentials: AgentCredentials, target: stri
   // Written before the handshake ends: TLS holds it until then, and the agent reads it first.
   socket.write(`${target}\n`);
   return socket;
+}
+
+/** A node that does not answer at all would hold a ping until the system's TCP timeout. */
+async function pingWithin(docker: Docker, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms / 1000} s`)), ms);
+  });
+  try {
+    await Promise.race([docker.ping(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** HTTP to a node's engine over its agent: dockerode's requests, each on a connection of its own. */
@@ -80,7 +94,7 @@ export class NodeAccess {
     const end = Date.now() + this.deps.readyTimeoutMs;
     for (;;) {
       try {
-        await docker.ping();
+        await pingWithin(docker, PING_TIMEOUT_MS);
         break;
       } catch (error) {
         if (Date.now() > end) throw new Error(`the agent of node ${nodeId} at ${key} did not answer: ${(error as Error).message}`);

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import t from 'tap';
 import { AGENT_SERVICE } from '../../src/cluster/cluster-agent.js';
 import { runAdminCommand } from '../../src/cli/admin-commands.js';
+import { createAuthority, issueServerCertificate } from '../../src/engines/tls-authority.js';
 import { LABEL } from '../../src/runtime/container-runtime.js';
 import { createKey, createProject, createService } from '../helpers/api-suite.js';
 import { finishedBackup } from '../helpers/backup-wait.js';
@@ -18,6 +19,7 @@ import { requireCaddy } from '../helpers/caddy.js';
 import { DB_IMAGE_ENV, DB_TEST_IMAGES, requireDbImages } from '../helpers/engine-containers.js';
 import { testWebService } from '../helpers/http-resources.js';
 import { eventually, waitFor } from '../helpers/net.js';
+import { rebuildEquals, recordedTypes } from '../helpers/rebuild-check.js';
 import { readSse } from '../helpers/sse.js';
 import { startTestServer } from '../helpers/test-server.js';
 
@@ -61,7 +63,9 @@ t.test(
     const listed = async () => Object.fromEntries(((await s.call('GET', '/api/cluster/nodes')).body.nodes as { id: string; databases: { serviceId: string }[] }[]).map((n) => [n.id, n.databases.map((d) => d.serviceId)]));
     t.same(await listed(), { [workerId]: [db.id], [managerId]: [] }, 'the node list shows the database on the worker');
 
+    let started = Date.now();
     const first = await deploy(s, db.id);
+    t.comment(`first deployment on the worker (agent started, image copied, database up): ${Date.now() - started} ms`);
     t.equal(outcome(first.done), 'succeeded', 'the database deploys on the worker');
     t.ok((await logLines(s, first.queued.id)).some((l) => l.includes(`Copying image ${DB_TEST_IMAGES.postgres} to node ${workerId}`)), 'the image was copied to the worker');
     const onNode = async (node: typeof manager) => dockerOf(node).listContainers({ all: true, filters: { label: [`${LABEL.service}=${db.id}`] } });
@@ -104,14 +108,21 @@ t.test(
     t.same((await sql('select body from notes order by body')).body.rows, [{ body: 'kept across the move' }, { body: 'second' }], 'and answers');
 
     // The agent accepts only Slipway's client certificate.
-    const refused = await new Promise<string>((resolve) => {
-      const socket = connect({ host: worker.address, port: AGENT_PORT, rejectUnauthorized: false }, () => socket.write('docker\nGET /_ping HTTP/1.0\r\n\r\n'));
-      let answer = '';
-      socket.on('data', (d) => (answer += String(d)));
-      socket.on('error', (e) => resolve(`error: ${e.message}`));
-      socket.on('close', () => resolve(answer || 'closed without an answer'));
-    });
+    const askAgent = (client: { cert?: string; key?: string }) =>
+      new Promise<string>((resolve) => {
+        const socket = connect({ host: worker.address, port: AGENT_PORT, rejectUnauthorized: false, ...client }, () => socket.write('docker\nGET /_ping HTTP/1.0\r\n\r\n'));
+        let answer = '';
+        socket.on('data', (d) => (answer += String(d)));
+        socket.on('error', (e) => resolve(`error: ${e.message}`));
+        socket.on('close', () => resolve(answer || 'closed without an answer'));
+      });
+    const refused = await askAgent({});
     t.notMatch(refused, /200 OK/, `a client without Slipway's certificate gets nothing from the agent (${refused.slice(0, 80)})`);
+    // A client certificate of another authority (the installation's CA, which also signs database servers) neither.
+    const stranger = await createAuthority('Not the agents');
+    const strangerClient = await issueServerCertificate(stranger, { dnsNames: ['slipway'], ipAddresses: [] }, undefined, 'client');
+    const refusedToo = await askAgent({ cert: strangerClient.certPem, key: strangerClient.keyPem });
+    t.notMatch(refusedToo, /200 OK/, `nor one with a client certificate of another authority (${refusedToo.slice(0, 80)})`);
     const credentials = JSON.parse(readFileSync(join(s.dataDir, 'cluster-agent.json'), 'utf8'));
     t.match(credentials.authority.certPem, /BEGIN CERTIFICATE/, 'the agents have an authority of their own in the data directory');
 
@@ -153,12 +164,14 @@ t.test(
     t.same((await sql('select body from notes order by body')).body.rows, [{ body: 'kept across the move' }, { body: 'second' }], 'on its data');
     t.ok((await logLines(s, blocked.body.deployment.id)).some((l) => l.includes('again on the same data; it answers')), 'the log says it started again');
 
+    started = Date.now();
     const moving = await move(db.id, managerId);
     t.equal(moving.status, 200, JSON.stringify(moving.body));
     t.equal(moving.body.deployment.kind, 'move');
     const moved = await waitForDeployment(s, db.id, moving.body.deployment.id, 300_000);
     t.equal(outcome(moved), 'succeeded', 'the move succeeds');
-    t.comment((await logLines(s, moving.body.deployment.id)).join('\n'));
+    t.comment(`the move (dump, stop, start on the manager, restore, clean the worker) took ${Date.now() - started} ms`);
+    if (moved.status !== 'succeeded') t.comment((await logLines(s, moving.body.deployment.id)).join('\n'));
     t.equal((await s.call('GET', `/api/services/${db.id}`)).body.service.nodeId, managerId, 'the service is on the manager');
     t.same(await listed(), { [workerId]: [], [managerId]: [db.id] }, 'and the node list on the manager');
     // An operator's rebuild from the log puts the service on the node it moved to (ServiceCreated, then ServiceMoved).
@@ -179,5 +192,10 @@ t.test(
     t.equal((await s.call('DELETE', `/api/services/${db.id}`)).status, 200);
     await eventually(async () => (await onNode(manager)).length + (await volumesOn(manager)).length, (n) => n === 0, 30_000);
     t.pass('deleting the service removes its container and volume from its node');
+
+    // The whole history, the move included, rebuilds into the same read models.
+    await s.app.deployer?.stop();
+    t.ok((await recordedTypes(s)).has('ServiceMoved'));
+    await rebuildEquals(t, s);
   },
 );
