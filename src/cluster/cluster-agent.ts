@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type Docker from 'dockerode';
 import type { AgentCredentials } from './agent-credentials.js';
 import { localImageId } from './configured-container.js';
-import { inspectService } from './swarm-updates.js';
+import { ensureNamedByContent, inspectService } from './swarm-updates.js';
 import { pushImage, registryAuth, type RegistryAccess } from './registry.js';
 
 export const AGENT_SERVICE = 'slipway-agent';
@@ -29,18 +29,10 @@ exit 1`;
 
 const START = `printf '%s\\n' "$SLIPWAY_ROUTE" > /tmp/route && exec socat "OPENSSL-LISTEN:$SLIPWAY_AGENT_PORT,fork,reuseaddr,cert=/run/secrets/agent-cert.pem,key=/run/secrets/agent-key.pem,cafile=/run/secrets/agent-ca.pem,verify=1" "SYSTEM:sh /tmp/route"`;
 
-type Secret = { name: string; file: string; data: string };
-
-/** Swarm secrets cannot change: each content gets its own name, and a new content a new one. */
-async function ensureSecret(docker: Docker, secret: Secret): Promise<Docker.SecretReference> {
-  const name = `slipway-${secret.file.replace('.pem', '')}-${createHash('sha256').update(secret.data).digest('hex').slice(0, 16)}`;
-  const found = ((await docker.listSecrets({ filters: { name: [name] } })) as { ID: string; Spec: { Name: string } }[]).find((s) => s.Spec.Name === name);
-  const id =
-    found?.ID ??
-    (await docker
-      .createSecret({ Name: name, Data: Buffer.from(secret.data).toString('base64'), Labels: { 'slipway.managed': 'true' } })
-      .then((created: { id?: string; ID?: string }) => (created.id ?? created.ID)!));
-  return { SecretID: id, SecretName: name, File: { Name: secret.file, UID: '0', GID: '0', Mode: 0o400 } };
+/** A secret file of the agent's, read by root only. */
+async function ensureSecret(docker: Docker, file: string, data: string): Promise<Docker.SecretReference> {
+  const { id, name } = await ensureNamedByContent(docker, 'secret', `slipway-${file.replace('.pem', '')}`, Buffer.from(data));
+  return { SecretID: id, SecretName: name, File: { Name: file, UID: '0', GID: '0', Mode: 0o400 } };
 }
 
 /**
@@ -57,13 +49,11 @@ export async function ensureAgent(docker: Docker, registry: RegistryAccess, sett
   if ((current?.Spec.Labels as Record<string, string> | undefined)?.[STAMP_LABEL] === stamp) return;
 
   const image = await pushImage(docker, imageId, 'slipway/agent', imageId.replace('sha256:', '').slice(0, 16), registry);
-  const secrets = await Promise.all(
-    [
-      { file: 'agent-ca.pem', data: credentials.authority.certPem },
-      { file: 'agent-cert.pem', data: credentials.agent.certPem },
-      { file: 'agent-key.pem', data: credentials.agent.keyPem },
-    ].map((s) => ensureSecret(docker, { name: s.file, ...s })),
-  );
+  const secrets = await Promise.all([
+    ensureSecret(docker, 'agent-ca.pem', credentials.authority.certPem),
+    ensureSecret(docker, 'agent-cert.pem', credentials.agent.certPem),
+    ensureSecret(docker, 'agent-key.pem', credentials.agent.keyPem),
+  ]);
   const spec: Docker.ServiceSpec = {
     Name: AGENT_SERVICE,
     Labels: { 'slipway.managed': 'true', [STAMP_LABEL]: stamp },

@@ -6,6 +6,7 @@ import { connect, type TLSSocket } from 'node:tls';
 import type Docker from 'dockerode';
 import { AGENT_NAME, type AgentCredentials } from './agent-credentials.js';
 import { ensureAgent, type AgentSettings } from './cluster-agent.js';
+import { nodeAddressOf } from './swarm-engine.js';
 import type { RegistryAccess } from './registry.js';
 
 /** A node keeps its address; it is asked again now and then in case the node rejoined elsewhere. */
@@ -158,9 +159,7 @@ export class NodeAccess {
       this.agents = null;
       throw error;
     });
-    const node = (await docker.getNode(nodeId).inspect()) as { Status?: { Addr?: string }; ManagerStatus?: { Addr?: string } };
-    // A manager's Status.Addr can be 0.0.0.0; its manager address is the one other nodes dial.
-    const host = (node.ManagerStatus?.Addr?.replace(/:\d+$/, '') ?? node.Status?.Addr) || '';
+    const host = nodeAddressOf((await docker.getNode(nodeId).inspect()) as Parameters<typeof nodeAddressOf>[0]);
     if (!host || host === '0.0.0.0') throw new Error(`node ${nodeId} has no address in the Swarm`);
     return { host, port: this.deps.settings.port };
   }

@@ -86,6 +86,9 @@ export interface SwarmNodeView {
   tasks: SwarmTask[];
 }
 
+/** Where other nodes reach a node: a manager's Status.Addr can be 0.0.0.0, its manager address is the one they dial. */
+export const nodeAddressOf = (node: Pick<NodeInfo, 'Status' | 'ManagerStatus'>) => (node.ManagerStatus?.Addr?.replace(/:\d+$/, '') ?? node.Status?.Addr) || '';
+
 interface NodeInfo {
   ID: string;
   Version: { Index: number };
@@ -124,8 +127,7 @@ export async function listSwarmNodes(docker: Docker, serviceLabel: string): Prom
       leader: Boolean(node.ManagerStatus?.Leader),
       availability: node.Spec.Availability,
       state: node.Status?.State ?? 'unknown',
-      // A manager's Status.Addr can be 0.0.0.0; its manager address is the one other nodes dial.
-      address: (node.ManagerStatus?.Addr?.replace(/:\d+$/, '') ?? node.Status?.Addr) || '',
+      address: nodeAddressOf(node),
       cpus: (node.Description?.Resources?.NanoCPUs ?? 0) / 1e9,
       memoryBytes: node.Description?.Resources?.MemoryBytes ?? 0,
       engineVersion: node.Description?.Engine?.EngineVersion ?? '',

@@ -74,16 +74,27 @@ export async function ensureOverlay(docker: Docker, name: string, labels: Record
 
 /** The probe as a Swarm config, named by its content (configs cannot change); returns what a ServiceSpec names. */
 export async function ensureProbeConfig(docker: Docker, binary: Buffer): Promise<{ configId: string; configName: string }> {
-  const configName = `slipway-probe-${createHash('sha256').update(binary).digest('hex').slice(0, 16)}`;
-  const found = (await docker.listConfigs({ filters: { name: [configName] } })) as { ID: string; Spec: { Name: string } }[];
-  const existing = found.find((c) => c.Spec.Name === configName);
-  if (existing) return { configId: existing.ID, configName };
+  const { id, name } = await ensureNamedByContent(docker, 'config', 'slipway-probe', binary);
+  return { configId: id, configName: name };
+}
+
+/**
+ * A Swarm config or secret, which cannot change: each content gets its own name (`<prefix>-<hash>`), made once;
+ * one made meanwhile by another caller is taken.
+ */
+export async function ensureNamedByContent(docker: Docker, kind: 'config' | 'secret', prefix: string, data: Buffer): Promise<{ id: string; name: string }> {
+  const name = `${prefix}-${createHash('sha256').update(data).digest('hex').slice(0, 16)}`;
+  const query = { filters: { name: [name] } };
+  const found = (await (kind === 'config' ? docker.listConfigs(query) : docker.listSecrets(query))) as { ID: string; Spec: { Name: string } }[];
+  const existing = found.find((c) => c.Spec.Name === name);
+  if (existing) return { id: existing.ID, name };
+  const spec = { Name: name, Data: data.toString('base64'), Labels: { 'slipway.managed': 'true' } };
   try {
-    const created = (await docker.createConfig({ Name: configName, Data: binary.toString('base64'), Labels: { 'slipway.managed': 'true' } })) as { id?: string; ID?: string };
-    return { configId: created.id ?? created.ID!, configName };
+    const created = (await (kind === 'config' ? docker.createConfig(spec) : docker.createSecret(spec))) as { id?: string; ID?: string };
+    return { id: (created.id ?? created.ID)!, name };
   } catch (error) {
     if (statusOf(error) !== 409) throw error;
-    return ensureProbeConfig(docker, binary);
+    return ensureNamedByContent(docker, kind, prefix, data);
   }
 }
 

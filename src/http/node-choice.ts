@@ -16,6 +16,6 @@ export async function requireNodeForDatabase(app: Slipway, nodeId: string, from?
   const node = await findSwarmNode(await app.clusterEngine.docker(), nodeId, LABEL.service);
   if (!node) throw invalid('nodeId', 'the cluster has no node with this id (GET /api/cluster/nodes lists them)');
   if (node.state !== 'ready' || node.availability !== 'active') {
-    throw conflict(`node ${node.hostname} is ${node.state} and ${node.availability}: a database goes only to a ready, active node`);
+    throw conflict(`node ${nodeId} is ${node.state} and ${node.availability}: a database goes only to a ready, active node`);
   }
 }

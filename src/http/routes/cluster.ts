@@ -117,7 +117,7 @@ export function clusterRoutes(router: Router, app: Slipway) {
     const principal = writerOf(ctx);
     requireAllProjects(principal, 'changing a node');
     const change = parseInput(nodeChangeBody, ctx.request.body ?? {});
-    await requireCluster();
+    const row = await requireCluster();
     const node = await nodeOf(ctx.params.nodeId!);
     const cmd = requestContext(app, ctx, principal);
     const current = { availability: node.availability, labels: node.labels };
@@ -127,7 +127,7 @@ export function clusterRoutes(router: Router, app: Slipway) {
     }
     const { position } = await changeNode(cmd, node.id, current, change);
     await app.settle(position);
-    const [changed] = await withDatabases(await requireCluster(), [await nodeOf(node.id)]);
+    const [changed] = await withDatabases(row, [await nodeOf(node.id)]);
     ctx.body = { node: changed! };
   });
 
