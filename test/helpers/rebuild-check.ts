@@ -14,6 +14,27 @@ export async function recordedTypes(s: TestServer): Promise<Set<string>> {
   }
 }
 
+async function headPosition(s: TestServer): Promise<string | null> {
+  let head: string | null = null;
+  for (;;) {
+    const batch = await s.app.store.readAll({ after: head, maxCount: 1000 });
+    if (batch.length === 0) return head;
+    head = batch[batch.length - 1]!.position;
+  }
+}
+
+/** Waits until no event has been appended for `quietMs` and every projector has applied the last one: work a test set off (a retirement, a backup's removal) finishes before the comparison. */
+export async function quiesce(s: TestServer, quietMs = 3000, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let head = await headPosition(s); ; ) {
+    await new Promise((r) => setTimeout(r, quietMs));
+    const now = await headPosition(s);
+    if (now === head) return s.app.settle(now);
+    if (Date.now() > deadline) throw new Error(`events still arrive after ${timeoutMs} ms (head ${now})`);
+    head = now;
+  }
+}
+
 export async function readTables(s: TestServer): Promise<string[]> {
   const { rows } = await s.app.db.query<{ table_name: string }>(
     "select table_name from information_schema.tables where table_schema = current_schema() and table_name like 'rm\\_%' order by 1",
@@ -26,6 +47,7 @@ export const checkpoints = async (s: TestServer) =>
 
 /** Rebuilds every read model from the log and compares each table, the checkpoints and an API answer with the live ones. */
 export async function rebuildEquals(t: Test, s: TestServer) {
+  await quiesce(s);
   const tables = await readTables(s);
   t.same(tables, ALL_PROJECTORS.flatMap((p) => p.tables).sort(), 'every read table belongs to a projector, and is compared');
   const live = await dumpReadModels(s.app.db);
