@@ -1,11 +1,12 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
-import { dumpDatabase, restoreDatabase, type BackupTarget } from '../engines/backup-tools.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BackupToolError, dumpDatabase, restoreDatabase, type BackupTarget } from '../engines/backup-tools.js';
 import { createPrivateFile, openPrivateFile, privateDirectory } from '../private-files.js';
-import type { ContainerRuntime } from '../runtime/container-runtime.js';
+import type { ContainerRuntime, ContainerSpec } from '../runtime/container-runtime.js';
 import type { DeploymentLog } from './deployment-log.js';
-import { DeployFailure, step, type RunDeps } from './deployment-run.js';
+import { DeployFailure, message, step, type RunDeps } from './deployment-run.js';
 
 /** A move's copy of the data, in Slipway's work directory until the move ends. */
 export interface MoveCopy {
@@ -15,22 +16,50 @@ export interface MoveCopy {
 }
 
 /**
- * Dumps the running database with its engine's own tool (as a backup does) into a private file. Writes that
- * reach the database after the dump began are not in it: the database stops right after.
+ * Dumps the data of a stopped database with its engine's own tool (as a backup does) into a private file.
+ * The dump runs in `reader`, a container of the same image on the same volume without any network: no client
+ * can write while it runs, so every write the old container acknowledged is in the copy.
  */
-export async function copyForMove(deps: RunDeps, runtime: ContainerRuntime, target: BackupTarget, id: string, log: DeploymentLog, signal: AbortSignal): Promise<MoveCopy> {
+export async function copyForMove(
+  deps: RunDeps,
+  runtime: ContainerRuntime,
+  reader: ContainerSpec & { network: 'none' },
+  target: Omit<BackupTarget, 'container'>,
+  id: string,
+  log: DeploymentLog,
+  signal: AbortSignal,
+): Promise<MoveCopy> {
   privateDirectory(deps.settings.workDir);
   const path = join(deps.settings.workDir, `${id}.move`);
-  rmSync(path, { force: true });
   const remove = () => rmSync(path, { force: true });
-  log.system(`Copying the data out of ${target.container} with the engine's dump tool`);
-  await step('copying the data out', deps.settings.databases.copyMs, signal, async (s) => {
+  const dumpOnce = async (s: AbortSignal) => {
+    remove();
     const out = createPrivateFile(path);
     try {
-      await dumpDatabase(runtime, target, out, s);
+      await dumpDatabase(runtime, { ...target, container: reader.name }, out, s);
     } finally {
       out.end();
       await finished(out).catch(() => undefined);
+    }
+  };
+  log.system(`Copying the data with the engine's dump tool in ${reader.name}, on the same volume without a network`);
+  const { startMs, copyMs } = deps.settings.databases;
+  await step('copying the data out', startMs + copyMs, signal, async (s) => {
+    await runtime.run(reader);
+    try {
+      // The engine is starting on the data: its tool is refused until it answers.
+      const answersBy = Date.now() + startMs;
+      for (let last = ''; ; ) {
+        try {
+          return await dumpOnce(s);
+        } catch (error) {
+          if (!(error instanceof BackupToolError) || s.aborted || Date.now() > answersBy) throw error;
+          if (message(error) !== last) log.system(`Not answering yet: ${(last = message(error))}`);
+        }
+        await sleep(500, undefined, { signal: s });
+      }
+    } finally {
+      await runtime.remove(reader.name, 1).catch(() => undefined);
     }
   }).catch((error: unknown) => {
     remove();

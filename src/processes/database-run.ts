@@ -6,7 +6,7 @@ import type { ServiceRow } from '../../projections/service-queries.js';
 import { BrowserError } from '../engines/browser.js';
 import { createRemoteBrowser } from '../engines/remote-browser.js';
 import { endpointOf, enginePlan, type ServerTls } from '../engines/engine-plans.js';
-import { LABEL } from '../runtime/container-runtime.js';
+import { LABEL, type ContainerSpec, type NetworkAddresses } from '../runtime/container-runtime.js';
 import type { DeploymentLog } from './deployment-log.js';
 import { recorded } from './recorded.js';
 import { containerEnd, resourcesOfRun, type RunResources } from './service-resources.js';
@@ -75,9 +75,9 @@ async function waitUntilAnswering(
  * share a data directory, so the previous one is stopped first (a short outage, unlike app deployments);
  * if the new one does not answer, it is removed and the previous one starts again on the same data.
  *
- * A move (cluster mode) runs the current release on another node: the data is dumped from the running
- * database, which then stops; the new container starts on an empty volume there and the dump is restored into
- * it before the release is recorded with the node. A failure removes the new container and volume and starts
+ * A move (cluster mode) runs the current release on another node: the database stops, its data is dumped by
+ * a container without network on the same volume (so no write is lost), the new container starts on an empty
+ * volume there and the dump is restored into it before the release is recorded with the node. A failure removes the new container and volume and starts
  * the old container again; a success removes the old container and volume.
  */
 export async function deployDatabase(deps: RunDeps, id: string, prepared: Prepared, log: DeploymentLog, signal: AbortSignal, request: DeploymentRequest): Promise<void> {
@@ -108,41 +108,47 @@ export async function deployDatabase(deps: RunDeps, id: string, prepared: Prepar
   const resources = await resourcesOfRun(kept ? kept.resources : row.resources, deps.defaultResources);
   const ranAs = kept ? { ...row, health_check: kept.healthCheck } : row;
   const where = at.nodeId ? ` on node ${at.nodeId}` : '';
+  const containerOf = (container: string, network: string, addresses: readonly NetworkAddresses[]): ContainerSpec => {
+    const plan = enginePlan(engine, image, p.env, { logicalReplication: row.postgres_logical_replication_enabled, tls, network: addresses });
+    return {
+      name: container,
+      image,
+      env: plan.env,
+      labels: { ...labels, [LABEL.deployment]: id },
+      network,
+      aliases: [row.slug],
+      internalPort: plan.port,
+      publish: true,
+      // Published on all interfaces only when public; Slipway itself always connects through loopback.
+      binding: { ip: row.database_public_enabled ? '0.0.0.0' : '127.0.0.1', port: row.host_port },
+      command: plan.command,
+      volumes: [{ name: volumeOf(row.id), target: plan.dataDir, labels }],
+      files: plan.files,
+      privileges: 'database',
+      limits: resources.limits,
+    };
+  };
   let created = false;
   let copy: MoveCopy | null = null;
   // An abort does not stop the engine's own stop: the previous container is started again only once it is down.
   let stopping: Promise<void> | null = null;
   try {
-    if (moveTo && previous) copy = await copyForMove(deps, was.runtime, { container: previous, engine, env: p.env }, id, log, signal);
     if (previous) {
-      log.system(`Stopping ${previous}: a database runs one container on its data`);
+      log.system(`Stopping ${previous}: ${moveTo ? 'no write may reach it once its data is being copied' : 'a database runs one container on its data'}`);
       stopping = was.runtime.stop(previous, deps.settings.timeouts.stopGraceSeconds);
       await step('stopping the previous container', deps.settings.timeouts.stopGraceSeconds * 1000 + 30_000, signal, () => stopping!);
+    }
+    if (moveTo && previous) {
+      const reader = { ...containerOf(`${name}-copy`, 'none', []), network: 'none' as const, aliases: [], internalPort: null, publish: false, binding: undefined };
+      copy = await copyForMove(deps, was.runtime, reader, { engine, env: p.env }, id, log, signal);
     }
     await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentContainerStarted', data: { containerName: name } });
     await step('creating the container', deps.settings.timeouts.startMs, signal, async () => {
       const addresses = await at.prepareNetwork();
       // A volume the service left on this node when it moved away earlier: its data is not the current data.
       if (moveTo) await at.runtime.removeVolumes(labels);
-      const plan = enginePlan(engine, image, p.env, { logicalReplication: row.postgres_logical_replication_enabled, tls, network: addresses });
       created = true;
-      return at.runtime.run({
-        name,
-        image,
-        env: plan.env,
-        labels: { ...labels, [LABEL.deployment]: id },
-        network: at.network,
-        aliases: [row.slug],
-        internalPort: plan.port,
-        publish: true,
-        // Published on all interfaces only when public; Slipway itself always connects through loopback.
-        binding: { ip: row.database_public_enabled ? '0.0.0.0' : '127.0.0.1', port: row.host_port },
-        command: plan.command,
-        volumes: [{ name: volumeOf(row.id), target: plan.dataDir, labels }],
-        files: plan.files,
-        privileges: 'database',
-        limits: resources.limits,
-      });
+      return at.runtime.run(containerOf(name, at.network, addresses));
     });
     log.system(`Started ${name} from ${image}${where} on port ${row.host_port}${row.database_public_enabled ? ' (public)' : ' (this host only)'}; waiting for it to answer a query`);
     const stopFollowing = followStartup(at.deps, name, log);

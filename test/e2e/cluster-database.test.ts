@@ -102,8 +102,17 @@ t.test(
     t.ok(done.sizeBytes > 0);
 
     // A restart checks each released container on the node it is on, through its agent: the database stays released.
+    // What an interrupted move left there (its copy reader, of another deployment) is removed.
+    const leftover = await dockerOf(worker).createContainer({
+      Image: DB_TEST_IMAGES.postgres,
+      Entrypoint: ['sleep', '600'],
+      Labels: { ...container!.Labels, [LABEL.deployment]: '00000000-0000-4000-8000-000000000000' },
+    });
+    await leftover.start();
     await s.stopKeepingData();
     s = await startTestServer(env, s.dataDir);
+    const afterRestart = await eventually(async () => (await onNode(worker)).map((c) => c.Id), (ids) => ids.length === 1, 30_000);
+    t.same(afterRestart, [container!.Id], "after a restart only the release's container is left on the worker");
     t.match((await s.call('GET', `/api/services/${db.id}`)).body.service, { nodeId: workerId, status: 'active' }, 'after a restart it is still released on the worker');
     t.same((await sql('select body from notes order by body')).body.rows, [{ body: 'kept across the move' }, { body: 'second' }], 'and answers');
 
@@ -164,13 +173,39 @@ t.test(
     t.same((await sql('select body from notes order by body')).body.rows, [{ body: 'kept across the move' }, { body: 'second' }], 'on its data');
     t.ok((await logLines(s, blocked.body.deployment.id)).some((l) => l.includes('again on the same data; it answers')), 'the log says it started again');
 
+    // A client writes throughout the move: every write the database acknowledged must be there after it.
+    const acknowledged: string[] = [];
+    const refusals = new Map<number, number>();
+    let writing = true;
+    const writer = (async () => {
+      for (let n = 0; writing; n++) {
+        const row = `during the move ${n}`;
+        const answer = await sql(`insert into notes values ('${row}')`);
+        if (answer.status === 200) acknowledged.push(row);
+        else {
+          refusals.set(answer.status, (refusals.get(answer.status) ?? 0) + 1);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      }
+    })();
+    await eventually(async () => acknowledged.length, (n) => n >= 3, 30_000);
+
     started = Date.now();
     const moving = await move(db.id, managerId);
     t.equal(moving.status, 200, JSON.stringify(moving.body));
     t.equal(moving.body.deployment.kind, 'move');
     const moved = await waitForDeployment(s, db.id, moving.body.deployment.id, 300_000);
+    const afterMove = acknowledged.length;
+    await eventually(async () => acknowledged.length, (n) => n >= afterMove + 3, 60_000);
+    writing = false;
+    await writer;
+    const present = new Set(((await sql("select body from notes where body like 'during the move %'")).body.rows as { body: string }[]).map((r) => r.body));
+    const lost = acknowledged.filter((row) => !present.has(row));
+    t.same(lost, [], `every acknowledged write is on the manager after the move (${acknowledged.length} acknowledged; refused while down: ${JSON.stringify([...refusals])})`);
+    t.notOk(refusals.has(500), 'a write to a database that is moving is refused, never a 500');
+    t.equal((await sql("delete from notes where body like 'during the move %'")).status, 200);
     t.equal(outcome(moved), 'succeeded', 'the move succeeds');
-    t.comment(`the move (dump, stop, start on the manager, restore, clean the worker) took ${Date.now() - started} ms`);
+    t.comment(`the move (stop, copy, start on the manager, restore, clean the worker) took ${Date.now() - started} ms`);
     if (moved.status !== 'succeeded') t.comment((await logLines(s, moving.body.deployment.id)).join('\n'));
     t.equal((await s.call('GET', `/api/services/${db.id}`)).body.service.nodeId, managerId, 'the service is on the manager');
     t.same(await listed(), { [workerId]: [], [managerId]: [db.id] }, 'and the node list on the manager');
@@ -192,6 +227,8 @@ t.test(
     t.equal((await s.call('DELETE', `/api/services/${db.id}`)).status, 200);
     await eventually(async () => (await onNode(manager)).length + (await volumesOn(manager)).length, (n) => n === 0, 30_000);
     t.pass('deleting the service removes its container and volume from its node');
+    await eventually(async () => (await s.app.db.query('select id from rm_backup_removals')).rows.length, (n) => n === 0, 60_000);
+    t.pass("and its backups' files are removed");
 
     // The whole history, the move included, rebuilds into the same read models.
     await s.app.deployer?.stop();
