@@ -350,6 +350,14 @@ export class Deployer implements Reactor {
         this.logger.warn('the node of a service did not answer: its container is not checked', { service: service.id, node: service.node_id });
         continue;
       }
+      if (engine !== runtime) {
+        // An interrupted move's copy reader may still run on the volume the current container is started on below.
+        for (const c of await engine.list({ [LABEL.service]: service.id })) {
+          if (c.labels[LABEL.deployment] === service.current_deployment_id) continue;
+          this.logger.info('removing a container no release owns', { container: c.name, node: service.node_id });
+          await engine.remove(c.name, 1);
+        }
+      }
       const state = await engine.inspect(service.current_container!, service.runtime_mode === 'worker' ? null : service.internal_port);
       if (!state) {
         this.logger.warn('the current container of a service is gone', { service: service.id, container: service.current_container });
