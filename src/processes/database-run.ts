@@ -77,8 +77,9 @@ async function waitUntilAnswering(
  *
  * A move (cluster mode) runs the current release on another node: the database stops, its data is dumped by
  * a container without network on the same volume (so no write is lost), the new container starts on an empty
- * volume there and the dump is restored into it before the release is recorded with the node. A failure removes the new container and volume and starts
- * the old container again; a success removes the old container and volume.
+ * volume there and the dump is restored into it before the release is recorded with the node. A failure
+ * removes the new container and volume and starts the old container again; a success removes the old
+ * container and volume.
  */
 export async function deployDatabase(deps: RunDeps, id: string, prepared: Prepared, log: DeploymentLog, signal: AbortSignal, request: DeploymentRequest): Promise<void> {
   const { row } = prepared;
