@@ -295,8 +295,10 @@ export class Deployer implements Reactor {
   private async closeOrphan(d: DeploymentRow, why: { failed: string; complete: string }, removeLeftovers = true) {
     const { db, runtime } = this.deps;
     const cmd = await this.contextOf(d.id);
-    if ((await loadAggregate(cmd, deployment, d.id)).state.status !== 'running') return;
-    const release = (await loadAggregate(cmd, serviceAggregate, d.service_id)).state.release;
+    const { request, status } = (await loadAggregate(cmd, deployment, d.id)).state;
+    if (status !== 'running') return;
+    const service = (await loadAggregate(cmd, serviceAggregate, d.service_id)).state;
+    const release = service.release;
     const last = (await listDeploymentLogs(db, d.id)).at(-1)?.id ?? 0;
     const log = this.logOf(cmd, d.id, last + 1);
     if (release?.deploymentId === d.id) {
@@ -313,6 +315,14 @@ export class Deployer implements Reactor {
     try {
       for (const c of await runtime.list({ [LABEL.deployment]: d.id })) await runtime.remove(c.name, 1);
       for (const image of await runtime.listImages({ [LABEL.deployment]: d.id })) for (const tag of image.tags) await runtime.removeImage(tag);
+      // An interrupted move's new container (on the project's network, under the service's name) and volume on
+      // the node it was moving to: the service stays where it was, on its data there.
+      const movedTo = request.kind === 'move' ? (request.toNodeId ?? null) : undefined;
+      if (movedTo !== undefined && movedTo !== (service.service?.nodeId ?? null)) {
+        const there = movedTo === null ? runtime : await this.deps.nodes?.runtime(movedTo);
+        for (const c of (await there?.list({ [LABEL.deployment]: d.id })) ?? []) await there!.remove(c.name, 1);
+        await there?.removeVolumes({ [LABEL.service]: d.service_id });
+      }
     } catch (error) {
       // The deployment is ended either way; the start-up sweep removes what is left.
       this.logger.warn('could not remove what an ended deployment left', { deployment: d.id, error: String(error) });
