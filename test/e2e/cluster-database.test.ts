@@ -26,7 +26,7 @@ import { startTestServer } from '../helpers/test-server.js';
 const run = promisify(execFile);
 const REGISTRY_PORT = 5443;
 const AGENT_PORT = 2386;
-// Node indices of this file's engines: other cluster files use 1–15 at the same time.
+// Node indices of this file's engines: other cluster files use 1–15 and 18–19 at the same time.
 const MANAGER = 16;
 const WORKER = 17;
 
