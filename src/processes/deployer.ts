@@ -317,11 +317,11 @@ export class Deployer implements Reactor {
       for (const image of await runtime.listImages({ [LABEL.deployment]: d.id })) for (const tag of image.tags) await runtime.removeImage(tag);
       // An interrupted move's new container (on the project's network, under the service's name) and volume on
       // the node it was moving to: the service stays where it was, on its data there.
-      const movedTo = request.kind === 'move' ? (request.toNodeId ?? null) : undefined;
-      if (movedTo !== undefined && movedTo !== (service.service?.nodeId ?? null)) {
-        const there = movedTo === null ? runtime : await this.deps.nodes?.runtime(movedTo);
-        for (const c of (await there?.list({ [LABEL.deployment]: d.id })) ?? []) await there!.remove(c.name, 1);
-        await there?.removeVolumes({ [LABEL.service]: d.service_id });
+      const movedTo = request.kind === 'move' ? request.toNodeId : null;
+      if (movedTo && movedTo !== service.service?.nodeId && this.deps.nodes) {
+        const there = await this.deps.nodes.runtime(movedTo);
+        for (const c of await there.list({ [LABEL.deployment]: d.id })) await there.remove(c.name, 1);
+        await there.removeVolumes({ [LABEL.service]: d.service_id });
       }
     } catch (error) {
       // The deployment is ended either way; the start-up sweep removes what is left.
