@@ -4,23 +4,26 @@ import { runAdminCommand } from '../../src/cli/admin-commands.js';
 import { dumpReadModels } from './read-models.js';
 import type { TestServer } from './test-server.js';
 
-export async function recordedTypes(s: TestServer): Promise<Set<string>> {
-  const types = new Set<string>();
+/** Every recorded event, in global order, a batch at a time. */
+async function* everyBatch(s: TestServer) {
   for (let after: string | null = null; ; ) {
     const batch = await s.app.store.readAll({ after, maxCount: 1000 });
-    if (batch.length === 0) return types;
-    for (const e of batch) types.add(e.type);
+    if (batch.length === 0) return;
+    yield batch;
     after = batch[batch.length - 1]!.position;
   }
 }
 
+export async function recordedTypes(s: TestServer): Promise<Set<string>> {
+  const types = new Set<string>();
+  for await (const batch of everyBatch(s)) for (const e of batch) types.add(e.type);
+  return types;
+}
+
 async function headPosition(s: TestServer): Promise<string | null> {
   let head: string | null = null;
-  for (;;) {
-    const batch = await s.app.store.readAll({ after: head, maxCount: 1000 });
-    if (batch.length === 0) return head;
-    head = batch[batch.length - 1]!.position;
-  }
+  for await (const batch of everyBatch(s)) head = batch[batch.length - 1]!.position;
+  return head;
 }
 
 /** Waits until no event has been appended for `quietMs` and every projector has applied the last one: work a test set off (a retirement, a backup's removal) finishes before the comparison. */
