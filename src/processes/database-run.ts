@@ -7,6 +7,7 @@ import { BrowserError } from '../engines/browser.js';
 import { createRemoteBrowser } from '../engines/remote-browser.js';
 import { endpointOf, enginePlan, type ServerTls } from '../engines/engine-plans.js';
 import { LABEL, type ContainerSpec, type NetworkAddresses } from '../runtime/container-runtime.js';
+import { databaseProfileOf } from '../runtime/container-privileges.js';
 import type { DeploymentLog } from './deployment-log.js';
 import { recorded } from './recorded.js';
 import { containerEnd, resourcesOfRun, type RunResources } from './service-resources.js';
@@ -125,7 +126,7 @@ export async function deployDatabase(deps: RunDeps, id: string, prepared: Prepar
       command: plan.command,
       volumes: [{ name: volumeOf(row.id), target: plan.dataDir, labels }],
       files: plan.files,
-      privileges: 'database',
+      privileges: databaseProfileOf(engine),
       limits: resources.limits,
     };
   };

@@ -1,5 +1,6 @@
 import type Docker from 'dockerode';
-import type { PrivilegeProfile, ResourceLimits } from './container-runtime.js';
+import type { Engine } from '../../commands/service/fields.js';
+import type { DatabaseProfile, PrivilegeProfile, ResourceLimits } from './container-runtime.js';
 
 interface Privileges {
   capDrop: readonly string[];
@@ -7,6 +8,42 @@ interface Privileges {
   /** Processes and threads together (the kernel counts both): a fork bomb stops here, not at the host's limit. */
   pidsLimit: number;
 }
+
+/** What every official entrypoint does as root: hand its directories to its user and step down to it (gosu, `clickhouse su`). */
+const STEP_DOWN = ['CHOWN', 'SETGID', 'SETUID'] as const;
+/**
+ * Reads and walks a data directory only its user may read (the entrypoint's `find <dir> ! -user … -exec chown`
+ * on a restart); unlike DAC_OVERRIDE it writes nothing it could not write anyway.
+ */
+const WALK = 'DAC_READ_SEARCH';
+// ClickHouse starts pools of hundreds of threads, MySQL a thread and Postgres a process per connection.
+const DATABASE_TASKS = 4096;
+
+/**
+ * Each engine's set, checked against its official entrypoint line by line (README, Security): only what the
+ * entrypoint does as root before it steps down, plus what Slipway itself runs in the container as root.
+ */
+const DATABASE: Record<Engine, readonly string[]> = {
+  // docker-library/postgres: `chmod 700 "$PGDATA" || :` (may fail), find+chown of PGDATA, gosu. Its init server
+  // is stopped by `pg_ctl` as postgres: a signal to its own user's process.
+  postgres: [...STEP_DOWN, WALK],
+  // The TimescaleDB image runs the postgres entrypoint (su-exec for gosu).
+  timeseries: [...STEP_DOWN, WALK],
+  // docker-library/mysql: find+chown of datadir and socket directory, gosu; `mysqladmin shutdown` as mysql.
+  mysql: [...STEP_DOWN, WALK],
+  // docker-library/mongo: find+chown of /data/db and /data/configdb, gosu; `mongod --shutdown` as mongodb.
+  mongodb: [...STEP_DOWN, WALK],
+  // docker-library/redis: find+chown in /data, gosu. Slipway's restore (docker exec as root) writes into /data,
+  // the redis user's directory (DAC_OVERRIDE), and hard-links the snapshot it gave to redis (FOWNER, with the
+  // kernel's protected_hardlinks).
+  redis: [...STEP_DOWN, 'DAC_OVERRIDE', 'FOWNER'],
+  // ClickHouse's entrypoint stays root, starts its init server as clickhouse (`clickhouse su`) and stops it with
+  // `kill -s TERM` as root: a signal to another user's process (KILL). It chowns only directories that are
+  // root's and open to all in the image, so it walks nothing it cannot read.
+  columnar: [...STEP_DOWN, 'KILL'],
+};
+
+const database = (engine: Engine): Privileges => ({ capDrop: ['ALL'], capAdd: [...DATABASE[engine]].sort(), pidsLimit: DATABASE_TASKS });
 
 /**
  * The one place that decides what a container may do. Every profile runs with no-new-privileges: a setuid
@@ -17,15 +54,20 @@ export const PRIVILEGES: Record<PrivilegeProfile, Privileges> = {
   // below 1024); raw sockets (ping, spoofing), device nodes, chroot, file capabilities and the audit log are
   // for system tools, not apps. 1024 tasks: a JVM or a pool of workers uses a few hundred at most.
   app: { capDrop: ['NET_RAW', 'MKNOD', 'SYS_CHROOT', 'SETFCAP', 'AUDIT_WRITE'], capAdd: [], pidsLimit: 1024 },
-  // The official entrypoints start as root only to hand the data directory to the engine's user (chown, and
-  // chmod of a directory that user owns, walking directories only that user may read) and to step down
-  // (gosu, su-exec, `clickhouse su`); Slipway's TLS hand-over and restores (run through `docker exec`) do the
-  // same. 4096 tasks: ClickHouse starts pools of hundreds of threads, MySQL a thread and Postgres a process
-  // per connection.
-  database: { capDrop: ['ALL'], capAdd: ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'SETGID', 'SETUID'], pidsLimit: 4096 },
+  'database:postgres': database('postgres'),
+  'database:timeseries': database('timeseries'),
+  'database:mysql': database('mysql'),
+  'database:redis': database('redis'),
+  'database:mongodb': database('mongodb'),
+  'database:columnar': database('columnar'),
   // pg_dump | pg_restore and the like: plain clients that need no privilege at all.
   helper: { capDrop: ['ALL'], capAdd: [], pidsLimit: 256 },
 };
+
+/** The profile a database engine's container runs under. */
+export function databaseProfileOf(engine: Engine): DatabaseProfile {
+  return `database:${engine}`;
+}
 
 /** The engine's part of a container's HostConfig for a profile and the service's limits. */
 export function privilegedHostConfig(profile: PrivilegeProfile, limits: ResourceLimits = {}): Docker.HostConfig {

@@ -1,3 +1,4 @@
+import type { Engine } from '../../commands/service/fields.js';
 import type { Readable, Writable } from 'node:stream';
 
 /** What the deployer needs from a container engine; Docker through dockerode is the one implementation. */
@@ -28,10 +29,11 @@ export interface ContainerSpec {
 
 /**
  * `app`: apps, workers and static sites (Docker's default capabilities less the ones an app has no use for);
- * `database`: an engine whose entrypoint prepares its data directory as root and steps down to its own user;
+ * `database:<engine>`: what that engine's official entrypoint does as root before it steps down to its user;
  * `helper`: a one-off tool container (imports), no capability at all.
  */
-export type PrivilegeProfile = 'app' | 'database' | 'helper';
+export type PrivilegeProfile = 'app' | DatabaseProfile | 'helper';
+export type DatabaseProfile = `database:${Engine}`;
 
 /** Absent fields set no limit of the service's own (a profile's task limit still holds). */
 export interface ResourceLimits {

@@ -75,8 +75,8 @@ t.test('host config: memory without extra swap, reservation, NanoCpus, pids capp
   const app = privilegedHostConfig('app', { memoryBytes: 67108864, memoryReservationBytes: 33554432, cpus: 0.5, pids: 100 });
   t.match(app, { Memory: 67108864, MemorySwap: 67108864, MemoryReservation: 33554432, NanoCpus: 500_000_000, PidsLimit: 100 });
   t.equal(privilegedHostConfig('app', { pids: 60000 }).PidsLimit, 1024, 'a service cannot raise the profile\'s task limit');
-  t.equal(privilegedHostConfig('database', { pids: 2000 }).PidsLimit, 2000);
-  t.equal(privilegedHostConfig('database').PidsLimit, 4096);
+  t.equal(privilegedHostConfig('database:mysql', { pids: 2000 }).PidsLimit, 2000);
+  t.equal(privilegedHostConfig('database:columnar').PidsLimit, 4096);
   const none = privilegedHostConfig('app', {});
   t.notOk('Memory' in none || 'MemorySwap' in none || 'MemoryReservation' in none || 'NanoCpus' in none, 'no limits: the engine\'s defaults');
 });
