@@ -18,8 +18,11 @@ file_env() {
 if [ "${1:0:1}" = '-' ]; then set -- mysqld "$@"; fi
 if [ "$1" = 'mysqld' ]; then shift; set -- mariadbd "$@"; fi
 
+# As root, in the official script's order (docker_create_db_directories): only what is not mysql's yet is given
+# to it (a walk of the data directory, which on a restart only mysql may read), then gosu.
 if [ "$1" = 'mariadbd' ] && [ "$(id -u)" = '0' ]; then
-  chown -R mysql:mysql /var/lib/mysql /run/mysqld
+  mkdir -p /var/lib/mysql /run/mysqld
+  find /var/lib/mysql /run/mysqld \! -user mysql -exec chown --no-dereference mysql '{}' +
   exec gosu mysql "$BASH_SOURCE" "$@"
 fi
 

@@ -17,10 +17,15 @@ file_env() {
 
 if [ "${1:0:1}" = '-' ]; then set -- postgres "$@"; fi
 
+# As root, in the official script's order (docker_create_db_directories): a failed chmod is ignored, only what
+# is not postgres's yet is given to it (a walk of PGDATA, which on a restart only postgres may read), then gosu.
 if [ "$1" = 'postgres' ] && [ "$(id -u)" = '0' ]; then
   mkdir -p "$PGDATA"
-  chown -R postgres:postgres "$PGDATA"
-  chmod 700 "$PGDATA"
+  chmod 00700 "$PGDATA" || :
+  mkdir -p /var/run/postgresql || :
+  chmod 03775 /var/run/postgresql || :
+  find "$PGDATA" \! -user postgres -exec chown postgres '{}' +
+  find /var/run/postgresql \! -user postgres -exec chown postgres '{}' +
   exec gosu postgres "$BASH_SOURCE" "$@"
 fi
 

@@ -4,14 +4,17 @@ import type { EngineEndpoint } from '../../src/engines/browser.js';
 import { docker } from './docker.js';
 import { required } from './requirements.js';
 
+// Another tag tries changed stand-ins (`docker build -t slipway/db-…:<tag>`) without replacing the shared ones.
+const TAG = process.env.SLIPWAY_TEST_DB_IMAGE_TAG || 'bookworm';
+
 /** Stand-ins for the official images, built from Debian packages by `npm run images` (scripts/lib/docker.sh). */
 export const DB_TEST_IMAGES: Record<Exclude<Engine, 'mongodb'>, string> = {
-  postgres: 'slipway/db-postgres:bookworm',
+  postgres: `slipway/db-postgres:${TAG}`,
   // TimescaleDB is not in Debian: the Postgres stand-in follows the same contract.
-  timeseries: 'slipway/db-postgres:bookworm',
-  mysql: 'slipway/db-mysql:bookworm',
-  redis: 'slipway/db-redis:bookworm',
-  columnar: 'slipway/db-clickhouse:bookworm',
+  timeseries: `slipway/db-postgres:${TAG}`,
+  mysql: `slipway/db-mysql:${TAG}`,
+  redis: `slipway/db-redis:${TAG}`,
+  columnar: `slipway/db-clickhouse:${TAG}`,
 };
 
 /** Slipway's image settings pointed at the stand-ins. */
