@@ -69,8 +69,11 @@ function postgresCommand(
   );
   const root = (path: string, content: string, mode: number): ContainerFile => ({ path: `${TLS_DIR}/${path}`, content, mode, uid: 0, gid: 0 });
   // The server refuses a key another user can read, and the postgres user's id differs between images
-  // (999 on Debian, 70 on Alpine): the key is handed over by name before the image's own entrypoint runs.
-  const handOver = `install -d -o postgres -g postgres -m 700 ${TLS_DIR}/pg && install -o postgres -g postgres -m 600 ${TLS_DIR}/server.key ${TLS_DIR}/pg/server.key && exec docker-entrypoint.sh "$@"`;
+  // (999 on Debian, 70 on Alpine): the key is handed over by name before the image's own entrypoint runs. Its
+  // directory stays root's and the key is given away only once its mode is set, so root (again at every start)
+  // overrides no permission and changes the mode of no file it does not own.
+  const key = `${TLS_DIR}/pg/server.key`;
+  const handOver = `install -d -m 755 ${TLS_DIR}/pg && install -m 600 ${TLS_DIR}/server.key ${key} && chown postgres:postgres ${key} && exec docker-entrypoint.sh "$@"`;
   return {
     command: ['sh', '-c', handOver, 'sh', 'postgres', ...settings.flatMap((s) => ['-c', s])],
     files: [

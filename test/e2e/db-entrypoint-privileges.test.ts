@@ -5,7 +5,8 @@ import { promisify } from 'node:util';
 import t from 'tap';
 import { ENGINE_CATALOGUE } from '../../commands/service/engines.js';
 import type { Engine } from '../../commands/service/fields.js';
-import { enginePlan } from '../../src/engines/engine-plans.js';
+import { enginePlan, type ServerTls } from '../../src/engines/engine-plans.js';
+import { createAuthority, issueServerCertificate } from '../../src/engines/tls-authority.js';
 import { databaseProfileOf, PRIVILEGES, privilegedHostConfig } from '../../src/runtime/container-privileges.js';
 import { LABEL, type ContainerSpec } from '../../src/runtime/container-runtime.js';
 import { createDockerRuntime } from '../../src/runtime/docker-runtime.js';
@@ -23,6 +24,8 @@ const SLUG = 'entry-db';
 const DB_NAME = 'entry_db';
 
 type StandIn = Exclude<Engine, 'mongodb' | 'timeseries'>;
+/** Postgres twice: with TLS on, Slipway hands the key to postgres as root before the entrypoint runs. */
+type Case = StandIn | 'postgres with TLS';
 
 interface Steps {
   /** The server's process name and the user the entrypoint must have exec'd it as. */
@@ -86,9 +89,9 @@ t.test('each stand-in runs its entrypoint\'s own steps under the profile Slipway
   });
 
   /** The container Slipway's database deployment would create for `engine`: its plan, its variables, its profile. */
-  const specOf = (engine: StandIn, name: string): ContainerSpec => {
+  const specOf = (engine: StandIn, name: string, tls: ServerTls | null = null): ContainerSpec => {
     const variables = ENGINE_CATALOGUE[engine].variables(SLUG, () => PASSWORD, () => 'unused');
-    const plan = enginePlan(engine, DB_TEST_IMAGES[engine], variables, { logicalReplication: false, tls: null, network: [] });
+    const plan = enginePlan(engine, DB_TEST_IMAGES[engine], variables, { logicalReplication: false, tls, network: [] });
     return {
       name: `slipway-test-${name}-${id}`,
       image: plan.image,
@@ -105,10 +108,20 @@ t.test('each stand-in runs its entrypoint\'s own steps under the profile Slipway
     };
   };
 
-  for (const engine of Object.keys(STEPS) as StandIn[]) {
-    t.test(engine, async (t) => {
+  const authority = await createAuthority('Slipway test CA');
+  const server = await issueServerCertificate(authority, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+  const tls: ServerTls = { ...server, caPem: authority.certPem };
+  const cases: [Case, StandIn, ServerTls | null][] = [
+    ['postgres', 'postgres', null],
+    ['postgres with TLS', 'postgres', tls],
+    ['mysql', 'mysql', null],
+    ['redis', 'redis', null],
+    ['columnar', 'columnar', null],
+  ];
+  for (const [name, engine, withTls] of cases) {
+    t.test(name, async (t) => {
       const steps = STEPS[engine];
-      const spec = specOf(engine, engine);
+      const spec = specOf(engine, engine + (withTls ? '-tls' : ''), withTls);
       const { id: container } = await runtime.run(spec);
       const info = await docker.getContainer(container).inspect();
       t.same(info.HostConfig.CapDrop, ['ALL'], 'every capability dropped');
@@ -123,6 +136,7 @@ t.test('each stand-in runs its entrypoint\'s own steps under the profile Slipway
       await runtime.start(spec.name);
       const again = await settled(container, steps);
       t.ok(again.ok, `restart on its own data: ${JSON.stringify(again)}`);
+      if (withTls) t.equal(await inside(container, ['psql', '-U', 'postgres', '-XAtc', 'show ssl']), 'on', 'the server runs with the key handed over');
     });
   }
 
