@@ -11,6 +11,8 @@ interface EngineSpec {
 }
 
 const dbName = (slug: string) => slug.replace(/-/g, '_');
+/** The official ClickHouse entrypoint creates CLICKHOUSE_DB unquoted: a name must not start with a digit. */
+const clickhouseDbName = (slug: string) => (/^[0-9]/.test(slug) ? `db_${dbName(slug)}` : dbName(slug));
 
 const postgres: EngineSpec = {
   label: 'Postgres',
@@ -70,7 +72,7 @@ export const ENGINE_CATALOGUE: Record<Engine, EngineSpec> = {
     variables: (slug, secret, ref) => ({
       CLICKHOUSE_USER: 'default',
       CLICKHOUSE_PASSWORD: secret(),
-      CLICKHOUSE_DB: dbName(slug),
+      CLICKHOUSE_DB: clickhouseDbName(slug),
       CLICKHOUSE_URL: `http://${ref('CLICKHOUSE_USER')}:${ref('CLICKHOUSE_PASSWORD')}@${slug}:8123/${ref('CLICKHOUSE_DB')}`,
     }),
   },

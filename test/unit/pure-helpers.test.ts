@@ -67,6 +67,9 @@ t.test('database engines start with their credentials; given values win', async 
     'redis://default:${cache.REDIS_PASSWORD}@cache:6379',
     'the connection variable refers to the credentials',
   );
+  const clickhouseDb = (slug: string) => initialDatabaseVariables('columnar', slug, [], () => 'p').find((v) => v.key === 'CLICKHOUSE_DB')?.value;
+  t.equal(clickhouseDb('2024-stats'), 'db_2024_stats', 'the official ClickHouse entrypoint reads an unquoted name: no leading digit');
+  t.equal(clickhouseDb('stats-2024'), 'stats_2024');
 });
 
 t.test('audit data hides encrypted values and key hashes', async (t) => {
