@@ -275,11 +275,18 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     registryCa = null;
     throw error;
   }));
-  const cluster = clusterTargets(db, commandContext('system:deployer'), engine, config.cluster, async () => (await registryCaOf()).certPem);
+  const clusterAsIs = clusterTargets(db, commandContext('system:deployer'), engine, config.cluster, async () => (await registryCaOf()).certPem);
+  // Pushes and pulls wait for the registry's move to its own authority at start (moveRegistry); the move itself,
+  // and the agents it reaches the nodes through, do not.
+  let registryMoved: Promise<void> = Promise.resolve();
+  const cluster = async () => {
+    await registryMoved;
+    return clusterAsIs();
+  };
   let credentials: ReturnType<typeof agentCredentials> | null = null;
   const nodeAccess = new NodeAccess({
     async manager() {
-      const target = await cluster();
+      const target = await clusterAsIs();
       if (!target) throw new Error('this installation is not a cluster');
       return target;
     },
@@ -445,11 +452,11 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
       await unlock();
     },
   };
-  /** Before deployments resume: a registry still on the installation's CA gets its own (registry-trust.ts). */
+  /** Before pushes and pulls resume: a registry still on the installation's CA gets its own (registry-trust.ts). */
   async function moveRegistry(): Promise<void> {
     try {
       const row = await findCluster(db);
-      const target = row ? await cluster() : null;
+      const target = row ? await clusterAsIs() : null;
       if (!row || !target) return;
       const result = await moveRegistryToItsAuthority({
         docker: target.docker,
@@ -461,7 +468,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
       });
       if (result.moved) log.info('the cluster registry’s certificate is now from its own authority; every node reached trusts only that one', { registry: target.registry.address });
       for (const { node, error } of result.unreached) {
-        log.warn(`node ${node} still trusts the registry’s old CA: write the CA of the join command (GET registryCaPem) to /etc/docker/certs.d/${target.registry.address}/ca.crt there`, { error });
+        log.warn(`node ${node} still trusts the registry’s old CA: write registryCaPem of POST /api/cluster/nodes to /etc/docker/certs.d/${target.registry.address}/ca.crt there`, { error });
       }
     } catch (error) {
       // The cluster may be unreachable now; the single server's services still start.
@@ -478,7 +485,8 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
 
   try {
     await runner.caughtUp();
-    if (useProxy) await moveRegistry();
+    // In the background: reaching every node's agent can take a minute, and the API need not wait for it.
+    if (useProxy) registryMoved = moveRegistry();
     if (supervisor) await supervisor.start();
     else if (useProxy && config.proxy.externalAdminUrl) await reconciler.reloadNow();
     await deployer?.start();

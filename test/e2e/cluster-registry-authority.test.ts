@@ -8,7 +8,10 @@ import t from 'tap';
 import { AGENT_SERVICE } from '../../src/cluster/cluster-agent.js';
 import { PRIVILEGES } from '../../src/runtime/container-privileges.js';
 import { LABEL } from '../../src/runtime/container-runtime.js';
+import { followProgress } from '../../src/cluster/configured-container.js';
+import { ensureRegistry } from '../../src/cluster/registry.js';
 import { trustOnNode } from '../../src/cluster/registry-trust.js';
+import { createAuthority } from '../../src/engines/tls-authority.js';
 import { requireCaddy } from '../helpers/caddy.js';
 import { CLUSTER_IMAGES, clusterEnv, clusterUnavailable, dockerOf, loadImages, startNodes } from '../helpers/cluster.js';
 import { deploy, deployEnv, outcome } from '../helpers/deploy.js';
@@ -75,6 +78,8 @@ t.test(
     await s.kill();
     rmSync(join(dataDir, 'cluster-registry-ca.json'));
     s = await startSlipwayProcess(dataDir, { ...env, SLIPWAY_DOCKER_CERTS_DIR: managerCerts });
+    // The API answers at once; the move runs beside it (deployments wait for it).
+    await waitFor('the move at start', async () => s.logs(), (logs) => /now from its own authority|could not be checked/.test(logs), 180_000);
     const join2 = (await s.call('POST', '/api/cluster/nodes', { body: {} })).body;
     t.not(join2.registryCaPem, join1.registryCaPem, 'a new registry authority');
     const moved = await served(registry, join2.registryCaPem);
@@ -110,5 +115,16 @@ t.test(
     t.equal(readFileSync(join(elsewhere, registry, 'ca.crt'), 'utf8'), join2.registryCaPem, 'a container on the node writes the CA');
     await t.rejects(trustOnNode(dockerOf(worker), agentImage, 'x;rm -rf /:1', 'ca', elsewhere), /not a registry address/, 'an address that is not host:port is refused');
     t.same(await dockerOf(worker).listContainers({ all: true, filters: { ancestor: [agentImage], status: ['exited', 'created'] } }), [], 'and leaves no container behind');
+
+    // Whatever else answers at the registry's address with a certificate of another CA (here a stand-in for the
+    // installation's, whose keys projects can reach) is refused by the nodes. Last: this replaces the registry.
+    const other = await createAuthority('Slipway database CA');
+    await ensureRegistry(dockerOf(manager), { image: CLUSTER_IMAGES.registry, advertiseAddress: manager.address, port: REGISTRY_PORT, authority: other, access: { address: registry, username: 'slipway', password: 'impostor' } });
+    t.equal((await served(registry, other.certPem)).issuer, 'Slipway database CA', 'a registry with a certificate of another CA answers at the address');
+    const pullOnWorker = async () => {
+      const stream = await dockerOf(worker).createImage({ username: 'slipway', password: 'impostor', serveraddress: registry }, { fromImage: `${registry}/slipway/anything`, tag: 'latest' });
+      await followProgress(dockerOf(worker), stream);
+    };
+    await t.rejects(pullOnWorker(), /x509|certificate signed by unknown authority/, 'the worker refuses its certificate');
   },
 );
