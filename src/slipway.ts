@@ -47,6 +47,10 @@ import { Certificates } from './engines/certificates.js';
 import { clusterEngine, type ClusterEngine } from './cluster/cluster-engine.js';
 import { clusterRouterKey, clusterTargets } from './cluster/cluster-target.js';
 import { agentCredentials } from './cluster/agent-credentials.js';
+import { registryAuthority } from './cluster/registry-authority.js';
+import { moveRegistryToItsAuthority } from './cluster/registry-trust.js';
+import { findCluster } from '../projections/cluster-queries.js';
+import type { PemKeyPair } from './engines/tls-authority.js';
 import { nodeEngines, type NodeEngines } from './cluster/node-engines.js';
 import { NodeAccess } from './cluster/node-access.js';
 import { networkOf } from './processes/deployment-run.js';
@@ -91,6 +95,8 @@ export interface Slipway {
   databases: BrowserPool<ServiceRow>;
   /** The installation's CA and the server certificates of Postgres-compatible services. */
   certificates: Certificates;
+  /** The authority of the cluster registry's certificate alone (never the installation's): what every node trusts for it. */
+  registryAuthority(): Promise<PemKeyPair>;
   /** Where the API listens, once it does (serve.ts): notification links name it when no apiDomain is set. */
   api: { listeningUrl: string | null };
   /** Delivers notifications; null in one-shot CLI commands. */
@@ -264,11 +270,23 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
   );
   const engine = clusterEngine(config.docker.socketPath);
   const certificates = new Certificates(commandContext('system:certificates'), async () => (await settings()).publicIp);
-  const cluster = clusterTargets(db, commandContext('system:deployer'), engine, config.cluster, async () => (await certificates.ensureAuthority()).certPem);
+  let registryCa: Promise<PemKeyPair> | null = null;
+  const registryCaOf = () => (registryCa ??= registryAuthority(config.dataDir).catch((error: unknown) => {
+    registryCa = null;
+    throw error;
+  }));
+  const clusterAsIs = clusterTargets(db, commandContext('system:deployer'), engine, config.cluster, async () => (await registryCaOf()).certPem);
+  // Pushes and pulls wait for the registry's move to its own authority at start (moveRegistry); the move itself,
+  // and the agents it reaches the nodes through, do not.
+  let registryMoved: Promise<void> = Promise.resolve();
+  const cluster = async () => {
+    await registryMoved;
+    return clusterAsIs();
+  };
   let credentials: ReturnType<typeof agentCredentials> | null = null;
   const nodeAccess = new NodeAccess({
     async manager() {
-      const target = await cluster();
+      const target = await clusterAsIs();
       if (!target) throw new Error('this installation is not a cluster');
       return target;
     },
@@ -393,6 +411,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     outbound,
     databases,
     certificates,
+    registryAuthority: registryCaOf,
     clusterEngine: engine,
     nodes,
     backups,
@@ -433,6 +452,30 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
       await unlock();
     },
   };
+  /** Before pushes and pulls resume: a registry still on the installation's CA gets its own (registry-trust.ts). */
+  async function moveRegistry(): Promise<void> {
+    try {
+      const row = await findCluster(db);
+      const target = row ? await clusterAsIs() : null;
+      if (!row || !target) return;
+      const result = await moveRegistryToItsAuthority({
+        docker: target.docker,
+        access: target.registry,
+        authority: await registryCaOf(),
+        registry: { image: config.cluster.registryImage, advertiseAddress: row.advertise_address, port: config.cluster.registryPort },
+        certsDir: config.cluster.certsDir,
+        nodeDocker: (nodeId) => nodeAccess.docker(nodeId),
+      });
+      if (result.moved) log.info('the cluster registry’s certificate is now from its own authority; every node reached trusts only that one', { registry: target.registry.address });
+      for (const { node, error } of result.unreached) {
+        log.warn(`node ${node} still trusts the registry’s old CA: write registryCaPem of POST /api/cluster/nodes to /etc/docker/certs.d/${target.registry.address}/ca.crt there`, { error });
+      }
+    } catch (error) {
+      // The cluster may be unreachable now; the single server's services still start.
+      log.warn('the cluster registry could not be checked at start', { error: String(error) });
+    }
+  }
+
   // Another process may own the installation from then on: nothing here may act on it any more.
   stopActing = () => {
     void processManagers.stop().catch(() => undefined);
@@ -442,6 +485,8 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
 
   try {
     await runner.caughtUp();
+    // In the background: reaching every node's agent can take a minute, and the API need not wait for it.
+    if (useProxy) registryMoved = moveRegistry();
     if (supervisor) await supervisor.start();
     else if (useProxy && config.proxy.externalAdminUrl) await reconciler.reloadNow();
     await deployer?.start();

@@ -9,10 +9,11 @@ import { certificateExpiresAt, issueServerCertificate, type PemKeyPair } from '.
 import { LABEL } from '../runtime/container-runtime.js';
 import { LogDemuxer } from '../runtime/docker-streams.js';
 import { ensureConfiguredContainer, followProgress, localImageId } from './configured-container.js';
+import { authorityFingerprint } from './registry-authority.js';
 
 /**
- * The cluster's private image registry: a `registry:2` container on the manager, TLS from the installation's
- * authority and one htpasswd (bcrypt) user, so every node pulls release images by digest.
+ * The cluster's private image registry: a `registry:2` container on the manager, TLS from the registry's own
+ * authority (registry-authority.ts) and one htpasswd (bcrypt) user, so every node pulls release images by digest.
  */
 
 export interface RegistryAccess {
@@ -42,6 +43,8 @@ export const REGISTRY_VOLUME = 'slipway-registry-data';
 const ROLE_LABEL = 'slipway.role';
 const CONFIG_LABEL = 'slipway.registry.config';
 const EXPIRES_LABEL = 'slipway.registry.certificate-expires';
+/** Which authority signed the running registry's certificate: a registry from before it had its own carries none. */
+const AUTHORITY_LABEL = 'slipway.registry.authority';
 /** The official image's port, config directory and storage. */
 const CONTAINER_PORT = '5000/tcp';
 const FILES_DIR = '/etc/docker/registry/slipway';
@@ -98,7 +101,12 @@ export async function ensureRegistry(docker: Docker, opts: RegistryOptions): Pro
             // there, a push would skip uploading it, and the image would not pull.
             ...REGISTRY_CACHE_OFF,
           ],
-          Labels: { [LABEL.managed]: 'true', [ROLE_LABEL]: 'registry', [EXPIRES_LABEL]: certificateExpiresAt(server.certPem).toISOString() },
+          Labels: {
+            [LABEL.managed]: 'true',
+            [ROLE_LABEL]: 'registry',
+            [EXPIRES_LABEL]: certificateExpiresAt(server.certPem).toISOString(),
+            [AUTHORITY_LABEL]: authorityFingerprint(authority.certPem),
+          },
           ExposedPorts: { [CONTAINER_PORT]: {} },
           HostConfig: {
             // Every address of the manager: the other nodes dial its advertise address.
@@ -118,6 +126,18 @@ export async function ensureRegistry(docker: Docker, opts: RegistryOptions): Pro
     },
   });
   await waitUntilServing(docker, { host, port }, opts);
+}
+
+/** The fingerprint of the authority whose certificate the registry container serves; null without a registry or label. */
+export async function registryAuthorityOf(docker: Docker): Promise<string | null> {
+  const info = await docker
+    .getContainer(REGISTRY_CONTAINER)
+    .inspect()
+    .catch((error: { statusCode?: number }) => {
+      if (error.statusCode === 404) return null;
+      throw error;
+    });
+  return info?.Config.Labels[AUTHORITY_LABEL] ?? null;
 }
 
 /** GET /v2/ over TLS with the authority as the only trusted root; the HTTP status. */

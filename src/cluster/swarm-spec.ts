@@ -1,5 +1,6 @@
 import type { HealthCheck } from '../../commands/service/health-check.js';
 import type { ResourceLimits } from '../runtime/container-runtime.js';
+import { PRIVILEGES } from '../runtime/container-privileges.js';
 
 export interface SwarmServiceInput {
   name: string;
@@ -52,6 +53,10 @@ export function swarmServiceSpec(input: SwarmServiceInput) {
   // after each task (Swarm's default) only catches one that dies right after. A longer one is paid per task.
   const update = { Parallelism: 1, Delay: 0, Order: 'start-first', FailureAction: 'rollback', Monitor: 5 * NS, MaxFailureRatio: 0 };
   const limits = input.limits;
+  // A task is an app container on a node: the single server's app profile. no-new-privileges has no place in a
+  // service spec before API 1.46 (this engine speaks 1.41); the nodes' engines set it (daemon `no-new-privileges`).
+  const profile = PRIVILEGES.app;
+  const pids = limits.pids === undefined ? profile.pidsLimit : Math.min(profile.pidsLimit, limits.pids);
   return {
     Name: input.name,
     Labels: input.labels,
@@ -61,6 +66,8 @@ export function swarmServiceSpec(input: SwarmServiceInput) {
         Env: Object.entries(input.env).map(([k, v]) => `${k}=${v}`),
         Labels: input.labels,
         StopGracePeriod: input.stopGraceSeconds * NS,
+        CapabilityDrop: [...profile.capDrop],
+        ...(profile.capAdd.length > 0 ? { CapabilityAdd: [...profile.capAdd] } : {}),
         ...(health ? { HealthCheck: health } : {}),
         ...(input.probe
           ? { Configs: [{ File: { Name: input.probe.path, UID: '0', GID: '0', Mode: 0o555 }, ConfigID: input.probe.configId, ConfigName: input.probe.configName }] }
@@ -70,7 +77,7 @@ export function swarmServiceSpec(input: SwarmServiceInput) {
         Limits: {
           ...(limits.cpus ? { NanoCPUs: Math.round(limits.cpus * NS) } : {}),
           ...(limits.memoryBytes ? { MemoryBytes: limits.memoryBytes } : {}),
-          ...(limits.pids ? { Pids: limits.pids } : {}),
+          Pids: pids,
         },
         Reservations: limits.memoryReservationBytes ? { MemoryBytes: limits.memoryReservationBytes } : {},
       },

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { swarmServiceSpec, type SwarmServiceInput } from '../../src/cluster/swarm-spec.js';
+import { PRIVILEGES } from '../../src/runtime/container-privileges.js';
 
 const input: SwarmServiceInput = {
   name: 'slipway-s-1',
@@ -44,5 +45,14 @@ t.test('health checks run inside the task: the probe for HTTP and TCP, the comma
   const none = swarmServiceSpec({ ...input, probe: undefined, healthCheck: null });
   t.notOk('HealthCheck' in none.TaskTemplate.ContainerSpec, 'healthy when running');
   t.throws(() => swarmServiceSpec({ ...input, probe: undefined }), /needs the probe/);
-  t.same(swarmServiceSpec({ ...input, limits: {} }).TaskTemplate.Resources, { Limits: {}, Reservations: {} }, 'no limits: none set');
+  t.same(swarmServiceSpec({ ...input, limits: {} }).TaskTemplate.Resources, { Limits: { Pids: 1024 }, Reservations: {} }, 'no limits: only the default task limit');
+});
+
+t.test('a task gets the privileges of an app container on one server: capabilities dropped, a pids limit', async (t) => {
+  const spec = swarmServiceSpec(input).TaskTemplate;
+  t.same(spec.ContainerSpec.CapabilityDrop, PRIVILEGES.app.capDrop, 'the app profile’s dropped capabilities');
+  t.notOk('CapabilityAdd' in spec.ContainerSpec, 'none added');
+  t.equal(spec.Resources.Limits.Pids, 128, 'the service’s own pids limit when lower');
+  t.equal(swarmServiceSpec({ ...input, limits: { pids: 100_000 } }).TaskTemplate.Resources.Limits.Pids, PRIVILEGES.app.pidsLimit, 'never above the profile’s');
+  t.equal(swarmServiceSpec({ ...input, limits: {} }).TaskTemplate.Resources.Limits.Pids, PRIVILEGES.app.pidsLimit, 'the profile’s by default');
 });

@@ -76,7 +76,7 @@ export function clusterRoutes(router: Router, app: Slipway) {
       });
       const registry = `${identity.advertiseAddress}:${app.config.cluster.registryPort}`;
       const access = { address: registry, username: REGISTRY_USER, password: randomBytes(24).toString('base64url') };
-      const authority = await app.certificates.ensureAuthority();
+      const authority = await app.registryAuthority();
       await ensureRegistry(docker, { image: app.config.cluster.registryImage, advertiseAddress: identity.advertiseAddress, port: app.config.cluster.registryPort, authority, access });
       // The manager pushes every release: its engine must trust the registry like any other node.
       trustRegistryAuthority(registry, authority.certPem, app.config.cluster.certsDir);
@@ -102,7 +102,7 @@ export function clusterRoutes(router: Router, app: Slipway) {
     const token = await rotatedJoinToken(await app.clusterEngine.docker(), role);
     const { position } = await issueJoinCommand(requestContext(app, ctx, principal), role);
     await app.settle(position);
-    const caPem = (await app.certificates.ensureAuthority()).certPem;
+    const caPem = (await app.registryAuthority()).certPem;
     ctx.body = {
       role,
       joinCommand: joinCommand(token, row.advertise_address, row.registry, caPem),
