@@ -40,6 +40,7 @@ const schema = z.object({
   SLIPWAY_GIT_BASE_URL: baseUrl.default('https://github.com'),
   SLIPWAY_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(43_200).default(60),
   SLIPWAY_GIT_PUSH_LIMIT_MB: z.coerce.number().int().min(1).max(1_000_000).default(1024),
+  SLIPWAY_GIT_REPO_LIMIT_MB: z.coerce.number().int().min(1).max(1_000_000).default(2048),
   SLIPWAY_CADDY_ADMIN: optional,
   SLIPWAY_CADDY_BIN: z.string().default('caddy'),
   SLIPWAY_CADDY_ADMIN_LISTEN: z.string().default('127.0.0.1:2019'),
@@ -127,6 +128,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     gitBaseUrl: c.SLIPWAY_GIT_BASE_URL.replace(/\/+$/, ''),
     /** The largest pack one `git push` to Slipway may send. */
     gitPushLimitBytes: c.SLIPWAY_GIT_PUSH_LIMIT_MB * 1024 * 1024,
+    /** The most a service's pushed repository may hold on disk, objects of pushes on their way included. */
+    gitRepoLimitBytes: c.SLIPWAY_GIT_REPO_LIMIT_MB * 1024 * 1024,
     proxy: {
       mode: c.SLIPWAY_PROXY,
       externalAdminUrl: c.SLIPWAY_CADDY_ADMIN,
