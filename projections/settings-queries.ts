@@ -45,11 +45,12 @@ export interface GeneralSettingsRow extends ImageColumns {
   api_domain: string | null;
   default_resources: ResourceSettings | null;
   session_idle_minutes: number | null;
+  session_max_hours: number | null;
 }
 
 /** What was set through the API; null columns fall back to the environment. */
 export async function findGeneralSettings(db: SqlExecutor): Promise<GeneralSettingsRow | null> {
-  const columns = ['root_domain', 'public_ip', 'acme_email', 'acme_directory_url', 'https_enabled', 'allowed_destinations', 'deny_private_destinations', 'api_domain', 'default_resources', 'session_idle_minutes', ...Object.values(IMAGE_COLUMNS)];
+  const columns = ['root_domain', 'public_ip', 'acme_email', 'acme_directory_url', 'https_enabled', 'allowed_destinations', 'deny_private_destinations', 'api_domain', 'default_resources', 'session_idle_minutes', 'session_max_hours', ...Object.values(IMAGE_COLUMNS)];
   const { rows } = await db.query<GeneralSettingsRow>(`select ${columns.join(', ')} from rm_general_settings where id = 1`);
   return rows[0] ?? null;
 }

@@ -15,6 +15,7 @@ const GENERAL_COLUMNS = {
   denyPrivateDestinations: 'deny_private_destinations',
   apiDomain: 'api_domain',
   sessionIdleMinutes: 'session_idle_minutes',
+  sessionMaxHours: 'session_max_hours',
   defaultResources: 'default_resources',
   ...IMAGE_COLUMNS,
 } as const;
@@ -68,7 +69,7 @@ const settingsEvents = eachEventOf('settings', parseSettingsEvent, (event, _id, 
 
 export const settingsProjector: Projector = {
   name: 'settings',
-  version: 7,
+  version: 8,
   tables: ['rm_remote_storage', 'rm_general_settings', 'rm_dns_providers', 'rm_ai_providers'],
   ddl: `
 create table if not exists rm_remote_storage (
@@ -94,6 +95,7 @@ create table if not exists rm_general_settings (
   updated_at timestamptz not null,
   default_resources jsonb,
   session_idle_minutes integer,
+  session_max_hours integer,
   ${Object.values(IMAGE_COLUMNS).map((column) => `${column} text`).join(',\n  ')}
 );
 create table if not exists rm_dns_providers (

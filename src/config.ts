@@ -39,7 +39,9 @@ const schema = z.object({
   SLIPWAY_PUBLIC_IP: optional,
   SLIPWAY_GIT_BASE_URL: baseUrl.default('https://github.com'),
   SLIPWAY_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(43_200).default(60),
+  SLIPWAY_SESSION_MAX_HOURS: z.coerce.number().int().min(1).max(720).default(12),
   SLIPWAY_GIT_PUSH_LIMIT_MB: z.coerce.number().int().min(1).max(1_000_000).default(1024),
+  SLIPWAY_GIT_REPO_LIMIT_MB: z.coerce.number().int().min(1).max(1_000_000).default(2048),
   SLIPWAY_CADDY_ADMIN: optional,
   SLIPWAY_CADDY_BIN: z.string().default('caddy'),
   SLIPWAY_CADDY_ADMIN_LISTEN: z.string().default('127.0.0.1:2019'),
@@ -127,6 +129,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     gitBaseUrl: c.SLIPWAY_GIT_BASE_URL.replace(/\/+$/, ''),
     /** The largest pack one `git push` to Slipway may send. */
     gitPushLimitBytes: c.SLIPWAY_GIT_PUSH_LIMIT_MB * 1024 * 1024,
+    /** The most a service's pushed repository may hold on disk, objects of pushes on their way included. */
+    gitRepoLimitBytes: c.SLIPWAY_GIT_REPO_LIMIT_MB * 1024 * 1024,
     proxy: {
       mode: c.SLIPWAY_PROXY,
       externalAdminUrl: c.SLIPWAY_CADDY_ADMIN,
@@ -151,6 +155,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       denyPrivateDestinations: ['on', 'true', '1'].includes(c.SLIPWAY_DENY_PRIVATE_DESTINATIONS),
       defaultResources: {},
       sessionIdleMinutes: c.SLIPWAY_SESSION_IDLE_MINUTES,
+      sessionMaxHours: c.SLIPWAY_SESSION_MAX_HOURS,
       packNodeImage: c.SLIPWAY_PACK_NODE_IMAGE,
       packPythonImage: c.SLIPWAY_PACK_PYTHON_IMAGE,
       packGoImage: c.SLIPWAY_PACK_GO_IMAGE,

@@ -17,13 +17,32 @@ export function tighten(path: string): number {
   return changed;
 }
 
+const setUmask = process.umask.bind(process);
+
+/**
+ * Sets the process umask and makes reading it (`process.umask()` without an argument) answer the mask held
+ * here. Node reads the umask by setting it to 0 and back: a file another thread creates in between (PGlite's,
+ * which asks for 0644 where Postgres uses fopen: pg_internal.init, the stats file) is left open to everyone.
+ * Libraries read it often (tar-fs at every Docker build context it packs).
+ */
+function holdUmask(mask: number): void {
+  let held = mask;
+  setUmask(held);
+  process.umask = (next?: string | number): number => {
+    if (next === undefined) return held;
+    const before = setUmask(next);
+    held = typeof next === 'number' ? next : Number.parseInt(next, 8);
+    return before;
+  };
+}
+
 /**
  * The data directory holds the master key, the database, backups and Caddy's keys: no other local user may
  * read it. Everything Slipway creates from now on is 0600 / 0700 (the process umask, which PGlite's thread
- * and Caddy share); what an earlier version or an operator left wider is tightened, with a log line.
+ * and Caddy share, held by `holdUmask`); what an earlier version or an operator left wider is tightened, with a log line.
  */
 export function prepareDataDir(dataDir: string, log: Logger): void {
-  process.umask(OTHERS);
+  holdUmask(OTHERS);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const changed = tighten(dataDir);
   if (changed > 0) log.warn('the data directory was readable by other users: tightened to 0700 (files 0600)', { dataDir, entries: changed });

@@ -19,6 +19,8 @@ export interface GeneralSettingsValues extends ImageSettings {
   defaultResources: ResourceSettings;
   /** A dashboard session ends after this long without a request. */
   sessionIdleMinutes: number;
+  /** A dashboard session ends this long after its sign-in, however active. */
+  sessionMaxHours: number;
 }
 
 export type GeneralSettingName = keyof GeneralSettingsValues;
@@ -39,6 +41,7 @@ const COLUMNS: Record<GeneralSettingName, keyof GeneralSettingsRow> = {
   apiDomain: 'api_domain',
   defaultResources: 'default_resources',
   sessionIdleMinutes: 'session_idle_minutes',
+  sessionMaxHours: 'session_max_hours',
   ...IMAGE_COLUMNS,
 };
 

@@ -298,7 +298,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     (await withDeferredRequires(() => import('./runtime/docker-runtime.js'))).createDockerRuntime({ ...config.docker, instance, docker }),
   );
   const databases = new BrowserPool<ServiceRow>();
-  const pushRepositories = new PushRepositories(config.dataDir, config.gitPushLimitBytes);
+  const pushRepositories = new PushRepositories(config.dataDir, { pushBytes: config.gitPushLimitBytes, repositoryBytes: config.gitRepoLimitBytes });
   const deployer = useProxy
     ? new Deployer(
         {

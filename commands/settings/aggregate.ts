@@ -29,6 +29,7 @@ const NO_GENERAL: GeneralSettings = {
   denyPrivateDestinations: null,
   apiDomain: null,
   sessionIdleMinutes: null,
+  sessionMaxHours: null,
   defaultResources: null,
   ...(Object.fromEntries(IMAGE_SETTING_NAMES.map((name) => [name, null])) as Record<ImageSettingName, null>),
 };

@@ -33,6 +33,8 @@ export const settingsEvents = {
     apiDomain: setting(z.string()),
     /** A dashboard session ends after this long without a request. */
     sessionIdleMinutes: setting(z.number().int()),
+    /** A dashboard session ends this long after its sign-in, however active (absent in events before it existed). */
+    sessionMaxHours: setting(z.number().int()),
     /** Limits of every service that sets none of its own (per key; see commands/service/resources.ts). */
     defaultResources: setting(resourceSettings),
     /** The images builds and database deployments use (`packNodeImage`, `dbImagePostgres` …). */

@@ -1251,7 +1251,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with an API key: sets the session cookie
-         * @description Answers the session and sets `slipway_session` (`HttpOnly; Secure; SameSite=Strict; Path=/`). The cookie then stands for the key on every route, with the key’s own access and scope; a write through it needs the `X-CSRF-Token` header. The session ends when the key is revoked, after `sessionIdleMinutes` without a request, or with `DELETE /api/sessions`. An unknown key counts toward the address’s limit.
+         * @description Answers the session and sets `__Host-slipway_session` (`HttpOnly; Secure; SameSite=Strict; Path=/`, no `Domain`: a sibling subdomain cannot plant one). The cookie then stands for the key on every route, with the key’s own access and scope; a write through it needs the `X-CSRF-Token` header. The session ends when the key is revoked, after `sessionIdleMinutes` without a request, `sessionMaxHours` after sign-in, when the key signs in more than 10 times (its oldest sessions end first), or with `DELETE /api/sessions`. An unknown key counts toward the address’s limit.
          *
          *     No key needed.
          */
@@ -2102,6 +2102,7 @@ export interface components {
             apiDomain: string | null;
             defaultResources: components["schemas"]["Resources"];
             sessionIdleMinutes: number;
+            sessionMaxHours: number;
             packNodeImage: string;
             packPythonImage: string;
             packGoImage: string;
@@ -2135,6 +2136,8 @@ export interface components {
                 defaultResources: "settings" | "environment";
                 /** @enum {string} */
                 sessionIdleMinutes: "settings" | "environment";
+                /** @enum {string} */
+                sessionMaxHours: "settings" | "environment";
                 /** @enum {string} */
                 packNodeImage: "settings" | "environment";
                 /** @enum {string} */
@@ -2266,6 +2269,8 @@ export interface components {
             csrfToken: string;
             /** @description The session ends after this long without a request (the `sessionIdleMinutes` setting). */
             idleMinutes: number;
+            /** @description The session ends this long after its sign-in, however active (the `sessionMaxHours` setting). */
+            maxHours: number;
         };
         NotificationChannel: {
             /** Format: uuid */
@@ -5445,6 +5450,8 @@ export interface operations {
                     apiDomain?: string | null;
                     /** @description A dashboard session (`POST /api/sessions`) ends after this many minutes without a request (default 60; at most 30 days). */
                     sessionIdleMinutes?: number | null;
+                    /** @description A dashboard session ends this many hours after its sign-in, however active it is (default 12; at most 30 days). */
+                    sessionMaxHours?: number | null;
                     /** @description Limits of every service that does not set them itself, key by key (a service’s own `null` still means no limit). Applies at each service’s next deployment. */
                     defaultResources?: {
                         /** @description Memory limit (no swap beyond it); at least 6m. */

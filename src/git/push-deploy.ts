@@ -31,6 +31,8 @@ export interface PushSession {
   branch: string;
   /** Where the branch points in the repository now (the zero id when it does not exist yet). */
   branchTip: () => Promise<string>;
+  /** Why these updates must be refused for the repository's quota or refs; null when they fit. */
+  overLimits: (updates: readonly { oldSha: string; newSha: string; ref: string }[]) => Promise<string | null>;
   cmd: CommandContext;
 }
 
@@ -59,6 +61,8 @@ export function answerPreReceive(channel: Duplex, session: PushSession): void {
   async function decide(line: string): Promise<HookAnswer> {
     const parsed = hookRequest.safeParse(safeJson(line));
     if (!parsed.success) return { ok: false, reason: 'the push hook sent an unreadable request' };
+    const overLimits = await session.overLimits(parsed.data.updates);
+    if (overLimits) return { ok: false, reason: overLimits };
     const ref = `refs/heads/${session.branch}`;
     const update = parsed.data.updates.find((u) => u.ref === ref);
     if (!update) return { ok: true };

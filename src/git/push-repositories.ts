@@ -1,8 +1,28 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { MAX_PUSHED_REFS, pushOverLimits, type RefUpdate } from './push-limits.js';
 import { PRE_RECEIVE_HOOK } from './pre-receive-hook.js';
+
+export interface PushLimits {
+  /** The largest pack one push may send. */
+  pushBytes: number;
+  /** The most one service's repository may hold on disk. */
+  repositoryBytes: number;
+}
+
+/** Bytes of the files under `path` (0 when it does not exist). */
+async function bytesUnder(path: string): Promise<number> {
+  const stat = await lstat(path).catch(() => null);
+  if (!stat) return 0;
+  if (!stat.isDirectory()) return stat.size;
+  const names = await readdir(path).catch(() => [] as string[]);
+  let total = 0;
+  for (const name of names) total += await bytesUnder(join(path, name));
+  return total;
+}
 
 const run = promisify(execFile);
 
@@ -19,7 +39,7 @@ export class PushRepositories {
 
   constructor(
     dataDir: string,
-    private readonly pushLimitBytes: number,
+    private readonly limits: PushLimits,
   ) {
     this.root = join(dataDir, 'git');
     this.hooksDir = join(this.root, 'hooks');
@@ -63,14 +83,39 @@ export class PushRepositories {
     return stdout.trim() || '0'.repeat(40);
   }
 
-  /** Git configuration for the process serving a push (GIT_CONFIG_COUNT…, never arguments a push could alter). */
-  configEnv(): Record<string, string> {
+  /** The refs of the service's repository. */
+  async refsOf(serviceId: string): Promise<Set<string>> {
+    const { stdout } = await run('git', ['--git-dir', this.pathOf(serviceId), 'for-each-ref', '--format=%(refname)'], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return new Set(stdout.split('\n').filter(Boolean));
+  }
+
+  /**
+   * Why a push in its pre-receive step must be refused (the repository's quota, its refs), or null. Its objects
+   * are in the repository's quarantine then, and counted; a refusal makes git delete them.
+   */
+  async overLimits(serviceId: string, updates: readonly RefUpdate[]): Promise<string | null> {
+    const [sizeBytes, refs] = await Promise.all([bytesUnder(this.pathOf(serviceId)), this.refsOf(serviceId)]);
+    return pushOverLimits({ sizeBytes, limitBytes: this.limits.repositoryBytes, refs, maxRefs: MAX_PUSHED_REFS }, updates);
+  }
+
+  /**
+   * Git configuration for the process serving a push (GIT_CONFIG_COUNT…, never arguments a push could alter).
+   * A pack may be as large as the push limit and what is left of the repository's quota allow, and is refused
+   * while it arrives past that.
+   */
+  async configEnv(serviceId: string): Promise<Record<string, string>> {
+    const left = this.limits.repositoryBytes - (await bytesUnder(this.pathOf(serviceId)));
+    // At least one byte: 0 would mean "no limit" to git.
+    const maxInput = Math.max(1, Math.min(this.limits.pushBytes, left));
     const entries: [string, string][] = [
       ['core.hooksPath', this.hooksDir],
       // Every object a push brings is checked, as a hosted Git server does.
       ['receive.fsckObjects', 'true'],
       // A push larger than this is refused while it arrives: the disk is shared with every other project.
-      ['receive.maxInputSize', String(this.pushLimitBytes)],
+      ['receive.maxInputSize', String(maxInput)],
       ['http.receivepack', 'true'],
     ];
     return Object.fromEntries([

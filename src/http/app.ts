@@ -67,7 +67,10 @@ export function createHttpApp(app: Slipway): Koa {
   };
   const keys = new PrincipalCache(app.db, app.runner);
   const keyFailures = new KeyFailureLimiter(app.config.keyFailuresPerMinute, app.log);
-  const sessions = new SessionAuth(new SessionStore(app.db), keys, keyFailures, async () => (await app.settings()).sessionIdleMinutes);
+  const sessions = new SessionAuth(new SessionStore(app.db), keys, keyFailures, async () => {
+    const settings = await app.settings();
+    return { idleMs: settings.sessionIdleMinutes * 60_000, maxMs: settings.sessionMaxHours * 3_600_000 };
+  });
   // Signing in takes the key in its body, so it comes before the key check.
   const signIn = new Router();
   signIn.use(keepAwake);

@@ -4,9 +4,13 @@ import type { Principal, PrincipalCache } from './auth.js';
 import { clientAddressOf } from './client-address.js';
 import { forbidden, unauthorized } from './errors.js';
 import type { KeyFailureLimiter } from './key-failure-limiter.js';
-import type { SessionStore } from './session-store.js';
+import type { SessionLifetime, SessionStore } from './session-store.js';
 
-export const SESSION_COOKIE = 'slipway_session';
+/**
+ * The `__Host-` prefix makes browsers take the cookie only when it is `Secure`, has `Path=/` and no `Domain`:
+ * a page on a sibling subdomain (a deployed app on `*.example.com`) cannot plant a session of its own choosing.
+ */
+export const SESSION_COOKIE = '__Host-slipway_session';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export const sessionTokenOf = (ctx: Context): string | undefined => ctx.cookies.get(SESSION_COOKIE) || undefined;
@@ -28,23 +32,23 @@ export class SessionAuth {
     readonly store: SessionStore,
     private readonly keys: PrincipalCache,
     private readonly failures: KeyFailureLimiter,
-    private readonly idleMinutes: () => Promise<number>,
+    private readonly lifetime: () => Promise<SessionLifetime>,
   ) {}
 
   async principalOf(ctx: Context): Promise<Principal> {
     const token = sessionTokenOf(ctx)!;
     const address = clientAddressOf(ctx);
     await this.failures.check(address);
-    const session = await this.store.touch(token, (await this.idleMinutes()) * 60_000);
+    const session = await this.store.touch(token, await this.lifetime());
     // A token no session ever had is guessed: it counts like an unknown key. An ended session does not.
     if (session === null) await this.failures.sessionFailed(address);
-    const found = session === 'idle' ? null : session;
+    const found = session === 'ended' ? null : session;
     const principal = found && (await this.keys.findByHash(found.keyHash));
     if (!found || !principal) {
       // Its key was revoked.
       if (found) await this.store.close(token);
       clearSessionCookie(ctx);
-      throw unauthorized('the session has ended (signed out, idle too long, or its key was revoked): sign in again');
+      throw unauthorized('the session has ended (signed out, idle too long, past its lifetime, replaced by newer sign-ins, or its key was revoked): sign in again');
     }
     // Another site can make the browser send the cookie, never this header: a write needs both.
     if (!SAFE_METHODS.has(ctx.method) && !sameText(ctx.get('x-csrf-token'), found.csrfToken)) {

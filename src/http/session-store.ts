@@ -15,6 +15,15 @@ create table if not exists http_sessions (
 );
 create index if not exists http_sessions_last_seen on http_sessions (last_seen_at);`;
 
+/** The most sessions one key has open at once: signing in once more ends its oldest. */
+export const MAX_SESSIONS_PER_KEY = 10;
+
+/** How long a session may last: since its sign-in, and since its last request. */
+export interface SessionLifetime {
+  maxMs: number;
+  idleMs: number;
+}
+
 export interface OpenedSession {
   /** Goes to the browser in an HttpOnly cookie, nowhere else. */
   token: string;
@@ -39,27 +48,40 @@ export class SessionStore {
     return this.ready;
   }
 
+  /** A new session of the key; its oldest ones end so that it keeps at most MAX_SESSIONS_PER_KEY. */
   async open(keyHash: string): Promise<OpenedSession> {
     await this.prepare();
     const opened = { token: newToken(), csrfToken: newToken() };
-    await this.db.query('insert into http_sessions (token_hash, key_hash, csrf_token) values ($1, $2, $3)', [hashToken(opened.token), keyHash, opened.csrfToken]);
+    await this.db.transaction(async (tx) => {
+      await tx.query('insert into http_sessions (token_hash, key_hash, csrf_token, created_at) values ($1, $2, $3, clock_timestamp())', [hashToken(opened.token), keyHash, opened.csrfToken]);
+      await tx.query(
+        `delete from http_sessions where key_hash = $1 and token_hash not in (
+           select token_hash from http_sessions where key_hash = $1 order by created_at desc, token_hash limit $2)`,
+        [keyHash, MAX_SESSIONS_PER_KEY],
+      );
+    });
     return opened;
   }
 
-  /** The session, when it was seen within `idleMs` (an idle one is deleted); seen now, to the minute. Null: no such session. */
-  async touch(token: string, idleMs: number): Promise<FoundSession | 'idle' | null> {
+  /**
+   * The session, when it began within `maxMs` and was seen within `idleMs` (else it is deleted: 'ended'); seen
+   * now, to the minute. Null: no such session.
+   */
+  async touch(token: string, lifetime: SessionLifetime): Promise<FoundSession | 'ended' | null> {
     await this.prepare();
     const hash = hashToken(token);
-    const { rows } = await this.db.query<{ key_hash: string; csrf_token: string; idle: boolean; stale: boolean }>(
-      `select key_hash, csrf_token, last_seen_at < now() - make_interval(secs => $2) as idle, last_seen_at < now() - interval '1 minute' as stale
+    const { rows } = await this.db.query<{ key_hash: string; csrf_token: string; ended: boolean; stale: boolean }>(
+      `select key_hash, csrf_token,
+              last_seen_at < now() - make_interval(secs => $2) or created_at < now() - make_interval(secs => $3) as ended,
+              last_seen_at < now() - interval '1 minute' as stale
        from http_sessions where token_hash = $1`,
-      [hash, idleMs / 1000],
+      [hash, lifetime.idleMs / 1000, lifetime.maxMs / 1000],
     );
     const row = rows[0];
     if (!row) return null;
-    if (row.idle) {
+    if (row.ended) {
       await this.db.query('delete from http_sessions where token_hash = $1', [hash]);
-      return 'idle';
+      return 'ended';
     }
     // A write per minute of use, not per request.
     if (row.stale) await this.db.query('update http_sessions set last_seen_at = now() where token_hash = $1', [hash]);
@@ -71,9 +93,12 @@ export class SessionStore {
     await this.db.query('delete from http_sessions where token_hash = $1', [hashToken(token)]);
   }
 
-  /** Sessions idle for longer than `idleMs` are gone. */
-  async sweep(idleMs: number): Promise<void> {
+  /** Sessions idle for longer than `idleMs`, or older than `maxMs`, are gone. */
+  async sweep(lifetime: SessionLifetime): Promise<void> {
     await this.prepare();
-    await this.db.query('delete from http_sessions where last_seen_at < now() - make_interval(secs => $1)', [idleMs / 1000]);
+    await this.db.query('delete from http_sessions where last_seen_at < now() - make_interval(secs => $1) or created_at < now() - make_interval(secs => $2)', [
+      lifetime.idleMs / 1000,
+      lifetime.maxMs / 1000,
+    ]);
   }
 }

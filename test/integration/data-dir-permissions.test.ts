@@ -1,6 +1,7 @@
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import t from 'tap';
 import { startTestServer } from '../helpers/test-server.js';
 
@@ -37,4 +38,44 @@ t.test('an existing directory open to others is tightened at start, with a log l
   t.teardown(() => s.close());
   t.same(readableByOthers(dir), [], 'directory and files tightened');
   t.match(s.logs(), /readable by other users: tightened/, 'the operator is told');
+});
+
+t.test('files the store creates after a restart and a checkpoint are 0600 (pg_internal.init, stats, WAL)', async (t) => {
+  const dir = join(mkdtempSync(join(tmpdir(), 'slipway-perm-used-')), 'data');
+  const first = await startTestServer({}, dir);
+  t.equal((await first.call('POST', '/api/projects', { body: { name: 'Before', description: '' } })).status, 200);
+  await first.stopKeepingData();
+  const again = await startTestServer({}, dir);
+  t.teardown(() => again.close());
+  t.equal((await again.call('POST', '/api/projects', { body: { name: 'After', description: '' } })).status, 200);
+  await again.app.db.query('CHECKPOINT');
+  t.same(readdirSync(join(dir, 'pgdata', 'global')).filter((name) => name === 'pg_internal.init'), ['pg_internal.init'], 'the relation cache file is there');
+  t.same(readableByOthers(dir), [], 'nothing in it is open to other users');
+});
+
+t.test('a library reading the umask does not open files another thread creates meanwhile', async (t) => {
+  // PGlite writes from its own thread, and asks for 0644 where Postgres uses fopen (pg_internal.init, the stats
+  // file): only the process umask makes those 0600. Node's process.umask() without an argument sets the umask
+  // to 0 and back (tar-fs does it at every Docker build): a file created in between kept 0644.
+  const dir = join(mkdtempSync(join(tmpdir(), 'slipway-perm-race-')), 'data');
+  const s = await startTestServer({}, dir);
+  t.teardown(() => s.close());
+  const files = join(dir, 'race');
+  mkdirSync(files);
+  const writer = new Worker(
+    `const { writeFileSync } = require('node:fs');
+     const { workerData } = require('node:worker_threads');
+     for (let i = 0; i < 5000; i++) writeFileSync(workerData + '/f' + i, '', { mode: 0o644 });`,
+    { eval: true, workerData: files },
+  );
+  let finished = false;
+  const exited = new Promise((resolve) => writer.once('exit', resolve)).then(() => (finished = true));
+  while (!finished) {
+    for (let i = 0; i < 10_000; i++) process.umask();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  await exited;
+  t.equal(readdirSync(files).length, 5000, 'the thread wrote its files');
+  t.same(readableByOthers(files), [], 'every one of them is 0600');
+  t.equal(process.umask(), 0o077, 'the umask is still 077');
 });

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import t from 'tap';
+import { MAX_SESSIONS_PER_KEY } from '../../src/http/session-store.js';
 import { createKey, createProject } from '../helpers/api-suite.js';
 import { assertError } from '../helpers/http-errors.js';
 import { startTestServer } from '../helpers/test-server.js';
@@ -17,10 +18,10 @@ async function signIn(key: string) {
 
 const withCookie = (cookie: string, csrf?: string) => ({ key: null, headers: { cookie, ...(csrf ? { 'x-csrf-token': csrf } : {}) } });
 
-t.test('sign-in sets an HttpOnly, Secure, SameSite=Strict cookie and answers no key', async (t) => {
+t.test('sign-in sets a __Host- cookie (HttpOnly, Secure, SameSite=Strict, Path=/, no Domain) and answers no key', async (t) => {
   const { answer, cookie } = await signIn(s.key);
-  t.match(answer.headers.get('set-cookie'), /^slipway_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; Secure; SameSite=Strict$/);
-  t.match(answer.body.session, { access: 'write', projectIds: null, idleMinutes: 60 });
+  t.match(answer.headers.get('set-cookie'), /^__Host-slipway_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; Secure; SameSite=Strict$/);
+  t.match(answer.body.session, { access: 'write', projectIds: null, idleMinutes: 60, maxHours: 12 });
   t.notOk(JSON.stringify(answer.body).includes(s.key), 'the key is not in the answer');
   t.notOk(cookie.includes(s.key), 'nor in the cookie');
   const token = cookie.split('=')[1]!;
@@ -62,7 +63,7 @@ t.test('a session ends with sign-out, with its key, and when idle', async (t) =>
   assertError(t, await s.call('DELETE', '/api/sessions', withCookie(out.cookie)), 403, 'forbidden', 'sign-out is a write: it needs the header too');
   const signedOut = await s.call('DELETE', '/api/sessions', withCookie(out.cookie, out.csrf));
   t.equal(signedOut.status, 200);
-  t.match(signedOut.headers.get('set-cookie'), /^slipway_session=; .*Max-Age=0/, 'the cookie is cleared');
+  t.match(signedOut.headers.get('set-cookie'), /^__Host-slipway_session=; .*Max-Age=0/, 'the cookie is cleared');
   assertError(t, await s.call('GET', '/api/projects', withCookie(out.cookie)), 401, 'unauthorized', 'the old cookie no longer works');
 
   const key = await createKey(s, 'write', null);
@@ -80,6 +81,47 @@ t.test('a session ends with sign-out, with its key, and when idle', async (t) =>
   await s.call('PATCH', '/api/settings', { body: { sessionIdleMinutes: null } });
 });
 
+t.test('the session token under any other cookie name is not a session (a sibling subdomain can set those)', async (t) => {
+  const { cookie } = await signIn(s.key);
+  const token = cookie.split('=')[1]!;
+  t.equal((await s.call('GET', '/api/projects', withCookie(cookie))).status, 200, 'under its own name it works');
+  assertError(t, await s.call('GET', '/api/projects', withCookie(`slipway_session=${token}`)), 401, 'unauthorized', 'under the name without the prefix it is no credential');
+});
+
+t.test('a session ends sessionMaxHours after sign-in, however active', async (t) => {
+  assertError(t, await s.call('PATCH', '/api/settings', { body: { sessionMaxHours: 0 } }), 400, 'validation_failed', 'at least an hour');
+  assertError(t, await s.call('PATCH', '/api/settings', { body: { sessionMaxHours: 721 } }), 400, 'validation_failed', 'at most 30 days');
+  const settings = (await s.call('GET', '/api/settings')).body.settings;
+  t.match(settings, { sessionMaxHours: 12, sources: { sessionMaxHours: 'environment' } }, 'default 12 hours');
+
+  const active = await signIn(s.key);
+  await s.app.db.query(`update http_sessions set created_at = now() - interval '11 hours 59 minutes', last_seen_at = now()`);
+  t.equal((await s.call('GET', '/api/projects', withCookie(active.cookie))).status, 200, 'within 12 hours of its sign-in');
+  await s.app.db.query(`update http_sessions set created_at = now() - interval '12 hours 1 second', last_seen_at = now()`);
+  assertError(t, await s.call('GET', '/api/projects', withCookie(active.cookie)), 401, 'unauthorized', 'past 12 hours, although used a moment ago');
+
+  t.equal((await s.call('PATCH', '/api/settings', { body: { sessionMaxHours: 1 } })).status, 200);
+  t.teardown(() => s.call('PATCH', '/api/settings', { body: { sessionMaxHours: null } }));
+  const short = await signIn(s.key);
+  t.equal(short.answer.body.session.maxHours, 1, 'the session says its lifetime');
+  await s.app.db.query(`update http_sessions set created_at = now() - interval '61 minutes', last_seen_at = now()`);
+  assertError(t, await s.call('GET', '/api/projects', withCookie(short.cookie)), 401, 'unauthorized', 'the setting applies');
+});
+
+t.test(`a key has at most ${MAX_SESSIONS_PER_KEY} live sessions: the oldest ends first`, async (t) => {
+  const key = await createKey(s, 'write', null);
+  const other = await signIn(s.key);
+  const opened = [];
+  for (let i = 0; i < MAX_SESSIONS_PER_KEY; i++) opened.push(await signIn(key.secret));
+  for (const session of opened) t.equal((await s.call('GET', '/api/projects', withCookie(session.cookie))).status, 200);
+  const newest = await signIn(key.secret);
+  assertError(t, await s.call('GET', '/api/projects', withCookie(opened[0]!.cookie)), 401, 'unauthorized', 'the oldest session ended');
+  for (const session of [...opened.slice(1), newest]) t.equal((await s.call('GET', '/api/projects', withCookie(session.cookie))).status, 200, 'the others live');
+  t.equal((await s.call('GET', '/api/projects', withCookie(other.cookie))).status, 200, "another key's session is untouched");
+  const { rows } = await s.app.db.query<{ n: number }>('select count(*)::int as n from http_sessions where key_hash = $1', [createHash('sha256').update(key.secret).digest('hex')]);
+  t.equal(rows[0]!.n, MAX_SESSIONS_PER_KEY, 'no more are stored');
+});
+
 t.test('unknown keys at sign-in count toward the address’s limit', async (t) => {
   for (let i = 0; i < 6; i++) await s.call('POST', '/api/sessions', { key: null, body: { key: `slw_wrong-${i}` } });
   assertError(t, await s.call('POST', '/api/sessions', { key: null, body: { key: s.key } }), 429, 'rate_limited', 'the next sign-in, even with a good key');
@@ -89,7 +131,7 @@ t.test('guessed session cookies count toward the address’s limit too', async (
   const other = await startTestServer({ SLIPWAY_KEY_FAILURES_PER_MINUTE: '3' });
   t.teardown(() => other.close());
   for (let i = 0; i < 3; i++) {
-    const guess = await other.call('GET', '/api/projects', withCookie(`slipway_session=guess-${i}`));
+    const guess = await other.call('GET', '/api/projects', withCookie(`__Host-slipway_session=guess-${i}`));
     assertError(t, guess, 401, 'unauthorized', `guess ${i}`);
   }
   const signedIn = await other.call('POST', '/api/sessions', { key: null, body: { key: other.key } });

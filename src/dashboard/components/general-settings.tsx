@@ -18,6 +18,7 @@ const FIELDS = [
   { name: 'denyPrivateDestinations', label: 'Refuse private destinations', kind: 'boolean' },
   { name: 'allowedDestinations', label: 'Allowed destinations (comma-separated)', kind: 'list' },
   { name: 'sessionIdleMinutes', label: 'Session idle minutes', kind: 'number' },
+  { name: 'sessionMaxHours', label: 'Session lifetime (hours)', kind: 'number' },
 ] as const;
 type Field = (typeof FIELDS)[number];
 

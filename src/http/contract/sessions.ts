@@ -9,6 +9,7 @@ const session = z
     projectIds: z.array(id).nullable().meta({ description: 'The projects the key can see; null: every project.' }),
     csrfToken: z.string().meta({ description: 'Sent back as `X-CSRF-Token` with every write made through the session cookie.' }),
     idleMinutes: z.number().int().meta({ description: 'The session ends after this long without a request (the `sessionIdleMinutes` setting).' }),
+    maxHours: z.number().int().meta({ description: 'The session ends this long after its sign-in, however active (the `sessionMaxHours` setting).' }),
   })
   .meta({ id: 'Session' });
 
@@ -21,7 +22,7 @@ export const sessionsApi = {
     tag: 'Sessions',
     summary: 'Sign in with an API key: sets the session cookie',
     description:
-      'Answers the session and sets `slipway_session` (`HttpOnly; Secure; SameSite=Strict; Path=/`). The cookie then stands for the key on every route, with the key’s own access and scope; a write through it needs the `X-CSRF-Token` header. The session ends when the key is revoked, after `sessionIdleMinutes` without a request, or with `DELETE /api/sessions`. An unknown key counts toward the address’s limit.',
+      'Answers the session and sets `__Host-slipway_session` (`HttpOnly; Secure; SameSite=Strict; Path=/`, no `Domain`: a sibling subdomain cannot plant one). The cookie then stands for the key on every route, with the key’s own access and scope; a write through it needs the `X-CSRF-Token` header. The session ends when the key is revoked, after `sessionIdleMinutes` without a request, `sessionMaxHours` after sign-in, when the key signs in more than 10 times (its oldest sessions end first), or with `DELETE /api/sessions`. An unknown key counts toward the address’s limit.',
     access: 'public',
     body: z.object({ key: z.string().min(1).max(200) }),
     response: z.object({ session }),

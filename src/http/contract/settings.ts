@@ -54,6 +54,9 @@ const generalSettingsBody = z
     sessionIdleMinutes: nullable(z.number().int().min(1).max(43_200)).meta({
       description: 'A dashboard session (`POST /api/sessions`) ends after this many minutes without a request (default 60; at most 30 days).',
     }),
+    sessionMaxHours: nullable(z.number().int().min(1).max(720)).meta({
+      description: 'A dashboard session ends this many hours after its sign-in, however active it is (default 12; at most 30 days).',
+    }),
     defaultResources: nullable(resourcesBody).meta({
       description: 'Limits of every service that does not set them itself, key by key (a service’s own `null` still means no limit). Applies at each service’s next deployment.',
     }),
@@ -80,6 +83,7 @@ export const settings = z
     apiDomain: z.string().nullable().meta({ description: 'The name the API is served on through Caddy; null: only on `SLIPWAY_HOST`.' }),
     defaultResources: resourcesAnswer,
     sessionIdleMinutes: z.number().int(),
+    sessionMaxHours: z.number().int(),
     ...eachImageSetting(() => z.string()),
     sources: z
       .object({
@@ -93,6 +97,7 @@ export const settings = z
         apiDomain: source,
         defaultResources: source,
         sessionIdleMinutes: source,
+        sessionMaxHours: source,
         ...eachImageSetting(() => source),
       })
       .meta({ description: 'Where each general setting comes from: set through this API, or the environment’s default.' }),

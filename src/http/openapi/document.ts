@@ -100,7 +100,7 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[], version: st
         sessionCookie: {
           type: 'apiKey',
           in: 'cookie',
-          name: 'slipway_session',
+          name: '__Host-slipway_session',
           description: 'The dashboard’s session (`POST /api/sessions`): it stands for the key it was opened with. A write through it also needs the session’s `X-CSRF-Token` header.',
         },
         basicKey: { type: 'http', scheme: 'basic', description: 'The Git remote: an API key as the password (any user name).' },

@@ -75,7 +75,7 @@ export function gitRoutes(app: Slipway, keys: PrincipalCache, failures: KeyFailu
       pathInfo: `/${service.id}.git${path.rest}`,
       query: ctx.querystring,
       remoteUser: actorOf(principal),
-      env: app.pushRepositories.configEnv(),
+      env: await app.pushRepositories.configEnv(service.id),
       onHookChannel:
         pushing && endpoint !== 'info/refs'
           ? (channel) =>
@@ -84,6 +84,7 @@ export function gitRoutes(app: Slipway, keys: PrincipalCache, failures: KeyFailu
                 serviceId: service.id,
                 branch: service.branch,
                 branchTip: () => app.pushRepositories.branchTip(service.id, service.branch),
+                overLimits: (updates) => app.pushRepositories.overLimits(service.id, updates),
                 cmd: app.commandContext(actorOf(principal), { correlationId: ctx.state.requestId ?? randomUUID() }),
               })
           : undefined,

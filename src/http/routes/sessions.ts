@@ -11,12 +11,13 @@ import type { KeyFailureLimiter } from '../key-failure-limiter.js';
 import { clearSessionCookie, setSessionCookie, type SessionAuth } from '../session-auth.js';
 import { parseInput } from '../validation.js';
 
-const present = (principal: Principal, csrfToken: string, idleMinutes: number) => ({
+const present = (principal: Principal, csrfToken: string, settings: { sessionIdleMinutes: number; sessionMaxHours: number }) => ({
   keyId: principal.keyId,
   access: principal.access,
   projectIds: principal.projectIds === null ? null : [...principal.projectIds],
   csrfToken,
-  idleMinutes,
+  idleMinutes: settings.sessionIdleMinutes,
+  maxHours: settings.sessionMaxHours,
 });
 
 /** `POST /api/sessions`: no key in the header, the key in the body; unknown keys count like any other. */
@@ -32,7 +33,7 @@ export function signInRoutes(router: Router, app: Slipway, keys: PrincipalCache,
     }
     const opened = await sessions.store.open(hashApiKeySecret(key));
     setSessionCookie(ctx, opened.token);
-    ctx.body = { session: present(principal, opened.csrfToken, (await app.settings()).sessionIdleMinutes) };
+    ctx.body = { session: present(principal, opened.csrfToken, await app.settings()) };
   });
 }
 
@@ -43,7 +44,7 @@ export function sessionRoutes(router: Router, app: Slipway, sessions: SessionAut
   route(router, sessionsApi.current, async (ctx) => {
     const session = sessionOf(ctx);
     if (!session) throw unauthorized('no session: this request was made with an API key, not the session cookie');
-    ctx.body = { session: present(principalOf(ctx), session.csrfToken, (await app.settings()).sessionIdleMinutes) };
+    ctx.body = { session: present(principalOf(ctx), session.csrfToken, await app.settings()) };
   });
 
   route(router, sessionsApi.delete, async (ctx) => {
