@@ -21,15 +21,24 @@ const MASKS: Record<Exclude<TokenKind, 'keep'>, string> = {
   body: '$$…$$',
 };
 
-export function maskWith(scan: Scanner, text: string): string {
-  let out = '';
+export type Segment = Token & { start: number };
+
+/** The statement cut into its tokens, as the scanner reads it. */
+export function segmentsOf(scan: Scanner, text: string): Segment[] {
+  const segments: Segment[] = [];
   for (let i = 0; i < text.length; ) {
     const token = scan(text, i);
     if (token.end <= i) throw new Unreadable('the lexer stood still');
-    out += token.kind === 'keep' ? text.slice(i, token.end) : MASKS[token.kind];
+    segments.push({ ...token, start: i });
     i = token.end;
   }
-  return out;
+  return segments;
+}
+
+export function maskWith(scan: Scanner, text: string): string {
+  return segmentsOf(scan, text)
+    .map((segment) => (segment.kind === 'keep' ? text.slice(segment.start, segment.end) : MASKS[segment.kind]))
+    .join('');
 }
 
 /**
