@@ -52,7 +52,7 @@ t.test('random statements made of hostile pieces: no literal or comment Postgres
   const PIECES = [
     "'", '"', "E'", "e'", "U&'", 'U&"', "B'", "X'", "N'", '$', '$$', '$a$', '$b$', '$1', '--', '/*', '*/', '\n', '\\', "\\'", "''",
     "E'\\''", "'\\'", '/* /* */', '/* x */', '$a$ $b$', "''''",
-    'S3cret', ' ', '1', '0x1F', '1.5', 'e', 'E', '.', '+', '-', '(', ')', ';', '::', '&', 'a$b', 'PASSWORD', 'SELECT', '_', 'ö',
+    'S3cret', ' ', '1', '0x1F', '1.5', 'e', 'E', '.', '+', '-', '(', ')', ';', '::', '&', 'a$b', 'PASSWORD', 'SELECT', '_', 'ö', '\u00a0', '\t', '\f',
   ];
   // A fixed-seed generator: a failure names the statement, and the run can be repeated exactly.
   let seed = 20261127;

@@ -19,6 +19,9 @@ t.test('what no lexer reads is its digest only; the digest tells statements apar
   t.match(a, UNREADABLE(''), 'an engine without a lexer: not even the first word');
   t.not(redactStatement('postgres', "SELECT 'a"), redactStatement('postgres', "SELECT 'b"));
   t.equal(redactStatement('postgres', "SELECT 'a"), redactStatement('postgres', "SELECT 'a"), 'the same statement, the same digest');
+  const long = `SELECT 'S3cret'${' '.repeat(100_000)}`;
+  t.match(redactStatement('postgres', long), UNREADABLE('SELECT'), 'a statement over 100,000 characters is not lexed');
+  t.equal(redactStatement('postgres', long.slice(0, 100_000)), `SELECT '…'${' '.repeat(100_000 - 15)}`, 'one of 100,000 is');
 });
 
 t.test('statements without literals stay as they were typed', async (t) => {

@@ -1,4 +1,4 @@
-import { blockCommentEnd, isSpace, keep, lineCommentEnd, matchEnd, numberEnd, quotedEnd, startsNumber, Unreadable, type Scanner } from './sql-lexer.js';
+import { blockCommentEnd, isSpace, keep, SPACES, lineCommentEnd, matchEnd, numberEnd, quotedEnd, startsNumber, Unreadable, type Scanner } from './sql-lexer.js';
 
 const IDENTIFIER = /[A-Za-z_][A-Za-z0-9_]*/y;
 const HEREDOC_TAG = /\$(?:[A-Za-z_][A-Za-z0-9_]*)?\$/y;
@@ -14,7 +14,7 @@ export function clickhouseScanner(nestedAndHeredocs: boolean): Scanner {
   return (text, i) => {
     const c = text[i]!;
     const next = text[i + 1];
-    if (isSpace(c)) return keep(i + 1);
+    if (isSpace(c)) return keep(matchEnd(SPACES, text, i)!);
     if (c === '-' && next === '-') return { kind: 'line-comment', end: lineCommentEnd(text, i) };
     if (c === '#') throw new Unreadable('a # comment, which only newer ClickHouse servers read');
     if (c === '/' && next === '*') return { kind: 'comment', end: blockCommentEnd(text, i, nestedAndHeredocs) };

@@ -1,5 +1,5 @@
 import {
-  blockCommentEnd, IDENTIFIER, isSpace, keep, lineCommentEnd, matchEnd, numberEnd, quotedEnd, startsNumber, Unreadable, type Scanner,
+  blockCommentEnd, IDENTIFIER, isSpace, keep, SPACES, lineCommentEnd, matchEnd, numberEnd, quotedEnd, startsNumber, Unreadable, type Scanner,
 } from './sql-lexer.js';
 
 /**
@@ -14,7 +14,7 @@ export function mysqlScanner(backslashEscapes: boolean): Scanner {
   return (text, i) => {
     const c = text[i]!;
     const next = text[i + 1];
-    if (isSpace(c)) return keep(i + 1);
+    if (isSpace(c)) return keep(matchEnd(SPACES, text, i)!);
     if (c === '#') return { kind: 'line-comment', end: lineCommentEnd(text, i) };
     if (c === '-' && next === '-' && (i + 2 === text.length || text.charCodeAt(i + 2) <= 0x20)) {
       return { kind: 'line-comment', end: lineCommentEnd(text, i) };

@@ -1,5 +1,5 @@
 import {
-  blockCommentEnd, IDENTIFIER, isSpace, keep, lineCommentEnd, matchEnd, numberEnd, quotedEnd, startsNumber, Unreadable, type Scanner, type Token,
+  blockCommentEnd, IDENTIFIER, isSpace, keep, SPACES, lineCommentEnd, matchEnd, numberEnd, quotedEnd, startsNumber, Unreadable, type Scanner, type Token,
 } from './sql-lexer.js';
 
 // $tag$ opening a dollar-quoted body: the tag is an identifier without `$`, or empty.
@@ -17,7 +17,7 @@ export function postgresScanner(standardStrings: boolean): Scanner {
   return (text, i) => {
     const c = text[i]!;
     const next = text[i + 1];
-    if (isSpace(c)) return keep(i + 1);
+    if (isSpace(c)) return keep(matchEnd(SPACES, text, i)!);
     if (c === '-' && next === '-') return { kind: 'line-comment', end: lineCommentEnd(text, i) };
     if (c === '/' && next === '*') return { kind: 'comment', end: blockCommentEnd(text, i, true) };
     if ((c === 'E' || c === 'e') && next === "'") return string(quotedEnd(text, i + 1, { doubled: true, backslash: true }));

@@ -29,7 +29,7 @@ export function segmentsOf(scan: Scanner, text: string): Segment[] {
   for (let i = 0; i < text.length; ) {
     const token = scan(text, i);
     if (token.end <= i) throw new Unreadable('the lexer stood still');
-    segments.push({ ...token, start: i });
+    segments.push({ kind: token.kind, start: i, end: token.end });
     i = token.end;
   }
   return segments;
@@ -84,9 +84,10 @@ export function blockCommentEnd(text: string, open: number, nested: boolean): nu
 
 /** End of a `--` or `#` comment: the line break stays. */
 export function lineCommentEnd(text: string, open: number): number {
-  const match = /[\r\n]/.exec(text.slice(open));
-  return match ? open + match.index : text.length;
+  LINE_BREAK.lastIndex = open;
+  return LINE_BREAK.exec(text) ? LINE_BREAK.lastIndex - 1 : text.length;
 }
+const LINE_BREAK = /[\r\n]/g;
 
 const isDigit = (c: string | undefined) => c !== undefined && c >= '0' && c <= '9';
 export const startsNumber = (text: string, i: number) => isDigit(text[i]) || (text[i] === '.' && isDigit(text[i + 1]));
@@ -97,11 +98,12 @@ export const startsNumber = (text: string, i: number) => isDigit(text[i]) || (te
  * single reading across server versions (Postgres before 15 reads `1E'…'` as 1 and an E'…' string).
  */
 export function numberEnd(text: string, open: number): number {
+  const hex = /^0[xX]/.test(text.slice(open, open + 2));
   let i = open;
   while (i < text.length) {
     const c = text[i]!;
     if (/[0-9A-Za-z_.]/.test(c)) i++;
-    else if ((c === '+' || c === '-') && /[eE]/.test(text[i - 1]!) && !/^0[xX]/.test(text.slice(open, i))) i++;
+    else if ((c === '+' || c === '-') && !hex && /[eE]/.test(text[i - 1]!)) i++;
     else break;
   }
   if (/['"`$]/.test(text[i] ?? '')) throw new Unreadable('a quote right after a number');
@@ -116,4 +118,6 @@ export function matchEnd(pattern: RegExp, text: string, at: number): number | nu
   return pattern.exec(text) ? pattern.lastIndex : null;
 }
 
-export const isSpace = (c: string) => /\s/.test(c);
+// Whitespace as the servers' lexers know it: ASCII only. A no-break space is part of a name to Postgres and MySQL.
+export const isSpace = (c: string) => c === ' ' || (c >= '\t' && c <= '\r');
+export const SPACES = /[ \t\n\v\f\r]+/y;
