@@ -35,8 +35,7 @@ function unreadable(engine: string, statement: string): string {
  * $$…$$, /* … *\/, -- …, ?); Redis keeps the command's name and its key names, every other argument is `?`;
  * a MongoDB command document keeps its keys, every value is "…". What the lexer cannot read, reads
  * differently under some server setting, or is longer than 100,000 characters is only its first keyword (if
- * it is one) and a digest. Pure;
- * masking a masked statement changes nothing.
+ * it is one) and a digest. Pure; masking a masked statement changes nothing.
  */
 export function redactStatement(engine: string, statement: string): string {
   if (UNREADABLE.test(statement)) return statement;
