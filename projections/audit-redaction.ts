@@ -22,16 +22,18 @@ const needsRedaction = (value: unknown): boolean => {
   return false;
 };
 
-// Fields of some event types that may hold a secret in clear in older versions (DatabaseQueryRun v1).
-const FIELD_REDACTION: Record<string, Record<string, (value: string) => string>> = {
-  DatabaseQueryRun: { statement: redactStatement },
+// Fields of some event types that may hold a secret in older versions: DatabaseQueryRun v1 kept the statement
+// in clear, and v2 events written before statements were masked by a lexer only had password literals redacted.
+type FieldRedaction = (value: string, data: Record<string, unknown>) => string;
+const FIELD_REDACTION: Record<string, Record<string, FieldRedaction>> = {
+  DatabaseQueryRun: { statement: (statement, data) => redactStatement(typeof data.engine === 'string' ? data.engine : '', statement) },
 };
 
 /** The redacted data; most events hold nothing to redact and are returned as they are. */
 export function auditData(type: string, data: Record<string, unknown>): Record<string, unknown> {
   const fields = FIELD_REDACTION[type];
   const cleared = fields
-    ? Object.fromEntries(Object.entries(data).map(([k, v]) => [k, typeof v === 'string' && fields[k] ? fields[k](v) : v]))
+    ? Object.fromEntries(Object.entries(data).map(([k, v]) => [k, typeof v === 'string' && fields[k] ? fields[k](v, data) : v]))
     : data;
   return needsRedaction(cleared) ? (redactEventData(cleared) as Record<string, unknown>) : cleared;
 }

@@ -16,7 +16,7 @@ const str = (value: unknown) => (typeof value === 'string' ? value : null);
 /** The history auditors page through: every event, with its actor, and no secret. */
 export const auditProjector: Projector = {
   name: 'audit',
-  version: 4,
+  version: 5,
   tables: ['rm_audit_log', 'rm_audit_streams'],
   ddl: `
 create table if not exists rm_audit_log (

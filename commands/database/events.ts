@@ -9,7 +9,7 @@ const row = { ...target, table: z.string(), primaryKey: z.record(z.string(), z.u
  * What was run against a database service through the API, on `database-<serviceId>`. Each is recorded
  * before the engine runs it, so a statement the engine then refuses or that times out is on record too.
  * A statement is kept sealed under the service's data key (shredded with the service) and, for auditors,
- * with its password literals redacted (v1 kept it in clear; its upcaster redacts it).
+ * masked by a lexer of the engine's language (statement-redaction.ts; v1 kept it in clear; its upcaster masks it).
  */
 export const databaseEvents = {
   DatabaseQueryRun: z.object({ ...target, statement: z.string(), sealedStatement: z.string().nullable() }),

@@ -7,10 +7,10 @@ import { redactStatement } from './statement-redaction.js';
 
 type Target = { serviceId: string; projectId: string; engine: string };
 
-/** A statement run through the API: sealed under the service's data key, redacted for auditors. */
+/** A statement run through the API: sealed under the service's data key, masked for auditors. */
 export async function queryRunEvent(ctx: CommandContext, target: Target, statement: string): Promise<DatabaseEvent> {
   const sealedStatement = await ctx.keyring.encrypt(target.serviceId, statement);
-  return { type: 'DatabaseQueryRun', data: { ...target, statement: redactStatement(statement), sealedStatement } };
+  return { type: 'DatabaseQueryRun', data: { ...target, statement: redactStatement(target.engine, statement), sealedStatement } };
 }
 
 /**

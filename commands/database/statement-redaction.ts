@@ -1,51 +1,49 @@
-/** What stands for a password literal in the statements auditors read. */
-export const REDACTED = '[redacted]';
+import { createHash } from 'node:crypto';
+import { CLICKHOUSE_SCANNERS } from './masking/clickhouse-lexer.js';
+import { firstKeyword } from './masking/first-keyword.js';
+import { maskMongoCommand } from './masking/mongodb-masking.js';
+import { MYSQL_SCANNERS } from './masking/mysql-lexer.js';
+import { POSTGRES_SCANNERS } from './masking/postgres-lexer.js';
+import { maskRedisLine } from './masking/redis-masking.js';
+import { maskUnderEvery } from './masking/sql-lexer.js';
 
-let tags = 0;
-/**
- * A quoted literal as SQL dialects, redis-cli and JSON write them: '…' ('' or \' inside), "…" (\" inside),
- * E'…', and Postgres dollar quoting ($$…$$, $tag$…$tag$). Each use gets its own group name for the tag.
- */
-function literal(): string {
-  const tag = `tag${tags++}`;
-  return String.raw`(?:[eE]?'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*"|\$(?<${tag}>[A-Za-z_]*)\$[\s\S]*?\$\k<${tag}>\$)`;
+const MASKERS: Record<string, (statement: string) => string> = {
+  postgres: (statement) => maskUnderEvery(POSTGRES_SCANNERS, statement),
+  timeseries: (statement) => maskUnderEvery(POSTGRES_SCANNERS, statement),
+  mysql: (statement) => maskUnderEvery(MYSQL_SCANNERS, statement),
+  columnar: (statement) => maskUnderEvery(CLICKHOUSE_SCANNERS, statement),
+  redis: maskRedisLine,
+  mongodb: maskMongoCommand,
+};
+
+// Longer statements are not lexed: masking runs on the request's path, and a megabyte of tiny tokens would
+// hold the event loop for seconds. They are shown as their first keyword and digest.
+const LONGEST_MASKED = 100_000;
+
+// What stands for a statement the lexer could not read: it is shown as it is when read again.
+const UNREADABLE = /^(?:[A-Za-z]{1,32} )?\[unreadable statement, sha256:[0-9a-f]{16}\]$/;
+
+function unreadable(engine: string, statement: string): string {
+  const keyword = firstKeyword(engine, statement);
+  const digest = createHash('sha256').update(statement).digest('hex').slice(0, 16);
+  return `${keyword === null ? '' : `${keyword} `}[unreadable statement, sha256:${digest}]`;
 }
-/** An argument of a redis-cli line, where quoting is optional. */
-const word = () => String.raw`(?:${literal()}|[^\s'"]+)`;
-
-const ACL_PASSWORD = new RegExp(String.raw`(\s)(?:"[<>#!](?:[^"\\]|\\.)*"|'[<>#!](?:[^'\\]|\\.)*'|[<>#!]${word()})`, 'g');
-
-type Groups = Record<string, string | undefined>;
-/** A rule: what to find, and its replacement from the named groups `keep` (kept before) and `user`. */
-const rule = (source: string, replace: (g: Groups) => string): [RegExp, (g: Groups) => string] => [new RegExp(source, 'gi'), replace];
-const keepThenRedacted = (g: Groups) => `${g.keep}${REDACTED}`;
-
-const RULES = [
-  // CREATE/ALTER USER|ROLE … [ENCRYPTED] PASSWORD '…' (Postgres); PASSWORD('…') (MySQL's old function).
-  rule(String.raw`(?<keep>\bPASSWORD\s*(?:\(\s*)?)${literal()}`, keepThenRedacted),
-  // SET PASSWORD [FOR user] = '…' (MySQL, MariaDB).
-  rule(String.raw`(?<keep>\bSET\s+PASSWORD\s+(?:FOR\s+\S+\s*)?=\s*)${literal()}`, keepThenRedacted),
-  // IDENTIFIED [WITH plugin] BY|AS [PASSWORD] '…' (MySQL, MariaDB, ClickHouse).
-  rule(String.raw`(?<keep>\bIDENTIFIED\s+(?:WITH\s+\w+\s+)?(?:BY|AS)\s+(?:PASSWORD\s+)?)${literal()}`, keepThenRedacted),
-  // Redis: AUTH [user] password; HELLO … AUTH user password; AUTH2 in MIGRATE.
-  rule(String.raw`(?<keep>(?:^|\s)AUTH2?\s+)(?<first>${word()})(?<second>\s+${word()})?`, (g) =>
-    g.second === undefined ? `${g.keep}${REDACTED}` : `${g.keep}${g.first} ${REDACTED}`),
-  // Redis: CONFIG SET requirepass|masterauth …
-  rule(String.raw`(?<keep>\b(?:requirepass|masterauth)\s+)${word()}`, keepThenRedacted),
-  // Redis ACL SETUSER rules that carry a password or its hash: >password, <password, #hash, !hash.
-  rule(String.raw`(?<keep>\bACL\s+SETUSER)(?<rules>(?:\s+${word()})+)`, (g) => `${g.keep}${g.rules!.replace(ACL_PASSWORD, `$1${REDACTED}`)}`),
-  // MongoDB commands: "pwd": "…".
-  rule(String.raw`(?<keep>["']?\bpwd["']?\s*:\s*)${literal()}`, keepThenRedacted),
-];
 
 /**
- * A statement as auditors may read it: password literals of user and role statements, Redis AUTH,
- * requirepass/masterauth and ACL SETUSER passwords, and MongoDB `pwd` fields replaced by `[redacted]`.
- * Pure; applying it twice changes nothing more.
+ * A console statement as auditors may read it, read by a lexer of the engine's own language: SQL keeps its
+ * keywords, names and operators, and every literal, dollar-quoted body, comment and number is masked ('…',
+ * $$…$$, /* … *\/, -- …, ?); Redis keeps the command's name and its key names, every other argument is `?`;
+ * a MongoDB command document keeps its keys, every value is "…". What the lexer cannot read, reads
+ * differently under some server setting, or is longer than 100,000 characters is only its first keyword (if
+ * it is one) and a digest. Pure; masking a masked statement changes nothing.
  */
-export function redactStatement(statement: string): string {
-  return RULES.reduce(
-    (text, [pattern, replace]) => text.replace(pattern, (...args: unknown[]) => replace(args.at(-1) as Groups)),
-    statement,
-  );
+export function redactStatement(engine: string, statement: string): string {
+  if (UNREADABLE.test(statement)) return statement;
+  const mask = MASKERS[engine];
+  try {
+    if (mask && statement.length <= LONGEST_MASKED) return mask(statement);
+  } catch {
+    // Unreadable, or a lexer's own failure: either way nothing of the statement may be shown.
+  }
+  return unreadable(engine, statement);
 }

@@ -46,7 +46,7 @@ t.test('mysql, redis, columnar and timeseries services deploy and are browsed th
     t.same(
       ops.map((e) => [e.type, e.data.table ?? e.data.statement]),
       [
-        ['DatabaseQueryRun', 'create table orders (id int auto_increment primary key, customer varchar(100) not null)'],
+        ['DatabaseQueryRun', 'create table orders (id int auto_increment primary key, customer varchar(?) not null)'],
         ['DatabaseRowInserted', 'shop_db.orders'],
       ],
     );
@@ -61,6 +61,9 @@ t.test('mysql, redis, columnar and timeseries services deploy and are browsed th
     t.equal((await s.call('GET', `/api/services/${cache.id}/database/tables?database=16`)).status, 400, 'database 16 does not exist');
     const rows = await s.call('GET', `/api/services/${cache.id}/database/rows?table=db0.user`);
     t.same(rows.body.rows, [{ key: 'user:1', type: 'string', ttl: -1, value: 'Grace Hopper' }]);
+    const history = await s.call('GET', `/api/projects/${project.id}/events?limit=1000`);
+    const runs = (history.body.events as { type: string; data: Record<string, unknown> }[]).filter((e) => e.type === 'DatabaseQueryRun' && e.data.serviceId === cache.id);
+    t.same(runs.map((e) => e.data.statement), ['SET user:1 ?'], 'auditors read the command and its key, not the value');
     t.equal((await s.call('GET', `/api/services/${cache.id}/database/tls`)).status, 400, 'TLS is a Postgres matter');
   });
 

@@ -56,3 +56,40 @@ t.test('an ApiKeyCreated written in schema version 1 is read by the read model a
   t.same(recorded!.data.scope, { kind: 'projects', projectIds: [hidden.id] });
   t.same(created.body.key.projectIds, [hidden.id], 'read back the same way');
 });
+
+t.test('DatabaseQueryRun events written before statements were masked are masked in the history the API returns', async (t) => {
+  const s = await startTestServer();
+  t.teardown(() => s.close());
+  const project = await createProject(s, 'Console');
+  // As earlier versions wrote them, straight into the store: v1 in clear, v2 with only password patterns redacted.
+  const written: [number, string, string][] = [
+    [1, 'postgres', "ALTER USER app PASSWORD U&'S3cret-one'"],
+    [2, 'postgres', "ALTER USER app PASSWORD /* c */ 'S3cret-two'"],
+    [2, 'mysql', "SET PASSWORD = # c\n'S3cret-three'"],
+    [2, 'redis', 'SET api-token S3cret-four'],
+    [2, 'mongodb', '{"updateUser": "app", "pwd" : "S3cret-five"}'],
+  ];
+  let position = '';
+  for (const [schemaVersion, engine, statement] of written) {
+    const data = { serviceId: 'svc-old', projectId: project.id, engine, statement, ...(schemaVersion === 2 ? { sealedStatement: null } : {}) };
+    ({ position } = await s.app.store.append(
+      'database-svc-old',
+      [{ id: randomUUID(), type: 'DatabaseQueryRun', schemaVersion, data, metadata: { actor: 'test', correlationId: randomUUID(), causationId: null } }],
+      'any',
+    ));
+  }
+  await s.app.settle(position);
+  const history = await s.call('GET', `/api/projects/${project.id}/events?limit=1000`);
+  t.equal(history.status, 200);
+  const statements = (history.body.events as { type: string; data: { statement: string } }[])
+    .filter((e) => e.type === 'DatabaseQueryRun')
+    .map((e) => e.data.statement);
+  t.same(statements, [
+    "ALTER USER app PASSWORD '…'",
+    "ALTER USER app PASSWORD /* … */ '…'",
+    "SET PASSWORD = -- …\n'…'",
+    'SET api-token ?',
+    '{"updateUser":"…","pwd":"…"}',
+  ]);
+  t.notMatch(JSON.stringify(history.body), /S3cret/, 'no secret anywhere in the history');
+});

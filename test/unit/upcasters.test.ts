@@ -70,12 +70,32 @@ t.test('new ApiKeyCreated events are written in the v2 shape', async (t) => {
   }
 });
 
-t.test('DatabaseQueryRun v1 held the statement in clear: upcast and audited, its password is redacted', async (t) => {
+t.test('DatabaseQueryRun v1 held the statement in clear: upcast and audited, its literals are masked', async (t) => {
   const v1Data = { serviceId: 's', projectId: 'p', engine: 'postgres', statement: "ALTER USER app PASSWORD 'S3cret'" };
   const parsed = parseDatabaseEvent({ type: 'DatabaseQueryRun', schemaVersion: 1, data: v1Data });
-  t.same(parsed?.data, { serviceId: 's', projectId: 'p', engine: 'postgres', statement: 'ALTER USER app PASSWORD [redacted]', sealedStatement: null });
+  t.same(parsed?.data, { serviceId: 's', projectId: 'p', engine: 'postgres', statement: "ALTER USER app PASSWORD '…'", sealedStatement: null });
   t.equal(currentSchemaVersion('DatabaseQueryRun'), 2);
-  t.same(auditData('DatabaseQueryRun', v1Data).statement, 'ALTER USER app PASSWORD [redacted]', 'what auditors read of a v1 event');
+  t.same(auditData('DatabaseQueryRun', v1Data).statement, "ALTER USER app PASSWORD '…'", 'what auditors read of a v1 event');
   const v2 = auditData('DatabaseQueryRun', { ...v1Data, statement: 'ALTER USER app PASSWORD [redacted]', sealedStatement: 'enc:v1:s:abc' });
   t.same(v2, { serviceId: 's', projectId: 'p', engine: 'postgres', statement: 'ALTER USER app PASSWORD [redacted]', sealedStatement: '[encrypted]' }, 'and of a v2 event');
+});
+
+t.test('v2 events whose statement the old password patterns let through are masked when read', async (t) => {
+  const leaked: [string, string, string][] = [
+    ['postgres', "ALTER USER app PASSWORD U&'S3cret'", "ALTER USER app PASSWORD '…'"],
+    ['postgres', "ALTER USER app PASSWORD /* c */ 'S3cret'", "ALTER USER app PASSWORD /* … */ '…'"],
+    ['timeseries', "EXECUTE format('ALTER USER app PASSWORD %L', 'S3cret')", "EXECUTE format('…', '…')"],
+    ['mysql', "SET PASSWORD = # c\n'S3cret'", "SET PASSWORD = -- …\n'…'"],
+    ['columnar', "INSERT INTO secrets VALUES ('S3cret')", "INSERT INTO secrets VALUES ('…')"],
+    ['redis', 'SET api-token S3cret', 'SET api-token ?'],
+    ['mongodb', '{"updateUser": "app", "pwd" : "S3cret"}', '{"updateUser":"…","pwd":"…"}'],
+  ];
+  for (const [engine, statement, masked] of leaked) {
+    const data = { serviceId: 's', projectId: 'p', engine, statement, sealedStatement: 'enc:v1:s:abc' };
+    t.equal(auditData('DatabaseQueryRun', data).statement, masked, `${engine}: ${statement}`);
+    const event = parseDatabaseEvent({ type: 'DatabaseQueryRun', schemaVersion: 2, data });
+    t.equal(event?.type === 'DatabaseQueryRun' ? event.data.statement : null, statement, 'the event itself is not rewritten');
+  }
+  t.match(auditData('DatabaseQueryRun', { serviceId: 's', projectId: 'p', statement: "PASSWORD 'S3cret'", sealedStatement: null }).statement,
+    /^\[unreadable statement, sha256:[0-9a-f]{16}\]$/, 'a statement whose engine is not known is not shown');
 });

@@ -1,0 +1,50 @@
+import { splitCommandLine } from '../../../src/engines/redis-command-line.js';
+import { KEYLESS, KEYS_OF, SUBCOMMANDS } from './redis-keys.js';
+
+const MASK = '?';
+const PLAIN = /^[^\s'"]+$/;
+const ESCAPES: Record<number, string> = { 0x22: '\\"', 0x5c: '\\\\', 0x0a: '\\n', 0x0d: '\\r', 0x09: '\\t', 0x08: '\\b', 0x07: '\\a' };
+
+/** An argument written so that redis-cli's splitting reads it back as the same bytes. */
+function written(arg: Buffer): string {
+  const text = arg.toString('utf8');
+  const isText = Buffer.from(text, 'utf8').equals(arg);
+  if (isText && PLAIN.test(text)) return text;
+  let out = '"';
+  for (const ch of isText ? [...text] : [...arg].map((b) => String.fromCharCode(b))) {
+    const code = ch.codePointAt(0)!;
+    if (ESCAPES[code]) out += ESCAPES[code];
+    else if (code < 0x20 || code === 0x7f || (!isText && code >= 0x80)) out += `\\x${code.toString(16).padStart(2, '0')}`;
+    else out += ch;
+  }
+  return `${out}"`;
+}
+
+/**
+ * A redis-cli line as auditors see it: the command's name (and a known subcommand's), and its key names;
+ * every other argument is `?`. A first word that is no Redis command is masked as well: it may be a
+ * password typed at the wrong prompt. A line redis-cli cannot split throws.
+ */
+export function maskRedisLine(line: string): string {
+  const args = splitCommandLine(line);
+  if (args.length === 0) return '';
+  const words = args.map((arg) => arg.toString('utf8'));
+  const name = words[0]!.toUpperCase();
+  const shown = new Set<number>();
+  const subcommands = SUBCOMMANDS.get(name);
+  const keys = KEYS_OF.get(name);
+  if (subcommands) {
+    shown.add(0);
+    const sub = words[1]?.toUpperCase();
+    if (sub !== undefined && subcommands.has(sub)) {
+      shown.add(1);
+      for (const at of subcommands.get(sub)?.(words) ?? []) shown.add(at);
+    }
+  } else if (keys) {
+    shown.add(0);
+    for (const at of keys(words)) shown.add(at);
+  } else if (KEYLESS.has(name)) {
+    shown.add(0);
+  }
+  return args.map((arg, i) => (shown.has(i) ? written(arg) : MASK)).join(' ');
+}
