@@ -11,7 +11,7 @@ function upcastChannelData(data: Record<string, unknown>, type: string | undefin
   if (!config) return data;
   if (type === 'webhook' || typeof config.url === 'string') {
     const url = String(config.url);
-    return { ...data, config: { ...config, url: maskedUrl(url) }, legacyUrl: url, secretFields: ['url', 'secret'] };
+    return { ...data, config: { ...config, url: maskedUrl(url) }, legacyUrl: url, secretFields: ['secret', 'url'] };
   }
   if (type === 'email' || typeof config.host === 'string') {
     return { ...data, config: { ...config, requireTLS: false }, secretFields: config.user ? ['password'] : [] };

@@ -72,7 +72,7 @@ t.test('old events load: a clear webhook URL moves out of the visible config, ol
   const created = parseNotificationChannelEvent(
     recorded('NotificationChannelCreated', { type: 'webhook', name: 'old', events: ['deployment.failed'], projectIds: null, config: { url: 'https://hooks.example.com/T0/secret-token' }, secrets: 'enc:s' }),
   );
-  t.match(created?.data, { config: { url: 'https://hooks.example.com/…' }, legacyUrl: 'https://hooks.example.com/T0/secret-token', secretFields: ['url', 'secret'] });
+  t.match(created?.data, { config: { url: 'https://hooks.example.com/…' }, legacyUrl: 'https://hooks.example.com/T0/secret-token', secretFields: ['secret', 'url'] });
   const state = [created!].reduce(notificationChannel.evolve, notificationChannel.initial);
   t.equal(state.channel?.legacyUrl, 'https://hooks.example.com/T0/secret-token', 'kept for delivery');
   const updated = parseNotificationChannelEvent(recorded('NotificationChannelUpdated', { config: { url: 'https://other.example.com/x' }, secrets: 'enc:t' }));
