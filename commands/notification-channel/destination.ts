@@ -1,9 +1,10 @@
-import { isDeepStrictEqual } from 'node:util';
+// No Node imports: the dashboard's type-check reaches this file through the upcasters.
 import type { ChannelType } from './event-names.js';
 
 /**
  * The configuration fields that say where a channel sends. Stored secrets were given for one destination: when
- * any of these changes, they are dropped unless the same change supplies new ones.
+ * any of these changes, they are dropped unless the same change supplies new ones. Each holds a string, a number
+ * or a boolean: compared as they are.
  */
 export const DESTINATION_FIELDS: Record<ChannelType, readonly string[]> = {
   webhook: ['url'],
@@ -25,7 +26,7 @@ export const SECRET_FIELDS: Record<ChannelType, readonly string[]> = {
  * URL, which is itself sealed) is supplied anew.
  */
 export function destinationMoved(type: ChannelType, before: Record<string, unknown>, after: Record<string, unknown>, suppliedSecrets: readonly string[]): boolean {
-  return DESTINATION_FIELDS[type].some((field) => suppliedSecrets.includes(field) || (!SECRET_FIELDS[type].includes(field) && !isDeepStrictEqual(before[field], after[field])));
+  return DESTINATION_FIELDS[type].some((field) => suppliedSecrets.includes(field) || (!SECRET_FIELDS[type].includes(field) && before[field] !== after[field]));
 }
 
 /** A URL as it is shown: scheme and host (with its port) only; the path and query often carry a token. */
