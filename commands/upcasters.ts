@@ -1,6 +1,7 @@
 import type { RecordedEvent } from '../src/eventstore/port.js';
 import { apiKeyCreatedV1toV2 } from './api-key/upcasters.js';
 import { databaseQueryRunV1toV2 } from './database/upcasters.js';
+import { notificationChannelCreatedV1toV2, notificationChannelUpdatedV1toV2 } from './notification-channel/upcasters.js';
 
 /** Turns the data of one schema version of an event type into the next version's. */
 export type Upcaster = (data: Record<string, unknown>) => Record<string, unknown>;
@@ -38,6 +39,8 @@ export function upcasting(upcasters: Readonly<Record<string, Upcaster>>) {
 const UPCASTERS: Record<string, Upcaster> = {
   'ApiKeyCreated@1': apiKeyCreatedV1toV2,
   'DatabaseQueryRun@1': databaseQueryRunV1toV2,
+  'NotificationChannelCreated@1': notificationChannelCreatedV1toV2,
+  'NotificationChannelUpdated@1': notificationChannelUpdatedV1toV2,
 };
 
 export const { currentSchemaVersion, upcast } = upcasting(UPCASTERS);

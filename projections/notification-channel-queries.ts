@@ -10,6 +10,7 @@ export interface NotificationChannelRow {
   name: string;
   type: ChannelType;
   config: Record<string, unknown>;
+  secret_fields: string[];
   events: NotificationEventName[];
   project_ids: string[] | null;
   failures_since_success: number;

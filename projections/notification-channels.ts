@@ -12,7 +12,7 @@ const channelEvents = eachEventOf('notificationchannel', parseNotificationChanne
       const d = event.data;
       out.upsert({
         table: 'rm_notification_channels',
-        row: { id, name: d.name, type: d.type, config: d.config, events: d.events, project_ids: d.projectIds, created_at: at, updated_at: at },
+        row: { id, name: d.name, type: d.type, config: d.config, secret_fields: d.secretFields, events: d.events, project_ids: d.projectIds, created_at: at, updated_at: at },
         key: ['id'],
         update: [],
       });
@@ -23,6 +23,7 @@ const channelEvents = eachEventOf('notificationchannel', parseNotificationChanne
       const sets = [sql`updated_at = ${at}`];
       if (d.name !== undefined) sets.push(sql`name = ${d.name}`);
       if (d.config !== undefined) sets.push(sql`config = ${d.config}`);
+      if (d.secretFields !== undefined) sets.push(sql`secret_fields = ${d.secretFields}`);
       if (d.events !== undefined) sets.push(sql`events = ${d.events}`);
       if (d.projectIds !== undefined) sets.push(sql`project_ids = ${d.projectIds}`);
       out.sql(`update rm_notification_channels set ${sets.join(', ')} where id = ${sql`${id}`}`);
@@ -84,7 +85,8 @@ const deliveryEvents = eachEventOf('notification', parseNotificationEvent, (even
 
 export const notificationChannelsProjector: Projector = {
   name: 'notification-channels',
-  version: 1,
+  // 2: webhook URLs shown masked (old events upcast), and the names of the stored secret fields.
+  version: 2,
   tables: ['rm_notification_channels', 'rm_notifications', 'rm_notification_attempts'],
   ddl: `
 create table if not exists rm_notification_channels (
@@ -92,6 +94,7 @@ create table if not exists rm_notification_channels (
   name text not null,
   type text not null,
   config jsonb not null,
+  secret_fields jsonb not null,
   events jsonb not null,
   project_ids jsonb,
   failures_since_success integer not null default 0,

@@ -12,6 +12,13 @@ const channelFields = {
   config: z.record(z.string(), z.unknown()),
   /** The secret fields of the configuration as JSON, sealed under the channel's own data key. */
   secrets: z.string(),
+  /** The names of the secret fields `secrets` holds (never their values): what an answer may say is stored. */
+  secretFields: z.array(z.string()),
+  /**
+   * Only in events written before webhook URLs were sealed (schema version 1), where the URL is in clear: the
+   * upcaster moves it here (the visible config gets its masked form) so deliveries still reach it. Never shown.
+   */
+  legacyUrl: z.string().optional(),
 };
 
 /** A notification channel (`notificationchannel-<id>`): where Slipway tells people what happened. */

@@ -1301,7 +1301,7 @@ export interface paths {
         put?: never;
         /**
          * Create a notification channel
-         * @description Per type: webhook `{ url, secret? }` (a signing secret of 16+ characters; one is made when absent and shown in the answer once); slack and discord `{ webhookUrl }`; email `{ host, port (587), secure (false), user, password, from, to[] }`. The signing secret, the Slack and Discord URLs and the SMTP password are stored sealed and never shown.
+         * @description Per type: webhook `{ url, secret? }` (a signing secret of 16+ characters; one is made when absent and shown in the answer once); slack and discord `{ webhookUrl }`; email `{ host, port (587), secure (false: implicit TLS), requireTLS (false: STARTTLS required), user, password, from, to[] }` (a password needs `secure` or `requireTLS`). The webhook URL and signing secret, the Slack and Discord URLs and the SMTP password are stored sealed and never shown (the webhook URL as `scheme://host/…`).
          *
          *     Needs a write key.
          */
@@ -1334,8 +1334,10 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a notification channel; config fields not given (secrets included) keep their values
-         * @description Needs a write key.
+         * Change a notification channel; config fields not given keep their values, secrets only while the destination stays
+         * @description A change of where the channel sends (email host, port, secure, requireTLS, user; a webhook, Slack or Discord URL) drops every stored secret unless the same request gives new ones; a webhook then gets a new signing secret, shown once as `secret`.
+         *
+         *     Needs a write key.
          */
         patch: operations["updateNotificationChannel"];
         trace?: never;
@@ -2278,10 +2280,12 @@ export interface components {
             name: string;
             /** @enum {string} */
             type: "webhook" | "slack" | "discord" | "email";
-            /** @description The configuration without its secrets. */
+            /** @description The configuration without its secrets; a webhook `url` masked as `scheme://host/…`. */
             config: {
                 [key: string]: unknown;
             };
+            /** @description The names (never the values) of the secret config fields stored, e.g. `["password"]`. A change of destination drops them all unless the same request gives new ones. */
+            storedSecrets: string[];
             events: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down")[];
             projectIds: string[] | null;
             /**
@@ -6028,7 +6032,7 @@ export interface operations {
                     name: string;
                     /** @enum {string} */
                     type: "webhook" | "slack" | "discord" | "email";
-                    /** @description Per type: webhook `{ url, secret? }` (a signing secret of 16+ characters; one is made when absent and shown in the answer once); slack and discord `{ webhookUrl }`; email `{ host, port (587), secure (false), user, password, from, to[] }`. The signing secret, the Slack and Discord URLs and the SMTP password are stored sealed and never shown. */
+                    /** @description Per type: webhook `{ url, secret? }` (a signing secret of 16+ characters; one is made when absent and shown in the answer once); slack and discord `{ webhookUrl }`; email `{ host, port (587), secure (false: implicit TLS), requireTLS (false: STARTTLS required), user, password, from, to[] }` (a password needs `secure` or `requireTLS`). The webhook URL and signing secret, the Slack and Discord URLs and the SMTP password are stored sealed and never shown (the webhook URL as `scheme://host/…`). */
                     config: {
                         [key: string]: unknown;
                     };
@@ -6141,7 +6145,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name?: string;
-                    /** @description Per type: webhook `{ url, secret? }` (a signing secret of 16+ characters; one is made when absent and shown in the answer once); slack and discord `{ webhookUrl }`; email `{ host, port (587), secure (false), user, password, from, to[] }`. The signing secret, the Slack and Discord URLs and the SMTP password are stored sealed and never shown. */
+                    /** @description Per type: webhook `{ url, secret? }` (a signing secret of 16+ characters; one is made when absent and shown in the answer once); slack and discord `{ webhookUrl }`; email `{ host, port (587), secure (false: implicit TLS), requireTLS (false: STARTTLS required), user, password, from, to[] }` (a password needs `secure` or `requireTLS`). The webhook URL and signing secret, the Slack and Discord URLs and the SMTP password are stored sealed and never shown (the webhook URL as `scheme://host/…`). */
                     config?: {
                         [key: string]: unknown;
                     };
@@ -6160,6 +6164,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         channel: components["schemas"]["NotificationChannel"];
+                        /** @description webhook only, when its URL changed without a new secret: the new signing secret, shown this once. */
+                        secret?: string;
                     };
                 };
             };

@@ -9,6 +9,7 @@ export function presentNotificationChannel(row: NotificationChannelRow) {
     name: row.name,
     type: row.type,
     config: row.config,
+    storedSecrets: row.secret_fields,
     events: row.events,
     projectIds: row.project_ids,
     status: row.failures_since_success >= FAILING_AFTER ? ('failing' as const) : ('ok' as const),

@@ -65,16 +65,26 @@ export interface Mail {
   user: string | null;
 }
 
-/** A real SMTP server (the `smtp-server` package) on loopback, requiring the given login. */
-export async function startSmtpServer(login: { user: string; password: string }) {
+export interface SmtpServerOptions {
+  /** Implicit TLS with this key and certificate (from the first byte, as on port 465). */
+  tls?: { key: string; cert: string };
+  /** Mail without any login is taken too. */
+  authOptional?: boolean;
+}
+
+/**
+ * A real SMTP server (the `smtp-server` package) on loopback, requiring the given login (unless `authOptional`);
+ * every AUTH it is sent is kept, with the password it carried.
+ */
+export async function startSmtpServer(login: { user: string; password: string }, options: SmtpServerOptions = {}) {
   const mails: Mail[] = [];
+  const auths: { user: string; password: string | undefined }[] = [];
   const server = new SMTPServer({
-    secure: false,
-    authOptional: false,
-    allowInsecureAuth: true,
-    disabledCommands: ['STARTTLS'],
+    ...(options.tls ? { secure: true, key: options.tls.key, cert: options.tls.cert } : { secure: false, allowInsecureAuth: true, disabledCommands: ['STARTTLS'] }),
+    authOptional: options.authOptional === true,
     logger: false,
     onAuth(auth, _session, callback) {
+      auths.push({ user: auth.username ?? '', password: auth.password ?? undefined });
       if (auth.username === login.user && auth.password === login.password) callback(null, { user: auth.username });
       else callback(new Error('Invalid username or password'));
     },
@@ -98,6 +108,7 @@ export async function startSmtpServer(login: { user: string; password: string })
     port,
     url: `http://127.0.0.1:${port}`,
     mails,
+    auths,
     async waitFor(count: number, timeoutMs = 15_000) {
       const end = Date.now() + timeoutMs;
       while (mails.length < count) {

@@ -37,7 +37,7 @@ t.test('a failed deployment reaches a webhook, signed, with links to its explana
   const secret = created.body.secret as string;
   t.match(secret, /^[0-9a-f]{64}$/, 'a signing secret is made and shown once');
   const channel = created.body.channel;
-  t.same(channel.config, { url: `${receiver.url}/hook` }, 'the secret is not part of the config shown');
+  t.same(channel.config, { url: `${receiver.url}/…` }, 'the secret is not part of the config shown, the URL only masked');
   t.same(channel.events, ['deployment.failed', 'deployment.rolled_back', 'service.unhealthy', 'backup.failed', 'certificate.failed', 'certificate.expiring', 'webhook.rejected', 'node.down'], 'every failure, no success');
   t.equal(channel.projectIds, null);
   t.notOk(JSON.stringify((await s.call('GET', `/api/notification-channels/${channel.id}`)).body).includes(secret), 'GET does not show the secret');
@@ -118,7 +118,8 @@ t.test('Slipway restarted mid-retry still delivers, once', async (t) => {
 
 t.test('Slack- and Discord-shaped receivers get their formats; email goes through a real SMTP server with text and HTML', async (t) => {
   const receiver = await startReceiver((r) => (r.path === '/discord' ? 204 : 200));
-  const smtp = await startSmtpServer({ user: 'slipway', password: 'smtp-pass-123' });
+  // No login here: a password needs TLS (test/integration/notification-secrets.test.ts logs in over TLS).
+  const smtp = await startSmtpServer({ user: 'slipway', password: 'smtp-pass-123' }, { authOptional: true });
   t.teardown(() => Promise.all([receiver.close(), smtp.close()]));
   const s = await startTestServer({ SLIPWAY_ALLOW_DESTINATIONS: [receiver.url, smtp.url].map(destinationOf).join(','), SLIPWAY_NOTIFICATION_RETRY: '0.2' });
   t.teardown(() => s.close());
@@ -133,11 +134,11 @@ t.test('Slack- and Discord-shaped receivers get their formats; email goes throug
   const mail = await mk({
     name: 'mail',
     type: 'email',
-    config: { host: '127.0.0.1', port: smtp.port, secure: false, user: 'slipway', password: 'smtp-pass-123', from: 'slipway@example.com', to: ['ops@example.com'] },
+    config: { host: '127.0.0.1', port: smtp.port, secure: false, from: 'slipway@example.com', to: ['ops@example.com'] },
     events: ['deployment.failed'],
   });
   t.same(slack.config, {}, 'the Slack URL is a secret');
-  t.notOk('password' in mail.config, 'the SMTP password is a secret');
+  t.same(mail.storedSecrets, [], 'no password, none stored');
 
   const { service, deploymentId } = await failingDeployment(s, p.id);
   const [slackHit] = await receiver.waitFor(1, '/slack');
@@ -152,19 +153,16 @@ t.test('Slack- and Discord-shaped receivers get their formats; email goes throug
   t.same(discordBody.allowed_mentions, { parse: [] }, 'a reason cannot ping anyone');
 
   const [m] = await smtp.waitFor(1);
-  t.equal(m!.user, 'slipway', 'logged in');
+  t.same(smtp.auths, [], 'no login without TLS');
   t.same(m!.to, ['ops@example.com']);
   t.match(m!.raw, /^Subject: .*Slipway.*Deployment.failed.*Chat/m, 'the summary is the subject (encoded: it holds a dash)');
   t.match(m!.raw, /Content-Type: text\/plain/);
   t.match(m!.raw, /Content-Type: text\/html/);
   await deliveriesOf(s, mail.id, (d) => d[0]?.status === 'delivered');
 
-  const wrongPassword = await s.call('PATCH', `/api/notification-channels/${mail.id}`, { body: { config: { password: 'wrong' } } });
-  t.equal(wrongPassword.status, 200);
-  t.same(wrongPassword.body.channel.config.to, ['ops@example.com'], 'fields not given keep their values');
-  const tested = await s.call('POST', `/api/notification-channels/${mail.id}/test`, { body: {} });
-  t.equal(tested.status, 200);
-  t.match(tested.body.delivery, { status: 'abandoned', test: true, attempts: [{ attempt: 1, status: 535, delivered: false }] }, 'an SMTP 5xx is not retried');
+  const renamed = await s.call('PATCH', `/api/notification-channels/${mail.id}`, { body: { config: { from: 'alerts@example.com' } } });
+  t.equal(renamed.status, 200);
+  t.same(renamed.body.channel.config.to, ['ops@example.com'], 'fields not given keep their values');
 });
 
 t.test('outbound policy, scopes, test sends, failing channels in the list and in health', async (t) => {

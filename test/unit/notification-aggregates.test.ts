@@ -29,13 +29,13 @@ t.test('a notification is queued once, attempted until delivered or abandoned', 
 });
 
 t.test('channels: created once, changed only by what changes, deleted once', async (t) => {
-  const data = { type: 'webhook' as const, name: 'ops', events: ['deployment.failed' as const], projectIds: null, config: { url: 'https://x.example' }, secrets: 'enc:v1:…' };
+  const data = { type: 'webhook' as const, name: 'ops', events: ['deployment.failed' as const], projectIds: null, config: { url: 'https://x.example/…' }, secrets: 'enc:v1:…', secretFields: ['secret', 'url'] };
   const active = decideCreate(notificationChannel.initial, data).reduce(notificationChannel.evolve, notificationChannel.initial);
   t.throws(() => decideCreate(active, data), { code: 'conflict' });
   t.same(decideUpdate(active, {}), []);
   const renamed = decideUpdate(active, { name: 'oncall' }).reduce(notificationChannel.evolve, active);
   t.equal(renamed.channel?.name, 'oncall');
-  t.equal(renamed.channel?.config.url, 'https://x.example', 'the rest is kept');
+  t.equal(renamed.channel?.config.url, 'https://x.example/…', 'the rest is kept');
   const deleted = decideDelete(renamed).reduce(notificationChannel.evolve, renamed);
   t.throws(() => decideDelete(deleted), { code: 'not_found' });
   t.throws(() => decideUpdate(deleted, { name: 'x' }), { code: 'not_found' });
@@ -57,4 +57,9 @@ t.test('the signature is the HMAC-SHA256 of "t.body"; secrets are split from wha
   t.equal(slipwaySignature('k', '{"a":1}', at), `t=1767225600,v1=${expected}`);
   t.same(splitConfig('email', { host: 'h', password: 'p', to: ['a@b.c'] }), { visible: { host: 'h', to: ['a@b.c'] }, secrets: { password: 'p' } });
   t.same(splitConfig('slack', { webhookUrl: 'https://hooks.slack.com/x' }), { visible: {}, secrets: { webhookUrl: 'https://hooks.slack.com/x' } });
+  t.same(
+    splitConfig('webhook', { url: 'https://user:pw@hooks.example.com:8443/t/abc?token=1', secret: 's' }),
+    { visible: { url: 'https://hooks.example.com:8443/…' }, secrets: { url: 'https://user:pw@hooks.example.com:8443/t/abc?token=1', secret: 's' } },
+    'a webhook URL is sealed and shown as scheme and host only',
+  );
 });

@@ -9,13 +9,14 @@ import { DangerButton } from './danger-button.js';
 type Channel = GetAnswer<'/api/notification-channels'>['channels'][number];
 
 /** What each type's `config` asks for; secrets are sent once and never shown again. */
-const CONFIG_FIELDS: Record<ChannelType, { name: string; label: string; secret?: boolean }[]> = {
-  webhook: [{ name: 'url', label: 'URL' }],
+const CONFIG_FIELDS: Record<ChannelType, { name: string; label: string; secret?: boolean; choices?: string[] }[]> = {
+  webhook: [{ name: 'url', label: 'URL', secret: true }],
   slack: [{ name: 'webhookUrl', label: 'Incoming webhook URL', secret: true }],
   discord: [{ name: 'webhookUrl', label: 'Webhook URL', secret: true }],
   email: [
     { name: 'host', label: 'SMTP host' },
     { name: 'port', label: 'Port' },
+    { name: 'tls', label: 'TLS (a password needs it)', choices: ['STARTTLS required', 'implicit TLS', 'none'] },
     { name: 'user', label: 'User' },
     { name: 'password', label: 'Password', secret: true },
     { name: 'from', label: 'From' },
@@ -28,6 +29,11 @@ function configOf(type: ChannelType, form: FormData): Record<string, unknown> {
   for (const field of CONFIG_FIELDS[type]) {
     const value = String(form.get(field.name) ?? '').trim();
     if (!value) continue;
+    if (field.name === 'tls') {
+      config.secure = value === 'implicit TLS';
+      config.requireTLS = value === 'STARTTLS required';
+      continue;
+    }
     config[field.name] = field.name === 'port' ? Number(value) : field.name === 'to' ? value.split(',').map((s) => s.trim()) : value;
   }
   return config;
@@ -121,7 +127,19 @@ export function NotificationChannels() {
           {CONFIG_FIELDS[type.value].map((f) => (
             <span key={f.name} class="contents">
               <label for={`channel-${f.name}`}>{f.label}</label>
-              {f.secret ? <input id={`channel-${f.name}`} name={f.name} type="password" autocomplete="off" /> : <input id={`channel-${f.name}`} name={f.name} autocomplete="off" />}
+              {f.choices ? (
+                <select id={`channel-${f.name}`} name={f.name}>
+                  {f.choices.map((c) => (
+                    <option key={c} value={c}>
+                      {c}
+                    </option>
+                  ))}
+                </select>
+              ) : f.secret ? (
+                <input id={`channel-${f.name}`} name={f.name} type="password" autocomplete="off" />
+              ) : (
+                <input id={`channel-${f.name}`} name={f.name} autocomplete="off" />
+              )}
             </span>
           ))}
           <fieldset>

@@ -15,15 +15,19 @@ const projectIds = z
 
 const configDescription =
   'Per type: webhook `{ url, secret? }` (a signing secret of 16+ characters; one is made when absent and shown in the answer once); ' +
-  'slack and discord `{ webhookUrl }`; email `{ host, port (587), secure (false), user, password, from, to[] }`. ' +
-  'The signing secret, the Slack and Discord URLs and the SMTP password are stored sealed and never shown.';
+  'slack and discord `{ webhookUrl }`; email `{ host, port (587), secure (false: implicit TLS), requireTLS (false: STARTTLS required), user, password, from, to[] }` ' +
+  '(a password needs `secure` or `requireTLS`). ' +
+  'The webhook URL and signing secret, the Slack and Discord URLs and the SMTP password are stored sealed and never shown (the webhook URL as `scheme://host/…`).';
 
 export const notificationChannel = z
   .object({
     id,
     name: z.string(),
     type: z.enum(CHANNEL_TYPES),
-    config: z.record(z.string(), z.unknown()).meta({ description: 'The configuration without its secrets.' }),
+    config: z.record(z.string(), z.unknown()).meta({ description: 'The configuration without its secrets; a webhook `url` masked as `scheme://host/…`.' }),
+    storedSecrets: z
+      .array(z.string())
+      .meta({ description: 'The names (never the values) of the secret config fields stored, e.g. `["password"]`. A change of destination drops them all unless the same request gives new ones.' }),
     events: z.array(eventName),
     projectIds: z.array(id).nullable(),
     status: z.enum(['ok', 'failing']).meta({ description: '`failing`: its last 3 or more delivery attempts failed.' }),
@@ -105,7 +109,9 @@ export const notificationChannelsApi = {
     path: one,
     operationId: 'updateNotificationChannel',
     tag,
-    summary: 'Change a notification channel; config fields not given (secrets included) keep their values',
+    summary: 'Change a notification channel; config fields not given keep their values, secrets only while the destination stays',
+    description:
+      'A change of where the channel sends (email host, port, secure, requireTLS, user; a webhook, Slack or Discord URL) drops every stored secret unless the same request gives new ones; a webhook then gets a new signing secret, shown once as `secret`.',
     access: 'write',
     body: z
       .object({
@@ -115,7 +121,10 @@ export const notificationChannelsApi = {
         projectIds: projectIds.optional(),
       })
       .strict(),
-    response: z.object({ channel: notificationChannel }),
+    response: z.object({
+      channel: notificationChannel,
+      secret: z.string().optional().meta({ description: 'webhook only, when its URL changed without a new secret: the new signing secret, shown this once.' }),
+    }),
     errors: [403, 404],
   }),
   delete: endpoint({

@@ -12,7 +12,8 @@ import {
 } from '../../../commands/notification-channel/handlers.js';
 import { queueNotification, recordNotificationAttempt } from '../../../commands/notification/handlers.js';
 import { findNotificationChannel, listNotificationChannels, listNotificationsOf, type NotificationChannelRow } from '../../../projections/notification-channel-queries.js';
-import { channelConfigSchemas, destinationOfConfig, splitConfig } from '../../integrations/notifications/channel-config.js';
+import { destinationMoved, SECRET_FIELDS } from '../../../commands/notification-channel/destination.js';
+import { channelConfigSchemas, destinationOfConfig, splitConfig, suppliedSecrets } from '../../integrations/notifications/channel-config.js';
 import { sendNotification } from '../../integrations/notifications/senders.js';
 import type { Slipway } from '../../slipway.js';
 import { isId, principalOf, visibleProject, writerOf, type Principal } from '../auth.js';
@@ -87,20 +88,29 @@ export function notificationChannelRoutes(router: Router, app: Slipway) {
     const body = parseInput(api.update.body, ctx.request.body);
     const cmd = requestContext(app, ctx, principal);
     const projectIds = body.projectIds === undefined ? undefined : await checkedProjectIds(app, principal, body.projectIds);
-    let config: { visible: Record<string, unknown>; secrets: Record<string, unknown> } | undefined;
+    let config: { visible: Record<string, unknown>; supplied: Record<string, unknown>; merged: Record<string, unknown> } | undefined;
+    let secret: string | undefined;
     if (body.config !== undefined) {
-      const current = { ...row.config, ...((await channelSecrets(cmd, row.id)) ?? {}) };
-      config = splitConfig(row.type, await checkedConfig(app, row.type, { ...current, ...body.config }));
+      const stored = (await channelSecrets(cmd, row.id)) ?? {};
+      const given = body.config as Record<string, unknown>;
+      const supplied = suppliedSecrets(row.type, given, stored);
+      const visibleGiven = Object.fromEntries(Object.entries(given).filter(([k]) => !SECRET_FIELDS[row.type].includes(k)));
+      const moved = destinationMoved(row.type, row.config, { ...row.config, ...visibleGiven }, Object.keys(supplied));
+      // A new destination gets no secret given for the old one; a webhook gets a new signing secret, shown once.
+      const kept = moved ? supplied : { ...stored, ...supplied };
+      if (row.type === 'webhook' && moved && supplied.secret === undefined) kept.secret = supplied.secret = secret = randomBytes(32).toString('hex');
+      const checked = await checkedConfig(app, row.type, { ...row.config, ...visibleGiven, ...kept });
+      const split = splitConfig(row.type, checked);
+      config = { visible: split.visible, supplied: Object.fromEntries(Object.entries(split.secrets).filter(([k]) => k in supplied)), merged: split.secrets };
     }
     const { position } = await updateNotificationChannel(cmd, row.id, {
       name: body.name,
       events: body.events === undefined ? undefined : [...new Set(body.events)],
       projectIds,
-      config: config?.visible,
-      secrets: config?.secrets,
+      config,
     });
     await app.settle(position);
-    ctx.body = { channel: await answerChannel(app, row.id) };
+    ctx.body = { channel: await answerChannel(app, row.id), ...(secret ? { secret } : {}) };
   });
 
   route(router, api.delete, async (ctx) => {

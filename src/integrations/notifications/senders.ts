@@ -26,8 +26,9 @@ async function post(policy: DestinationPolicy, url: string, body: string, header
 }
 
 async function sendEmail(policy: DestinationPolicy, channel: OpenedChannel, payload: NotificationPayload): Promise<SendResult> {
-  const { host, port, secure, user, from, to } = channel.config as { host: string; port: number; secure: boolean; user: string; from: string; to: string[] };
+  const { host, port, secure, requireTLS, user, from, to } = channel.config as { host: string; port: number; secure: boolean; requireTLS?: boolean; user: string; from: string; to: string[] };
   const password = String(channel.secrets.password ?? '');
+  // A password never goes out in clear, even for a channel saved before this was checked.
   // Connect to the address the policy checked; TLS still verifies the name the user gave.
   const [address] = await policy.resolve(host, port);
   const { createTransport } = await import('nodemailer');
@@ -35,7 +36,8 @@ async function sendEmail(policy: DestinationPolicy, channel: OpenedChannel, payl
     host: address,
     port,
     secure,
-    auth: user ? { user, pass: password } : undefined,
+    requireTLS: requireTLS === true || (password !== '' && !secure),
+    auth: user && password ? { user, pass: password } : undefined,
     tls: { servername: host },
     connectionTimeout: TIMEOUT_MS,
     greetingTimeout: TIMEOUT_MS,
@@ -62,7 +64,7 @@ export async function sendNotification(policy: DestinationPolicy, channel: Opene
         const body = JSON.stringify(payload);
         const headers: Record<string, string> = { 'x-slipway-delivery': payload.id, 'x-slipway-event': payload.event };
         if (typeof channel.secrets.secret === 'string') headers['x-slipway-signature'] = slipwaySignature(channel.secrets.secret, body, now);
-        return await post(policy, String(channel.config.url), body, headers);
+        return await post(policy, String(channel.secrets.url), body, headers);
       }
       case 'slack':
         return await post(policy, String(channel.secrets.webhookUrl), JSON.stringify(slackMessage(payload)), {});
