@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { eventParser, type EventsOf } from '../shared/event.js';
+import { nodeLabels } from './node-labels.js';
 
 export const NODE_AVAILABILITY = ['active', 'pause', 'drain'] as const;
 export type NodeAvailability = (typeof NODE_AVAILABILITY)[number];
@@ -8,9 +9,6 @@ export type NodeRole = (typeof NODE_ROLES)[number];
 
 /** A Swarm node's id, as `GET /api/cluster/nodes` lists it. */
 export const swarmNodeId = z.string().regex(/^[a-z0-9]{1,64}$/, 'a node id as GET /api/cluster/nodes lists it');
-
-/** Node labels as Swarm takes them: placement constraints of services (`nodeLabels`) match them. */
-export const nodeLabels = z.record(z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'a label name: lowercase letters, digits, dots, dashes, underscores'), z.string().max(256));
 
 /**
  * The installation as a Swarm (`cluster-installation`). Swarm itself holds the live state (which nodes are up,

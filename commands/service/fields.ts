@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { resourceSettings } from './resources.js';
 import { storedHealthCheck } from './health-check.js';
-import { nodeLabels } from '../cluster/events.js';
+import { nodeLabels } from '../cluster/node-labels.js';
 
 export const ENGINES = ['postgres', 'timeseries', 'mysql', 'redis', 'mongodb', 'columnar'] as const;
 export type Engine = (typeof ENGINES)[number];

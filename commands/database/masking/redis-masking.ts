@@ -1,14 +1,17 @@
-import { splitCommandLine } from '../../../src/engines/redis-command-line.js';
+import { splitCommandLineBytes } from '../redis-command-line.js';
 import { KEYLESS, KEYS_OF, SUBCOMMANDS } from './redis-keys.js';
 
 const MASK = '?';
 const PLAIN = /^[^\s'"]+$/;
 const ESCAPES: Record<number, string> = { 0x22: '\\"', 0x5c: '\\\\', 0x0a: '\\n', 0x0d: '\\r', 0x09: '\\t', 0x08: '\\b', 0x07: '\\a' };
 
+const utf8 = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i]);
+
 /** An argument written so that redis-cli's splitting reads it back as the same bytes. */
-function written(arg: Buffer): string {
-  const text = arg.toString('utf8');
-  const isText = Buffer.from(text, 'utf8').equals(arg);
+function written(arg: Uint8Array): string {
+  const text = utf8(arg);
+  const isText = sameBytes(new TextEncoder().encode(text), arg);
   if (isText && PLAIN.test(text)) return text;
   let out = '"';
   for (const ch of isText ? [...text] : [...arg].map((b) => String.fromCharCode(b))) {
@@ -26,9 +29,9 @@ function written(arg: Buffer): string {
  * password typed at the wrong prompt. A line redis-cli cannot split throws.
  */
 export function maskRedisLine(line: string): string {
-  const args = splitCommandLine(line);
+  const args = splitCommandLineBytes(line);
   if (args.length === 0) return '';
-  const words = args.map((arg) => arg.toString('utf8'));
+  const words = args.map(utf8);
   const name = words[0]!.toUpperCase();
   const shown = new Set<number>();
   const subcommands = SUBCOMMANDS.get(name);

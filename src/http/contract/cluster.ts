@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { NODE_AVAILABILITY, NODE_ROLES, nodeLabels } from '../../../commands/cluster/events.js';
+import { NODE_AVAILABILITY, NODE_ROLES } from '../../../commands/cluster/events.js';
+import { nodeLabels } from '../../../commands/cluster/node-labels.js';
 import { nullableTimestamp, timestamp } from './common.js';
 import { endpoint } from './endpoint.js';
 
