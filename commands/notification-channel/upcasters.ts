@@ -1,4 +1,3 @@
-import type { Upcaster } from '../upcasters.js';
 import { maskedUrl } from './destination.js';
 
 /**
@@ -19,7 +18,10 @@ function upcastChannelData(data: Record<string, unknown>, type: string | undefin
   return { ...data, secretFields: ['webhookUrl'] };
 }
 
-export const notificationChannelCreatedV1toV2: Upcaster = (data) => ({ secretFields: [], ...upcastChannelData(data, String(data.type)) });
+export const notificationChannelCreatedV1toV2 = (data: Record<string, unknown>): Record<string, unknown> => ({
+  secretFields: [],
+  ...upcastChannelData(data, String(data.type)),
+});
 
 /** Updates without a config changed no secret (a v1 update with a config carried all of them again). */
-export const notificationChannelUpdatedV1toV2: Upcaster = (data) => upcastChannelData(data, undefined);
+export const notificationChannelUpdatedV1toV2 = (data: Record<string, unknown>): Record<string, unknown> => upcastChannelData(data, undefined);
