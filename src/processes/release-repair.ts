@@ -1,0 +1,32 @@
+import { deployment } from '../../commands/deployment/aggregate.js';
+import { parseDeploymentEvent } from '../../commands/deployment/events.js';
+import { streamOf } from '../../commands/shared/aggregate.js';
+import { liveDeploymentsWithoutRelease } from '../../projections/release-queries.js';
+import type { Logger } from '../logger.js';
+import type { RunDeps } from './deployment-run.js';
+import { recordGoneLive } from './release-run.js';
+
+/**
+ * At start: every deployment that went live has its release in the service's history. The release rides on the
+ * deployment's `DeploymentSucceeded` (one append); a crash or a refused append between that and `ReleaseRecorded`
+ * is repaired here, from the same event. Returns the image ids of the releases it recorded (the start-up sweep
+ * keeps them). A success recorded without a release (older logs) has nothing to record from, and is logged.
+ */
+export async function recordMissingReleases(deps: Pick<RunDeps, 'cmd' | 'db'>, log: Logger): Promise<Set<string>> {
+  const images = new Set<string>();
+  for (const d of await liveDeploymentsWithoutRelease(deps.db)) {
+    const events = await deps.cmd.store.readStream(streamOf(deployment.category, d.id));
+    const succeeded = events.map((e) => parseDeploymentEvent(e)).find((e) => e?.type === 'DeploymentSucceeded');
+    const draft = succeeded?.type === 'DeploymentSucceeded' ? succeeded.data.release : undefined;
+    if (!draft) {
+      log.warn('a deployment went live without a release to record: it cannot be rolled back to', { deployment: d.id, service: d.service_id });
+      continue;
+    }
+    const release = await recordGoneLive({ ...deps.cmd, correlationId: d.id, causationId: null }, d.service_id, d.id, draft);
+    if (release) {
+      images.add(release.imageId);
+      log.info('recorded the release of a deployment that went live before a restart', { deployment: d.id, version: release.version });
+    }
+  }
+  return images;
+}
