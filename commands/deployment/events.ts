@@ -48,7 +48,8 @@ export const deploymentEvents = {
     /** `<repository>@sha256:…` the registry gave for an image service's tag; null for a build or a local image. */
     digest: z.string().nullable().default(null),
   }),
-  DeploymentContainerStarted: z.object({ containerName: z.string() }),
+  /** `release`: what goes live if the run switches to it, so a restart that finds it switched records its release. */
+  DeploymentContainerStarted: z.object({ containerName: z.string(), release: releaseDraft.optional() }),
   /**
    * `release`: what went live (absent in logs written before it was carried here, and when it could not be
    * made); `watchUntil`: the end of the release's watch window, when it is watched (a restart resumes the watch).

@@ -18,7 +18,8 @@ import { LABEL } from '../runtime/container-runtime.js';
 import { DeploymentLog } from './deployment-log.js';
 import { runDeployment, type ReleaseWatch, type RunDeps } from './deployment-run.js';
 import { recorded } from './recorded.js';
-import { recordMissingReleases } from './release-repair.js';
+import { recordGoneLive } from './release-run.js';
+import { recordMissingReleases, releaseDraftInLog } from './release-repair.js';
 import { watchRelease } from './release-watch.js';
 import { watchesToResume } from './release-watch-resume.js';
 import { swarmServiceName } from '../cluster/cluster-router.js';
@@ -324,7 +325,10 @@ export class Deployer implements Reactor {
       if (release.containerName) await runtime.keepRunning(release.containerName).catch(() => undefined);
       log.system(why.complete);
       await log.flush();
-      await deploymentSteps.succeed(cmd, d.id);
+      // The release it switched to, as its container's start recorded it (the start-up repair records it if this cannot).
+      const draft = await releaseDraftInLog(cmd, d.id);
+      const ended = await deploymentSteps.succeed(cmd, d.id, { release: draft });
+      if (draft && ended.events[0]?.type === 'DeploymentSucceeded') await recordGoneLive(cmd, d.service_id, d.id, draft).catch(() => undefined);
       return;
     }
     log.system(why.failed);

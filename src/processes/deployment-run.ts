@@ -391,7 +391,8 @@ export async function runDeployment(
     // The service as this run has it: a kept release may run with its own port and health check.
     const ranAs: ServiceRow = { ...row, internal_port: plan.internalPort, runtime_mode: web ? row.runtime_mode : 'worker', health_check: plan.healthCheck };
     const name = containerNameOf(row.slug, id);
-    await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentContainerStarted', data: { containerName: name } });
+    const draft = await releaseDraftOf(deps, p, plan);
+    await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentContainerStarted', data: { containerName: name, release: draft } });
     containerName = name;
     const resources = await resourcesOfRun(plan.resources, deps.defaultResources);
     const running = await step('creating the container', deps.settings.timeouts.startMs, signal, async () => {
@@ -437,7 +438,6 @@ export async function runDeployment(
     // Lines go out before the event that ends the deployment, so a stream reader sees them all.
     log.system(`Deployment succeeded${web ? `: http://localhost:${row.host_port}` : ''}`);
     await log.flush();
-    const draft = await releaseDraftOf(deps, p, plan);
     const watchUntil = await watchUntilOf(deps.cmd, serviceId, request.kind === 'deploy');
     const ended = await recorded(() => deploymentSteps.succeed(deps.cmd, id, { release: draft, watchUntil }));
     if (ended.events[0]?.type !== 'DeploymentSucceeded') throw new DeployFailure('aborted by request');
