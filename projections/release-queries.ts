@@ -31,3 +31,14 @@ export async function keptImageIds(db: SqlExecutor): Promise<Set<string>> {
   const { rows } = await db.query<{ image_id: string }>('select distinct image_id from rm_releases where available');
   return new Set(rows.map((r) => r.image_id));
 }
+
+/** Deployments of existing services that went live (succeeded, or rolled back after) with no release in the read model. */
+export async function liveDeploymentsWithoutRelease(db: SqlExecutor): Promise<{ id: string; service_id: string }[]> {
+  const { rows } = await db.query<{ id: string; service_id: string }>(
+    `select d.id, d.service_id from rm_deployments d join rm_services s on s.id = d.service_id
+      where d.status in ('succeeded', 'rolled_back')
+        and not exists (select 1 from rm_releases r where r.deployment_id = d.id)
+      order by d.created_at, d.id`,
+  );
+  return rows;
+}

@@ -84,10 +84,13 @@ export function decideProgress(state: DeploymentState, event: DeploymentEvent): 
   return state.status === 'running' ? [event] : [];
 }
 
-export function decideSucceed(state: DeploymentState): DeploymentEvent[] {
+export type WentLive = Extract<DeploymentEvent, { type: 'DeploymentSucceeded' }>['data'];
+
+/** `live`: the release it made live and its watch, recorded in the same append as the success. */
+export function decideSucceed(state: DeploymentState, live: WentLive = {}): DeploymentEvent[] {
   if (state.status !== 'running') return [];
   if (state.abortRequested) return [{ type: 'DeploymentAborted', data: { reason: 'aborted by request' } }];
-  return [{ type: 'DeploymentSucceeded', data: {} }];
+  return [{ type: 'DeploymentSucceeded', data: live }];
 }
 
 export function decideFail(state: DeploymentState, reason: string): DeploymentEvent[] {

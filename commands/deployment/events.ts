@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { releaseDraft } from '../release/events.js';
 import { eventParser, type EventsOf } from '../shared/event.js';
 
 const BUILT_WITH = ['dockerfile', 'packbuilder', 'image'] as const;
@@ -47,8 +48,13 @@ export const deploymentEvents = {
     /** `<repository>@sha256:…` the registry gave for an image service's tag; null for a build or a local image. */
     digest: z.string().nullable().default(null),
   }),
-  DeploymentContainerStarted: z.object({ containerName: z.string() }),
-  DeploymentSucceeded: z.object({}),
+  /** `release`: what goes live if the run switches to it, so a restart that finds it switched records its release. */
+  DeploymentContainerStarted: z.object({ containerName: z.string(), release: releaseDraft.optional() }),
+  /**
+   * `release`: what went live (absent in logs written before it was carried here, and when it could not be
+   * made); `watchUntil`: the end of the release's watch window, when it is watched (a restart resumes the watch).
+   */
+  DeploymentSucceeded: z.object({ release: releaseDraft.optional(), watchUntil: z.string().optional() }),
   DeploymentFailed: z.object({ reason: z.string() }),
   /**
    * After it went live, the release misbehaved within its watch window (exited, restarted, failed its health

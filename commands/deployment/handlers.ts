@@ -10,6 +10,7 @@ import {
   decideExplain,
   decideFail,
   decideMarkAborted,
+  type WentLive,
   decideProgress,
   decideQueue,
   decideRolledBack,
@@ -40,7 +41,7 @@ export const cancelQueuedDeployment = (ctx: CommandContext, id: string, reason: 
 export const deploymentSteps = {
   start: (ctx: CommandContext, id: string) => execute(ctx, deployment, id, decideStart),
   progress: (ctx: CommandContext, id: string, event: DeploymentEvent) => execute(ctx, deployment, id, (s) => decideProgress(s, event)),
-  succeed: (ctx: CommandContext, id: string) => execute(ctx, deployment, id, decideSucceed),
+  succeed: (ctx: CommandContext, id: string, wentLive?: WentLive) => execute(ctx, deployment, id, (s) => decideSucceed(s, wentLive)),
   fail: (ctx: CommandContext, id: string, reason: string) => execute(ctx, deployment, id, (s) => decideFail(s, reason)),
   markAborted: (ctx: CommandContext, id: string, reason: string) => execute(ctx, deployment, id, (s) => decideMarkAborted(s, reason)),
   rolledBack: (ctx: CommandContext, id: string, reason: string, rollbackDeploymentId: string | null) =>

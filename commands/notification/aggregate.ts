@@ -7,17 +7,19 @@ export interface NotificationState {
   status: 'none' | 'pending' | 'delivered' | 'abandoned';
   queued: Queued | null;
   attempts: number;
+  /** When the next attempt is due, as the last failed attempt set it; null before any attempt. */
+  retryAt: string | null;
 }
 
 export const notification: Aggregate<NotificationState, NotificationEvent> = {
   category: 'notification',
-  initial: { status: 'none', queued: null, attempts: 0 },
+  initial: { status: 'none', queued: null, attempts: 0, retryAt: null },
   evolve(state, event) {
     switch (event.type) {
       case 'NotificationQueued':
-        return { status: 'pending', queued: event.data, attempts: 0 };
+        return { status: 'pending', queued: event.data, attempts: 0, retryAt: null };
       case 'NotificationAttempted':
-        return { ...state, attempts: event.data.attempt };
+        return { ...state, attempts: event.data.attempt, retryAt: event.data.retryAt };
       case 'NotificationDelivered':
         return { ...state, status: 'delivered', attempts: event.data.attempt };
       case 'NotificationAbandoned':
@@ -28,6 +30,14 @@ export const notification: Aggregate<NotificationState, NotificationEvent> = {
   },
   parse: parseNotificationEvent,
 };
+
+/**
+ * Whether an attempt is to be made now, as the notification's own stream says: the read model that lists
+ * candidates may lag behind an attempt already recorded (or a delivery), and an outside effect is not repeated on
+ * its word. Test sends are the route's own. Pure.
+ */
+export const attemptDue = (state: NotificationState, now: Date): boolean =>
+  state.status === 'pending' && state.queued !== null && !state.queued.test && (state.retryAt === null || Date.parse(state.retryAt) <= now.getTime());
 
 /** Queued once: the same (channel, event) queued again, after a restart replays the log, records nothing. */
 export const decideQueue = (state: NotificationState, queued: Queued): NotificationEvent[] =>

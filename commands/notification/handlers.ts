@@ -1,5 +1,5 @@
 import type { CommandContext } from '../shared/command-context.js';
-import { execute } from '../shared/execute.js';
+import { execute, loadAggregate } from '../shared/execute.js';
 import { uuidFromName } from '../shared/ids.js';
 import { decideAbandon, decideAttempt, decideQueue, notification, type AttemptOutcome } from './aggregate.js';
 import type { NotificationPayload } from './events.js';
@@ -14,3 +14,6 @@ export async function queueNotification(ctx: CommandContext, id: string, channel
 export const recordNotificationAttempt = (ctx: CommandContext, id: string, outcome: AttemptOutcome) => execute(ctx, notification, id, (s) => decideAttempt(s, outcome));
 
 export const abandonNotification = (ctx: CommandContext, id: string, reason: string) => execute(ctx, notification, id, (s) => decideAbandon(s, reason));
+
+/** The notification as its stream has it: what the notifier decides an attempt on. */
+export const loadNotification = async (ctx: CommandContext, id: string) => (await loadAggregate(ctx, notification, id)).state;

@@ -32,6 +32,14 @@ export const releaseEvents = {
   /** Its image was removed (older than the service's `releasesKept`): it can no longer be rolled back to. */
   ReleaseImagePruned: z.object({ releaseId: z.string() }),
 };
+/**
+ * The release a deployment makes live, as it goes live: carried by its `DeploymentSucceeded` (one append), so a
+ * release never went live without the log holding it; `ReleaseRecorded` is derived from it (its version counted
+ * in the service's release stream).
+ */
+export const releaseDraft = releaseEvents.ReleaseRecorded.omit({ version: true, deploymentId: true });
+export type ReleaseDraft = z.infer<typeof releaseDraft>;
+
 export type ReleaseEvent = EventsOf<typeof releaseEvents>;
 export type ReleaseRecordedData = Extract<ReleaseEvent, { type: 'ReleaseRecorded' }>['data'];
 export const parseReleaseEvent = eventParser(releaseEvents);

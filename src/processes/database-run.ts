@@ -24,7 +24,7 @@ import {
   type RunDeps,
   wentLive,
 } from './deployment-run.js';
-import { planFromRelease, pruneReleases, type RunPlan } from './release-run.js';
+import { planFromRelease, pruneReleases, releaseDraftOf, type RunPlan } from './release-run.js';
 import { placeOf, provideImage, type DatabasePlace } from './database-place.js';
 import { copyForMove, type MoveCopy } from './database-move.js';
 import type { DeploymentRequest } from '../../commands/deployment/aggregate.js';
@@ -204,10 +204,6 @@ export async function deployDatabase(deps: RunDeps, id: string, prepared: Prepar
   }
   log.system(`Deployment succeeded: ${engine} answers${where} on port ${row.host_port}`);
   await log.flush();
-  // An abort that arrives after the release ends the deployment `aborted`, but the database it started stays.
-  const ended = await recorded(() => deploymentSteps.succeed(deps.cmd, id));
-  if (previous && !moveTo) await was.runtime.remove(previous, 1).catch(() => undefined);
-  if (ended.events[0]?.type !== 'DeploymentSucceeded') return;
   const plan: RunPlan = kept ?? {
     image,
     imageRef: image,
@@ -221,7 +217,12 @@ export async function deployDatabase(deps: RunDeps, id: string, prepared: Prepar
     commitMessage: null,
     config: null,
   };
-  await wentLive(at.deps, id, p, plan, log);
+  const draft = await releaseDraftOf(at.deps, p, plan);
+  // An abort that arrives after the release ends the deployment `aborted`, but the database it started stays.
+  const ended = await recorded(() => deploymentSteps.succeed(deps.cmd, id, { release: draft }));
+  if (previous && !moveTo) await was.runtime.remove(previous, 1).catch(() => undefined);
+  if (ended.events[0]?.type !== 'DeploymentSucceeded') return;
+  await wentLive(at.deps, id, row.id, ended.events, log);
   await pruneReleases(at.deps, row.id, log).catch(() => undefined);
 }
 

@@ -18,7 +18,10 @@ import { LABEL } from '../runtime/container-runtime.js';
 import { DeploymentLog } from './deployment-log.js';
 import { runDeployment, type ReleaseWatch, type RunDeps } from './deployment-run.js';
 import { recorded } from './recorded.js';
+import { recordGoneLive } from './release-run.js';
+import { recordMissingReleases, releaseDraftInLog } from './release-repair.js';
 import { watchRelease } from './release-watch.js';
+import { watchesToResume } from './release-watch-resume.js';
 import { swarmServiceName } from '../cluster/cluster-router.js';
 import { removeOverlay, removeService } from '../cluster/swarm-updates.js';
 import { emptyRegistryOf } from './registry-pruning.js';
@@ -73,7 +76,20 @@ export class Deployer implements Reactor {
   async start() {
     await this.recover().catch((error: unknown) => this.logger.warn('deployment recovery incomplete', { error: String(error) }));
     this.started = true;
+    await this.resumeWatches().catch((error: unknown) => this.logger.warn('release watches could not be resumed', { error: String(error) }));
     this.kick();
+  }
+
+  /** A restart inside a release's watch window resumes the watch until the end recorded with its success. */
+  private async resumeWatches() {
+    for (const watch of await watchesToResume(this.deps)) {
+      const cmd = await this.contextOf(watch.deploymentId);
+      const last = (await listDeploymentLogs(this.deps.db, watch.deploymentId)).at(-1)?.id ?? 0;
+      const log = this.logOf(cmd, watch.deploymentId, last + 1);
+      log.system(`Slipway restarted within the release's watch window; watching it until ${new Date(watch.until).toISOString()}`);
+      await log.flush();
+      this.inBackground(this.watch(watch, cmd, log));
+    }
   }
 
   /** Stops taking work; runs in progress are stopped and end `aborted` with the reason. */
@@ -195,10 +211,11 @@ export class Deployer implements Reactor {
     if (state.status !== 'live' || !state.service) return;
     const policy = releasePolicyOf(state.service);
     if (policy.watchSeconds === 0) return;
+    const windowMs = watch.until - Date.now();
+    if (windowMs <= 0) return;
     const controller = new AbortController();
     this.watches.set(watch.serviceId, controller);
     try {
-      const windowMs = policy.watchSeconds * 1000;
       const seen = watch.swarm
         ? await watchSwarmRelease(watch.swarm.docker, watch.swarm.service, windowMs, this.options.watchIntervalMs, controller.signal)
         : await watchRelease(this.deps.runtime, watch, windowMs, this.options.watchIntervalMs, controller.signal);
@@ -264,7 +281,8 @@ export class Deployer implements Reactor {
 
   /**
    * After a crash, nothing is left `running`: a deployment that had already switched its route is finished,
-   * any other is failed and what it created is removed. Containers and images no current release owns go too,
+   * any other is failed and what it created is removed. A release that went live without reaching the service's
+   * history is recorded from its deployment's success. Containers and images no current release owns go too,
    * and a current container the engine republished on another port gets its route moved.
    */
   private async recover() {
@@ -283,7 +301,9 @@ export class Deployer implements Reactor {
         (engine === null ? 'its build and container were discarded. Deploy again.' : `Docker was unreachable at restart (${engine}). Deploy again.`);
       await this.closeOrphan(d, { failed: reason, complete: 'Slipway restarted after this deployment had switched its route; it is complete' }, engine === null);
     }
-    if (engine === null) await this.sweep();
+    // Before the sweep: the image of a release recorded only now is a kept release's image.
+    const recordedNow = await recordMissingReleases(this.deps, this.logger);
+    if (engine === null) await this.sweep(recordedNow);
   }
 
   /**
@@ -305,7 +325,10 @@ export class Deployer implements Reactor {
       if (release.containerName) await runtime.keepRunning(release.containerName).catch(() => undefined);
       log.system(why.complete);
       await log.flush();
-      await deploymentSteps.succeed(cmd, d.id);
+      // The release it switched to, as its container's start recorded it (the start-up repair records it if this cannot).
+      const draft = await releaseDraftInLog(cmd, d.id);
+      const ended = await deploymentSteps.succeed(cmd, d.id, { release: draft });
+      if (draft && ended.events[0]?.type === 'DeploymentSucceeded') await recordGoneLive(cmd, d.service_id, d.id, draft).catch(() => undefined);
       return;
     }
     log.system(why.failed);
@@ -329,7 +352,7 @@ export class Deployer implements Reactor {
     }
   }
 
-  private async sweep() {
+  private async sweep(alsoKept: ReadonlySet<string>) {
     const { db, runtime, cmd } = this.deps;
     const owned = await runtime.list({});
     const services = new Map<string, Awaited<ReturnType<typeof findService>>>();
@@ -348,7 +371,7 @@ export class Deployer implements Reactor {
     for (const image of await runtime.listImages({})) {
       const service = await serviceOf(image.labels[LABEL.service] ?? '');
       // Images of kept releases stay: a rollback runs them without a build.
-      if (!service || (service.current_deployment_id !== image.labels[LABEL.deployment] && !kept.has(image.id))) {
+      if (!service || (service.current_deployment_id !== image.labels[LABEL.deployment] && !kept.has(image.id) && !alsoKept.has(image.id))) {
         for (const tag of image.tags) await runtime.removeImage(tag);
       }
     }

@@ -2,11 +2,12 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { recorded } from './recorded.js';
-import { planFromRelease, pruneReleases, recordGoneLive, releaseBefore, type RunPlan } from './release-run.js';
+import { planFromRelease, pruneReleases, recordGoneLive, releaseBefore, releaseDraftOf, watchUntilOf, type RunPlan } from './release-run.js';
 import type Docker from 'dockerode';
 import { deployment, type DeploymentRequest } from '../../commands/deployment/aggregate.js';
 import type { KeptRelease } from '../../commands/release/aggregate.js';
 import { reasonText } from '../../commands/shared/printable.js';
+import type { DeploymentEvent } from '../../commands/deployment/events.js';
 import { deploymentSteps } from '../../commands/deployment/handlers.js';
 import { NO_RELEASE, service as serviceAggregate } from '../../commands/service/aggregate.js';
 import type { Release } from '../../commands/service/events.js';
@@ -100,6 +101,8 @@ export interface ReleaseWatch {
   row: ServiceRow;
   /** The limits it runs with, to say "out of memory (limit …)". */
   resources: RunResources;
+  /** When the watch ends (epoch ms), as recorded with the deployment's success. */
+  until: number;
   /** Cluster mode: the release is this Swarm service's current spec, watched through its tasks. */
   swarm?: { docker: Docker; service: string };
 }
@@ -388,7 +391,8 @@ export async function runDeployment(
     // The service as this run has it: a kept release may run with its own port and health check.
     const ranAs: ServiceRow = { ...row, internal_port: plan.internalPort, runtime_mode: web ? row.runtime_mode : 'worker', health_check: plan.healthCheck };
     const name = containerNameOf(row.slug, id);
-    await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentContainerStarted', data: { containerName: name } });
+    const draft = await releaseDraftOf(deps, p, plan);
+    await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentContainerStarted', data: { containerName: name, release: draft } });
     containerName = name;
     const resources = await resourcesOfRun(plan.resources, deps.defaultResources);
     const running = await step('creating the container', deps.settings.timeouts.startMs, signal, async () => {
@@ -434,12 +438,13 @@ export async function runDeployment(
     // Lines go out before the event that ends the deployment, so a stream reader sees them all.
     log.system(`Deployment succeeded${web ? `: http://localhost:${row.host_port}` : ''}`);
     await log.flush();
-    const ended = await recorded(() => deploymentSteps.succeed(deps.cmd, id));
+    const watchUntil = await watchUntilOf(deps.cmd, serviceId, request.kind === 'deploy');
+    const ended = await recorded(() => deploymentSteps.succeed(deps.cmd, id, { release: draft, watchUntil }));
     if (ended.events[0]?.type !== 'DeploymentSucceeded') throw new DeployFailure('aborted by request');
     released = false;
     containerName = null;
     builtTag = null;
-    const live = await wentLive(deps, id, p, plan, log);
+    const live = await wentLive(deps, id, serviceId, ended.events, log);
     // What to retire is fixed now; retiring runs after this deployment, so the next one need not wait.
     const previousRuns = await earlierContainersOf(deps, serviceId, id).catch(() => []);
     const before = await releaseBefore(deps, serviceId, previous?.deploymentId ?? null).catch(() => null);
@@ -448,7 +453,7 @@ export async function runDeployment(
         await retire(deps, previousRuns, log);
         await pruneReleases(deps, serviceId, log);
       },
-      watch: request.kind === 'deploy' && live ? { deploymentId: id, serviceId, containerName: name, previous: before, row: ranAs, resources } : null,
+      watch: watchUntil && live ? { deploymentId: id, serviceId, containerName: name, previous: before, row: ranAs, resources, until: Date.parse(watchUntil) } : null,
     };
   } catch (error) {
     const reason = signal.aborted ? String(signal.reason ?? 'aborted') : error instanceof DeployFailure ? error.message : `unexpected error: ${message(error)}`;
@@ -464,11 +469,20 @@ export async function runDeployment(
   }
 }
 
-/** Records the release a deployment made live (after its success: an aborted switch is no release). */
-export async function wentLive(deps: RunDeps, id: string, p: Prepared, plan: RunPlan, log: DeploymentLog) {
-  const live = await recorded(() => recordGoneLive(deps, id, p, plan)).catch(() => undefined);
+/**
+ * Records in the service's release history the release its success carries (`ended`: the append that ended the
+ * deployment). If that fails, the deployer's start-up repair records it from the same event.
+ */
+export async function wentLive(deps: RunDeps, id: string, serviceId: string, ended: readonly DeploymentEvent[], log: DeploymentLog) {
+  const succeeded = ended.find((e) => e.type === 'DeploymentSucceeded');
+  const draft = succeeded?.type === 'DeploymentSucceeded' ? succeeded.data.release : undefined;
+  const live = draft ? await recorded(() => recordGoneLive(deps.cmd, serviceId, id, draft)).catch(() => undefined) : undefined;
   if (!live) {
-    log.system('The release could not be recorded; this deployment cannot be rolled back to');
+    log.system(
+      draft
+        ? 'The release could not be recorded yet; Slipway records it at its next start'
+        : 'The release could not be recorded (its variables could not be sealed); this deployment cannot be rolled back to',
+    );
     await log.flush();
   }
   return live;

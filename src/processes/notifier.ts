@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { queueNotification, notificationIdOf, recordNotificationAttempt, abandonNotification } from '../../commands/notification/handlers.js';
+import { attemptDue } from '../../commands/notification/aggregate.js';
+import { queueNotification, notificationIdOf, recordNotificationAttempt, abandonNotification, loadNotification } from '../../commands/notification/handlers.js';
 import { openNotificationChannel } from '../../commands/notification-channel/handlers.js';
 import { causedBy, type CommandContext } from '../../commands/shared/command-context.js';
 import { channelsFor, dueNotifications, nextNotificationDue, type NotificationRow } from '../../projections/notification-channel-queries.js';
@@ -35,7 +36,8 @@ const SHORTEST_TIMER_MS = 250;
  * Notifications, at least once. From the log (its own checkpoint): each event that concerns people queues one
  * notification per channel that wants it (`NotificationQueued`, its id derived from channel and event, so a
  * replay queues nothing again). Apart from the log: every pending notification whose time has come is sent,
- * each attempt recorded; the read model holds what is pending, so a restart resumes where it stopped.
+ * each attempt recorded; the read model lists what may be pending (a restart resumes where it stopped), and the
+ * notification's own stream decides whether an attempt is due, which attempt it is and when the next one is.
  */
 export class Notifier implements Reactor {
   readonly name = 'notifier';
@@ -136,13 +138,17 @@ export class Notifier implements Reactor {
 
   private async deliver(row: NotificationRow) {
     const ctx = { ...this.deps.cmd, correlationId: row.id, causationId: null };
+    // The read model only says which notifications may be due; whether one is (and which attempt it is) comes
+    // from its stream, so a read model lagging behind a recorded delivery never causes a second POST.
+    const state = await loadNotification(ctx, row.id);
+    if (!state.queued || !attemptDue(state, this.now())) return;
     const channel = await openNotificationChannel(ctx, row.channel_id);
     if (!channel) {
       await this.deps.settle((await abandonNotification(ctx, row.id, 'the channel was deleted')).position);
       return;
     }
-    const result = await sendNotification(this.deps.outbound, channel, row.payload, this.now());
-    const attempt = row.attempts + 1;
+    const result = await sendNotification(this.deps.outbound, channel, state.queued.payload, this.now());
+    const attempt = state.attempts + 1;
     const outcome = result.ok
       ? { delivered: true as const, status: result.status }
       : {

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { DeploymentRequest } from '../../commands/deployment/aggregate.js';
 import { deploymentSteps } from '../../commands/deployment/handlers.js';
 import { currentRelease, releasesToPrune, type KeptRelease } from '../../commands/release/aggregate.js';
-import type { ReleaseConfig } from '../../commands/release/events.js';
+import type { ReleaseConfig, ReleaseDraft } from '../../commands/release/events.js';
 import { loadReleases, recordImagePruned, recordRelease } from '../../commands/release/handlers.js';
 import { service as serviceAggregate } from '../../commands/service/aggregate.js';
 import { releasePolicyOf } from '../../commands/service/fields.js';
 import type { ResourceSettings } from '../../commands/service/resources.js';
 import { fromHealthCheckColumn, healthCheckColumn } from '../../commands/service/health-check.js';
+import type { CommandContext } from '../../commands/shared/command-context.js';
 import { loadAggregate } from '../../commands/shared/execute.js';
 import { LABEL } from '../runtime/container-runtime.js';
 import { createRedactor, secretValues } from '../secrets/redactor.js';
@@ -90,24 +91,49 @@ const snapshotSettings = ({ row }: Prepared) => ({
   healthCheck: fromHealthCheckColumn(row.health_check),
 });
 
-/** Records the release a deployment made live; returns it (or the one recorded by an earlier attempt). */
-export async function recordGoneLive(deps: RunDeps, id: string, p: Prepared, plan: RunPlan): Promise<KeptRelease | undefined> {
-  const imageId = (await deps.runtime.imageInfo(plan.image).catch(() => null))?.id ?? plan.image;
-  const config = plan.config ?? { ...snapshotSettings(p), env: await deps.keyring.encrypt(p.row.id, JSON.stringify(plan.env)) };
-  const recorded = await recordRelease(deps.cmd, p.row.id, {
-    releaseId: randomUUID(),
-    deploymentId: id,
-    imageId,
-    imageRef: plan.imageRef,
-    commitSha: plan.commitSha,
-    commitMessage: plan.commitMessage,
-    buildMethod: plan.buildMethod,
-    config,
-  });
+/**
+ * The release a deployment is about to make live, to record with its success (one append); undefined when it
+ * cannot be made (its variables could not be sealed): the deployment then goes live without a release.
+ */
+export async function releaseDraftOf(deps: RunDeps, p: Prepared, plan: RunPlan): Promise<ReleaseDraft | undefined> {
+  try {
+    const imageId = (await deps.runtime.imageInfo(plan.image).catch(() => null))?.id ?? plan.image;
+    const config = plan.config ?? { ...snapshotSettings(p), env: await deps.keyring.encrypt(p.row.id, JSON.stringify(plan.env)) };
+    return {
+      releaseId: randomUUID(),
+      imageId,
+      imageRef: plan.imageRef,
+      commitSha: plan.commitSha,
+      commitMessage: plan.commitMessage,
+      buildMethod: plan.buildMethod,
+      config,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Records in the service's release history the release a deployment's success carries; returns it (or the one
+ * recorded by an earlier attempt, or by the start-up repair).
+ */
+export async function recordGoneLive(cmd: CommandContext, serviceId: string, deploymentId: string, draft: ReleaseDraft): Promise<KeptRelease | undefined> {
+  const recorded = await recordRelease(cmd, serviceId, { ...draft, deploymentId });
   const [event] = recorded.events;
   if (event?.type === 'ReleaseRecorded') return { ...event.data, available: true };
-  // Recorded by an earlier attempt: as the log has it.
-  return (await loadReleases(deps.cmd, p.row.id)).releases.find((r) => r.deploymentId === id);
+  return (await loadReleases(cmd, serviceId)).releases.find((r) => r.deploymentId === deploymentId);
+}
+
+/**
+ * When the watch of a release going live now ends (recorded with its success, so a restart inside the window
+ * resumes it); undefined when it is not watched (not a deploy, or the service's `watchSeconds` is 0).
+ */
+export async function watchUntilOf(cmd: CommandContext, serviceId: string, watched: boolean, now = Date.now()): Promise<string | undefined> {
+  if (!watched) return undefined;
+  // The route has switched by now: a store that does not answer here costs the watch, never the success.
+  const state = (await loadAggregate(cmd, serviceAggregate, serviceId).catch(() => null))?.state;
+  const seconds = state?.service ? releasePolicyOf(state.service).watchSeconds : 0;
+  return seconds > 0 ? new Date(now + seconds * 1000).toISOString() : undefined;
 }
 
 /** The release running before `deploymentId` went live, if its image is still there to go back to. */
@@ -122,21 +148,25 @@ export async function releaseBefore(deps: RunDeps, serviceId: string, previousDe
 }
 
 /**
- * Removes the images of releases older than the service's `releasesKept` and records them as pruned. Only
- * images Slipway built for the service are removed; an image service's or a database engine's image is the
- * operator's, and its release is only marked (it can no longer be rolled back to).
+ * Prunes the releases older than the service's `releasesKept`: each is first recorded as pruned (it can no longer
+ * be rolled back to), and only then is its image removed, so a release the log calls available always has its
+ * image. Only images Slipway built for the service are removed; an image service's or a database engine's image
+ * is the operator's, and its release is only marked. A removal cut short (a crash, an engine error) is finished
+ * by the next pass here or by the deployer's start-up sweep: both remove images of pruned releases only.
  */
 export async function pruneReleases(deps: RunDeps, serviceId: string, log: DeploymentLog) {
   const { state } = await loadAggregate(deps.cmd, serviceAggregate, serviceId);
   if (state.status !== 'live' || !state.service) return;
   const { releasesKept } = releasePolicyOf(state.service);
-  const history = await loadReleases(deps.cmd, serviceId);
-  const prune = releasesToPrune(history, releasesKept, state.release?.deploymentId ?? null);
-  if (prune.length === 0) return;
-  const built = await deps.runtime.listImages({ [LABEL.service]: serviceId });
-  for (const release of prune) {
-    for (const image of built.filter((i) => i.id === release.imageId)) for (const tag of image.tags) await deps.runtime.removeImage(tag);
+  for (const release of releasesToPrune(await loadReleases(deps.cmd, serviceId), releasesKept, state.release?.deploymentId ?? null)) {
     await recordImagePruned(deps.cmd, serviceId, release.releaseId);
-    log.system(`Pruned the image of release v${release.version} (the service keeps the last ${releasesKept})`);
+    log.system(`Pruned release v${release.version} (the service keeps the last ${releasesKept}); its image is removed`);
+  }
+  const history = await loadReleases(deps.cmd, serviceId);
+  const kept = new Set(history.releases.filter((r) => r.available).map((r) => r.imageId));
+  const pruned = new Set(history.releases.filter((r) => !r.available && !kept.has(r.imageId)).map((r) => r.imageId));
+  if (pruned.size === 0) return;
+  for (const image of await deps.runtime.listImages({ [LABEL.service]: serviceId })) {
+    if (pruned.has(image.id)) for (const tag of image.tags) await deps.runtime.removeImage(tag);
   }
 }

@@ -15,7 +15,7 @@ import type { DeploymentLog } from './deployment-log.js';
 import { DeployFailure, step, wentLive, type Prepared, type RunDeps, type WentLive } from './deployment-run.js';
 import { recorded } from './recorded.js';
 import { pruneRegistryOf } from './registry-pruning.js';
-import { pruneReleases, releaseBefore, type RunPlan } from './release-run.js';
+import { pruneReleases, releaseBefore, releaseDraftOf, watchUntilOf, type RunPlan } from './release-run.js';
 import { resourcesOfRun } from './service-resources.js';
 
 /** One overlay per project, attachable so the router joins it: the cluster's form of a project's network. */
@@ -107,9 +107,11 @@ export async function runOnSwarm(
   }
   log.system(`Deployment succeeded: ${replicas} task${replicas === 1 ? '' : 's'} of ${name} run the new release`);
   await log.flush();
-  const ended = await recorded(() => deploymentSteps.succeed(deps.cmd, id));
+  const draft = await releaseDraftOf(deps, p, plan);
+  const watchUntil = await watchUntilOf(deps.cmd, row.id, watched);
+  const ended = await recorded(() => deploymentSteps.succeed(deps.cmd, id, { release: draft, watchUntil }));
   if (ended.events[0]?.type !== 'DeploymentSucceeded') throw new DeployFailure('aborted by request');
-  const live = await wentLive(deps, id, p, plan, log);
+  const live = await wentLive(deps, id, row.id, ended.events, log);
   const before = await releaseBefore(deps, row.id, previous?.deploymentId ?? null).catch(() => null);
   const ranAs: ServiceRow = { ...row, internal_port: plan.internalPort, runtime_mode: plan.web ? row.runtime_mode : 'worker', health_check: plan.healthCheck };
   return {
@@ -122,8 +124,8 @@ export async function runOnSwarm(
         if (gone.length > 0) log.system(`Deleted from the cluster's registry the images no kept release runs (${gone.length} tag${gone.length === 1 ? '' : 's'})`);
       },
       watch:
-        watched && live
-          ? { deploymentId: id, serviceId: row.id, containerName: swarmReleaseName(name), previous: before, row: ranAs, resources, swarm: { docker, service: name } }
+        watchUntil && live
+          ? { deploymentId: id, serviceId: row.id, containerName: swarmReleaseName(name), previous: before, row: ranAs, resources, until: Date.parse(watchUntil), swarm: { docker, service: name } }
           : null,
     },
   };

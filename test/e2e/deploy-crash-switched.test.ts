@@ -141,6 +141,8 @@ t.test('SIGKILL after the route switched: the deployment ends succeeded at the r
   t.equal(current.HostConfig.RestartPolicy?.Name, 'unless-stopped', 'the engine keeps the released container running');
   t.same(await containersOf({ [LABEL.deployment]: v1.id }), [], 'the previous container is swept');
   t.equal((await imagesOf({ [LABEL.deployment]: v1.id })).length, 1, 'its image stays: its release is kept for rollbacks');
+  const releases = (await s.call('GET', `/api/services/${svc.id}/releases`)).body.releases as { deploymentId: string; version: number; current: boolean }[];
+  t.same(releases.map((r) => [r.version, r.deploymentId, r.current]), [[2, v2, true], [1, v1.id, false]], 'the release it switched to is in the history, current');
 
   await t.test('after the restart the service deploys again', async (t) => {
     git.push('acme/switched', versionedApp('switched v3'));

@@ -29,6 +29,14 @@ t.test('queued, then running, then succeeded', async (t) => {
   t.same(decideProgress(done, { type: 'DeploymentContainerStarted', data: { containerName: 'c' } }), []);
 });
 
+t.test('the success carries the release it made live and the end of its watch, in the same event; old successes still read', async (t) => {
+  const release = { releaseId: 'r1', imageId: 'sha256:1', imageRef: 'x', commitSha: null, commitMessage: null, buildMethod: 'dockerfile' as const, config: { env: 'enc', startCommand: null, internalPort: 8080, runtimeMode: 'web' } };
+  const events = decideSucceed(running, { release, watchUntil: '2026-01-01T00:01:00.000Z' });
+  t.same(events, [{ type: 'DeploymentSucceeded', data: { release, watchUntil: '2026-01-01T00:01:00.000Z' } }]);
+  t.equal(apply(running, events).status, 'succeeded');
+  t.same(deployment.parse({ type: 'DeploymentSucceeded', schemaVersion: 1, data: {} }), { type: 'DeploymentSucceeded', data: {} }, 'a success recorded before (no release, no watch) parses');
+});
+
 t.test('abort: queued ends at once, running is asked to stop, finished is a conflict', async (t) => {
   t.same(decideAbort(queued), [{ type: 'DeploymentAborted', data: { reason: 'aborted before it started' } }]);
   const asked = apply(running, decideAbort(running));

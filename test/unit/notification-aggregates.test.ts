@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import t from 'tap';
-import { decideAbandon, decideAttempt, decideQueue, notification } from '../../commands/notification/aggregate.js';
+import { attemptDue, decideAbandon, decideAttempt, decideQueue, notification } from '../../commands/notification/aggregate.js';
 import type { NotificationPayload } from '../../commands/notification/events.js';
 import { decideCreate, decideDelete, decideUpdate, notificationChannel } from '../../commands/notification-channel/aggregate.js';
 import { slipwaySignature } from '../../src/integrations/notifications/signature.js';
@@ -21,6 +21,11 @@ t.test('a notification is queued once, attempted until delivered or abandoned', 
   const done = delivered.reduce(notification.evolve, once);
   t.same(decideAttempt(done, { delivered: true, status: 200 }), [], 'a delivered notification records no more attempts');
   t.same(decideAbandon(done, 'x'), []);
+
+  t.ok(attemptDue(queued, new Date('2026-01-01T00:00:00.000Z')), 'queued: due at once');
+  t.notOk(attemptDue(once, new Date('2026-01-01T00:00:59.000Z')), 'failed: not due before its retry time');
+  t.ok(attemptDue(once, new Date('2026-01-01T00:01:00.000Z')), 'due at its retry time');
+  t.notOk(attemptDue(done, new Date('2027-01-01T00:00:00.000Z')), 'delivered: never due again');
 
   const refused = decideAttempt(queued, { delivered: false, status: 404, error: 'no', retryAt: null });
   t.match(refused, [{ type: 'NotificationAttempted' }, { type: 'NotificationAbandoned', data: { reason: 'the receiver refused it (404)' } }]);
