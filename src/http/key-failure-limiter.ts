@@ -46,7 +46,7 @@ export class KeyFailureLimiter {
 }
 
 /** 429 with `Retry-After`, for a failed attempt from an address or to a target past its limit. */
-export function rateLimited(msBeforeNext: number, what: string) {
+export function rateLimited(msBeforeNext: number, what: string, headers: Record<string, string> = {}) {
   const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
-  return new HttpError(429, 'rate_limited', `${what}; retry in ${seconds} s`, [], { 'Retry-After': String(seconds) });
+  return new HttpError(429, 'rate_limited', `${what}; retry in ${seconds} s`, [], { 'Retry-After': String(seconds), ...headers });
 }

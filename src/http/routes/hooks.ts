@@ -12,7 +12,7 @@ import { isId } from '../auth.js';
 import { clientAddressOf } from '../client-address.js';
 import { autoDeployApi } from '../contract/auto-deploy.js';
 import { route } from '../contract/endpoint.js';
-import { HttpError, unauthorized } from '../errors.js';
+import { HttpError } from '../errors.js';
 import type { DeliveryFailureLimiter } from '../hooks/delivery-failure-limiter.js';
 import { readHookMessage } from '../hooks/payloads.js';
 import type { HookBodyReader } from '../hooks/raw-body.js';
@@ -23,8 +23,11 @@ const ACTOR = 'system:webhook';
 /** Forgejo is Gitea's fork and signs the same way. */
 const providerOf = (name: string): HookProvider | null => (name === 'forgejo' ? 'gitea' : (HOOK_PROVIDERS as readonly string[]).includes(name) ? (name as HookProvider) : null);
 
-/** One answer for every delivery that is not signed with the service's secret, whatever the cause. */
-const notSigned = () => unauthorized('the delivery is not signed with this service’s webhook secret');
+/**
+ * One answer for every delivery that is not signed with the service's secret, whatever the cause. The
+ * connection is closed after it: a body that was not read is not waited for, and every refusal looks alike.
+ */
+const notSigned = () => new HttpError(401, 'unauthorized', 'the delivery is not signed with this service’s webhook secret', [], { Connection: 'close' });
 
 /** The service a delivery names, when it has auto-deploy and a secret that still opens. */
 async function hookTarget(app: Slipway, cmd: CommandContext, serviceId: string) {
