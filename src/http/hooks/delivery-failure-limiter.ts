@@ -30,9 +30,10 @@ export class DeliveryFailureLimiter {
   async refused(address: string, serviceId: string): Promise<void> {
     const [fromAddress, toService] = await Promise.all([this.byAddress.penalty(address), this.byService.penalty(serviceId)]);
     const over = [fromAddress, toService].filter((s) => s.consumedPoints > this.perMinute);
-    if (over.length > 0) throw rateLimited(Math.max(...over.map((s) => s.msBeforeNext)), 'too many refused webhook deliveries from this address or to this service', {
-        Connection: 'close',
-      });
+    if (over.length > 0) {
+      const msBeforeNext = Math.max(...over.map((s) => s.msBeforeNext));
+      throw rateLimited(msBeforeNext, 'too many refused webhook deliveries from this address or to this service', { Connection: 'close' });
+    }
     if (fromAddress.consumedPoints === this.perMinute || toService.consumedPoints === this.perMinute) {
       this.log.warn('webhook delivery refused: too many refusals, address or service limited', { address, serviceId });
     } else this.log.warn('webhook signature refused', { address, serviceId });
