@@ -104,25 +104,6 @@ t.test('held connections to one service never make another service wait or fail;
   t.equal(answered.length, 18, 'meanwhile the two bodies of the held service are still being received');
 });
 
-t.test('a body must keep coming: 408 after 10 s without a byte, or 30 s in all', async (t) => {
-  const idleOne = await hooked('idle');
-  const slowOne = await hooked('slow');
-  const idle = chunked(idleOne.path);
-  const slow = chunked(slowOne.path);
-  const trickle = setInterval(() => slow.socket.write('1\r\n \r\n'), 2_000);
-  t.teardown(() => {
-    clearInterval(trickle);
-    idle.socket.destroy();
-    slow.socket.destroy();
-  });
-  const idleAnswer = await idle.answer;
-  t.equal(statusOf(idleAnswer), 408, 'silent: 408');
-  t.match(idleAnswer, /"request_timeout"/);
-  t.equal(statusOf(await slow.answer), 408, 'a byte every 2 s: 408 at the total deadline');
-  clearInterval(trickle);
-  t.equal((await deliver(s.url, idleOne.path, genericPush(idleOne.secret, 'refs/heads/main', sha(5)))).status, 202, 'the service takes deliveries again');
-});
-
 /** Sends a delivery without checking the answer against the contract (a failed append answers 500). */
 function post(path: string, d: Delivery): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
