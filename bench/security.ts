@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { holdBodies, hookTargets, percentile, signedPing } from './hook-load.js';
 import { line } from './print.js';
 
 type StartServer = (dataDir: string, env?: Record<string, string>) => Promise<{ child: ChildProcess; url: string }>;
@@ -62,6 +63,38 @@ export async function securityBenchmarks(startServer: StartServer) {
     await Promise.all(attackers.map((a) => new Promise((r) => a.once('exit', r))));
     line('/healthz at 100 req/s, 4 hostile clients: p50 / p99', `${underLoad.latency.p50} ms / ${underLoad.latency.p99} ms (${underLoad.non2xx + underLoad.errors} failed)`);
     line('hostile requests answered meanwhile (deep bodies, wrong keys)', `${attacked.toLocaleString('en')} in 12 s`);
+
+    const hooks = await hookTargets(url, key);
+    const held = holdBodies(url, hooks.held.path, 20);
+    await new Promise((r) => setTimeout(r, 500));
+    const latencies: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const ping = signedPing(hooks.signed.secret);
+      const start = performance.now();
+      const r = await fetch(`${url}${hooks.signed.path}`, { method: 'POST', headers: ping.headers, body: ping.body });
+      await r.arrayBuffer();
+      if (r.status !== 200) throw new Error(`a signed delivery got ${r.status}`);
+      latencies.push(performance.now() - start);
+    }
+    held.forEach((socket) => socket.destroy());
+    latencies.sort((a, b) => a - b);
+    line('signed delivery while 20 connections hold another service’s hook: p50 / p99', `${percentile(latencies, 50).toFixed(1)} ms / ${percentile(latencies, 99).toFixed(1)} ms (target p99 < 100 ms)`);
+
+    const forgedFile = join(dataDir, 'forged.json');
+    writeFileSync(forgedFile, JSON.stringify({ id: 'forged', event: 'push', ref: 'refs/heads/main', after: 'a'.repeat(40) }));
+    const forger = spawn(
+      'node_modules/.bin/autocannon',
+      ['-c', '10', '-R', '200', '-d', '10', '--json', '-m', 'POST', '-H', 'content-type=application/json', '-H', `x-slipway-signature=t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`, '-i', forgedFile, `${url}${hooks.held.path}`],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    );
+    let forgedOut = '';
+    forger.stdout!.on('data', (c: Buffer) => (forgedOut += c.toString()));
+    await new Promise((r) => setTimeout(r, 1000));
+    const forgedLoad = await autocannon({ url: `${url}/healthz`, connections: 1, overallRate: 100, duration: 8 });
+    await new Promise((r) => forger.once('exit', r));
+    const forged = JSON.parse(forgedOut || '{}') as { requests?: { total?: number } };
+    line('/healthz at 100 req/s, 200 forged deliveries/s: p50 / p99', `${forgedLoad.latency.p50} ms / ${forgedLoad.latency.p99} ms (target p99 < 50 ms; ${forgedLoad.non2xx + forgedLoad.errors} failed)`);
+    line('forged deliveries answered meanwhile (401, then 429)', `${(forged.requests?.total ?? 0).toLocaleString('en')} in 10 s`);
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));

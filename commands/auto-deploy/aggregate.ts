@@ -1,24 +1,38 @@
 import type { Aggregate } from '../shared/aggregate.js';
 import { invalid, notFound } from '../shared/domain-error.js';
+import { uuidFromName } from '../shared/ids.js';
 import { parseAutoDeployEvent, type AutoDeployEvent, type AutoDeploySettings, type WebhookDelivery } from './events.js';
+import { decidePush, type PushedRef } from './push-verdict.js';
 
-/** How many accepted deliveries (their ids and body digests) are remembered to answer a replay as a duplicate. */
-export const DELIVERY_IDS_KEPT = 2000;
+/**
+ * How long accepted deliveries (their ids and body digests) are remembered to answer a replay as a duplicate,
+ * counted back from the delivery being decided. Older than that, a replayed body that queued a deployment still
+ * never deploys again: its deployment id derives from the body (`webhookDeploymentId`), and that deployment's
+ * stream exists forever.
+ */
+export const DELIVERY_MEMORY_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** A verified delivery remembered for replay checks: `id:<delivery id>` or `body:<digest>`, when, and what it queued. */
+export interface SeenDelivery {
+  key: string;
+  at: string;
+  deploymentId: string | null;
+}
 
 export interface AutoDeployState {
   projectId: string | null;
   settings: AutoDeploySettings | null;
   /** Sealed; null until first configured. */
   secret: string | null;
-  /** `id:<delivery id>` and `body:<digest>` of verified deliveries, oldest first. */
-  seenDeliveryIds: string[];
+  /** Verified deliveries of the last 30 days (as of the latest recorded), oldest first. */
+  seenDeliveries: SeenDelivery[];
   /** The deployment the latest accepted push queued: a newer push replaces it while it is still queued. */
   lastPushDeploymentId: string | null;
 }
 
 export const autoDeploy: Aggregate<AutoDeployState, AutoDeployEvent> = {
   category: 'autodeploy',
-  initial: { projectId: null, settings: null, secret: null, seenDeliveryIds: [], lastPushDeploymentId: null },
+  initial: { projectId: null, settings: null, secret: null, seenDeliveries: [], lastPushDeploymentId: null },
   evolve(state, event) {
     switch (event.type) {
       case 'AutoDeployConfigured': {
@@ -30,9 +44,10 @@ export const autoDeploy: Aggregate<AutoDeployState, AutoDeployEvent> = {
       case 'WebhookDeliveryRecorded': {
         const delivery = event.data;
         const keys = delivery.verdict === 'duplicate' ? [] : replayKeys(delivery);
+        const seen = keys.map((key) => ({ key, at: delivery.at, deploymentId: delivery.deploymentId }));
         return {
           ...state,
-          seenDeliveryIds: keys.length > 0 ? [...state.seenDeliveryIds, ...keys].slice(-DELIVERY_IDS_KEPT * 2) : state.seenDeliveryIds,
+          seenDeliveries: keys.length > 0 ? [...remembered(state.seenDeliveries, delivery.at), ...seen] : state.seenDeliveries,
           lastPushDeploymentId: delivery.verdict === 'deployed' ? delivery.deploymentId : state.lastPushDeploymentId,
         };
       }
@@ -80,14 +95,64 @@ function replayKeys(delivery: Pick<WebhookDelivery, 'verdict' | 'deliveryId' | '
   return [...(delivery.deliveryId !== null ? [`id:${delivery.deliveryId}`] : []), ...(delivery.bodyDigest !== null ? [`body:${delivery.bodyDigest}`] : [])];
 }
 
-/** Whether a verified delivery was accepted before, under its id or with the same body. */
-export const isReplay = (state: AutoDeployState, delivery: Pick<WebhookDelivery, 'verdict' | 'deliveryId' | 'bodyDigest'>) =>
-  replayKeys(delivery).some((key) => state.seenDeliveryIds.includes(key));
+/** The deliveries still remembered at `at`: those of the 30 days before it. */
+function remembered(seen: readonly SeenDelivery[], at: string): SeenDelivery[] {
+  const since = Date.parse(at) - DELIVERY_MEMORY_MS;
+  const first = seen.findIndex((s) => Date.parse(s.at) >= since);
+  return first < 0 ? [] : first === 0 ? [...seen] : seen.slice(first);
+}
+
+/** The accepted delivery a verified one repeats (under its id or with the same body, in the 30 days before it), or null. */
+export function replayOf(state: AutoDeployState, delivery: Pick<WebhookDelivery, 'verdict' | 'deliveryId' | 'bodyDigest' | 'at'>): SeenDelivery | null {
+  const keys = replayKeys(delivery);
+  if (keys.length === 0) return null;
+  return remembered(state.seenDeliveries, delivery.at).find((s) => keys.includes(s.key)) ?? null;
+}
 
 /** A verified delivery accepted before is recorded as `duplicate`, whatever it would have done. */
 export function decideRecordDelivery(state: AutoDeployState, serviceId: string, delivery: WebhookDelivery): AutoDeployEvent[] {
-  const recorded = isReplay(state, delivery) ? { ...delivery, verdict: 'duplicate', deploymentId: null } : delivery;
+  const recorded = replayOf(state, delivery) ? { ...delivery, verdict: 'duplicate', deploymentId: null } : delivery;
   return [{ type: 'WebhookDeliveryRecorded', data: { serviceId, ...recorded } }];
+}
+
+/**
+ * The deployment a verified push queues: derived from the service and the signed body, so two copies of a
+ * delivery, a redelivery, or a captured body sent again years later all name the same deployment, which is
+ * queued once (its stream is appended with `no_stream`).
+ */
+export const webhookDeploymentId = (serviceId: string, bodyDigest: string) => uuidFromName(`webhook-deployment|${serviceId}|${bodyDigest}`);
+
+/** A delivery whose signature verified, as its payload reads. */
+export interface VerifiedDelivery {
+  provider: WebhookDelivery['provider'];
+  event: string;
+  deliveryId: string | null;
+  bodyDigest: string;
+  message: { kind: 'push'; push: PushedRef } | { kind: 'ping' } | { kind: 'other' };
+  at: string;
+}
+
+/**
+ * What becomes of a verified delivery, recorded before anything is queued: a replay is `duplicate`; a push
+ * that deploys names its derived deployment, or is `duplicate` when that deployment exists already
+ * (`alreadyQueued`: a body older than the 30 days remembered).
+ */
+export function decideDelivery(
+  state: AutoDeployState,
+  serviceId: string,
+  serviceBranch: string,
+  delivery: VerifiedDelivery,
+  alreadyQueued: boolean,
+): AutoDeployEvent[] {
+  const { message, ...rest } = delivery;
+  const base = { ...rest, commitSha: message.kind === 'push' ? message.push.after : null, deploymentId: null };
+  const record = (verdict: string, deploymentId: string | null = null) => decideRecordDelivery(state, serviceId, { ...base, verdict, deploymentId });
+  if (message.kind === 'ping') return record('pong');
+  if (message.kind === 'other') return record('skipped:event');
+  if (!state.settings) throw invalid('serviceId', 'auto-deploy is not configured for this service');
+  const verdict = decidePush(state.settings, serviceBranch, message.push);
+  if ('skipped' in verdict) return record(`skipped:${verdict.skipped}`);
+  return alreadyQueued ? record('duplicate') : record('deployed', webhookDeploymentId(serviceId, delivery.bodyDigest));
 }
 
 export function requireConfigured(state: AutoDeployState): { settings: AutoDeploySettings; secret: string } {

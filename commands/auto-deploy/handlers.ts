@@ -43,10 +43,6 @@ export async function recordDelivery(ctx: CommandContext, serviceId: string, del
   return { recorded: recorded as WebhookDelivery, previousPushDeploymentId, position };
 }
 
-/** A deployment queued for a copy of a delivery accepted first ends `canceled`. */
-export const cancelDuplicate = (ctx: CommandContext, deploymentId: string) =>
-  cancelQueuedDeployment(ctx, deploymentId, 'the same webhook delivery was accepted already', null);
-
 /** The previous pushed deployment, if still queued, ends `canceled`, replaced by the newer commit's. */
 export const supersedeQueued = (ctx: CommandContext, deploymentId: string, newer: { deploymentId: string; commitSha: string }) =>
   cancelQueuedDeployment(ctx, deploymentId, `replaced by a newer push of ${newer.commitSha} (deployment ${newer.deploymentId})`, newer.deploymentId);

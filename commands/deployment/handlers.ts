@@ -31,6 +31,20 @@ export async function queueDeployment(ctx: CommandContext, serviceId: string, re
   return { id, position };
 }
 
+/**
+ * Queues deployment `id` unless it exists already: calling it again with the same id (a redelivery, a copy
+ * racing this one) is a no-op, since the stream's first append expects `no_stream`.
+ */
+export async function queueDeploymentOnce(ctx: CommandContext, id: string, serviceId: string, request: DeploymentRequest) {
+  const { state } = await loadAggregate(ctx, service, serviceId);
+  const current = live(state);
+  const { events, position } = await execute(ctx, deployment, id, (s) => (s.status === 'none' ? decideQueue(s, serviceId, current.projectId, request) : []));
+  return { id, queued: events.length > 0, position };
+}
+
+/** Whether a deployment with this id was ever queued. */
+export const deploymentExists = async (ctx: CommandContext, id: string) => (await loadAggregate(ctx, deployment, id)).revision >= 0;
+
 export const abortDeployment = (ctx: CommandContext, id: string) => execute(ctx, deployment, id, decideAbort);
 
 /** A deployment still queued ends `canceled`, replaced by `replacedBy` when a newer one takes its place. */

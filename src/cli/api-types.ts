@@ -629,7 +629,7 @@ export interface paths {
         put?: never;
         /**
          * A Git host’s webhook delivery
-         * @description Authenticated by the provider’s signature over the raw body (up to 25 MB), checked before the body is parsed: github `X-Hub-Signature-256: sha256=<hex HMAC-SHA256>`; gitea `X-Gitea-Signature` or `X-Forgejo-Signature` (hex HMAC-SHA256); gitlab `X-Gitlab-Token` equal to the secret, or Standard Webhooks `webhook-signature: v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; bitbucket `X-Hub-Signature: sha256=<hex>`; generic `X-Slipway-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`, refused when `t` is more than 5 minutes away. A signature that does not verify is answered 401 and counts toward the address’s limit of failed keys. A push to the branch (or a tag matching `tagPattern`) queues a deployment of exactly the pushed commit (202); a delivery id seen before is answered `{ duplicate: true }`; a ping `{ pong: true }`; anything else `{ skipped: <why> }`. A push that arrives while the previous pushed deployment is still queued replaces it (that one ends `canceled`, naming the newer commit).
+         * @description Authenticated by the provider’s signature over the raw body (up to 25 MB), checked before the body is parsed: github `X-Hub-Signature-256: sha256=<hex HMAC-SHA256>`; gitea `X-Gitea-Signature` or `X-Forgejo-Signature` (hex HMAC-SHA256); gitlab `X-Gitlab-Token` equal to the secret, or Standard Webhooks `webhook-signature: v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; bitbucket `X-Hub-Signature: sha256=<hex>`; generic `X-Slipway-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`, refused when `t` is more than 5 minutes away. A delivery whose signature does not verify, to a service id that does not exist or has no auto-deploy, is answered 401 (all alike) and counts toward limits of refused deliveries per address and per service (then 429); a correctly signed delivery is never refused by them. At most 2 bodies per service are received at once (a third gets 503); a body must keep coming (10 s without a byte, or 30 s in all: 408). A push to the branch (or a tag matching `tagPattern`) queues a deployment of exactly the pushed commit (202); a delivery whose id or body was accepted in the last 30 days, or whose body queued a deployment before, is answered `{ duplicate: true }`; a ping `{ pong: true }`; anything else `{ skipped: <why> }`. A push that arrives while the previous pushed deployment is still queued replaces it (that one ends `canceled`, naming the newer commit).
          *
          *     No key needed.
          */
@@ -2576,6 +2576,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The body did not arrive in time (`request_timeout`): on a hook route, 10 s without a byte or 30 s in all. */
+        Error408: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description It conflicts with the current state (`conflict`), or a request with the same `Idempotency-Key` is still in progress. */
         Error409: {
             headers: {
@@ -2603,7 +2612,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Too many unknown API keys or bad webhook signatures from this address in the last minute (`rate_limited`): retry after the `Retry-After` header’s seconds. */
+        /** @description A failed attempt from an address past its limit of failed attempts in the last minute (unknown API keys; on a hook route, refused deliveries from the address or to the service) (`rate_limited`): retry after the `Retry-After` header’s seconds. A valid key, session or signature is never answered 429. */
         Error429: {
             headers: {
                 [name: string]: unknown;
@@ -4461,6 +4470,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];

@@ -9,6 +9,8 @@ import { correlation, requestId } from './request-id.js';
 import { securityHeaders } from './security-headers.js';
 import { correlationTakenByOtherKey } from '../../projections/audit-queries.js';
 import { jsonBody } from './json-body.js';
+import { DeliveryFailureLimiter } from './hooks/delivery-failure-limiter.js';
+import { HookBodyReader } from './hooks/raw-body.js';
 import { KeyFailureLimiter } from './key-failure-limiter.js';
 import { backupRoutes } from './routes/backups.js';
 import { databaseRoutes } from './routes/database.js';
@@ -79,7 +81,7 @@ export function createHttpApp(app: Slipway): Koa {
   // Git hosts' deliveries carry no key: their own signature over the raw body, read by the route itself.
   const hooks = new Router();
   hooks.use(keepAwake);
-  hookRoutes(hooks, app, keyFailures);
+  hookRoutes(hooks, app, new DeliveryFailureLimiter(app.config.keyFailuresPerMinute, app.log), new HookBodyReader());
   const api = new Router();
   api.use(keepAwake);
   api.use(authenticate(keys, keyFailures, sessions));

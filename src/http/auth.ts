@@ -58,8 +58,9 @@ export class PrincipalCache {
 
 /**
  * The key is checked first, before a body is read: an anonymous request costs a header check and one
- * lookup, and an address that keeps presenting unknown keys is refused without even that. Without an
- * `Authorization` header, the dashboard's session cookie stands for the key it was opened with.
+ * lookup. A valid key is answered whatever the address did before; an unknown one counts toward its
+ * address's limit (401, then 429). Without an `Authorization` header, the dashboard's session cookie
+ * stands for the key it was opened with.
  */
 export function authenticate(keys: PrincipalCache, failures: KeyFailureLimiter, sessions: SessionAuth) {
   return async (ctx: Context, next: Next) => {
@@ -70,11 +71,9 @@ export function authenticate(keys: PrincipalCache, failures: KeyFailureLimiter, 
     }
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw unauthorized('missing API key: send Authorization: Bearer <key>, or sign in (POST /api/sessions)');
-    const address = clientAddressOf(ctx);
-    await failures.check(address);
     const principal = await keys.find(match[1]!);
     if (!principal) {
-      await failures.failed(address, match[1]!);
+      await failures.failed(clientAddressOf(ctx), match[1]!);
       throw unauthorized('unknown or revoked API key');
     }
     ctx.state.principal = principal;

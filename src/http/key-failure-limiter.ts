@@ -8,10 +8,12 @@ const WINDOW_SECONDS = 60;
 export const keyPrefix = (secret: string) => secret.slice(0, 8);
 
 /**
- * Failed key attempts per client address: after `perMinute` unknown keys in a minute the address gets 429
- * `rate_limited` for the rest of the minute, before any key is looked up. Requests with a valid key do not
- * count. Each failure is logged with the address and the key's prefix until the address is limited; then one
- * line says so.
+ * Failed credential attempts (unknown API keys, sessions no one opened) per client address: past `perMinute`
+ * failures in a minute, a FAILED attempt from the address is answered 429 `rate_limited` instead of 401.
+ * A valid credential is always looked up and always answered normally, even from a limited address: the
+ * address may be a shared NAT or the proxy, and keys are 256-bit, so the limit is for noise and log volume,
+ * not for guessing. Each failure is logged with the address and the key's prefix until the address is
+ * limited; then one line says so.
  */
 export class KeyFailureLimiter {
   private readonly failures: RateLimiterMemory;
@@ -23,12 +25,7 @@ export class KeyFailureLimiter {
     this.failures = new RateLimiterMemory({ points: perMinute, duration: WINDOW_SECONDS });
   }
 
-  /** Throws 429 while the address is limited. */
-  async check(address: string): Promise<void> {
-    const state = await this.failures.get(address);
-    if (state && state.consumedPoints >= this.perMinute) throw limited(state.msBeforeNext);
-  }
-
+  /** Counts an unknown key; throws 429 when the address is past its limit (the caller answers 401 otherwise). */
   async failed(address: string, secret: string): Promise<void> {
     await this.count(address, 'unknown API key refused', { keyPrefix: keyPrefix(secret) });
   }
@@ -38,23 +35,18 @@ export class KeyFailureLimiter {
     await this.count(address, 'unknown session refused', {});
   }
 
-  /** A webhook delivery whose signature did not verify counts like an unknown key. */
-  async signatureFailed(address: string, serviceId: string): Promise<void> {
-    await this.count(address, 'webhook signature refused', { serviceId });
-  }
-
   private async count(address: string, what: string, fields: Record<string, string>): Promise<void> {
     const state = await this.failures.penalty(address);
     if (state.consumedPoints < this.perMinute) this.log.warn(what, { address, ...fields });
     else if (state.consumedPoints === this.perMinute) {
       this.log.warn(`${what}: too many failures, address limited`, { address, ...fields, seconds: Math.ceil(state.msBeforeNext / 1000) });
     }
+    if (state.consumedPoints > this.perMinute) throw rateLimited(state.msBeforeNext, 'too many requests with unknown API keys from this address');
   }
 }
 
-function limited(msBeforeNext: number) {
+/** 429 with `Retry-After`, for a failed attempt from an address or to a target past its limit. */
+export function rateLimited(msBeforeNext: number, what: string, headers: Record<string, string> = {}) {
   const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
-  return new HttpError(429, 'rate_limited', `too many requests with unknown API keys or bad signatures from this address; retry in ${seconds} s`, [], {
-    'Retry-After': String(seconds),
-  });
+  return new HttpError(429, 'rate_limited', `${what}; retry in ${seconds} s`, [], { 'Retry-After': String(seconds), ...headers });
 }

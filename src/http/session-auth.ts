@@ -37,11 +37,9 @@ export class SessionAuth {
 
   async principalOf(ctx: Context): Promise<Principal> {
     const token = sessionTokenOf(ctx)!;
-    const address = clientAddressOf(ctx);
-    await this.failures.check(address);
     const session = await this.store.touch(token, await this.lifetime());
     // A token no session ever had is guessed: it counts like an unknown key. An ended session does not.
-    if (session === null) await this.failures.sessionFailed(address);
+    if (session === null) await this.failures.sessionFailed(clientAddressOf(ctx));
     const found = session === 'ended' ? null : session;
     const principal = found && (await this.keys.findByHash(found.keyHash));
     if (!found || !principal) {

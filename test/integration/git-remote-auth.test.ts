@@ -33,7 +33,9 @@ t.test('the Git remote: only the smart protocol, only source services, wrong key
   const limited = await get(`/git/${svc.id}.git/info/refs?service=git-upload-pack`, basic('slw_wrong-again'));
   t.equal(limited.status, 429, 'the address is limited after three unknown keys');
   t.ok(limited.headers.get('retry-after'));
-  t.equal((await s.call('GET', '/api/projects', { key: 'slw_other' })).status, 429, 'and the API shares the limit');
+  t.equal((await get(`/git/${svc.id}.git/info/refs?service=git-receive-pack`)).status, 200, 'a valid key is still served from the limited address');
+  t.equal((await s.call('GET', '/api/projects', { key: 'slw_other' })).status, 429, 'and the API shares the limit for unknown keys');
+  t.equal((await s.call('GET', '/api/projects')).status, 200, 'not for a valid one');
 });
 
 t.test('a push larger than SLIPWAY_GIT_PUSH_LIMIT_MB is refused while it arrives; a small one is stored', async (t) => {

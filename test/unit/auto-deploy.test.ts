@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import t from 'tap';
-import { autoDeploy, decideConfigure, decideRecordDelivery, decideRotate, DELIVERY_IDS_KEPT } from '../../commands/auto-deploy/aggregate.js';
+import { autoDeploy, decideConfigure, decideDelivery, decideRecordDelivery, decideRotate, replayOf, webhookDeploymentId, type VerifiedDelivery } from '../../commands/auto-deploy/aggregate.js';
 import { DEFAULT_SKIP_KEYWORDS, type AutoDeploySettings, type WebhookDelivery } from '../../commands/auto-deploy/events.js';
 import { decidePush, type PushedRef } from '../../commands/auto-deploy/push-verdict.js';
 import { readHookMessage } from '../../src/http/hooks/payloads.js';
@@ -48,9 +48,31 @@ t.test('the aggregate: the secret made once, saves without change record nothing
   t.match(decideRecordDelivery(once, 'svc', { ...delivery(1), deliveryId: null, bodyDigest: 'digest8' })[0]!.data, { verdict: 'deployed' }, 'another body, no id');
   const rejected = decideRecordDelivery(state, 'svc', delivery(2, 'rejected:signature')).reduce(autoDeploy.evolve, state);
   t.match(decideRecordDelivery(rejected, 'svc', delivery(2))[0]!.data, { verdict: 'deployed' }, 'a rejected delivery’s id does not block the real one');
-  let many = state;
-  for (let i = 0; i < DELIVERY_IDS_KEPT + 5; i++) many = autoDeploy.evolve(many, decideRecordDelivery(many, 'svc', delivery(i, 'skipped:branch'))[0]!);
-  t.equal(many.seenDeliveryIds.length, DELIVERY_IDS_KEPT * 2, 'ids and digests of the last deliveries');
+});
+
+t.test('accepted deliveries are remembered 30 days, however many there are; older bodies still never queue twice', async (t) => {
+  const state = decideConfigure(autoDeploy.initial, owner, settings, 'enc:one').reduce(autoDeploy.evolve, autoDeploy.initial);
+  const day = 24 * 60 * 60 * 1000;
+  const start = Date.parse('2026-01-01T00:00:00Z');
+  const at = (days: number, plusMs = 0) => new Date(start + days * day + plusMs).toISOString();
+  const delivery = (n: number, when: string, verdict = 'skipped:branch'): WebhookDelivery => ({ provider: 'github', event: 'push', deliveryId: `d${n}`, bodyDigest: `digest${n}`, commitSha: null, verdict, deploymentId: null, at: when });
+  let busy = state;
+  // 5,000 deliveries in the first hour: more than the 2,000 the memory used to keep.
+  for (let i = 0; i < 5000; i++) busy = autoDeploy.evolve(busy, decideRecordDelivery(busy, 'svc', delivery(i, at(0, i)))[0]!);
+  t.match(decideRecordDelivery(busy, 'svc', delivery(0, at(29)))[0]!.data, { verdict: 'duplicate' }, 'the first of 5,000, replayed 29 days later');
+  t.match(decideRecordDelivery(busy, 'svc', { ...delivery(9999, at(29)), bodyDigest: 'digest1' })[0]!.data, { verdict: 'duplicate' }, 'its body under a new id, 29 days later');
+  t.equal(replayOf(busy, { ...delivery(0, at(31)), verdict: 'received' }), null, '31 days later the id is forgotten');
+  const later = autoDeploy.evolve(busy, decideRecordDelivery(busy, 'svc', delivery(6000, at(31)))[0]!);
+  t.equal(later.seenDeliveries.length, 2, 'and a delivery recorded then drops the old ones from the state');
+
+  const push: VerifiedDelivery = { provider: 'github', event: 'push', deliveryId: 'old', bodyDigest: 'digest-old', message: { kind: 'push', push: { ref: 'refs/heads/main', after: 'a'.repeat(40), headMessage: 'x', files: null } }, at: at(0) };
+  const deployed = decideDelivery(state, 'svc', 'main', push, false);
+  t.match(deployed[0]!.data, { verdict: 'deployed', deploymentId: webhookDeploymentId('svc', 'digest-old') }, 'the deployment id derives from the body');
+  t.equal(webhookDeploymentId('svc', 'digest-old'), webhookDeploymentId('svc', 'digest-old'));
+  t.not(webhookDeploymentId('svc', 'digest-old'), webhookDeploymentId('svc2', 'digest-old'), 'and the service');
+  const forgotten = decideDelivery(state, 'svc', 'main', { ...push, at: at(400) }, true);
+  t.match(forgotten[0]!.data, { verdict: 'duplicate', deploymentId: null }, 'a body older than the memory whose deployment exists: duplicate');
+  t.match(decideDelivery(state, 'svc', 'main', { ...push, message: { kind: 'ping' } }, false)[0]!.data, { verdict: 'pong' });
 });
 
 t.test('signatures: each scheme, over the exact bytes', async (t) => {

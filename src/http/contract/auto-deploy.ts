@@ -101,7 +101,7 @@ export const autoDeployApi = {
     tag: 'Auto-deploy',
     summary: 'A Git host’s webhook delivery',
     description:
-      'Authenticated by the provider’s signature over the raw body (up to 25 MB), checked before the body is parsed: github `X-Hub-Signature-256: sha256=<hex HMAC-SHA256>`; gitea `X-Gitea-Signature` or `X-Forgejo-Signature` (hex HMAC-SHA256); gitlab `X-Gitlab-Token` equal to the secret, or Standard Webhooks `webhook-signature: v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; bitbucket `X-Hub-Signature: sha256=<hex>`; generic `X-Slipway-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`, refused when `t` is more than 5 minutes away. A signature that does not verify is answered 401 and counts toward the address’s limit of failed keys. A push to the branch (or a tag matching `tagPattern`) queues a deployment of exactly the pushed commit (202); a delivery id seen before is answered `{ duplicate: true }`; a ping `{ pong: true }`; anything else `{ skipped: <why> }`. A push that arrives while the previous pushed deployment is still queued replaces it (that one ends `canceled`, naming the newer commit).',
+      'Authenticated by the provider’s signature over the raw body (up to 25 MB), checked before the body is parsed: github `X-Hub-Signature-256: sha256=<hex HMAC-SHA256>`; gitea `X-Gitea-Signature` or `X-Forgejo-Signature` (hex HMAC-SHA256); gitlab `X-Gitlab-Token` equal to the secret, or Standard Webhooks `webhook-signature: v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`; bitbucket `X-Hub-Signature: sha256=<hex>`; generic `X-Slipway-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`, refused when `t` is more than 5 minutes away. A delivery whose signature does not verify, to a service id that does not exist or has no auto-deploy, is answered 401 (all alike) and counts toward limits of refused deliveries per address and per service (then 429); a correctly signed delivery is never refused by them. At most 2 bodies per service are received at once (a third gets 503); a body must keep coming (10 s without a byte, or 30 s in all: 408). A push to the branch (or a tag matching `tagPattern`) queues a deployment of exactly the pushed commit (202); a delivery whose id or body was accepted in the last 30 days, or whose body queued a deployment before, is answered `{ duplicate: true }`; a ping `{ pong: true }`; anything else `{ skipped: <why> }`. A push that arrives while the previous pushed deployment is still queued replaces it (that one ends `canceled`, naming the newer commit).',
     access: 'public',
     headers: z.object({
       'X-Hub-Signature-256': z.string().optional().meta({ description: 'github' }),
@@ -129,6 +129,6 @@ export const autoDeployApi = {
       z.object({ skipped: z.enum(SKIP_REASONS) }),
     ]),
     acceptedResponse: z.object({ deploymentId: id }),
-    errors: [400, 401, 413, 429, 503],
+    errors: [400, 401, 408, 413, 429, 503],
   }),
 };

@@ -53,11 +53,9 @@ export function gitRoutes(app: Slipway, keys: PrincipalCache, failures: KeyFailu
 
     const secret = basicPassword(ctx.get('authorization'));
     if (!secret) throw askForKey('an API key is needed: use it as the password of the remote (any user name)');
-    const address = clientAddressOf(ctx);
-    await failures.check(address);
     const principal: Principal | null = await keys.find(secret);
     if (!principal) {
-      await failures.failed(address, secret);
+      await failures.failed(clientAddressOf(ctx), secret);
       throw askForKey('unknown or revoked API key');
     }
     const service = await serviceAt(app, path);

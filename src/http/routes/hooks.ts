@@ -2,67 +2,75 @@ import { createHash } from 'node:crypto';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { ZodError } from 'zod';
-import { isReplay, type AutoDeployState } from '../../../commands/auto-deploy/aggregate.js';
+import { acceptDelivery } from '../../../commands/auto-deploy/accept-delivery.js';
 import { HOOK_PROVIDERS, type HookProvider, type WebhookDelivery } from '../../../commands/auto-deploy/events.js';
-import { autoDeployState, cancelDuplicate, openSecret, recordDelivery, supersedeQueued } from '../../../commands/auto-deploy/handlers.js';
-import { decidePush } from '../../../commands/auto-deploy/push-verdict.js';
-import { queueDeployment } from '../../../commands/deployment/handlers.js';
+import { autoDeployState, openSecret, recordDelivery } from '../../../commands/auto-deploy/handlers.js';
 import type { CommandContext } from '../../../commands/shared/command-context.js';
-import { latest } from '../../../commands/shared/execute.js';
 import { findService } from '../../../projections/service-queries.js';
 import type { Slipway } from '../../slipway.js';
 import { isId } from '../auth.js';
 import { clientAddressOf } from '../client-address.js';
 import { autoDeployApi } from '../contract/auto-deploy.js';
 import { route } from '../contract/endpoint.js';
-import { HttpError, unauthorized } from '../errors.js';
+import { HttpError } from '../errors.js';
+import type { DeliveryFailureLimiter } from '../hooks/delivery-failure-limiter.js';
 import { readHookMessage } from '../hooks/payloads.js';
-import { readRawBody } from '../hooks/raw-body.js';
+import type { HookBodyReader } from '../hooks/raw-body.js';
 import { checkSignature, type HeaderOf } from '../hooks/signatures.js';
 import { parseJsonText } from '../json-body.js';
-import type { KeyFailureLimiter } from '../key-failure-limiter.js';
 
 const ACTOR = 'system:webhook';
 /** Forgejo is Gitea's fork and signs the same way. */
 const providerOf = (name: string): HookProvider | null => (name === 'forgejo' ? 'gitea' : (HOOK_PROVIDERS as readonly string[]).includes(name) ? (name as HookProvider) : null);
 
-/** One answer for every delivery that is not signed with the service's secret, whatever the cause. */
-const notSigned = () => unauthorized('the delivery is not signed with this service’s webhook secret');
+/**
+ * One answer for every delivery that is not signed with the service's secret, whatever the cause. The
+ * connection is closed after it: a body that was not read is not waited for, and every refusal looks alike.
+ */
+const notSigned = () => new HttpError(401, 'unauthorized', 'the delivery is not signed with this service’s webhook secret', [], { Connection: 'close' });
+
+/** The service a delivery names, when it has auto-deploy and a secret that still opens. */
+async function hookTarget(app: Slipway, cmd: CommandContext, serviceId: string) {
+  if (!isId(serviceId)) return null;
+  const state = await autoDeployState(cmd, serviceId);
+  const service = state.settings ? await findService(app.db, serviceId) : null;
+  const secret = state.secret && service ? await openSecret(cmd, state.secret) : null;
+  return state.settings && service && secret ? { provider: state.settings.provider, branch: service.branch, secret } : null;
+}
 
 /**
  * `POST /api/hooks/:serviceId/:provider`: no key; the provider's signature over the raw bytes is checked
- * before anything of the body is parsed, and every failure counts toward the address's limit like an unknown key.
+ * before anything of the body is parsed. A service id without auto-deploy (or the wrong provider's route) is
+ * refused like a bad signature, without reading the body; refusals count in their own limiter. The route
+ * authenticates, parses and maps; what a verified delivery does is `acceptDelivery`'s.
  */
-export function hookRoutes(router: Router, app: Slipway, failures: KeyFailureLimiter) {
+export function hookRoutes(router: Router, app: Slipway, failures: DeliveryFailureLimiter, bodies: HookBodyReader) {
   route(router, autoDeployApi.hook, async (ctx: Context) => {
     const serviceId = ctx.params.serviceId!;
     const named = providerOf(ctx.params.provider!);
     const address = clientAddressOf(ctx);
-    await failures.check(address);
     const cmd = app.commandContext(ACTOR);
-    const state: AutoDeployState | null = isId(serviceId) && named ? await autoDeployState(cmd, serviceId) : null;
-    const service = state?.settings ? await findService(app.db, serviceId) : null;
-    const secret = state?.secret && service ? await openSecret(cmd, state.secret) : null;
-    if (!state?.settings || !service || !secret || !named) {
-      await failures.signatureFailed(address, serviceId);
+    const target = named ? await hookTarget(app, cmd, serviceId) : null;
+    const at = new Date().toISOString();
+    // A refusal is recorded in the service's delivery list without holding the answer back, so every refusal
+    // is answered alike, whether or not the service id has auto-deploy.
+    const recordRefusal = (reason: string) => {
+      if (!target) return;
+      const refused = { provider: target.provider, at, event: null, deliveryId: null, bodyDigest: null, commitSha: null, verdict: `rejected:${reason}`, deploymentId: null };
+      recordDelivery(cmd, serviceId, refused).catch((error: unknown) => app.log.error('could not record a refused webhook delivery', { serviceId, error: String(error) }));
+    };
+    if (!target || named !== target.provider) {
+      await failures.refused(address, serviceId);
+      recordRefusal('provider');
       throw notSigned();
     }
-    const settings = state.settings;
-    const provider = settings.provider;
+    const provider = target.provider;
     const header: HeaderOf = (name) => ctx.get(name);
-    const body = await readRawBody(ctx);
-    // Settled, so the deliveries list answers with this one as soon as the sender has its answer.
-    const record = async (delivery: Omit<WebhookDelivery, 'provider' | 'at'>) => {
-      const recorded = await recordDelivery(cmd, serviceId, { provider, at: new Date().toISOString(), ...delivery });
-      await app.settle(recorded.position);
-      return recorded;
-    };
-    const rejected = (why: string) => ({ event: null, deliveryId: null, bodyDigest: null, commitSha: null, verdict: `rejected:${why}`, deploymentId: null });
-
-    const check = named === provider ? checkSignature(provider, header, secret, body) : ({ ok: false, reason: 'provider' } as const);
+    const body = await bodies.read(ctx.req, serviceId);
+    const check = checkSignature(provider, header, target.secret, body);
     if (!check.ok) {
-      await record(rejected(check.reason));
-      await failures.signatureFailed(address, serviceId);
+      await failures.refused(address, serviceId);
+      recordRefusal(check.reason);
       throw notSigned();
     }
 
@@ -71,59 +79,17 @@ export function hookRoutes(router: Router, app: Slipway, failures: KeyFailureLim
       message = readHookMessage(provider, header, ctx.is('json') || ctx.is('+json') ? parseJsonText(body.toString('utf8')) : undefined);
     } catch (error) {
       if (!(error instanceof ZodError) && !(error instanceof HttpError)) throw error;
-      await record(rejected('malformed'));
-      const message = `the delivery is not a ${provider} webhook payload Slipway reads (JSON, shaped as the provider documents it)`;
-      throw new HttpError(400, 'validation_failed', message, [{ path: '(body)', message }]);
+      const malformed: WebhookDelivery = { provider, at, event: null, deliveryId: null, bodyDigest: null, commitSha: null, verdict: 'rejected:malformed', deploymentId: null };
+      await app.settle((await recordDelivery(cmd, serviceId, malformed)).position);
+      const text = `the delivery is not a ${provider} webhook payload Slipway reads (JSON, shaped as the provider documents it)`;
+      throw new HttpError(400, 'validation_failed', text, [{ path: '(body)', message: text }]);
     }
-    const { event, deliveryId } = message;
-    const commitSha = message.kind === 'push' ? message.push.after : null;
     const bodyDigest = createHash('sha256').update(body).digest('hex');
-    const base = { event, deliveryId, bodyDigest, commitSha, deploymentId: null };
-
-    if (isReplay(state, { ...base, verdict: 'received' })) {
-      await record({ ...base, verdict: 'duplicate' });
-      ctx.body = { duplicate: true };
-      return;
-    }
-    if (message.kind !== 'push') {
-      const pong = message.kind === 'ping';
-      await record({ ...base, verdict: pong ? 'pong' : 'skipped:event' });
-      ctx.body = pong ? { pong: true } : { skipped: 'event' };
-      return;
-    }
-    const verdict = decidePush(settings, service.branch, message.push);
-    if ('skipped' in verdict) {
-      await record({ ...base, verdict: `skipped:${verdict.skipped}` });
-      ctx.body = { skipped: verdict.skipped };
-      return;
-    }
-    const { deploymentId, position } = await deployPush(cmd, serviceId, commitSha!, (id) => record({ ...base, verdict: 'deployed', deploymentId: id }));
+    const verified = { provider, event: message.event, deliveryId: message.deliveryId, bodyDigest, message, at };
+    const { outcome, position } = await acceptDelivery(cmd, serviceId, target.branch, verified);
+    // Settled, so the deliveries list and the deployment answer with this one as soon as the sender has its answer.
     await app.settle(position);
-    if (deploymentId === null) {
-      ctx.body = { duplicate: true };
-      return;
-    }
-    ctx.status = 202;
-    ctx.body = { deploymentId };
+    if ('deploymentId' in outcome) ctx.status = 202;
+    ctx.body = outcome;
   });
-}
-
-/**
- * Queues the pushed commit, records the delivery, then replaces the previous pushed deployment if it is still
- * queued. A copy of the delivery recorded first meanwhile makes this one a duplicate: its deployment is canceled.
- */
-async function deployPush(
-  cmd: CommandContext,
-  serviceId: string,
-  commitSha: string,
-  recordDeployed: (deploymentId: string) => ReturnType<typeof recordDelivery>,
-): Promise<{ deploymentId: string | null; position: string | null }> {
-  const queued = await queueDeployment(cmd, serviceId, { kind: 'deploy', trigger: 'webhook', releaseId: null, config: 'current', commitSha });
-  const { recorded, previousPushDeploymentId: previous, position } = await recordDeployed(queued.id);
-  if (recorded.verdict === 'duplicate') {
-    const canceled = await cancelDuplicate(cmd, queued.id);
-    return { deploymentId: null, position: latest(queued.position, position, canceled.position) };
-  }
-  const superseded = previous && previous !== queued.id ? await supersedeQueued(cmd, previous, { deploymentId: queued.id, commitSha }) : null;
-  return { deploymentId: queued.id, position: latest(queued.position, position, superseded?.position ?? null) };
 }

@@ -23,12 +23,10 @@ const present = (principal: Principal, csrfToken: string, settings: { sessionIdl
 /** `POST /api/sessions`: no key in the header, the key in the body; unknown keys count like any other. */
 export function signInRoutes(router: Router, app: Slipway, keys: PrincipalCache, failures: KeyFailureLimiter, sessions: SessionAuth) {
   route(router, sessionsApi.create, async (ctx: Context) => {
-    const address = clientAddressOf(ctx);
-    await failures.check(address);
     const { key } = parseInput(sessionsApi.create.body, ctx.request.body ?? {});
     const principal = await keys.find(key);
     if (!principal) {
-      await failures.failed(address, key);
+      await failures.failed(clientAddressOf(ctx), key);
       throw unauthorized('unknown or revoked API key');
     }
     const opened = await sessions.store.open(hashApiKeySecret(key));
