@@ -1,4 +1,4 @@
-import { chmodSync, constants, createWriteStream, lstatSync, mkdirSync, writeFileSync, type WriteStream } from 'node:fs';
+import { chmodSync, constants, createWriteStream, lstatSync, mkdirSync, renameSync, writeFileSync, type WriteStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 
 /*
@@ -46,4 +46,24 @@ export async function openPrivateFile(path: string): Promise<OpenedFile | null> 
     throw new Error(`${path} is not a regular file`);
   }
   return { handle, size: stats.size };
+}
+
+/**
+ * The JSON kept at `path`, or, when nothing is there yet, what `create` makes, written aside (0600) and renamed
+ * into place: a crash leaves the old file or the new one, never half of one.
+ */
+export async function privateJson<T>(path: string, schema: { parse(data: unknown): T }, create: () => Promise<T>): Promise<T> {
+  const opened = await openPrivateFile(path);
+  if (opened) {
+    try {
+      return schema.parse(JSON.parse((await opened.handle.readFile()).toString('utf8')));
+    } finally {
+      await opened.handle.close();
+    }
+  }
+  const created = await create();
+  const aside = `${path}.${process.pid}.new`;
+  writePrivateFile(aside, JSON.stringify(created));
+  renameSync(aside, path);
+  return created;
 }

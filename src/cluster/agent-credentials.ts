@@ -1,8 +1,7 @@
-import { renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { createAuthority, issueServerCertificate, type PemKeyPair } from '../engines/tls-authority.js';
-import { openPrivateFile, writePrivateFile } from '../private-files.js';
+import { privateJson } from '../private-files.js';
 
 /** The name in the agents' certificate: Slipway dials nodes by address and checks this name instead. */
 export const AGENT_NAME = 'slipway-agent';
@@ -20,25 +19,12 @@ export type AgentCredentials = z.infer<typeof stored>;
 const FILE = 'cluster-agent.json';
 
 /** The credentials in the data directory, created (0600) on first use. */
-export async function agentCredentials(dataDir: string): Promise<AgentCredentials> {
-  const path = join(dataDir, FILE);
-  const opened = await openPrivateFile(path);
-  if (opened) {
-    try {
-      return stored.parse(JSON.parse((await opened.handle.readFile()).toString('utf8')));
-    } finally {
-      await opened.handle.close();
-    }
-  }
-  const authority: PemKeyPair = await createAuthority('Slipway cluster agents');
-  const created: AgentCredentials = {
-    authority,
-    agent: await issueServerCertificate(authority, { dnsNames: [AGENT_NAME], ipAddresses: [] }),
-    slipway: await issueServerCertificate(authority, { dnsNames: ['slipway'], ipAddresses: [] }, undefined, 'client'),
-  };
-  // Written aside and renamed: a crash leaves the old file or the new one, never half of one.
-  const aside = `${path}.${process.pid}.new`;
-  writePrivateFile(aside, JSON.stringify(created));
-  renameSync(aside, path);
-  return created;
-}
+export const agentCredentials = (dataDir: string): Promise<AgentCredentials> =>
+  privateJson(join(dataDir, FILE), stored, async () => {
+    const authority: PemKeyPair = await createAuthority('Slipway cluster agents');
+    return {
+      authority,
+      agent: await issueServerCertificate(authority, { dnsNames: [AGENT_NAME], ipAddresses: [] }),
+      slipway: await issueServerCertificate(authority, { dnsNames: ['slipway'], ipAddresses: [] }, undefined, 'client'),
+    };
+  });
