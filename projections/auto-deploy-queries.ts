@@ -49,3 +49,25 @@ export async function listWebhookDeliveries(db: SqlExecutor, serviceId: string):
     at: new Date(r.at).toISOString(),
   }));
 }
+
+export interface AcceptedDelivery {
+  serviceId: string;
+  deploymentId: string;
+  commitSha: string;
+}
+
+/**
+ * Deliveries recorded `deployed` in the last day whose deployment was never queued (the append after the record
+ * failed and the Git host did not redeliver), of services that still exist.
+ */
+export async function acceptedDeliveriesNotQueued(db: SqlExecutor): Promise<AcceptedDelivery[]> {
+  const { rows } = await db.query<{ service_id: string; deployment_id: string; commit_sha: string }>(
+    `select w.service_id, w.deployment_id, w.commit_sha from rm_webhook_deliveries w
+      where w.verdict = 'deployed' and w.deployment_id is not null and w.commit_sha is not null
+        and w.at > now() - interval '1 day'
+        and exists (select 1 from rm_services s where s.id = w.service_id)
+        and not exists (select 1 from rm_deployments d where d.id = w.deployment_id)
+      order by w.at`,
+  );
+  return rows.map((r) => ({ serviceId: r.service_id, deploymentId: r.deployment_id, commitSha: r.commit_sha }));
+}

@@ -10,7 +10,8 @@ export type DeliveryOutcome = { duplicate: true } | { pong: true } | { skipped: 
 /**
  * A verified delivery, exactly once: it is recorded first (with the deployment id derived from its body), and
  * only then is that deployment queued, with `no_stream`. A failure between the two is repaired by the
- * redelivery: it is recorded `duplicate` of the accepted one and queues the same id, which exists at most once.
+ * redelivery (it is recorded `duplicate` of the accepted one and queues the same id, which exists at most once)
+ * or, without one, by the deployer's periodic reconcile.
  * Two copies at once are ordered by the service's stream: one is `deployed`, the other `duplicate`.
  */
 export async function acceptDelivery(
@@ -33,14 +34,14 @@ export async function acceptDelivery(
   const push = delivery.message.kind === 'push' ? delivery.message.push : null;
 
   if (verdict === 'deployed' && push?.after) {
-    const queued = await queueDeploymentOnce(ctx, deploymentId, serviceId, webhookRequest(push.after));
+    const queued = await queueAcceptedDelivery(ctx, serviceId, deploymentId, push.after);
     const previous = decidedOn.previousPushDeploymentId;
     const superseded = previous && previous !== deploymentId ? await supersedeQueued(ctx, previous, { deploymentId, commitSha: push.after }) : null;
     return { outcome: { deploymentId }, position: latest(position, queued.position, superseded?.position ?? null) };
   }
   if (verdict === 'duplicate' && push?.after && decidedOn.original?.deploymentId === deploymentId) {
     // The accepted copy may have failed before its deployment was queued: queue it now (a no-op if it was).
-    const queued = await queueDeploymentOnce(ctx, deploymentId, serviceId, webhookRequest(push.after));
+    const queued = await queueAcceptedDelivery(ctx, serviceId, deploymentId, push.after);
     return { outcome: { duplicate: true }, position: latest(position, queued.position) };
   }
   if (verdict === 'pong') return { outcome: { pong: true }, position };
@@ -48,4 +49,9 @@ export async function acceptDelivery(
   return { outcome: { duplicate: true }, position };
 }
 
-const webhookRequest = (commitSha: string) => ({ kind: 'deploy' as const, trigger: 'webhook' as const, releaseId: null, config: 'current' as const, commitSha });
+/**
+ * Queues the deployment an accepted delivery was recorded with; a no-op once it exists. Besides the redelivery,
+ * the deployer's periodic reconcile calls it for accepted deliveries whose deployment was never queued.
+ */
+export const queueAcceptedDelivery = (ctx: CommandContext, serviceId: string, deploymentId: string, commitSha: string) =>
+  queueDeploymentOnce(ctx, deploymentId, serviceId, { kind: 'deploy', trigger: 'webhook', releaseId: null, config: 'current', commitSha });

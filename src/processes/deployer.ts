@@ -25,6 +25,8 @@ import { watchesToResume } from './release-watch-resume.js';
 import { swarmServiceName } from '../cluster/cluster-router.js';
 import { removeOverlay, removeService } from '../cluster/swarm-updates.js';
 import { emptyRegistryOf } from './registry-pruning.js';
+import { queueAcceptedDelivery } from '../../commands/auto-deploy/accept-delivery.js';
+import { acceptedDeliveriesNotQueued } from '../../projections/auto-deploy-queries.js';
 import { watchSwarmRelease } from '../cluster/swarm-watch.js';
 import { discardInterruptedBuilds } from './interrupted-builds.js';
 import { stopStoppedRelease, stoppedOnRequest } from './service-stop.js';
@@ -130,6 +132,7 @@ export class Deployer implements Reactor {
 
   async reconcile() {
     if (!this.started || this.stopping) return;
+    await this.queueAcceptedDeliveries();
     this.kick();
     for (const d of await listUnfinishedDeployments(this.deps.db)) {
       const run = this.active.get(d.id);
@@ -141,6 +144,17 @@ export class Deployer implements Reactor {
           complete: 'Slipway lost track of this run after it had switched its route; it is complete',
         });
       }
+    }
+  }
+
+  /** A webhook delivery recorded `deployed` whose deployment's append failed still deploys, once. */
+  private async queueAcceptedDeliveries() {
+    for (const d of await acceptedDeliveriesNotQueued(this.deps.db)) {
+      const queued = await queueAcceptedDelivery(this.deps.cmd, d.serviceId, d.deploymentId, d.commitSha).catch((error: unknown) => {
+        this.logger.warn('an accepted webhook delivery could not be queued', { serviceId: d.serviceId, deploymentId: d.deploymentId, error: String(error) });
+        return null;
+      });
+      if (queued?.queued) this.logger.info('queued the deployment of an accepted webhook delivery', { serviceId: d.serviceId, deploymentId: d.deploymentId });
     }
   }
 

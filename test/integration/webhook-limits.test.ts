@@ -7,7 +7,8 @@ import { waitFor } from '../helpers/net.js';
 import { startTestServer } from '../helpers/test-server.js';
 import { deliver, genericPush, githubPush, type Delivery } from '../helpers/webhooks.js';
 
-const s = await startTestServer({ SLIPWAY_KEY_FAILURES_PER_MINUTE: '20', SLIPWAY_LOG: 'json' });
+// The periodic reconcile is called by the test itself, so a failure stays visible until it is.
+const s = await startTestServer({ SLIPWAY_KEY_FAILURES_PER_MINUTE: '20', SLIPWAY_LOG: 'json', SLIPWAY_RECONCILE_INTERVAL: '3600' });
 t.teardown(() => s.close());
 const project = await createProject(s, 'Hook limits');
 const port = Number(new URL(s.url).port);
@@ -166,4 +167,20 @@ t.test('every delivery deploys exactly once: copies at once, and a redelivery af
   t.equal(again.status, 202, 'the redelivery is accepted');
   const all = await deploymentsOf(h.id);
   t.equal(all.filter((d) => d.commitSha === sha(12)).length, 1, 'and deploys the commit once');
+
+  const unrepeated = failOnce((streamId, types) => streamId.startsWith('deployment-') && types.includes('DeploymentQueued'));
+  const fourth = githubPush(h.secret, 'refs/heads/main', sha(0), [{ id: sha(13), message: 'w' }], 'copy-4');
+  t.ok((await post(h.path, fourth)).status >= 500 && unrepeated.state.failed, 'queueing failed after the record, and no redelivery comes');
+  unrepeated.restore();
+  const recorded = async () =>
+    ((await s.call('GET', `/api/services/${h.id}/auto-deploy/deliveries`)).body.deliveries as Record<string, any>[]).find((d) => d.deliveryId === 'copy-4' && d.verdict === 'deployed');
+  for (const deadline = Date.now() + 30_000; !(await recorded()) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 100));
+  t.equal((await deploymentsOf(h.id)).filter((d) => d.commitSha === sha(13)).length, 0, 'nothing queued yet');
+  await s.app.deployer!.reconcile();
+  await s.app.deployer!.reconcile();
+  const repairedOnes = async () => (await deploymentsOf(h.id)).filter((d) => d.commitSha === sha(13));
+  for (const deadline = Date.now() + 10_000; (await repairedOnes()).length === 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 100));
+  const repaired = await repairedOnes();
+  t.equal(repaired.length, 1, 'the periodic reconcile queues it, once');
+  t.equal(repaired[0]?.id, (await recorded())?.deploymentId, 'under the id the delivery was recorded with');
 });
