@@ -208,6 +208,10 @@ export function createPostgresBrowser(endpoint: EngineEndpoint, engine: 'postgre
       } catch (error) {
         throw toBrowserError(error);
       }
+      // The pool listens to idle clients only: a server ending this one between its queries (a stopped container,
+      // a terminated backend) would otherwise be an unhandled 'error' event. Its queries fail with the cause.
+      const ignore = () => undefined;
+      client.on('error', ignore);
       let stopBackstop = () => {};
       try {
         await client.query(`set statement_timeout = ${Math.max(1, Math.round(timeoutMs))}`);
@@ -239,7 +243,8 @@ export function createPostgresBrowser(endpoint: EngineEndpoint, engine: 'postgre
           .then(
             () => client.release(),
             (error: Error) => client.release(error),
-          );
+          )
+          .finally(() => client.off('error', ignore));
       }
     },
 
