@@ -141,6 +141,22 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
     return binding ? Number(binding.HostPort) : null;
   }
 
+  /**
+   * The engine sets `OOMKilled` when containerd's OOM event reaches it, which may be after the exit was seen: a
+   * container with a memory limit that ended with 137 waits up to a second for that event.
+   */
+  const killedForMemory = async (name: string, info: Docker.ContainerInspectInfo): Promise<boolean> => {
+    if (info.State.OOMKilled) return true;
+    if (info.State.ExitCode !== 137 || !(info.HostConfig.Memory && info.HostConfig.Memory > 0)) return false;
+    const since = Math.floor(Date.parse(info.State.StartedAt) / 1000);
+    return call('events', async () => {
+      const stream = await docker.getEvents({ since, until: Math.ceil(Date.now() / 1000) + 1, filters: { type: ['container'], container: [name], event: ['oom'] } });
+      let text = '';
+      for await (const chunk of stream) text += String(chunk);
+      return text.trim() !== '';
+    }).catch(() => false);
+  };
+
   const inspect = async (name: string) => {
     try {
       return await call('inspect', () => docker.getContainer(name).inspect());
@@ -360,7 +376,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
         exitCode: running ? null : info.State.ExitCode,
         restarts: info.RestartCount,
         hostPort: await publishedPort(info, internalPort),
-        oomKilled: info.State.OOMKilled === true,
+        oomKilled: running ? false : await killedForMemory(name, info),
         address,
       };
     },
