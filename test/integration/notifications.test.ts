@@ -3,6 +3,7 @@ import { REJECTED_WEBHOOK_WINDOW_MS } from '../../src/processes/notification-cau
 import { recordCertificateChange } from '../../commands/service/handlers.js';
 import { createKey, createProject, createService } from '../helpers/http-resources.js';
 import { startReceiver, startSmtpServer, verifySlipwaySignature } from '../helpers/notification-receivers.js';
+import { eventually } from '../helpers/net.js';
 import { destinationOf } from '../helpers/outbound.js';
 import { deliver, githubPush } from '../helpers/webhooks.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -263,7 +264,11 @@ t.test('a webhook delivery refused for its signature is told as webhook.rejected
 
   // A flood of forged deliveries is one message per service per 10 minutes; every one is still recorded.
   for (let i = 0; i < 5; i++) t.equal((await deliver(s.url, `/api/hooks/${service.id}/github`, forged)).status, 401);
-  const refused = (await s.call('GET', `/api/services/${service.id}/auto-deploy/deliveries`)).body.deliveries as { verdict: string; at: string }[];
+  // Refusals are recorded after the answer: wait for all six.
+  const refused = await eventually(
+    async () => (await s.call('GET', `/api/services/${service.id}/auto-deploy/deliveries`)).body.deliveries as { verdict: string; at: string }[],
+    (d) => d.length >= 6,
+  );
   t.same(refused.map((d) => d.verdict), Array(6).fill('rejected:signature'), 'all six recorded');
   const windows = new Set(refused.map((d) => Math.floor(Date.parse(d.at) / REJECTED_WEBHOOK_WINDOW_MS))).size;
   await new Promise((r) => setTimeout(r, 1500));
