@@ -1,6 +1,6 @@
-import { connect, type Socket } from 'node:net';
 import t from 'tap';
 import { createProject, createService } from '../helpers/api-suite.js';
+import { holdChunked, statusOfAnswer } from '../helpers/held-request.js';
 import { startTestServer } from '../helpers/test-server.js';
 import { deliver, genericPush } from '../helpers/webhooks.js';
 
@@ -18,20 +18,8 @@ async function hooked(name: string) {
   return { secret: r.body.autoDeploy.secret as string, path: `/api/hooks/${svc.id}/generic` };
 }
 
-/** A raw chunked hook request that sends its head and one chunk, then only what the test writes. */
-function chunked(path: string): { socket: Socket; answer: Promise<string> } {
-  const socket = connect(port, '127.0.0.1');
-  socket.on('error', () => undefined);
-  const answer = new Promise<string>((resolve) => {
-    let text = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (c: string) => (text += c));
-    socket.on('close', () => resolve(text));
-  });
-  socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\n`);
-  return { socket, answer };
-}
-const statusOf = (answer: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
+const chunked = (path: string) => holdChunked(port, path);
+const statusOf = statusOfAnswer;
 
 t.test('a body must keep coming: 408 after 10 s without a byte, or 30 s in all', async (t) => {
   const idleOne = await hooked('idle');

@@ -1,9 +1,9 @@
-import { connect, type Socket } from 'node:net';
 import { request } from 'node:http';
 import t from 'tap';
 import { createProject, createService } from '../helpers/api-suite.js';
 import { assertError } from '../helpers/http-errors.js';
 import { waitFor } from '../helpers/net.js';
+import { holdChunked, holdRequest, statusOfAnswer } from '../helpers/held-request.js';
 import { startTestServer } from '../helpers/test-server.js';
 import { deliver, genericPush, githubPush, type Delivery } from '../helpers/webhooks.js';
 
@@ -34,27 +34,9 @@ function apiFrom(localAddress: string, key: string): Promise<number> {
   });
 }
 
-interface Held {
-  socket: Socket;
-  /** The status line and body, once the server answers (or '' when it closed without one). */
-  answer: Promise<string>;
-}
-
-/** A raw connection that sends a request's head and `first` bytes of its body, then nothing unless told. */
-function hold(path: string, headers: string, first: string): Held {
-  const socket = connect(port, '127.0.0.1');
-  socket.on('error', () => undefined);
-  const answer = new Promise<string>((resolve) => {
-    let text = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (c: string) => (text += c));
-    socket.on('close', () => resolve(text));
-  });
-  socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${headers}\r\n${first}`);
-  return { socket, answer };
-}
-const chunked = (path: string) => hold(path, 'Transfer-Encoding: chunked\r\n', '1\r\n{\r\n');
-const statusOf = (answer: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
+const hold = (path: string, headers: string, first: string) => holdRequest(port, path, headers, first);
+const chunked = (path: string) => holdChunked(port, path);
+const statusOf = statusOfAnswer;
 
 t.test('a service id without auto-deploy is refused like a bad signature, unread, in a limiter of its own', async (t) => {
   const h = await hooked('known');
