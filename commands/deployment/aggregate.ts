@@ -2,6 +2,7 @@ import { reasonText } from '../shared/printable.js';
 import type { Aggregate } from '../shared/aggregate.js';
 import { conflict, notFound } from '../shared/domain-error.js';
 import { parseDeploymentEvent, type DeploymentEvent, type DeploymentKind, type DeploymentTrigger, type FailureExplained, type DEPLOYMENT_SOURCES } from './events.js';
+import type { ReleaseDraft } from '../release/events.js';
 
 type DeploymentSource = (typeof DEPLOYMENT_SOURCES)[number];
 
@@ -30,6 +31,8 @@ export interface DeploymentState {
   /** What was asked for: a build, or a kept release to run. */
   request: DeploymentRequest;
   watchFailed: boolean;
+  /** The release its success carries (recorded in the release history from it). */
+  wentLive: ReleaseDraft | null;
 }
 
 const FINISHED: readonly DeploymentStatus[] = ['succeeded', 'failed', 'aborted', 'canceled', 'rolled_back'];
@@ -37,7 +40,7 @@ export const isFinished = (status: DeploymentStatus) => FINISHED.includes(status
 
 export const deployment: Aggregate<DeploymentState, DeploymentEvent> = {
   category: 'deployment',
-  initial: { status: 'none', serviceId: null, projectId: null, abortRequested: false, explained: null, request: BUILD_REQUEST, watchFailed: false },
+  initial: { status: 'none', serviceId: null, projectId: null, abortRequested: false, explained: null, request: BUILD_REQUEST, watchFailed: false, wentLive: null },
   evolve(state, event) {
     switch (event.type) {
       case 'DeploymentQueued': {
@@ -49,7 +52,7 @@ export const deployment: Aggregate<DeploymentState, DeploymentEvent> = {
       case 'DeploymentAbortRequested':
         return { ...state, abortRequested: true };
       case 'DeploymentSucceeded':
-        return { ...state, status: 'succeeded' };
+        return { ...state, status: 'succeeded', wentLive: event.data.release ?? null };
       case 'DeploymentFailed':
         return { ...state, status: 'failed' };
       case 'DeploymentAborted':

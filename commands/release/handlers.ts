@@ -1,6 +1,7 @@
 import type { CommandContext } from '../shared/command-context.js';
 import { conflict } from '../shared/domain-error.js';
 import { execute, loadAggregate } from '../shared/execute.js';
+import { deployment } from '../deployment/aggregate.js';
 import { queueDeployment } from '../deployment/handlers.js';
 import { assertMovable, live, service } from '../service/aggregate.js';
 import { currentRelease, decidePrune, decideRecord, releaseHistory, rollbackTarget, type NewRelease } from './aggregate.js';
@@ -13,11 +14,24 @@ export const recordImagePruned = (ctx: CommandContext, serviceId: string, releas
 
 export const loadReleases = async (ctx: CommandContext, serviceId: string) => (await loadAggregate(ctx, releaseHistory, serviceId)).state;
 
+/**
+ * The release history with the current deployment's release in it. Its success carries the release, and the
+ * deployer records it right after: a request in between records it here (once; recording is idempotent).
+ */
+async function releasesWithCurrent(ctx: CommandContext, serviceId: string, currentDeploymentId: string | null) {
+  const history = await loadReleases(ctx, serviceId);
+  if (!currentDeploymentId || history.releases.some((r) => r.deploymentId === currentDeploymentId)) return history;
+  const draft = (await loadAggregate(ctx, deployment, currentDeploymentId)).state.wentLive;
+  if (!draft) return history;
+  await recordRelease(ctx, serviceId, { ...draft, deploymentId: currentDeploymentId });
+  return loadReleases(ctx, serviceId);
+}
+
 /** A rollback deployment of the asked-for release, or of the one before the current. */
 export async function rollbackService(ctx: CommandContext, serviceId: string, releaseId: string | undefined, config: 'release' | 'current') {
   const { state } = await loadAggregate(ctx, service, serviceId);
   live(state);
-  const target = rollbackTarget(await loadReleases(ctx, serviceId), state.release?.deploymentId ?? null, releaseId);
+  const target = rollbackTarget(await releasesWithCurrent(ctx, serviceId, state.release?.deploymentId ?? null), state.release?.deploymentId ?? null, releaseId);
   return queueDeployment(ctx, serviceId, { kind: 'rollback', trigger: 'manual', releaseId: target.releaseId, config });
 }
 
@@ -25,7 +39,7 @@ export async function rollbackService(ctx: CommandContext, serviceId: string, re
 export async function moveService(ctx: CommandContext, serviceId: string, toNodeId: string | null) {
   const { state } = await loadAggregate(ctx, service, serviceId);
   assertMovable(state, toNodeId);
-  const current = currentRelease(await loadReleases(ctx, serviceId), state.release?.deploymentId ?? null, 'move');
+  const current = currentRelease(await releasesWithCurrent(ctx, serviceId, state.release?.deploymentId ?? null), state.release?.deploymentId ?? null, 'move');
   return queueDeployment(ctx, serviceId, { kind: 'move', trigger: 'manual', releaseId: current.releaseId, config: 'release', toNodeId });
 }
 
@@ -34,6 +48,6 @@ export async function rerunCurrentRelease(ctx: CommandContext, serviceId: string
   const { state } = await loadAggregate(ctx, service, serviceId);
   live(state);
   if (kind === 'start' && !state.stopped) throw conflict('the service is not stopped; restart it instead');
-  const current = currentRelease(await loadReleases(ctx, serviceId), state.release?.deploymentId ?? null, kind);
+  const current = currentRelease(await releasesWithCurrent(ctx, serviceId, state.release?.deploymentId ?? null), state.release?.deploymentId ?? null, kind);
   return queueDeployment(ctx, serviceId, { kind, trigger: 'manual', releaseId: current.releaseId, config: 'release' });
 }

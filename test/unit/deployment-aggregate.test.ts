@@ -34,6 +34,7 @@ t.test('the success carries the release it made live and the end of its watch, i
   const events = decideSucceed(running, { release, watchUntil: '2026-01-01T00:01:00.000Z' });
   t.same(events, [{ type: 'DeploymentSucceeded', data: { release, watchUntil: '2026-01-01T00:01:00.000Z' } }]);
   t.equal(apply(running, events).status, 'succeeded');
+  t.same(apply(running, events).wentLive, release, 'the release a request records when the deployer has not yet');
   t.same(deployment.parse({ type: 'DeploymentSucceeded', schemaVersion: 1, data: {} }), { type: 'DeploymentSucceeded', data: {} }, 'a success recorded before (no release, no watch) parses');
 });
 
