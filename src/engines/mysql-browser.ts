@@ -37,6 +37,19 @@ function bindable(value: unknown): string | number | boolean | Buffer | null {
 
 // Interrupted by KILL QUERY, or by the server's own statement time limits (MariaDB, MySQL).
 const INTERRUPTED = new Set([1317, 1969, 3024]);
+/**
+ * How long a browsing statement may wait for an answer. A server gone without closing the connection (a container
+ * removed behind a port mapping) would otherwise leave the request waiting for ever.
+ */
+const BROWSE_DEADLINE_MS = 30_000;
+/** How long past its limit a console statement whose KILL QUERY found no server may wait before its connection is cut. */
+const KILL_GRACE_MS = 10_000;
+
+/** Cuts the connection's socket after `ms`: the statement on it fails as a lost connection, and the pool drops it. */
+function cutAfter(conn: PoolConnection, ms: number): NodeJS.Timeout {
+  const stream = (conn.connection as unknown as { stream: { destroy(error: Error): void } }).stream;
+  return setTimeout(() => stream.destroy(Object.assign(new Error(`the database did not answer within ${ms / 1000} s`), { code: 'ETIMEDOUT' })), ms);
+}
 
 function toBrowserError(error: unknown, timeoutMs?: number): BrowserError {
   if (error instanceof BrowserError) return error;
@@ -82,11 +95,21 @@ export function createMysqlBrowser(endpoint: EngineEndpoint): DatabaseBrowser {
   // Values travel as prepared-statement parameters, never spliced into the text: the client-side escaping of
   // `query` assumes backslash escapes, which a server in NO_BACKSLASH_ESCAPES mode does not honour.
   const run = async <R extends RowDataPacket[] | ResultSetHeader>(sql: string, params: unknown[] = []): Promise<R> => {
+    let conn: PoolConnection;
     try {
-      const [result] = await pool.execute<R>(sql, params.map(bindable));
+      conn = await pool.getConnection();
+    } catch (error) {
+      throw toBrowserError(error);
+    }
+    const cut = cutAfter(conn, BROWSE_DEADLINE_MS);
+    try {
+      const [result] = await conn.execute<R>(sql, params.map(bindable));
       return result;
     } catch (error) {
       throw toBrowserError(error);
+    } finally {
+      clearTimeout(cut);
+      conn.release();
     }
   };
 
@@ -185,6 +208,7 @@ export function createMysqlBrowser(endpoint: EngineEndpoint): DatabaseBrowser {
       const threadId = conn.threadId;
       let capped = false;
       const timer = setTimeout(() => void kill(threadId), timeoutMs);
+      const cut = cutAfter(conn, timeoutMs + KILL_GRACE_MS);
       try {
         // Read as a stream: once the cap is passed the statement is stopped, so a huge result is never held.
         const outcome = await new Promise<{ rows: Record<string, unknown>[]; fields: FieldPacket[]; affected: number }>((resolve, reject) => {
@@ -220,6 +244,7 @@ export function createMysqlBrowser(endpoint: EngineEndpoint): DatabaseBrowser {
         throw toBrowserError(error, timeoutMs);
       } finally {
         clearTimeout(timer);
+        clearTimeout(cut);
         // A session the console changed (an open transaction, variables) is not handed to the next request.
         conn.destroy();
       }

@@ -15,6 +15,11 @@ export const EXACT_COUNT_LIMIT = 100_000;
 const META_TTL_MS = 2_000;
 /** How long past its limit a statement that lifted its own timeout may run before it is cancelled. */
 const BACKSTOP_GRACE_MS = 1_000;
+/**
+ * How long a browsing query may wait for an answer on the client side. A server that vanished without closing the
+ * connection (a container removed behind a port mapping) would otherwise leave the request waiting for ever.
+ */
+const BROWSE_DEADLINE_MS = 30_000;
 
 // Dates, times and bytea reach the client as Postgres prints them (ISO text, `\x…` hex): no time-zone shifts,
 // nothing JSON cannot carry. int8 and numeric stay text (they do not fit a JavaScript number).
@@ -24,6 +29,15 @@ const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     RAW_TEXT_TYPES.includes(oid) ? rawText : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
+
+/** A query answered within BROWSE_DEADLINE_MS or failed (pg's types do not list its `query_timeout`). */
+function bounded(text: string, values: unknown[] = []): pg.QueryConfig {
+  const config: pg.QueryConfig & { query_timeout: number } = { text, values, query_timeout: BROWSE_DEADLINE_MS };
+  return config;
+}
+
+/** What the console needs of a client beyond pg's types: its backend's pid and its socket. */
+type ConsoleClient = pg.PoolClient & { processID: number; connection: { stream: { destroy(): void } } };
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -75,7 +89,7 @@ export function createPostgresBrowser(endpoint: EngineEndpoint, engine: 'postgre
 
   const run = async <R extends pg.QueryResultRow>(text: string, params: unknown[] = []) => {
     try {
-      return await pool.query<R>(text, params);
+      return await pool.query<R>(bounded(text, params));
     } catch (error) {
       throw toBrowserError(error);
     }
@@ -140,7 +154,8 @@ export function createPostgresBrowser(endpoint: EngineEndpoint, engine: 'postgre
    * The statement's own text can lift `statement_timeout` (`set statement_timeout = 0; …`): a second connection
    * cancels it a moment after the limit, and ends its session if even that does not stop it.
    */
-  function backstop(pid: number, timeoutMs: number) {
+  function backstop(client: ConsoleClient, timeoutMs: number) {
+    const pid = client.processID;
     const signal = async (fn: 'pg_cancel_backend' | 'pg_terminate_backend') => {
       const killer = new pg.Client(connection);
       killer.on('error', () => undefined);
@@ -155,9 +170,13 @@ export function createPostgresBrowser(endpoint: EngineEndpoint, engine: 'postgre
     };
     const cancel = setTimeout(() => void signal('pg_cancel_backend'), timeoutMs + BACKSTOP_GRACE_MS);
     const terminate = setTimeout(() => void signal('pg_terminate_backend'), timeoutMs + 5 * BACKSTOP_GRACE_MS);
+    // A server that no longer answers at all (gone without closing the connection) cannot be signalled:
+    // the connection itself is cut, which fails the statement and every query after it on this client.
+    const cut = setTimeout(() => client.connection.stream.destroy(), timeoutMs + 10 * BACKSTOP_GRACE_MS);
     return () => {
       clearTimeout(cancel);
       clearTimeout(terminate);
+      clearTimeout(cut);
     };
   }
 
@@ -215,7 +234,7 @@ export function createPostgresBrowser(endpoint: EngineEndpoint, engine: 'postgre
       let stopBackstop = () => {};
       try {
         await client.query(`set statement_timeout = ${Math.max(1, Math.round(timeoutMs))}`);
-        stopBackstop = backstop((client as pg.PoolClient & { processID: number }).processID, timeoutMs);
+        stopBackstop = backstop(client as ConsoleClient, timeoutMs);
         let result: { rows: Record<string, unknown>[]; fields: pg.FieldDef[]; rowCount: number | null; command: string };
         try {
           result = await readCursor(client, text, maxRows + 1);
@@ -238,8 +257,8 @@ export function createPostgresBrowser(endpoint: EngineEndpoint, engine: 'postgre
         stopBackstop();
         // Each request starts from a clean session: an open transaction is rolled back, settings reset.
         await client
-          .query('rollback')
-          .then(() => client.query('discard all'))
+          .query(bounded('rollback'))
+          .then(() => client.query(bounded('discard all')))
           .then(
             () => client.release(),
             (error: Error) => client.release(error),

@@ -17,11 +17,20 @@ class BrowserHost {
   private readonly pending = new Map<number, Pending>();
   private next = 1;
 
-  send(request: WithoutId<HostRequest>): Promise<unknown> {
+  /** Answers what the child replies, or `unavailable` once `deadlineMs` pass without a reply (a late one is dropped). */
+  send(request: WithoutId<HostRequest>, deadlineMs: number): Promise<unknown> {
     const child = this.child ?? this.start();
     const id = this.next++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      const deadline = setTimeout(
+        () => this.settle({ id, ok: false, kind: 'unavailable', message: `${NO_ANSWER} within ${Math.round(deadlineMs / 1000)} s` }),
+        deadlineMs,
+      );
+      deadline.unref();
+      this.pending.set(id, {
+        resolve: (value) => (clearTimeout(deadline), resolve(value)),
+        reject: (error) => (clearTimeout(deadline), reject(error)),
+      });
       // While answers are awaited the channel keeps the process alive; otherwise it does not.
       child.channel?.ref();
       child.send({ ...request, id } as HostRequest, (error) => {
@@ -59,22 +68,58 @@ class BrowserHost {
 const host = new BrowserHost();
 let opened = 0;
 
-/** A browser whose driver runs in the shared child process; same contract as the local ones. */
+const NO_ANSWER = 'the database did not answer';
+/** The last bound on any call, past the drivers' own timeouts: a request to a database never waits longer. */
+const CALL_DEADLINE_MS = 90_000;
+/** A console statement gets its own limit and this much more (the drivers cancel it first). */
+const QUERY_GRACE_MS = 30_000;
+const OPEN_DEADLINE_MS = 30_000;
+const CLOSE_DEADLINE_MS = 10_000;
+
+/**
+ * A browser whose driver runs in the shared child process; same contract as the local ones. A call the child did
+ * not answer in time leaves its connections suspect: they are closed and the next call opens new ones.
+ */
 export async function createRemoteBrowser(engine: Engine, endpoint: EngineEndpoint): Promise<DatabaseBrowser> {
-  const key = `b${++opened}`;
-  const call = (method: BrowserMethod, ...args: unknown[]) => host.send({ op: 'call', key, method, args });
-  await host.send({ op: 'open', key, engine, endpoint });
+  const open = async () => {
+    const key = `b${++opened}`;
+    await host.send({ op: 'open', key, engine, endpoint }, OPEN_DEADLINE_MS);
+    return key;
+  };
+  let current = Promise.resolve(await open());
+  const call = async (method: BrowserMethod, deadlineMs: number, ...args: unknown[]) => {
+    const opening = current;
+    let key: string;
+    try {
+      key = await opening;
+    } catch (error) {
+      if (current === opening) current = open();
+      throw error;
+    }
+    try {
+      return await host.send({ op: 'call', key, method, args }, deadlineMs);
+    } catch (error) {
+      if (error instanceof BrowserError && error.message.startsWith(NO_ANSWER) && current === opening) {
+        void host.send({ op: 'close', key }, CLOSE_DEADLINE_MS).catch(() => undefined);
+        current = open();
+        current.catch(() => undefined);
+      }
+      throw error;
+    }
+  };
+  const browse = (method: BrowserMethod, ...args: unknown[]) => call(method, CALL_DEADLINE_MS, ...args);
   return {
     engine,
-    ping: () => call('ping') as Promise<void>,
-    tables: (options) => call('tables', options) as ReturnType<DatabaseBrowser['tables']>,
-    rows: (table, page) => call('rows', table, page) as ReturnType<DatabaseBrowser['rows']>,
-    query: (text, limits) => call('query', text, limits) as ReturnType<DatabaseBrowser['query']>,
-    insertRow: (table, values) => call('insertRow', table, values) as ReturnType<DatabaseBrowser['insertRow']>,
-    updateRow: (table, primaryKey, values) => call('updateRow', table, primaryKey, values) as Promise<void>,
-    deleteRow: (table, primaryKey) => call('deleteRow', table, primaryKey) as Promise<void>,
+    ping: () => browse('ping') as Promise<void>,
+    tables: (options) => browse('tables', options) as ReturnType<DatabaseBrowser['tables']>,
+    rows: (table, page) => browse('rows', table, page) as ReturnType<DatabaseBrowser['rows']>,
+    query: (text, limits) => call('query', limits.timeoutMs + QUERY_GRACE_MS, text, limits) as ReturnType<DatabaseBrowser['query']>,
+    insertRow: (table, values) => browse('insertRow', table, values) as ReturnType<DatabaseBrowser['insertRow']>,
+    updateRow: (table, primaryKey, values) => browse('updateRow', table, primaryKey, values) as Promise<void>,
+    deleteRow: (table, primaryKey) => browse('deleteRow', table, primaryKey) as Promise<void>,
     close: async () => {
-      await host.send({ op: 'close', key }).catch(() => undefined);
+      const key = await current.catch(() => null);
+      if (key) await host.send({ op: 'close', key }, CLOSE_DEADLINE_MS).catch(() => undefined);
     },
   };
 }
