@@ -216,7 +216,14 @@ export function createMysqlBrowser(endpoint: EngineEndpoint): DatabaseBrowser {
           let fields: FieldPacket[] = [];
           let affected = 0;
           // The callback connection underneath the promise one: its query is an event emitter.
-          const q = (conn.connection as unknown as CoreConnection).query(text);
+          const core = conn.connection as unknown as CoreConnection;
+          const q = core.query(text);
+          // A query without a callback hears nothing of a lost connection: the connection itself reports it.
+          const lost = (error: Error) => reject(error);
+          core.once('error', lost);
+          const settled = () => core.off('error', lost);
+          q.on('end', settled);
+          q.on('error', settled);
           // Each statement's result set starts with its fields (undefined for a statement without rows).
           q.on('fields', (f: FieldPacket[] | undefined) => {
             fields = f ?? [];

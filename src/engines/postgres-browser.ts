@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import {
@@ -37,7 +38,7 @@ function bounded(text: string, values: unknown[] = []): pg.QueryConfig {
 }
 
 /** What the console needs of a client beyond pg's types: its backend's pid and its socket. */
-type ConsoleClient = pg.PoolClient & { processID: number; connection: { stream: { destroy(): void } } };
+type ConsoleClient = pg.PoolClient & { processID: number; connection: EventEmitter & { stream: { destroy(): void; destroyed: boolean } } };
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -237,7 +238,7 @@ export function createPostgresBrowser(endpoint: EngineEndpoint, engine: 'postgre
         stopBackstop = backstop(client as ConsoleClient, timeoutMs);
         let result: { rows: Record<string, unknown>[]; fields: pg.FieldDef[]; rowCount: number | null; command: string };
         try {
-          result = await readCursor(client, text, maxRows + 1);
+          result = await readCursor(client as ConsoleClient, text, maxRows + 1);
         } catch (error) {
           // Several statements in one text cannot be a cursor: they run as one simple query, all rows kept.
           if ((error as { code?: string }).code !== '42601' || !/multiple commands/.test(String((error as Error).message))) throw error;
@@ -321,15 +322,25 @@ class ConsoleCursor extends Cursor {
 }
 
 /** Runs one statement through a cursor and reads at most `limit` rows, so a huge result is never held. */
-function readCursor(client: pg.PoolClient, text: string, limit: number) {
+function readCursor(client: ConsoleClient, text: string, limit: number) {
   const cursor = client.query(new ConsoleCursor(text));
   return new Promise<{ rows: Record<string, unknown>[]; fields: pg.FieldDef[]; rowCount: number | null; command: string }>((resolve, reject) => {
+    // Closing the cursor waits for the server's answer, which a cut connection never gives: its end settles too.
+    const afterClose = (settle: () => void) => {
+      let settled = false;
+      const once = () => {
+        if (settled) return;
+        settled = true;
+        client.connection.off('end', once);
+        settle();
+      };
+      client.connection.once('end', once);
+      if (client.connection.stream.destroyed) once();
+      else cursor.close(once);
+    };
     cursor.read(limit, (error, rows, result) => {
-      if (error) {
-        cursor.close(() => reject(error));
-        return;
-      }
-      cursor.close(() => resolve({ rows: rows as Record<string, unknown>[], fields: result?.fields ?? [], rowCount: result?.rowCount ?? null, command: result?.command ?? '' }));
+      if (error) afterClose(() => reject(error));
+      else afterClose(() => resolve({ rows: rows as Record<string, unknown>[], fields: result?.fields ?? [], rowCount: result?.rowCount ?? null, command: result?.command ?? '' }));
     });
   });
 }
