@@ -84,7 +84,7 @@ export async function securityBenchmarks(startServer: StartServer) {
     writeFileSync(forgedFile, JSON.stringify({ id: 'forged', event: 'push', ref: 'refs/heads/main', after: 'a'.repeat(40) }));
     const forger = spawn(
       'node_modules/.bin/autocannon',
-      ['-c', '10', '-R', '200', '-d', '10', '--json', '-m', 'POST', '-H', 'content-type=application/json', '-H', `x-slipway-signature=t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`, '-i', forgedFile, `${url}${hooks.held.path}`],
+      ['-c', '50', '-R', '200', '-d', '10', '--json', '-m', 'POST', '-H', 'content-type=application/json', '-H', `x-slipway-signature=t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`, '-i', forgedFile, `${url}${hooks.held.path}`],
       { stdio: ['ignore', 'pipe', 'ignore'] },
     );
     let forgedOut = '';
