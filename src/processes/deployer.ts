@@ -21,7 +21,7 @@ import { recorded } from './recorded.js';
 import { recordGoneLive } from './release-run.js';
 import { recordMissingReleases, releaseDraftInLog } from './release-repair.js';
 import { watchRelease } from './release-watch.js';
-import { watchesToResume } from './release-watch-resume.js';
+import { swarmWatchesToResume, watchesToResume } from './release-watch-resume.js';
 import { swarmServiceName } from '../cluster/cluster-router.js';
 import { removeOverlay, removeService } from '../cluster/swarm-updates.js';
 import { emptyRegistryOf } from './registry-pruning.js';
@@ -84,7 +84,18 @@ export class Deployer implements Reactor {
 
   /** A restart inside a release's watch window resumes the watch until the end recorded with its success. */
   private async resumeWatches() {
-    for (const watch of await watchesToResume(this.deps)) {
+    const onServer = await watchesToResume(this.deps).catch((error: unknown) => {
+      this.logger.warn('release watches could not be resumed', { error: String(error) });
+      return [];
+    });
+    const { cluster } = this.deps;
+    const onSwarm = cluster
+      ? await swarmWatchesToResume({ ...this.deps, cluster }).catch((error: unknown) => {
+          this.logger.warn('the release watches of Swarm services could not be resumed (the cluster did not answer)', { error: String(error) });
+          return [];
+        })
+      : [];
+    for (const watch of [...onServer, ...onSwarm]) {
       const cmd = await this.contextOf(watch.deploymentId);
       const last = (await listDeploymentLogs(this.deps.db, watch.deploymentId)).at(-1)?.id ?? 0;
       const log = this.logOf(cmd, watch.deploymentId, last + 1);
