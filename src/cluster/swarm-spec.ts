@@ -26,11 +26,11 @@ export interface SwarmServiceInput {
 }
 
 const NS = 1_000_000_000;
+const FIRST_CHECK_SECONDS = 1;
 
 /** The API's Privileges as of 1.46; dockerode's types predate its NoNewPrivileges. */
 type TaskPrivileges = Docker.Privileges & { NoNewPrivileges?: boolean };
 const NO_NEW_PRIVILEGES: TaskPrivileges = { NoNewPrivileges: true };
-const FIRST_CHECK_SECONDS = 1;
 
 /** Swarm's health check: run inside the task (so a task joins DNS only when healthy); HTTP and TCP by the probe. */
 function healthOf(check: HealthCheck | null, internalPort: number, probePath: string | undefined) {

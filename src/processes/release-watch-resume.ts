@@ -27,8 +27,8 @@ export async function watchesToResume(deps: ResumeDeps, now = Date.now()): Promi
 
 /**
  * The same for releases that run as Swarm services, by the same rule: watched through their tasks on the cluster's
- * manager (`cluster`), which the caller has reached. Apart from the single server's, so an engine that does not
- * answer at start costs only these.
+ * manager. Apart from the single server's: `cluster` answers only once the registry's move at start is done, and a
+ * manager that does not answer costs only these.
  */
 export async function swarmWatchesToResume(deps: ResumeDeps & Required<Pick<RunDeps, 'cluster'>>, now = Date.now()): Promise<ReleaseWatch[]> {
   const pending: { service: string; watch: Omit<ReleaseWatch, 'containerName'> }[] = [];
