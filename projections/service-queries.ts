@@ -79,6 +79,12 @@ export async function listReleasedServices(db: SqlExecutor): Promise<ServiceRow[
   return rows;
 }
 
+/** Services whose release runs as a Swarm service (`swarm:…`): their tasks are the cluster's. */
+export async function listSwarmReleasedServices(db: SqlExecutor): Promise<ServiceRow[]> {
+  const { rows } = await db.query<ServiceRow>(`${SELECT} where s.current_container like 'swarm:%' order by s.id`);
+  return rows;
+}
+
 /** Every database service and the node it is on (null: the manager's engine), for the cluster's node list. */
 export async function listDatabasePlacements(db: SqlExecutor): Promise<{ id: string; name: string; status: string; current_container: string | null; node_id: string | null }[]> {
   const { rows } = await db.query<{ id: string; name: string; status: string; current_container: string | null; node_id: string | null }>(

@@ -53,6 +53,7 @@ import { findCluster } from '../projections/cluster-queries.js';
 import type { PemKeyPair } from './engines/tls-authority.js';
 import { nodeEngines, type NodeEngines } from './cluster/node-engines.js';
 import { NodeAccess } from './cluster/node-access.js';
+import { NodePrivilegeCheck } from './cluster/node-privilege-check.js';
 import { networkOf } from './processes/deployment-run.js';
 import { overlayOf } from './processes/swarm-run.js';
 import { BackupRunner, type BackupDeps } from './processes/backup-runner.js';
@@ -82,6 +83,8 @@ export interface Slipway {
   clusterEngine: ClusterEngine;
   /** The engines database services run on: this server's, or (cluster mode) the node each is pinned to. */
   nodes: NodeEngines;
+  /** Cluster mode: whether each node's daemon sets no-new-privileges by default, as last asked. */
+  nodePrivileges: NodePrivilegeCheck;
   /** null in one-shot CLI commands. */
   deployer: Deployer | null;
   /** Feeds the process managers from their own checkpoints. */
@@ -297,6 +300,11 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
   const nodes = nodeEngines(runtime, nodeAccess, async (docker) =>
     (await withDeferredRequires(() => import('./runtime/docker-runtime.js'))).createDockerRuntime({ ...config.docker, instance, docker }),
   );
+  const nodePrivileges = new NodePrivilegeCheck({
+    nodeDocker: (nodeId) => nodeAccess.docker(nodeId),
+    managerApiVersion: async () => (await (await engine.docker()).version()).ApiVersion,
+    log,
+  });
   const databases = new BrowserPool<ServiceRow>();
   const pushRepositories = new PushRepositories(config.dataDir, { pushBytes: config.gitPushLimitBytes, repositoryBytes: config.gitRepoLimitBytes });
   const deployer = useProxy
@@ -390,7 +398,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     ...(backupRunner && backupScheduler && importRunner ? [backupRunner, backupScheduler, importRunner] : []),
     ...(certificateMonitor ? [certificateMonitor] : []),
     ...(healthMonitor ? [healthMonitor] : []),
-    ...(useProxy ? [new ClusterNodeWatch({ cmd: () => commandContext('system:cluster'), db, engine }, log)] : []),
+    ...(useProxy ? [new ClusterNodeWatch({ cmd: () => commandContext('system:cluster'), db, engine, privileges: nodePrivileges }, log)] : []),
     ...(notifier ? [notifier] : []),
   ];
   const processManagers = new ProcessManagers(db, store, runner, reactors, { reconcileEveryMs: config.reconcileEveryMs }, log);
@@ -414,6 +422,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     registryAuthority: registryCaOf,
     clusterEngine: engine,
     nodes,
+    nodePrivileges,
     backups,
     api,
     notifier,
@@ -442,6 +451,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
       await backupRunner?.stop();
       await importRunner?.stop();
       await databases.closeAll();
+      await nodePrivileges.idle();
       await nodeAccess.close();
       await supervisor?.stop();
       await reconciler!.detachUpstreams();

@@ -4,8 +4,10 @@
 # ../shared/SWARM-NOTES.md: `ip netns exec` cannot run dockerd (it remounts /sys), so nsenter + unshare remounts
 # sysfs and the cgroup tree itself.
 #
-#   swarm_node_start IDX DIR   node IDX (1-9) at 100.115.0.(10+IDX) on one bridge with the host (100.115.0.1);
-#                              its engine's socket at DIR/docker.sock; fails if it did not start
+#   swarm_node_start IDX DIR [nnp]
+#                              node IDX (1-9) at 100.115.0.(10+IDX) on one bridge with the host (100.115.0.1);
+#                              its engine's socket at DIR/docker.sock; fails if it did not start. With `nnp`, its
+#                              daemon starts every container with no-new-privileges (daemon.json)
 #   swarm_node_stop IDX DIR    kills the engine and removes the namespace, the veth pair and DIR
 #   swarm_net_down             removes the bridge unless a node is left
 set -euo pipefail
@@ -39,8 +41,9 @@ swarm_net_down() {
 }
 
 swarm_node_start() {
-  local idx=$1 dir=$2 ns
+  local idx=$1 dir=$2 nnp=${3:-} ns extra=''
   ns=$(swarm_node_ns "$idx")
+  [[ $nnp == nnp ]] && extra=', "no-new-privileges": true'
   mkdir -p "$dir/data" "$dir/exec" "$dir/cg"
   swarm_net_up
   # A node of the same index left by a run that was killed: its engine and namespace go first.
@@ -64,7 +67,7 @@ swarm_node_start() {
   ip -n "$ns" addr add "10.$((220 + idx)).0.1/24" dev "br$idx"
   ip -n "$ns" link set "br$idx" up
   cat >"$dir/daemon.json" <<JSON
-{ "default-address-pools": [{ "base": "10.$((220 + idx)).128.0/17", "size": 24 }], "iptables": true, "log-level": "warn" }
+{ "default-address-pools": [{ "base": "10.$((220 + idx)).128.0/17", "size": 24 }], "iptables": true, "log-level": "warn"$extra }
 JSON
   # No name server answers inside the namespace: the engine's lookups (an image service's tag on Docker Hub)
   # would wait 20 s for a timeout each. A loopback one is refused at once.

@@ -2383,6 +2383,8 @@ export interface components {
                 slot: number | null;
                 state: string;
             }[];
+            /** @description Whether the node’s Docker daemon starts every container with no-new-privileges (daemon.json `"no-new-privileges": true`), as last read from its agent task; null while not known. Before Docker 27 (API 1.46) a service spec cannot ask for it: on such engines only this default gives Swarm tasks what app containers on one server have. */
+            noNewPrivileges: boolean | null;
             /** @description Database services on this node: plain containers pinned to it (`nodeId`), not Swarm tasks. Those without a node are on the manager, where Slipway runs. */
             databases: {
                 serviceId: string;

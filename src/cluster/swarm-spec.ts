@@ -1,6 +1,8 @@
+import type Docker from 'dockerode';
 import type { HealthCheck } from '../../commands/service/health-check.js';
 import type { ResourceLimits } from '../runtime/container-runtime.js';
 import { PRIVILEGES } from '../runtime/container-privileges.js';
+import { specCarriesNoNewPrivileges } from './engine-api.js';
 
 export interface SwarmServiceInput {
   name: string;
@@ -17,12 +19,18 @@ export interface SwarmServiceInput {
   internalPort: number;
   limits: ResourceLimits;
   stopGraceSeconds: number;
+  /** The Engine API version the manager speaks (`1.41`): from 1.46 on, the spec itself sets no-new-privileges. */
+  engineApiVersion: string;
   /** Where the static probe is mounted in each task, and the Swarm config that carries it. */
   probe?: { path: string; configId: string; configName: string };
 }
 
 const NS = 1_000_000_000;
 const FIRST_CHECK_SECONDS = 1;
+
+/** The API's Privileges as of 1.46; dockerode's types predate its NoNewPrivileges. */
+type TaskPrivileges = Docker.Privileges & { NoNewPrivileges?: boolean };
+const NO_NEW_PRIVILEGES: TaskPrivileges = { NoNewPrivileges: true };
 
 /** Swarm's health check: run inside the task (so a task joins DNS only when healthy); HTTP and TCP by the probe. */
 function healthOf(check: HealthCheck | null, internalPort: number, probePath: string | undefined) {
@@ -54,7 +62,7 @@ export function swarmServiceSpec(input: SwarmServiceInput) {
   const update = { Parallelism: 1, Delay: 0, Order: 'start-first', FailureAction: 'rollback', Monitor: 5 * NS, MaxFailureRatio: 0 };
   const limits = input.limits;
   // A task is an app container on a node: the single server's app profile. no-new-privileges has no place in a
-  // service spec before API 1.46 (this engine speaks 1.41); the nodes' engines set it (daemon `no-new-privileges`).
+  // service spec before API 1.46; there only a node's daemon (`no-new-privileges`) sets it (cluster/node-privileges.ts).
   const profile = PRIVILEGES.app;
   const pids = limits.pids === undefined ? profile.pidsLimit : Math.min(profile.pidsLimit, limits.pids);
   return {
@@ -68,6 +76,7 @@ export function swarmServiceSpec(input: SwarmServiceInput) {
         StopGracePeriod: input.stopGraceSeconds * NS,
         CapabilityDrop: [...profile.capDrop],
         ...(profile.capAdd.length > 0 ? { CapabilityAdd: [...profile.capAdd] } : {}),
+        ...(specCarriesNoNewPrivileges(input.engineApiVersion) ? { Privileges: NO_NEW_PRIVILEGES } : {}),
         ...(health ? { HealthCheck: health } : {}),
         ...(input.probe
           ? { Configs: [{ File: { Name: input.probe.path, UID: '0', GID: '0', Mode: 0o555 }, ConfigID: input.probe.configId, ConfigName: input.probe.configName }] }

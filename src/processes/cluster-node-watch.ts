@@ -2,6 +2,7 @@ import { recordNodeStates } from '../../commands/cluster/handlers.js';
 import type { CommandContext } from '../../commands/shared/command-context.js';
 import { findCluster } from '../../projections/cluster-queries.js';
 import type { ClusterEngine } from '../cluster/cluster-engine.js';
+import type { NodePrivilegeCheck } from '../cluster/node-privilege-check.js';
 import { listSwarmNodes } from '../cluster/swarm-engine.js';
 import type { SqlExecutor } from '../db/sql-client.js';
 import type { Logger } from '../logger.js';
@@ -16,7 +17,7 @@ export class ClusterNodeWatch implements Reactor {
   readonly name = 'cluster-node-watch';
 
   constructor(
-    private readonly deps: { cmd: () => CommandContext; db: SqlExecutor; engine: ClusterEngine },
+    private readonly deps: { cmd: () => CommandContext; db: SqlExecutor; engine: ClusterEngine; privileges?: NodePrivilegeCheck },
     private readonly log: Logger,
   ) {}
 
@@ -27,6 +28,8 @@ export class ClusterNodeWatch implements Reactor {
     try {
       const nodes = await listSwarmNodes(await this.deps.engine.docker(), LABEL.service);
       await recordNodeStates(this.deps.cmd(), nodes);
+      // In the background: a node that does not answer must not hold the tick.
+      this.deps.privileges?.check(nodes);
     } catch (error) {
       this.log.warn('the Swarm manager could not be asked for its nodes', { error: String(error) });
     }

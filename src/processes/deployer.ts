@@ -21,7 +21,7 @@ import { recorded } from './recorded.js';
 import { recordGoneLive } from './release-run.js';
 import { recordMissingReleases, releaseDraftInLog } from './release-repair.js';
 import { watchRelease } from './release-watch.js';
-import { watchesToResume } from './release-watch-resume.js';
+import { swarmWatchesToResume, watchesToResume } from './release-watch-resume.js';
 import { swarmServiceName } from '../cluster/cluster-router.js';
 import { removeOverlay, removeService } from '../cluster/swarm-updates.js';
 import { emptyRegistryOf } from './registry-pruning.js';
@@ -84,7 +84,21 @@ export class Deployer implements Reactor {
 
   /** A restart inside a release's watch window resumes the watch until the end recorded with its success. */
   private async resumeWatches() {
-    for (const watch of await watchesToResume(this.deps)) {
+    await this.resume(await watchesToResume(this.deps));
+    // In the background: the cluster answers only once its registry's move at start is done, which start does not wait for.
+    const { cluster } = this.deps;
+    if (!cluster) return;
+    this.inBackground(
+      swarmWatchesToResume({ ...this.deps, cluster }).then(
+        (watches) => this.resume(watches),
+        (error: unknown) => this.logger.warn('the release watches of Swarm services could not be resumed', { error: String(error) }),
+      ),
+    );
+  }
+
+  private async resume(watches: readonly ReleaseWatch[]) {
+    for (const watch of watches) {
+      if (this.stopping) return;
       const cmd = await this.contextOf(watch.deploymentId);
       const last = (await listDeploymentLogs(this.deps.db, watch.deploymentId)).at(-1)?.id ?? 0;
       const log = this.logOf(cmd, watch.deploymentId, last + 1);
@@ -223,6 +237,9 @@ export class Deployer implements Reactor {
   private async watch(watch: ReleaseWatch, cmd: CommandContext, log: DeploymentLog) {
     const { state } = await loadAggregate(cmd, serviceAggregate, watch.serviceId);
     if (state.status !== 'live' || !state.service) return;
+    // A watch resumed late (a Swarm service's, once the cluster answers) is of a release another deployment replaces.
+    const another = [...this.active].some(([id, run]) => run.serviceId === watch.serviceId && id !== watch.deploymentId);
+    if (another || state.release?.deploymentId !== watch.deploymentId) return;
     const policy = releasePolicyOf(state.service);
     if (policy.watchSeconds === 0) return;
     const windowMs = watch.until - Date.now();

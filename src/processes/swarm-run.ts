@@ -64,6 +64,7 @@ export async function runOnSwarm(
   const probe = check && check.type !== 'command' && target.probe ? { path: PROBE_PATH, ...(await ensureProbeConfig(docker, target.probe)) } : undefined;
   const resources = await resourcesOfRun(plan.resources, deps.defaultResources);
   const replicas = row.replicas ?? 1;
+  const { ApiVersion: engineApiVersion } = await step('asking the manager for its engine version', 30_000, signal, () => docker.version());
   const spec = swarmServiceSpec({
     name,
     image,
@@ -77,6 +78,7 @@ export async function runOnSwarm(
     internalPort: plan.internalPort,
     limits: resources.limits,
     stopGraceSeconds: timeouts.stopGraceSeconds,
+    engineApiVersion,
     ...(probe ? { probe } : {}),
   });
   await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentContainerStarted', data: { containerName: swarmReleaseName(name) } });

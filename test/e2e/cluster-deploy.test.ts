@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { ROUTER_CONTAINER, swarmServiceName } from '../../src/cluster/cluster-router.js';
 import { createProject, createService } from '../helpers/api-suite.js';
 import { requireCaddy } from '../helpers/caddy.js';
 import { CLUSTER_IMAGES, clusterEnv, clusterUnavailable, dockerOf, loadImages, startNodes } from '../helpers/cluster.js';
-import { deploy, deployEnv, outcome, probe, steadyLoad, waitForDeployment } from '../helpers/deploy.js';
+import { deploy, deployEnv, logLines, outcome, probe, steadyLoad, waitForDeployment } from '../helpers/deploy.js';
 import { requireDocker, TEST_IMAGES } from '../helpers/docker.js';
 import { testWebService } from '../helpers/http-resources.js';
 import { eventually, waitFor } from '../helpers/net.js';
@@ -36,8 +37,13 @@ t.test('cluster: a web service of 3 tasks on 2 nodes, updated and drained under 
   const [manager, worker] = cluster.nodes as [(typeof cluster.nodes)[0], (typeof cluster.nodes)[0]];
   await loadImages(manager, [CLUSTER_IMAGES.registry, CLUSTER_IMAGES.proxy, TEST_IMAGES.web]);
   const { env } = await deployEnv({ ...clusterEnv(manager, REGISTRY_PORT), SLIPWAY_CLUSTER_ROUTER: `${manager.address}:${ROUTER_PORT}` });
-  const s = await startTestServer(env);
-  t.teardown(() => s.close());
+  let s = await startTestServer(env);
+  // Slipway is restarted once below, on the same data directory.
+  const dataDir = s.dataDir;
+  t.teardown(async () => {
+    await s.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
   // How a load went, and on a failed request what the router and Swarm said: a rare failure in CI is otherwise
   // a bare "timeout".
   const loadReport = async (label: string, results: { status: number; ms: number; atMs: number }[]) => {
@@ -144,17 +150,20 @@ except urllib.error.HTTPError as e:
   t.equal(otherImage.status, 'rolled_back', `another image that never passes its check: ${outcome(otherImage)}`);
   t.equal((await s.call('PATCH', `/api/services/${svc.id}`, { body: { dockerImage: TEST_IMAGES.web } })).status, 200);
 
-  // A release that passes its checks and dies 30 s later, after Swarm's update is over: the release watch sees
-  // its task fail and puts the previous release back.
+  // A release that passes its checks and dies 30 s later, after Swarm's update is over and after Slipway was
+  // restarted: the release watch, resumed at the start, sees its task fail and puts the previous release back.
   await s.call('POST', `/api/services/${svc.id}/env`, { body: { key: 'CRASH_AFTER_SECONDS', value: '30' } });
   const { done: crashing } = await deploy(s, svc.id);
   t.equal(outcome(crashing), 'succeeded', 'it goes live');
+  await s.stopKeepingData();
+  s = await startTestServer(env, dataDir);
   const watched = await eventually(
     async () => (await s.call('GET', `/api/services/${svc.id}/deployments`)).body.deployments as Record<string, any>[],
     (list) => list.find((d) => d.id === crashing.id)?.status === 'rolled_back',
     120_000,
   );
   t.match(watched.find((d) => d.id === crashing.id)!.reason, /within 60 s of going live, its task slipway-s-[0-9a-f-]+\.\d failed on node \w+: .*non-zero exit \(3\)/, 'the watch names the task, its node and its exit');
+  t.ok((await logLines(s, crashing.id)).some((l) => /Slipway restarted within the release's watch window; watching it until/.test(l)), 'by the watch resumed after the restart');
   const auto = watched.find((d) => d.kind === 'rollback' && d.trigger === 'auto')!;
   t.equal(auto?.rollbackOf, v2.id, 'a rollback deployment to the release before');
   t.equal(outcome(await waitForDeployment(s, svc.id, auto.id, 180_000)), 'succeeded');

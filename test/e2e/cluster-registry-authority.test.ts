@@ -46,7 +46,8 @@ t.test(
   'cluster: the registry has an authority of its own; an installation on another one is moved at start, every node trusting only the new one; tasks run with the app profile',
   { skip: (await requireDocker()) || (await requireCaddy()) || (await clusterUnavailable()) },
   async (t) => {
-    const cluster = await startNodes([MANAGER, WORKER], []);
+    // The worker's daemon starts every container with no-new-privileges (daemon.json), the manager's does not.
+    const cluster = await startNodes([MANAGER, WORKER], [], { noNewPrivileges: [WORKER] });
     t.teardown(() => cluster.stop());
     const [manager, worker] = cluster.nodes as [(typeof cluster.nodes)[0], (typeof cluster.nodes)[0]];
     await loadImages(manager, [CLUSTER_IMAGES.registry, CLUSTER_IMAGES.proxy, CLUSTER_IMAGES.agent, TEST_IMAGES.web]);
@@ -105,7 +106,25 @@ t.test(
     const bare = (caps: readonly string[] | null | undefined) => (caps ?? []).map((c) => c.replace(/^CAP_/, '')).sort();
     t.same(bare(host.CapDrop), bare(PRIVILEGES.app.capDrop), `the app profile's capabilities dropped (${JSON.stringify(host.CapDrop)})`);
     t.equal(host.PidsLimit, PRIVILEGES.app.pidsLimit, 'the app profile’s pids limit');
-    t.comment(`the task's SecurityOpt: ${JSON.stringify(host.SecurityOpt ?? null)} (no-new-privileges comes from the node's engine setting, not the service spec)`);
+    // This engine speaks API 1.41: no-new-privileges cannot be in the spec; the worker's daemon sets it.
+    const { stdout: status } = await run('docker', ['-H', `unix://${worker.socket}`, 'exec', task!.Id, 'cat', '/proc/1/status']);
+    t.match(status, /^NoNewPrivs:\s*1$/m, 'the task runs with no-new-privileges, from the worker daemon’s default');
+    const managerId = (await dockerOf(manager).info()).Swarm.NodeID as string;
+    const seen = await waitFor(
+      'each node’s no-new-privileges known',
+      async () => Object.fromEntries(((await s.call('GET', '/api/cluster/nodes')).body.nodes as { id: string; noNewPrivileges: boolean | null }[]).map((n) => [n.id, n.noNewPrivileges])),
+      (byId) => byId[workerId] !== null && byId[managerId] !== null,
+      60_000,
+    );
+    t.same(seen, { [workerId]: true, [managerId]: false }, 'the node list says which daemons set no-new-privileges by default');
+    t.notMatch(s.logs(), /runs app tasks without no-new-privileges/, 'no warning while app tasks run only where the daemon sets it');
+    // A task on the manager, whose old engine's daemon does not: warned about in the log.
+    t.equal((await s.call('PATCH', `/api/cluster/nodes/${managerId}`, { body: { labels: { place: 'manager' } } })).status, 200);
+    const onManager = await createService(s, project.id, { ...testWebService('there'), nodeLabels: { place: 'manager' } });
+    t.equal(outcome((await deploy(s, onManager.id)).done), 'succeeded', 'a release on the manager goes live');
+    const warned = await waitFor('the warning', async () => s.logs(), (logs) => /runs app tasks without no-new-privileges/.test(logs), 60_000);
+    t.match(warned, /node node24 runs app tasks without no-new-privileges: its engine \(20\.10[^)]*\) cannot take it in a service spec/, 'the log names the manager and why');
+    t.notMatch(warned, /node node25 runs app tasks without/, 'and not the worker');
 
     // The write itself, on a node's engine: from the agent's image, into the directory given.
     const elsewhere = mkdtempSync(join(tmpdir(), 'slipway-node-certs-'));

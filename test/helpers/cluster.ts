@@ -43,13 +43,14 @@ export async function loadImages(node: SwarmNode, images: readonly string[]) {
 export const dockerOf = (node: SwarmNode) => new Docker({ socketPath: node.socket });
 
 /**
- * Engines in namespaces for one test file: node `indices[0]` will be the manager. Torn down in SWARM-NOTES'
+ * Engines in namespaces for one test file: node `indices[0]` will be the manager; those in `noNewPrivileges`
+ * have daemons that start every container with no-new-privileges. Torn down in SWARM-NOTES'
  * order whatever the test left: services, workers leave and stop, the manager leaves and stops, the CA files go.
  */
-export async function startNodes(indices: readonly number[], images: readonly string[]) {
+export async function startNodes(indices: readonly number[], images: readonly string[], options: { noNewPrivileges?: readonly number[] } = {}) {
   const nodes: SwarmNode[] = [];
   try {
-    for (const index of indices) nodes.push(await startSwarmNode(index));
+    for (const index of indices) nodes.push(await startSwarmNode(index, { noNewPrivileges: options.noNewPrivileges?.includes(index) ?? false }));
     await Promise.all(nodes.map((node) => loadImages(node, images)));
   } catch (error) {
     for (const node of nodes) await node.stop().catch(() => undefined);

@@ -20,12 +20,12 @@ export interface SwarmNode {
 }
 
 /**
- * A Docker engine in its own network namespace on this machine (../shared/SWARM-NOTES.md): a node for the
+ * A Docker engine in its own network namespace (with `noNewPrivileges`, its daemon.json sets `"no-new-privileges": true`) on this machine (../shared/SWARM-NOTES.md): a node for the
  * cluster tests that never turns the host's own engine into a Swarm. Needs root, iproute2 and nsenter.
  */
-export async function startSwarmNode(index: number): Promise<SwarmNode> {
+export async function startSwarmNode(index: number, options: { noNewPrivileges?: boolean } = {}): Promise<SwarmNode> {
   const dir = mkdtempSync(join(tmpdir(), `slipway-node${index}-`));
-  await run('bash', [SCRIPT, 'swarm_node_start', String(index), dir], { timeout: 60_000 });
+  await run('bash', [SCRIPT, 'swarm_node_start', String(index), dir, ...(options.noNewPrivileges ? ['nnp'] : [])], { timeout: 60_000 });
   return {
     index,
     address: `100.115.0.${10 + index}`,

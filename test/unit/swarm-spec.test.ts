@@ -1,6 +1,7 @@
 import t from 'tap';
 import { swarmServiceSpec, type SwarmServiceInput } from '../../src/cluster/swarm-spec.js';
 import { PRIVILEGES } from '../../src/runtime/container-privileges.js';
+import { engineAppliesSpecNoNewPrivileges } from '../../src/cluster/engine-api.js';
 
 const input: SwarmServiceInput = {
   name: 'slipway-s-1',
@@ -15,6 +16,7 @@ const input: SwarmServiceInput = {
   internalPort: 8000,
   limits: { memoryBytes: 256 * 1024 ** 2, memoryReservationBytes: 64 * 1024 ** 2, cpus: 0.5, pids: 128 },
   stopGraceSeconds: 10,
+  engineApiVersion: '1.41',
   probe: { path: '/run/slipway-probe', configId: 'cfg1', configName: 'slipway-probe-x' },
 };
 
@@ -55,4 +57,22 @@ t.test('a task gets the privileges of an app container on one server: capabiliti
   t.equal(spec.Resources.Limits.Pids, 128, 'the service’s own pids limit when lower');
   t.equal(swarmServiceSpec({ ...input, limits: { pids: 100_000 } }).TaskTemplate.Resources.Limits.Pids, PRIVILEGES.app.pidsLimit, 'never above the profile’s');
   t.equal(swarmServiceSpec({ ...input, limits: {} }).TaskTemplate.Resources.Limits.Pids, PRIVILEGES.app.pidsLimit, 'the profile’s by default');
+});
+
+t.test('no-new-privileges is in the spec once the manager speaks API 1.46, never before', async (t) => {
+  const privileges = (engineApiVersion: string) => (swarmServiceSpec({ ...input, engineApiVersion }).TaskTemplate.ContainerSpec as { Privileges?: unknown }).Privileges;
+  t.equal(privileges('1.41'), undefined, 'Docker 20.10 (API 1.41): not in the spec, the node’s daemon decides');
+  t.equal(privileges('1.45'), undefined, 'API 1.45: not yet');
+  t.same(privileges('1.46'), { NoNewPrivileges: true }, 'API 1.46 (Docker 27.0): set');
+  t.same(privileges('1.47'), { NoNewPrivileges: true }, 'later: set');
+  t.same(privileges('2.0'), { NoNewPrivileges: true }, 'a later major: set');
+  t.equal(privileges(''), undefined, 'an engine that gave no version: not set');
+});
+
+t.test('which node engines apply no-new-privileges from a spec', async (t) => {
+  t.notOk(engineAppliesSpecNoNewPrivileges('20.10.24+dfsg1'), 'Debian’s 20.10: no');
+  t.notOk(engineAppliesSpecNoNewPrivileges('26.1.4'), '26: no');
+  t.ok(engineAppliesSpecNoNewPrivileges('27.0.3'), '27: yes');
+  t.ok(engineAppliesSpecNoNewPrivileges('28.5.1'), '28: yes');
+  t.notOk(engineAppliesSpecNoNewPrivileges(''), 'unknown: no');
 });

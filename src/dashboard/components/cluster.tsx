@@ -102,7 +102,10 @@ export function Cluster() {
                 <tr key={n.id}>
                   <td>{n.hostname}</td>
                   <td>{n.role + (n.leader ? ' (leader)' : '')}</td>
-                  <td>{n.state}</td>
+                  <td>
+                    {n.state}
+                    {n.noNewPrivileges === false && <small> (its Docker does not set no-new-privileges)</small>}
+                  </td>
                   <td>{n.availability}</td>
                   <td>{n.address}</td>
                   <td>{`${n.cpus} CPUs, ${gib(n.memoryBytes)}`}</td>

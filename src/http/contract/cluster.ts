@@ -44,6 +44,13 @@ export const clusterNode = z
     engineVersion: z.string(),
     labels: z.record(z.string(), z.string()),
     tasks: z.array(task),
+    noNewPrivileges: z
+      .boolean()
+      .nullable()
+      .meta({
+        description:
+          'Whether the node’s Docker daemon starts every container with no-new-privileges (daemon.json `"no-new-privileges": true`), as last read from its agent task; null while not known. Before Docker 27 (API 1.46) a service spec cannot ask for it: on such engines only this default gives Swarm tasks what app containers on one server have.',
+      }),
     databases: z
       .array(z.object({ serviceId: z.string(), name: z.string(), container: z.string().nullable(), status: z.string() }))
       .meta({

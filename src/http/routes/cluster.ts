@@ -46,6 +46,7 @@ export function clusterRoutes(router: Router, app: Slipway) {
     const databases = await listDatabasePlacements(app.db);
     return nodes.map((node) => ({
       ...node,
+      noNewPrivileges: app.nodePrivileges.of(node.id),
       databases: databases
         .filter((d) => (d.node_id ?? row.manager_node_id) === node.id)
         .map((d) => ({ serviceId: d.id, name: d.name, container: d.current_container, status: d.status })),
