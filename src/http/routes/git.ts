@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { z } from 'zod';
 import { findProject } from '../../../projections/project-queries.js';
+import { unfinishedDeploymentIdsOf } from '../../../projections/deployment-queries.js';
 import { findService, listServicesOf, type ServiceRow } from '../../../projections/service-queries.js';
 import { serveGitBackend } from '../../git/http-backend.js';
 import { answerPreReceive } from '../../git/push-deploy.js';
@@ -78,12 +79,16 @@ export function gitRoutes(app: Slipway, keys: PrincipalCache, failures: KeyFailu
         pushing && endpoint !== 'info/refs'
           ? (channel) =>
               answerPreReceive(channel, {
-                app,
                 serviceId: service.id,
                 branch: service.branch,
                 branchTip: () => app.pushRepositories.branchTip(service.id, service.branch),
                 overLimits: (updates) => app.pushRepositories.overLimits(service.id, updates),
-                cmd: app.commandContext(actorOf(principal), { correlationId: ctx.state.requestId ?? randomUUID() }),
+                receive: {
+                  cmd: app.commandContext(actorOf(principal), { correlationId: ctx.state.requestId ?? randomUUID() }),
+                  settle: (position) => app.settle(position),
+                  unfinishedDeploymentsOf: (id) => unfinishedDeploymentIdsOf(app.db, id),
+                },
+                follow: { db: app.db, onApplied: (listener) => app.runner.onApplied(listener) },
               })
           : undefined,
     });
