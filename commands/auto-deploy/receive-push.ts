@@ -130,7 +130,9 @@ async function supersedeEarlierPushes(
   const mine: QueuedPush = { id: own.id, queuedAt: ownQueuedAt };
   let position: string | null = null;
   for (const id of supersededBy(mine, others)) position = latest(position, (await supersedeQueued(cmd, id, { deploymentId: own.id, commitSha: own.commitSha })).position);
-  const running = gitPushRunning(channel, own.id, await Promise.all(others.map((d) => deploymentOf(cmd, d.id))));
+  // As they are now: one that could not be canceled had started meanwhile.
+  const now = await Promise.all(others.map(async (d) => ({ ...d, status: (await loadAggregate(cmd, deployment, d.id)).state.status })));
+  const running = gitPushRunning(channel, own.id, now);
   if (running) position = latest(position, await giveUp(cmd, own.id));
   return position;
 }

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { z } from 'zod';
 import { findProject } from '../../../projections/project-queries.js';
-import { unfinishedDeploymentIdsOf } from '../../../projections/deployment-queries.js';
 import { findService, listServicesOf, type ServiceRow } from '../../../projections/service-queries.js';
 import { serveGitBackend } from '../../git/http-backend.js';
 import { answerPreReceive } from '../../git/push-deploy.js';
@@ -11,6 +10,7 @@ import { actorOf, canSee, isId, requireWrite, type Principal, type PrincipalCach
 import { clientAddressOf } from '../client-address.js';
 import { HttpError, notFoundHttp } from '../errors.js';
 import type { KeyFailureLimiter } from '../key-failure-limiter.js';
+import { receivePushDeps } from '../receive-push-deps.js';
 
 /** `/git/<serviceId>.git/…` or `/git/<project slug>/<service slug>.git/…`, then one of the smart-HTTP endpoints. */
 const GIT_PATH = /^\/git\/(?:(?<id>[0-9a-f-]{36})|(?<project>[a-z0-9][a-z0-9-]*)\/(?<service>[a-z0-9][a-z0-9-]*))\.git(?<rest>\/.*)$/;
@@ -83,11 +83,7 @@ export function gitRoutes(app: Slipway, keys: PrincipalCache, failures: KeyFailu
                 branch: service.branch,
                 branchTip: () => app.pushRepositories.branchTip(service.id, service.branch),
                 overLimits: (updates) => app.pushRepositories.overLimits(service.id, updates),
-                receive: {
-                  cmd: app.commandContext(actorOf(principal), { correlationId: ctx.state.requestId ?? randomUUID() }),
-                  settle: (position) => app.settle(position),
-                  unfinishedDeploymentsOf: (id) => unfinishedDeploymentIdsOf(app.db, id),
-                },
+                receive: receivePushDeps(app, app.commandContext(actorOf(principal), { correlationId: ctx.state.requestId ?? randomUUID() })),
                 follow: { db: app.db, onApplied: (listener) => app.runner.onApplied(listener) },
               })
           : undefined,

@@ -6,7 +6,6 @@ import { HOOK_PROVIDERS, type HookProvider } from '../../../commands/auto-deploy
 import { autoDeployState, openSecret, recordRejectedDelivery } from '../../../commands/auto-deploy/handlers.js';
 import { receivePush } from '../../../commands/auto-deploy/receive-push.js';
 import type { CommandContext } from '../../../commands/shared/command-context.js';
-import { unfinishedDeploymentIdsOf } from '../../../projections/deployment-queries.js';
 import { findService } from '../../../projections/service-queries.js';
 import type { Slipway } from '../../slipway.js';
 import { isId } from '../auth.js';
@@ -17,6 +16,7 @@ import { HttpError } from '../errors.js';
 import type { DeliveryFailureLimiter } from '../hooks/delivery-failure-limiter.js';
 import { readHookMessage } from '../hooks/payloads.js';
 import type { HookBodyReader } from '../hooks/raw-body.js';
+import { receivePushDeps } from '../receive-push-deps.js';
 import { checkSignature, type HeaderOf } from '../hooks/signatures.js';
 import { parseJsonText } from '../json-body.js';
 
@@ -85,8 +85,7 @@ export function hookRoutes(router: Router, app: Slipway, failures: DeliveryFailu
     }
     const bodyDigest = createHash('sha256').update(body).digest('hex');
     const verified = { provider, event: message.event, deliveryId: message.deliveryId, bodyDigest, message, at };
-    const deps = { cmd, settle: (p: string | null) => app.settle(p), unfinishedDeploymentsOf: (id: string) => unfinishedDeploymentIdsOf(app.db, id) };
-    const { outcome, position } = await receivePush(deps, serviceId, { channel: 'webhook', serviceBranch: target.branch, delivery: verified });
+    const { outcome, position } = await receivePush(receivePushDeps(app, cmd), serviceId, { channel: 'webhook', serviceBranch: target.branch, delivery: verified });
     // Settled, so the deliveries list and the deployment answer with this one as soon as the sender has its answer.
     await app.settle(position);
     if ('deploymentId' in outcome) ctx.status = 202;
