@@ -104,7 +104,11 @@ async function receiveGitPush(deps: ReceivePushDeps, serviceId: string, push: Gi
 
   const commitSha = verdict.deploy;
   const queued = await queueDeployment(cmd, serviceId, { kind: 'deploy', trigger: 'push', releaseId: null, config: 'current', commitSha, source: 'push' });
-  const superseded = await supersedeEarlierPushes(deps, serviceId, 'git', { id: queued.id, commitSha }, null);
+  const superseded = await supersedeEarlierPushes(deps, serviceId, 'git', { id: queued.id, commitSha }, null).catch(async (error: unknown) => {
+    // The push is refused when this fails, so its branch will not move: its deployment must not go live either.
+    await giveUp(cmd, queued.id, 'the push could not be received').catch(() => undefined);
+    throw error;
+  });
   return { outcome: { deploymentId: queued.id, commitSha }, position: latest(queued.position, superseded) };
 }
 
@@ -133,13 +137,13 @@ async function supersedeEarlierPushes(
   // As they are now: one that could not be canceled had started meanwhile.
   const now = await Promise.all(others.map(async (d) => ({ ...d, status: (await loadAggregate(cmd, deployment, d.id)).state.status })));
   const running = gitPushRunning(channel, own.id, now);
-  if (running) position = latest(position, await giveUp(cmd, own.id));
+  if (running) position = latest(position, await giveUp(cmd, own.id, ANOTHER_PUSH_DEPLOYING));
   return position;
 }
 
 /** Its own deployment ends before it runs: canceled while queued, or stopped if the deployer took it meanwhile. */
-async function giveUp(cmd: CommandContext, id: string): Promise<string | null> {
-  const { position } = await execute(cmd, deployment, id, (s) => (s.status === 'queued' ? decideCancel(s, ANOTHER_PUSH_DEPLOYING, null) : s.status === 'running' ? decideAbort(s) : []));
+async function giveUp(cmd: CommandContext, id: string, reason: string): Promise<string | null> {
+  const { position } = await execute(cmd, deployment, id, (s) => (s.status === 'queued' ? decideCancel(s, reason, null) : s.status === 'running' ? decideAbort(s) : []));
   return position;
 }
 
