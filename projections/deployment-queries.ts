@@ -59,6 +59,12 @@ export async function listUnfinishedDeployments(db: SqlExecutor): Promise<Deploy
   return rows;
 }
 
+/** The ids of one service's queued and running deployments. */
+export async function unfinishedDeploymentIdsOf(db: SqlExecutor, serviceId: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>("select id from rm_deployments where service_id = $1 and status in ('queued', 'running')", [serviceId]);
+  return rows.map((r) => r.id);
+}
+
 export async function listDeploymentLogs(db: SqlExecutor, deploymentId: string, afterId = 0): Promise<DeploymentLogRow[]> {
   const { rows } = await db.query<DeploymentLogRow>(
     'select * from rm_deployment_logs where deployment_id = $1 and id > $2 order by id',

@@ -3,7 +3,7 @@ import { cancelQueuedDeployment } from '../deployment/handlers.js';
 import type { CommandContext } from '../shared/command-context.js';
 import { execute, loadAggregate } from '../shared/execute.js';
 import { autoDeploy, decideConfigure, decideRecordDelivery, decideRotate, type AutoDeployState } from './aggregate.js';
-import type { AutoDeploySettings, WebhookDelivery } from './events.js';
+import type { AutoDeploySettings, HookProvider, WebhookDelivery } from './events.js';
 
 /** 32 random bytes, as the hex text a Git host is given. */
 const newSecret = () => randomBytes(32).toString('hex');
@@ -30,19 +30,14 @@ export async function rotateAutoDeploySecret(ctx: CommandContext, serviceId: str
 export const openSecret = (ctx: CommandContext, sealed: string) => ctx.keyring.decrypt(sealed);
 
 /**
- * Records a delivery; answers what was recorded (`duplicate` when a copy of it was accepted first) and the
- * deployment the previous accepted push queued, as the log had it when this one was recorded.
+ * Records a delivery refused before its claims could be trusted (`rejected:<reason>`: its signature, its
+ * provider, a payload Slipway cannot read): an auditor sees probing too. Nothing of its body is kept.
  */
-export async function recordDelivery(ctx: CommandContext, serviceId: string, delivery: WebhookDelivery) {
-  let previousPushDeploymentId: string | null = null;
-  const { events, position } = await execute(ctx, autoDeploy, serviceId, (s) => {
-    previousPushDeploymentId = s.lastPushDeploymentId;
-    return decideRecordDelivery(s, serviceId, delivery);
-  });
-  const { serviceId: _s, ...recorded } = events[0]!.data as WebhookDelivery & { serviceId: string };
-  return { recorded: recorded as WebhookDelivery, previousPushDeploymentId, position };
+export async function recordRejectedDelivery(ctx: CommandContext, serviceId: string, rejected: { provider: HookProvider; reason: string; at: string }) {
+  const delivery: WebhookDelivery = { provider: rejected.provider, at: rejected.at, event: null, deliveryId: null, bodyDigest: null, commitSha: null, verdict: `rejected:${rejected.reason}`, deploymentId: null };
+  return execute(ctx, autoDeploy, serviceId, (s) => decideRecordDelivery(s, serviceId, delivery));
 }
 
-/** The previous pushed deployment, if still queued, ends `canceled`, replaced by the newer commit's. */
+/** A deployment an earlier push queued, if still queued, ends `canceled`, replaced by the newer push's. */
 export const supersedeQueued = (ctx: CommandContext, deploymentId: string, newer: { deploymentId: string; commitSha: string }) =>
   cancelQueuedDeployment(ctx, deploymentId, `replaced by a newer push of ${newer.commitSha} (deployment ${newer.deploymentId})`, newer.deploymentId);

@@ -37,3 +37,27 @@ export function decidePush(settings: AutoDeploySettings, serviceBranch: string, 
   if (settings.skipKeywords.some((k) => k !== '' && message.includes(k.toLowerCase()))) return { skipped: 'keyword' };
   return { deploy: true };
 }
+
+const NO_COMMIT = '0'.repeat(40);
+
+/** One ref a `git push` moves, as git's pre-receive hook reads it (the zero id: none). */
+export interface GitRefUpdate {
+  oldSha: string;
+  newSha: string;
+  ref: string;
+}
+
+export type GitPushVerdict = { deploy: string } | { skipped: 'branch' | 'deleted' } | { refused: string };
+
+/**
+ * Whether a `git push` deploys: it does when it moves the service's branch to a commit, from where the branch
+ * points now (`branchTip`; git would refuse the update otherwise). Other refs are stored and deploy nothing;
+ * a deleted branch deploys nothing.
+ */
+export function decideGitPush(updates: readonly GitRefUpdate[], serviceBranch: string, branchTip: string): GitPushVerdict {
+  const update = updates.find((u) => u.ref === `refs/heads/${serviceBranch}`);
+  if (!update) return { skipped: 'branch' };
+  if (update.newSha === NO_COMMIT) return { skipped: 'deleted' };
+  if (branchTip !== update.oldSha) return { refused: `branch ${serviceBranch} moved while this push was on its way: fetch, then push again` };
+  return { deploy: update.newSha };
+}

@@ -1,13 +1,14 @@
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import t from 'tap';
 import { createKey, createProject, createService } from '../helpers/api-suite.js';
 import { cliArgs } from '../helpers/cli-process.js';
 import { deployEnv, logLines, probe } from '../helpers/deploy.js';
 import { requireDocker, removeProjectLeftovers } from '../helpers/docker.js';
+import { commit, git, gitEnv, push, refOf, remoteLines } from '../helpers/git-push.js';
 import { startGitServer } from '../helpers/git-server.js';
 import { startTestServer } from '../helpers/test-server.js';
 
@@ -22,42 +23,6 @@ http.server.ThreadingHTTPServer(("0.0.0.0", int(os.environ["PORT"])), H).serve_f
 `,
 });
 
-const gitEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir(), GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' };
-const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=dev', '-c', 'user.email=dev@example.com', ...args], { cwd, env: gitEnv, encoding: 'utf8' }).trim();
-
-/** A real `git push`: its exit code and everything it printed on stderr (where `remote:` lines go). */
-function push(cwd: string, remote: string, refspec: string, config: string[] = []): Promise<{ code: number; stderr: string; stdout: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('git', [...config.flatMap((c) => ['-c', c]), 'push', '--porcelain', remote, refspec], { cwd, env: gitEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    let stdout = '';
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.on('close', (code) => resolve({ code: code ?? -1, stderr, stdout }));
-  });
-}
-
-function commit(work: string, files: Record<string, string>, message: string): string {
-  for (const [name, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(work, name)), { recursive: true });
-    writeFileSync(join(work, name), content);
-  }
-  git(work, 'add', '-A');
-  git(work, 'commit', '-q', '-m', message);
-  return git(work, 'rev-parse', 'HEAD');
-}
-
-/** Asynchronously: the server under test runs in this process, and a synchronous git would stall it. */
-function refOf(remote: string, ref: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', ['ls-remote', remote, ref], { env: gitEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.resume();
-    child.on('close', (code) => (code === 0 ? resolve(out.split('\t')[0]!.trim()) : reject(new Error(`git ls-remote exited with ${code}`))));
-  });
-}
-
 /** `slipway …` as a user runs it, in `cwd`. */
 function slipway(cwd: string, env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -71,8 +36,6 @@ function slipway(cwd: string, env: Record<string, string>, ...args: string[]): P
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
 }
-
-const remoteLines = (stderr: string) => stderr.split('\n').filter((l) => l.startsWith('remote: ')).map((l) => l.slice('remote: '.length).trim());
 
 t.test('git push to Slipway deploys the pushed commit inside the push', { skip: await requireDocker() }, async (t) => {
   const upstream = await startGitServer();
@@ -135,7 +98,7 @@ t.test('git push to Slipway deploys the pushed commit inside the push', { skip: 
     git(work, 'reset', '-q', '--hard', good);
   });
 
-  await t.test('two pushes at once: one deploys, the other is turned away and its ref not moved', async (t) => {
+  await t.test('two pushes at once: one deploys; the other is replaced while queued or turned away, and its ref not moved', async (t) => {
     const before = (await s.call('GET', `/api/services/${svc.id}/deployments`)).body.deployments.length;
     git(work, 'checkout', '-q', '-b', 'one', good);
     const one = commit(work, app('v3'), 'one');
@@ -144,12 +107,19 @@ t.test('git push to Slipway deploys the pushed commit inside the push', { skip: 
     git(work, 'checkout', '-q', 'main');
     const [a, b] = await Promise.all([push(work, remote(writer.secret), 'one:main'), push(work, remote(writer.secret), 'two:main')]);
     t.same([a.code === 0, b.code === 0].sort(), [false, true], `exactly one push went through:\n${a.stderr}\n---\n${b.stderr}`);
-    const [winner, loser] = a.code === 0 ? [one, b] : [two, a];
-    t.match(remoteLines(loser.stderr).at(-1), /another push to this service is deploying|moved while this push was on its way/, 'the other is told why');
+    const [winner, loser, lost] = a.code === 0 ? [one, b, two] : [two, a, one];
+    t.match(
+      remoteLines(loser.stderr).at(-1),
+      /another push to this service is deploying|moved while this push was on its way|canceled: (replaced by a newer push of|superseded by the newer deployment)/,
+      'the other is told why',
+    );
     t.equal(await refOf(remote(writer.secret), 'refs/heads/main'), winner, 'the ref is the deployed commit');
-    const deployments = (await s.call('GET', `/api/services/${svc.id}/deployments`)).body.deployments;
-    t.equal(deployments.length, before + 1, 'one deployment');
-    t.match(deployments[0], { status: 'succeeded', commitSha: winner });
+    const listed = (await s.call('GET', `/api/services/${svc.id}/deployments`)).body.deployments;
+    // Newest first: what these two pushes queued.
+    const added = listed.slice(0, listed.length - before);
+    t.equal(added.filter((d: { status: string }) => d.status === 'succeeded').length, 1, 'one deployment went live…');
+    t.match(added.find((d: { status: string }) => d.status === 'succeeded'), { commitSha: winner });
+    for (const other of added.filter((d: { status: string }) => d.status !== 'succeeded')) t.match(other, { status: 'canceled', commitSha: lost }, '…the other, if it was queued, was replaced before it ran');
     git(work, 'reset', '-q', '--hard', winner);
   });
 

@@ -10,6 +10,7 @@ import { actorOf, canSee, isId, requireWrite, type Principal, type PrincipalCach
 import { clientAddressOf } from '../client-address.js';
 import { HttpError, notFoundHttp } from '../errors.js';
 import type { KeyFailureLimiter } from '../key-failure-limiter.js';
+import { receivePushDeps } from '../receive-push-deps.js';
 
 /** `/git/<serviceId>.git/…` or `/git/<project slug>/<service slug>.git/…`, then one of the smart-HTTP endpoints. */
 const GIT_PATH = /^\/git\/(?:(?<id>[0-9a-f-]{36})|(?<project>[a-z0-9][a-z0-9-]*)\/(?<service>[a-z0-9][a-z0-9-]*))\.git(?<rest>\/.*)$/;
@@ -78,12 +79,12 @@ export function gitRoutes(app: Slipway, keys: PrincipalCache, failures: KeyFailu
         pushing && endpoint !== 'info/refs'
           ? (channel) =>
               answerPreReceive(channel, {
-                app,
                 serviceId: service.id,
                 branch: service.branch,
                 branchTip: () => app.pushRepositories.branchTip(service.id, service.branch),
                 overLimits: (updates) => app.pushRepositories.overLimits(service.id, updates),
-                cmd: app.commandContext(actorOf(principal), { correlationId: ctx.state.requestId ?? randomUUID() }),
+                receive: receivePushDeps(app, app.commandContext(actorOf(principal), { correlationId: ctx.state.requestId ?? randomUUID() })),
+                follow: { db: app.db, onApplied: (listener) => app.runner.onApplied(listener) },
               })
           : undefined,
     });

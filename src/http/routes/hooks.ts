@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { ZodError } from 'zod';
-import { acceptDelivery } from '../../../commands/auto-deploy/accept-delivery.js';
-import { HOOK_PROVIDERS, type HookProvider, type WebhookDelivery } from '../../../commands/auto-deploy/events.js';
-import { autoDeployState, openSecret, recordDelivery } from '../../../commands/auto-deploy/handlers.js';
+import { HOOK_PROVIDERS, type HookProvider } from '../../../commands/auto-deploy/events.js';
+import { autoDeployState, openSecret, recordRejectedDelivery } from '../../../commands/auto-deploy/handlers.js';
+import { receivePush } from '../../../commands/auto-deploy/receive-push.js';
 import type { CommandContext } from '../../../commands/shared/command-context.js';
 import { findService } from '../../../projections/service-queries.js';
 import type { Slipway } from '../../slipway.js';
@@ -16,6 +16,7 @@ import { HttpError } from '../errors.js';
 import type { DeliveryFailureLimiter } from '../hooks/delivery-failure-limiter.js';
 import { readHookMessage } from '../hooks/payloads.js';
 import type { HookBodyReader } from '../hooks/raw-body.js';
+import { receivePushDeps } from '../receive-push-deps.js';
 import { checkSignature, type HeaderOf } from '../hooks/signatures.js';
 import { parseJsonText } from '../json-body.js';
 
@@ -42,7 +43,7 @@ async function hookTarget(app: Slipway, cmd: CommandContext, serviceId: string) 
  * `POST /api/hooks/:serviceId/:provider`: no key; the provider's signature over the raw bytes is checked
  * before anything of the body is parsed. A service id without auto-deploy (or the wrong provider's route) is
  * refused like a bad signature, without reading the body; refusals count in their own limiter. The route
- * authenticates, parses and maps; what a verified delivery does is `acceptDelivery`'s.
+ * authenticates, parses and maps; what a verified delivery means is `receivePush`'s, as for a `git push`.
  */
 export function hookRoutes(router: Router, app: Slipway, failures: DeliveryFailureLimiter, bodies: HookBodyReader) {
   route(router, autoDeployApi.hook, async (ctx: Context) => {
@@ -56,8 +57,7 @@ export function hookRoutes(router: Router, app: Slipway, failures: DeliveryFailu
     // is answered alike, whether or not the service id has auto-deploy.
     const recordRefusal = (reason: string) => {
       if (!target) return;
-      const refused = { provider: target.provider, at, event: null, deliveryId: null, bodyDigest: null, commitSha: null, verdict: `rejected:${reason}`, deploymentId: null };
-      recordDelivery(cmd, serviceId, refused).catch((error: unknown) => app.log.error('could not record a refused webhook delivery', { serviceId, error: String(error) }));
+      recordRejectedDelivery(cmd, serviceId, { provider: target.provider, reason, at }).catch((error: unknown) => app.log.error('could not record a refused webhook delivery', { serviceId, error: String(error) }));
     };
     if (!target || named !== target.provider) {
       await failures.refused(address, serviceId);
@@ -79,14 +79,13 @@ export function hookRoutes(router: Router, app: Slipway, failures: DeliveryFailu
       message = readHookMessage(provider, header, ctx.is('json') || ctx.is('+json') ? parseJsonText(body.toString('utf8')) : undefined);
     } catch (error) {
       if (!(error instanceof ZodError) && !(error instanceof HttpError)) throw error;
-      const malformed: WebhookDelivery = { provider, at, event: null, deliveryId: null, bodyDigest: null, commitSha: null, verdict: 'rejected:malformed', deploymentId: null };
-      await app.settle((await recordDelivery(cmd, serviceId, malformed)).position);
+      await app.settle((await recordRejectedDelivery(cmd, serviceId, { provider, reason: 'malformed', at })).position);
       const text = `the delivery is not a ${provider} webhook payload Slipway reads (JSON, shaped as the provider documents it)`;
       throw new HttpError(400, 'validation_failed', text, [{ path: '(body)', message: text }]);
     }
     const bodyDigest = createHash('sha256').update(body).digest('hex');
     const verified = { provider, event: message.event, deliveryId: message.deliveryId, bodyDigest, message, at };
-    const { outcome, position } = await acceptDelivery(cmd, serviceId, target.branch, verified);
+    const { outcome, position } = await receivePush(receivePushDeps(app, cmd), serviceId, { channel: 'webhook', serviceBranch: target.branch, delivery: verified });
     // Settled, so the deliveries list and the deployment answer with this one as soon as the sender has its answer.
     await app.settle(position);
     if ('deploymentId' in outcome) ctx.status = 202;
