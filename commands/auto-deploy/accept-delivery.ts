@@ -1,7 +1,7 @@
 import { deploymentExists, queueDeploymentOnce } from '../deployment/handlers.js';
 import type { CommandContext } from '../shared/command-context.js';
 import { execute, latest } from '../shared/execute.js';
-import { autoDeploy, decideDelivery, replayOf, webhookDeploymentId, type SeenDelivery, type VerifiedDelivery } from './aggregate.js';
+import { autoDeploy, replayOf, type SeenDelivery, type VerifiedDelivery, webhookDeploymentId } from './aggregate.js';
 import type { SkipReason, WebhookDelivery } from './events.js';
 import { supersedeQueued } from './handlers.js';
 
@@ -27,7 +27,7 @@ export async function acceptDelivery(
   const { events, position } = await execute(ctx, autoDeploy, serviceId, (state) => {
     decidedOn.original = replayOf(state, { ...delivery, verdict: 'received' });
     decidedOn.previousPushDeploymentId = state.lastPushDeploymentId;
-    return decideDelivery(state, serviceId, serviceBranch, delivery, alreadyQueued);
+    return autoDeploy.decide.delivery(state, serviceId, serviceBranch, delivery, alreadyQueued);
   });
   const recorded = events[0]!.data as WebhookDelivery;
   const verdict = recorded.verdict;
