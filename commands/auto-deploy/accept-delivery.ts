@@ -1,7 +1,7 @@
 import { deploymentExists, queueDeploymentOnce } from '../deployment/handlers.js';
 import type { CommandContext } from '../shared/command-context.js';
 import { execute, latest } from '../shared/execute.js';
-import { autoDeploy, replayOf, type SeenDelivery, type VerifiedDelivery, webhookDeploymentId } from './aggregate.js';
+import { autoDeploy, replayOf, webhookDeploymentId, type SeenDelivery, type VerifiedDelivery } from './aggregate.js';
 import type { SkipReason, WebhookDelivery } from './events.js';
 import { supersedeQueued } from './handlers.js';
 

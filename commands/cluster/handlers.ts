@@ -1,6 +1,6 @@
 import type { CommandContext } from '../shared/command-context.js';
 import { execute, loadAggregate } from '../shared/execute.js';
-import { cluster, CLUSTER_ID, type ClusterNodeIntent, type ClusterState } from './aggregate.js';
+import { CLUSTER_ID, cluster, type ClusterNodeIntent, type ClusterState } from './aggregate.js';
 import type { ClusterEvent, NodeAvailability, NodeRole } from './events.js';
 
 type Initialized = Extract<ClusterEvent, { type: 'ClusterInitialized' }>['data'];

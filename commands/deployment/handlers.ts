@@ -2,7 +2,7 @@ import { live, service } from '../service/aggregate.js';
 import type { CommandContext } from '../shared/command-context.js';
 import { execute, loadAggregate } from '../shared/execute.js';
 import { newId } from '../shared/ids.js';
-import { assertExplainable, BUILD_REQUEST, deployment, type DeploymentRequest, type WentLive } from './aggregate.js';
+import { assertExplainable, BUILD_REQUEST, type WentLive, deployment, type DeploymentRequest } from './aggregate.js';
 import type { DeploymentEvent, FailureExplained } from './events.js';
 
 export async function queueDeployment(ctx: CommandContext, serviceId: string, request: DeploymentRequest = BUILD_REQUEST) {

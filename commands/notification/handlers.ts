@@ -1,7 +1,7 @@
 import type { CommandContext } from '../shared/command-context.js';
 import { execute, loadAggregate } from '../shared/execute.js';
 import { uuidFromName } from '../shared/ids.js';
-import { type AttemptOutcome, notification } from './aggregate.js';
+import { notification, type AttemptOutcome } from './aggregate.js';
 import type { NotificationPayload } from './events.js';
 
 /** The same channel and cause give the same notification id: at least once, recorded once. */

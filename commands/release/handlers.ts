@@ -4,7 +4,7 @@ import { execute, loadAggregate } from '../shared/execute.js';
 import { deployment } from '../deployment/aggregate.js';
 import { queueDeployment } from '../deployment/handlers.js';
 import { assertMovable, live, service } from '../service/aggregate.js';
-import { currentRelease, type NewRelease, releaseHistory, rollbackTarget } from './aggregate.js';
+import { currentRelease, releaseHistory, rollbackTarget, type NewRelease } from './aggregate.js';
 
 export const recordRelease = (ctx: CommandContext, serviceId: string, release: NewRelease) =>
   execute(ctx, releaseHistory, serviceId, (s) => releaseHistory.decide.record(s, release));

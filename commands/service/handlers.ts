@@ -13,7 +13,7 @@ import { assertAcceptsDomains, live, service } from './aggregate.js';
 import { initialDatabaseVariables } from './engines.js';
 import type { CertificateState, DnsRecordApplied, Release, ServiceCreatedData } from './events.js';
 import type { ServiceSettings } from './fields.js';
-import { type HealthObservation } from './health.js';
+import type { HealthObservation } from './health.js';
 
 export interface ServiceDeps {
   hostPortRange: readonly [number, number];

@@ -1,6 +1,6 @@
 import type { CommandContext } from '../shared/command-context.js';
 import { execute, loadAggregate } from '../shared/execute.js';
-import { type AiProviderConnection, type RemoteStorageSettings, settings } from './aggregate.js';
+import { settings, type AiProviderConnection, type RemoteStorageSettings } from './aggregate.js';
 import { SETTINGS_ID, type GeneralSettingsChange } from './events.js';
 
 const SETTINGS_KEY = `settings-${SETTINGS_ID}`;

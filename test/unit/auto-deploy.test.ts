@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import t from 'tap';
-import { autoDeploy, replayOf, type VerifiedDelivery, webhookDeploymentId } from '../../commands/auto-deploy/aggregate.js';
+import { autoDeploy, replayOf, webhookDeploymentId, type VerifiedDelivery } from '../../commands/auto-deploy/aggregate.js';
 import { DEFAULT_SKIP_KEYWORDS, type AutoDeploySettings, type WebhookDelivery } from '../../commands/auto-deploy/events.js';
 import { decidePush, type PushedRef } from '../../commands/auto-deploy/push-verdict.js';
 import { readHookMessage } from '../../src/http/hooks/payloads.js';

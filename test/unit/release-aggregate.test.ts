@@ -1,5 +1,5 @@
 import t from 'tap';
-import { currentRelease, type NewRelease, releaseHistory, releasesToPrune, rollbackTarget } from '../../commands/release/aggregate.js';
+import { currentRelease, releaseHistory, releasesToPrune, rollbackTarget, type NewRelease } from '../../commands/release/aggregate.js';
 import { deployment } from '../../commands/deployment/aggregate.js';
 import { deciderSpec } from '../helpers/decider-spec.js';
 
