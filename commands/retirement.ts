@@ -1,9 +1,9 @@
 import type { RecordedEvent } from '../src/eventstore/port.js';
-import { decideDetach, decideRetire as decideRetireProject, project } from './project/aggregate.js';
+import { project } from './project/aggregate.js';
 import { reservation, reservationId, type ReservationKind } from './reservation/aggregate.js';
 import { release } from './reservation/handlers.js';
-import { decideRetire as decideRetireService, service } from './service/aggregate.js';
-import { streamOf, type Aggregate } from './shared/aggregate.js';
+import { service } from './service/aggregate.js';
+import { streamOf, type Evolution } from './shared/aggregate.js';
 import { causedBy, type CommandContext } from './shared/command-context.js';
 import type { DomainEvent } from './shared/event.js';
 import { execute, latest, loadAggregate } from './shared/execute.js';
@@ -42,7 +42,7 @@ export interface Retirement {
 }
 
 /** The folded state of a stream and the recorded event that deleted it, if one did. */
-async function deletionOf<S, E extends DomainEvent>(ctx: CommandContext, aggregate: Aggregate<S, E>, id: string, deletedType: E['type']) {
+async function deletionOf<S, E extends DomainEvent>(ctx: CommandContext, aggregate: Evolution<S, E>, id: string, deletedType: E['type']) {
   let state = aggregate.initial;
   let deletion: RecordedEvent | null = null;
   for (const recorded of await ctx.store.readStream(streamOf(aggregate.category, id))) {
@@ -74,8 +74,8 @@ export async function retireService(ctx: CommandContext, deps: RetirementDeps, i
   await ctx.keyring.shred(id);
   for (const importId of await deps.importsOf(id)) await ctx.keyring.shred(`import-${importId}`);
   await deps.removePushedRepository?.(id);
-  const detached = await execute(caused, project, state.service.projectId, (s) => decideDetach(s, id));
-  const retired = await execute(caused, service, id, decideRetireService);
+  const detached = await execute(caused, project, state.service.projectId, (s) => project.decide.detach(s, id));
+  const retired = await execute(caused, service, id, service.decide.retire);
   return { position: latest(released, detached.position, retired.position), deleted: true };
 }
 
@@ -86,7 +86,7 @@ export async function retireProject(ctx: CommandContext, deps: RetirementDeps, i
   const caused = causedBy(ctx, deletion);
   await deps.settle(deletion.position);
   const released = await releaseEverythingOf(caused, deps, id);
-  const retired = await execute(caused, project, id, decideRetireProject);
+  const retired = await execute(caused, project, id, project.decide.retire);
   return { position: latest(released, retired.position), deleted: true };
 }
 

@@ -69,8 +69,8 @@ function applyAutoDeployEvent(recorded: RecordedEvent, out: BatchWriter) {
 
 const serviceDeletions = eachEventOf('service', parseServiceEvent, (event, serviceId, _at, out) => {
   if (event.type !== 'ServiceDeleted') return;
-  out.sql(sql`delete from rm_auto_deploy where service_id = ${serviceId}`);
-  out.sql(sql`delete from rm_webhook_deliveries where service_id = ${serviceId}`);
+  out.deleteOwnedBy('rm_auto_deploy', 'service_id', serviceId);
+  out.deleteOwnedBy('rm_webhook_deliveries', 'service_id', serviceId);
 });
 
 /** Auto-deploy settings and the last deliveries of each service's hook route. */

@@ -7,7 +7,7 @@ import { eachEventOf, type Projector } from './projector.js';
 import { sql } from './sql-text.js';
 
 const backupEvents = eachEventOf('backup', parseBackupEvent, (event, id, at, out) => {
-  const set = (assignments: string) => out.sql(`update rm_backups set ${assignments} where id = ${sql`${id}`}`);
+  const set = (assignments: string) => out.updateById('rm_backups', id, assignments);
   switch (event.type) {
     case 'BackupRequested': {
       const d = event.data;
@@ -34,9 +34,9 @@ const backupEvents = eachEventOf('backup', parseBackupEvent, (event, id, at, out
       // Gone for its users at once; listed for the backup runner until its copies are removed.
       out.sql(sql`insert into rm_backup_removals (id, service_id, local_path, remote_key, deleted_at)
         select id, service_id, local_path, remote_key, ${at} from rm_backups where id = ${id} on conflict (id) do nothing`);
-      return out.sql(sql`delete from rm_backups where id = ${id}`);
+      return out.deleteOwnedBy('rm_backups', 'id', id);
     case 'BackupFilesRemoved':
-      return out.sql(sql`delete from rm_backup_removals where id = ${id}`);
+      return out.deleteOwnedBy('rm_backup_removals', 'id', id);
   }
 });
 
@@ -58,8 +58,8 @@ const serviceDeletions = eachEventOf('service', parseServiceEvent, (event, servi
   if (event.type !== 'ServiceDeleted') return;
   out.sql(sql`insert into rm_backup_removals (id, service_id, local_path, remote_key, deleted_at)
     select id, service_id, local_path, remote_key, ${at} from rm_backups where service_id = ${serviceId} on conflict (id) do nothing`);
-  out.sql(sql`delete from rm_backups where service_id = ${serviceId}`);
-  out.sql(sql`delete from rm_backup_settings where service_id = ${serviceId}`);
+  out.deleteOwnedBy('rm_backups', 'service_id', serviceId);
+  out.deleteOwnedBy('rm_backup_settings', 'service_id', serviceId);
 });
 
 export const backupsProjector: Projector = {

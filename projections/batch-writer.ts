@@ -34,6 +34,16 @@ export class BatchWriter {
     this.ops.push({ kind: 'sql', text, params });
   }
 
+  /** Sets `assignments` (SQL text, its values written in with `sql`) on the row of `table` with this id. */
+  updateById(table: string, id: string, assignments: string): void {
+    this.sql(`update ${table} set ${assignments} where id = ${literal(id)}`);
+  }
+
+  /** Deletes the rows of `table` whose `column` names `owner` (the rows of a deleted service, of a removed record…). */
+  deleteOwnedBy(table: string, column: string, owner: string | number): void {
+    this.sql(`delete from ${table} where ${column} = ${literal(owner)}`);
+  }
+
   statements(): Statement[] {
     const out: Statement[] = [];
     let barrier: string[] = [];

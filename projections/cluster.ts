@@ -31,7 +31,7 @@ const clusterEvents = eachEventOf('cluster', parseClusterEvent, (event, _id, at,
       return;
     }
     case 'ClusterNodeRemoved':
-      out.sql(sql`delete from rm_cluster_nodes where node_id = ${event.data.nodeId}`);
+      out.deleteOwnedBy('rm_cluster_nodes', 'node_id', event.data.nodeId);
       return;
   }
 });

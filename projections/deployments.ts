@@ -6,7 +6,7 @@ import { eachEventOf, type Projector } from './projector.js';
 import { sql } from './sql-text.js';
 
 const deploymentEvents = eachEventOf('deployment', parseDeploymentEvent, (event, id, at, out) => {
-  const set = (assignments: string) => out.sql(`update rm_deployments set ${assignments} where id = ${sql`${id}`}`);
+  const set = (assignments: string) => out.updateById('rm_deployments', id, assignments);
   switch (event.type) {
     case 'DeploymentQueued':
       out.upsert({
@@ -66,7 +66,7 @@ const logEvents = eachEventOf(LOG_CATEGORY, parseDeploymentLogEvent, (event, dep
 const serviceDeletions = eachEventOf('service', parseServiceEvent, (event, serviceId, _at, out) => {
   if (event.type !== 'ServiceDeleted') return;
   out.sql(sql`delete from rm_deployment_logs where deployment_id in (select id from rm_deployments where service_id = ${serviceId})`);
-  out.sql(sql`delete from rm_deployments where service_id = ${serviceId}`);
+  out.deleteOwnedBy('rm_deployments', 'service_id', serviceId);
 });
 
 export const deploymentsProjector: Projector = {

@@ -57,10 +57,10 @@ create index if not exists rm_domains_service on rm_domains (service_id);`,
         return;
       }
       case 'DomainRemoved':
-        out.sql(sql`delete from rm_domains where id = ${event.data.domainId}`);
+        out.deleteOwnedBy('rm_domains', 'id', event.data.domainId);
         return;
       case 'ServiceDeleted':
-        out.sql(sql`delete from rm_domains where service_id = ${serviceId}`);
+        out.deleteOwnedBy('rm_domains', 'service_id', serviceId);
         return;
     }
   }),

@@ -1,6 +1,5 @@
 import { parseServiceEvent } from '../commands/service/events.js';
 import { eachEventOf, type Projector } from './projector.js';
-import { sql } from './sql-text.js';
 
 /** Values stay encrypted here; they are opened only to answer a request. */
 export const envProjector: Projector = {
@@ -30,10 +29,10 @@ create table if not exists rm_env (
         return;
       }
       case 'EnvVarDeleted':
-        out.sql(sql`delete from rm_env where id = ${event.data.envId}`);
+        out.deleteOwnedBy('rm_env', 'id', event.data.envId);
         return;
       case 'ServiceDeleted':
-        out.sql(sql`delete from rm_env where service_id = ${serviceId}`);
+        out.deleteOwnedBy('rm_env', 'service_id', serviceId);
         return;
     }
   }),

@@ -7,7 +7,7 @@ import { sql } from './sql-text.js';
 
 // The sealed source URL stays in the log: the read side has only its label, without the password.
 const importEvents = eachEventOf('import', parseImportEvent, (event, id, at, out) => {
-  const set = (assignments: string) => out.sql(`update rm_imports set ${assignments} where id = ${sql`${id}`}`);
+  const set = (assignments: string) => out.updateById('rm_imports', id, assignments);
   switch (event.type) {
     case 'ImportRequested': {
       const d = event.data;
@@ -30,7 +30,7 @@ const importEvents = eachEventOf('import', parseImportEvent, (event, id, at, out
 
 // Kept until the service is retired: retirement shreds each import's data key, and finds them here.
 const serviceRetirements = eachEventOf('service', parseServiceEvent, (event, serviceId, _at, out) => {
-  if (event.type === 'ServiceRetired') out.sql(sql`delete from rm_imports where service_id = ${serviceId}`);
+  if (event.type === 'ServiceRetired') out.deleteOwnedBy('rm_imports', 'service_id', serviceId);
 });
 
 export const importsProjector: Projector = {

@@ -30,13 +30,13 @@ const channelEvents = eachEventOf('notificationchannel', parseNotificationChanne
       return;
     }
     case 'NotificationChannelDeleted':
-      out.sql(sql`delete from rm_notification_channels where id = ${id}`);
+      out.deleteOwnedBy('rm_notification_channels', 'id', id);
       return;
   }
 });
 
 const deliveryEvents = eachEventOf('notification', parseNotificationEvent, (event, id, at, out) => {
-  const set = (assignments: string) => out.sql(`update rm_notifications set ${assignments} where id = ${sql`${id}`}`);
+  const set = (assignments: string) => out.updateById('rm_notifications', id, assignments);
   switch (event.type) {
     case 'NotificationQueued': {
       const d = event.data;

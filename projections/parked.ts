@@ -1,4 +1,5 @@
 import type { SqlExecutor } from '../src/db/sql-client.js';
+import { recordedFromRow, type EventRow } from '../src/eventstore/event-row.js';
 import type { RecordedEvent } from '../src/eventstore/port.js';
 import type { Statement } from './batch-writer.js';
 
@@ -42,17 +43,9 @@ export interface Parking {
   attempts: number;
 }
 
-export interface ParkedRow {
+export interface ParkedRow extends EventRow {
   projector: string;
-  event_id: string;
   position: string;
-  stream_id: string;
-  revision: string;
-  type: string;
-  schema_version: number;
-  data: Record<string, unknown>;
-  metadata: RecordedEvent['metadata'];
-  recorded_at: Date | string;
   error: string;
   attempts: number;
   parked_at: Date | string;
@@ -80,17 +73,7 @@ export function parkStatement({ projector, event, error, attempts }: Parking): S
   };
 }
 
-export const recordedOf = (row: ParkedRow): RecordedEvent => ({
-  id: row.event_id,
-  type: row.type,
-  schemaVersion: row.schema_version,
-  data: row.data,
-  metadata: row.metadata,
-  streamId: row.stream_id,
-  revision: Number(row.revision),
-  position: row.position,
-  recordedAt: new Date(row.recorded_at).toISOString(),
-});
+export const recordedOf = (row: ParkedRow): RecordedEvent => recordedFromRow(row, row.position);
 
 export async function listParked(db: SqlExecutor): Promise<ParkedRow[]> {
   const { rows } = await db.query<ParkedRow>('select * from proj_parked order by position, projector');

@@ -29,7 +29,7 @@ create table if not exists rm_projects (
         out.sql(sql`update rm_projects set name = ${event.data.name}, description = ${event.data.description}, updated_at = ${at} where id = ${id}`);
         return;
       case 'ProjectDeleted':
-        out.sql(sql`delete from rm_projects where id = ${id}`);
+        out.deleteOwnedBy('rm_projects', 'id', id);
         return;
     }
   }),

@@ -36,7 +36,7 @@ const releaseEvents = eachEventOf('release', parseReleaseEvent, (event, serviceI
 
 // A deleted service's releases leave the read side with it (its images are removed, its data key shredded).
 const serviceDeletions = eachEventOf('service', parseServiceEvent, (event, serviceId, _at, out) => {
-  if (event.type === 'ServiceDeleted') out.sql(sql`delete from rm_releases where service_id = ${serviceId}`);
+  if (event.type === 'ServiceDeleted') out.deleteOwnedBy('rm_releases', 'service_id', serviceId);
 });
 
 /** Releases without their configuration snapshot: that stays sealed in the log, read by the deployer alone. */

@@ -1,7 +1,6 @@
 import { parseProjectEvent } from '../commands/project/events.js';
 import { parseServiceEvent } from '../commands/service/events.js';
 import { eachEventOf, type Projector } from './projector.js';
-import { sql } from './sql-text.js';
 import type { BatchWriter } from './batch-writer.js';
 
 const pending = (out: BatchWriter, aggregateId: string, aggregateType: 'project' | 'service', at: string) =>
@@ -14,12 +13,12 @@ const pending = (out: BatchWriter, aggregateId: string, aggregateType: 'project'
 
 const services = eachEventOf('service', parseServiceEvent, (event, id, at, out) => {
   if (event.type === 'ServiceDeleted') pending(out, id, 'service', at);
-  if (event.type === 'ServiceRetired') out.sql(sql`delete from rm_retirements where aggregate_id = ${id}`);
+  if (event.type === 'ServiceRetired') out.deleteOwnedBy('rm_retirements', 'aggregate_id', id);
 });
 
 const projects = eachEventOf('project', parseProjectEvent, (event, id, at, out) => {
   if (event.type === 'ProjectDeleted') pending(out, id, 'project', at);
-  if (event.type === 'ProjectRetired') out.sql(sql`delete from rm_retirements where aggregate_id = ${id}`);
+  if (event.type === 'ProjectRetired') out.deleteOwnedBy('rm_retirements', 'aggregate_id', id);
 });
 
 /** Deleted projects and services whose retirement (release, shred, detach) has not been recorded yet. */

@@ -106,7 +106,7 @@ const applyServiceEvents = eachEventOf('service', parseServiceEvent, (event, id,
       out.sql(sql`update rm_services set project_id = ${event.data.toProjectId}, updated_at = ${at} where id = ${id}`);
       return;
     case 'ServiceDeleted':
-      out.sql(sql`delete from rm_services where id = ${id}`);
+      out.deleteOwnedBy('rm_services', 'id', id);
       return;
     case 'ServiceMoved':
       out.sql(sql`update rm_services set node_id = ${event.data.nodeId}, updated_at = ${at} where id = ${id}`);

@@ -1,6 +1,7 @@
 import type { SqlExecutor } from '../src/db/sql-client.js';
 import type { ResourceSettings } from '../commands/service/resources.js';
 import type { ImageSettingName } from '../src/installation-images.js';
+import type { GeneralSettingsChange } from '../commands/settings/events.js';
 
 export interface RemoteStorageRow {
   endpoint: string;
@@ -32,6 +33,22 @@ export const IMAGE_COLUMNS = {
   dbImageColumnar: 'db_image_columnar',
 } as const satisfies Record<ImageSettingName, string>;
 
+/** The column of each general setting, images included: the one map the projector and the readers share. */
+export const GENERAL_COLUMNS = {
+  rootDomain: 'root_domain',
+  publicIp: 'public_ip',
+  acmeEmail: 'acme_email',
+  acmeDirectoryUrl: 'acme_directory_url',
+  httpsEnabled: 'https_enabled',
+  allowedDestinations: 'allowed_destinations',
+  denyPrivateDestinations: 'deny_private_destinations',
+  apiDomain: 'api_domain',
+  defaultResources: 'default_resources',
+  sessionIdleMinutes: 'session_idle_minutes',
+  sessionMaxHours: 'session_max_hours',
+  ...IMAGE_COLUMNS,
+} as const satisfies Record<keyof GeneralSettingsChange, keyof GeneralSettingsRow>;
+
 type ImageColumns = { [K in ImageSettingName as (typeof IMAGE_COLUMNS)[K]]: string | null };
 
 export interface GeneralSettingsRow extends ImageColumns {
@@ -50,8 +67,7 @@ export interface GeneralSettingsRow extends ImageColumns {
 
 /** What was set through the API; null columns fall back to the environment. */
 export async function findGeneralSettings(db: SqlExecutor): Promise<GeneralSettingsRow | null> {
-  const columns = ['root_domain', 'public_ip', 'acme_email', 'acme_directory_url', 'https_enabled', 'allowed_destinations', 'deny_private_destinations', 'api_domain', 'default_resources', 'session_idle_minutes', 'session_max_hours', ...Object.values(IMAGE_COLUMNS)];
-  const { rows } = await db.query<GeneralSettingsRow>(`select ${columns.join(', ')} from rm_general_settings where id = 1`);
+  const { rows } = await db.query<GeneralSettingsRow>(`select ${Object.values(GENERAL_COLUMNS).join(', ')} from rm_general_settings where id = 1`);
   return rows[0] ?? null;
 }
 

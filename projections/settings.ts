@@ -1,24 +1,9 @@
 import { parseSettingsEvent } from '../commands/settings/events.js';
 import type { RecordedEvent } from '../src/eventstore/port.js';
-import { IMAGE_COLUMNS } from './settings-queries.js';
+import { GENERAL_COLUMNS, IMAGE_COLUMNS } from './settings-queries.js';
 import type { BatchWriter } from './batch-writer.js';
 import { eachEventOf, type Projector } from './projector.js';
 import { sql, type Literal } from './sql-text.js';
-
-const GENERAL_COLUMNS = {
-  rootDomain: 'root_domain',
-  publicIp: 'public_ip',
-  acmeEmail: 'acme_email',
-  acmeDirectoryUrl: 'acme_directory_url',
-  httpsEnabled: 'https_enabled',
-  allowedDestinations: 'allowed_destinations',
-  denyPrivateDestinations: 'deny_private_destinations',
-  apiDomain: 'api_domain',
-  sessionIdleMinutes: 'session_idle_minutes',
-  sessionMaxHours: 'session_max_hours',
-  defaultResources: 'default_resources',
-  ...IMAGE_COLUMNS,
-} as const;
 
 // Secrets stay in the log, sealed; the read side only knows that one is set.
 const settingsEvents = eachEventOf('settings', parseSettingsEvent, (event, _id, at, out) => {
@@ -51,7 +36,7 @@ const settingsEvents = eachEventOf('settings', parseSettingsEvent, (event, _id, 
       });
       return;
     case 'DnsProviderDisconnected':
-      return out.sql(sql`delete from rm_dns_providers where provider_id = ${event.data.providerId}`);
+      return out.deleteOwnedBy('rm_dns_providers', 'provider_id', event.data.providerId);
     case 'AiProviderConnected': {
       const d = event.data;
       out.upsert({
@@ -63,7 +48,7 @@ const settingsEvents = eachEventOf('settings', parseSettingsEvent, (event, _id, 
       return;
     }
     case 'AiProviderDisconnected':
-      return out.sql(sql`delete from rm_ai_providers where provider_id = ${event.data.providerId}`);
+      return out.deleteOwnedBy('rm_ai_providers', 'provider_id', event.data.providerId);
   }
 });
 

@@ -1,4 +1,4 @@
-import { findGeneralSettings, IMAGE_COLUMNS, type GeneralSettingsRow } from '../projections/settings-queries.js';
+import { findGeneralSettings, GENERAL_COLUMNS, type GeneralSettingsRow } from '../projections/settings-queries.js';
 import type { ImageSettings } from './installation-images.js';
 import type { SqlExecutor } from './db/sql-client.js';
 import type { ResourceSettings } from '../commands/service/resources.js';
@@ -30,20 +30,7 @@ export interface EffectiveSettings extends GeneralSettingsValues {
   source: Record<GeneralSettingName, 'settings' | 'environment'>;
 }
 
-const COLUMNS: Record<GeneralSettingName, keyof GeneralSettingsRow> = {
-  rootDomain: 'root_domain',
-  publicIp: 'public_ip',
-  acmeEmail: 'acme_email',
-  acmeDirectoryUrl: 'acme_directory_url',
-  httpsEnabled: 'https_enabled',
-  allowedDestinations: 'allowed_destinations',
-  denyPrivateDestinations: 'deny_private_destinations',
-  apiDomain: 'api_domain',
-  defaultResources: 'default_resources',
-  sessionIdleMinutes: 'session_idle_minutes',
-  sessionMaxHours: 'session_max_hours',
-  ...IMAGE_COLUMNS,
-};
+const COLUMNS: Record<GeneralSettingName, keyof GeneralSettingsRow> = GENERAL_COLUMNS;
 
 /** The general settings in force: what `PATCH /api/settings` set wins over the environment's default. */
 export async function effectiveSettings(db: SqlExecutor, defaults: GeneralSettingsValues): Promise<EffectiveSettings> {

@@ -1,10 +1,10 @@
-import type { Aggregate } from '../shared/aggregate.js';
+import { defineAggregate, type Evolution } from '../shared/aggregate.js';
 import { conflict, invalid, notFound } from '../shared/domain-error.js';
 import { parseApiKeyEvent, type ApiKeyEvent, type ApiKeyScope } from './events.js';
 
 export type ApiKeyState = { status: 'none' | 'active' | 'revoked' };
 
-export const apiKey: Aggregate<ApiKeyState, ApiKeyEvent> = {
+const evolution: Evolution<ApiKeyState, ApiKeyEvent> = {
   category: 'apikey',
   initial: { status: 'none' },
   evolve: (_state, event) => ({ status: event.type === 'ApiKeyCreated' ? 'active' : 'revoked' }),
@@ -26,12 +26,18 @@ function scopeOf(projectIds: readonly string[] | null): ApiKeyScope {
   return { kind: 'projects', projectIds: [...new Set(projectIds)] };
 }
 
-export function decideCreate(state: ApiKeyState, { projectIds, ...data }: CreateApiKeyData): ApiKeyEvent[] {
+function decideCreate(state: ApiKeyState, { projectIds, ...data }: CreateApiKeyData): ApiKeyEvent[] {
   if (state.status !== 'none') throw conflict('api key already exists');
   return [{ type: 'ApiKeyCreated', data: { ...data, scope: scopeOf(projectIds) } }];
 }
 
-export function decideRevoke(state: ApiKeyState): ApiKeyEvent[] {
+function decideRevoke(state: ApiKeyState): ApiKeyEvent[] {
   if (state.status === 'none') throw notFound('api key');
   return state.status === 'revoked' ? [] : [{ type: 'ApiKeyRevoked', data: {} }];
 }
+
+/** The apiKey aggregate and its command vocabulary. */
+export const apiKey = defineAggregate(evolution, {
+  create: decideCreate,
+  revoke: decideRevoke,
+});

@@ -3,7 +3,7 @@ import { project } from '../project/aggregate.js';
 import { conflict, invalid } from '../shared/domain-error.js';
 import { execute, loadAggregate } from '../shared/execute.js';
 import { newId } from '../shared/ids.js';
-import { apiKey, decideCreate, decideRevoke } from './aggregate.js';
+import { apiKey } from './aggregate.js';
 import { generateApiKeySecret } from './secret.js';
 
 export interface CreateApiKeyInput {
@@ -21,7 +21,7 @@ export async function createApiKey(ctx: CommandContext, input: CreateApiKeyInput
   const id = newId(ctx, 'apikey');
   const { secret, prefix, hash } = generateApiKeySecret();
   const result = await execute(ctx, apiKey, id, (s) =>
-    decideCreate(s, { ...input, secretHash: hash, prefix }),
+    apiKey.decide.create(s, { ...input, secretHash: hash, prefix }),
   );
   // A retry whose first attempt created the key but never answered: that secret is lost (only its hash is kept).
   const created = result.events[0];
@@ -32,5 +32,5 @@ export async function createApiKey(ctx: CommandContext, input: CreateApiKeyInput
 }
 
 export async function revokeApiKey(ctx: CommandContext, id: string) {
-  return execute(ctx, apiKey, id, decideRevoke);
+  return execute(ctx, apiKey, id, apiKey.decide.revoke);
 }

@@ -1,4 +1,4 @@
-import type { Aggregate } from '../shared/aggregate.js';
+import { defineAggregate, type Evolution } from '../shared/aggregate.js';
 import { invalid, notFound } from '../shared/domain-error.js';
 import { uuidFromName } from '../shared/ids.js';
 import { parseAutoDeployEvent, type AutoDeployEvent, type AutoDeploySettings, type WebhookDelivery } from './events.js';
@@ -30,7 +30,7 @@ export interface AutoDeployState {
   lastPushDeploymentId: string | null;
 }
 
-export const autoDeploy: Aggregate<AutoDeployState, AutoDeployEvent> = {
+const evolution: Evolution<AutoDeployState, AutoDeployEvent> = {
   category: 'autodeploy',
   initial: { projectId: null, settings: null, secret: null, seenDeliveries: [], lastPushDeploymentId: null },
   evolve(state, event) {
@@ -72,7 +72,7 @@ const sameSettings = (a: AutoDeploySettings, b: AutoDeploySettings) =>
  * Saving the settings; the first save also records the secret (`sealedSecret`, made by the handler), which is
  * kept by later saves. Saving what is saved records nothing.
  */
-export function decideConfigure(
+function decideConfigure(
   state: AutoDeployState,
   owner: { serviceId: string; projectId: string },
   next: AutoDeploySettings,
@@ -84,7 +84,7 @@ export function decideConfigure(
   return events;
 }
 
-export function decideRotate(state: AutoDeployState, serviceId: string, sealedSecret: string): AutoDeployEvent[] {
+function decideRotate(state: AutoDeployState, serviceId: string, sealedSecret: string): AutoDeployEvent[] {
   if (!state.settings) throw notFound('auto-deploy settings');
   return [{ type: 'AutoDeploySecretRotated', data: { serviceId, secret: sealedSecret } }];
 }
@@ -110,7 +110,7 @@ export function replayOf(state: AutoDeployState, delivery: Pick<WebhookDelivery,
 }
 
 /** A verified delivery accepted before is recorded as `duplicate`, whatever it would have done. */
-export function decideRecordDelivery(state: AutoDeployState, serviceId: string, delivery: WebhookDelivery): AutoDeployEvent[] {
+function decideRecordDelivery(state: AutoDeployState, serviceId: string, delivery: WebhookDelivery): AutoDeployEvent[] {
   const recorded = replayOf(state, delivery) ? { ...delivery, verdict: 'duplicate', deploymentId: null } : delivery;
   return [{ type: 'WebhookDeliveryRecorded', data: { serviceId, ...recorded } }];
 }
@@ -137,7 +137,7 @@ export interface VerifiedDelivery {
  * that deploys names its derived deployment, or is `duplicate` when that deployment exists already
  * (`alreadyQueued`: a body older than the 30 days remembered).
  */
-export function decideDelivery(
+function decideDelivery(
   state: AutoDeployState,
   serviceId: string,
   serviceBranch: string,
@@ -159,3 +159,11 @@ export function requireConfigured(state: AutoDeployState): { settings: AutoDeplo
   if (!state.settings || !state.secret) throw invalid('serviceId', 'auto-deploy is not configured for this service');
   return { settings: state.settings, secret: state.secret };
 }
+
+/** The autoDeploy aggregate and its command vocabulary. */
+export const autoDeploy = defineAggregate(evolution, {
+  configure: decideConfigure,
+  rotate: decideRotate,
+  recordDelivery: decideRecordDelivery,
+  delivery: decideDelivery,
+});

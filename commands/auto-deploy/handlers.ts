@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { cancelQueuedDeployment } from '../deployment/handlers.js';
 import type { CommandContext } from '../shared/command-context.js';
 import { execute, loadAggregate } from '../shared/execute.js';
-import { autoDeploy, decideConfigure, decideRecordDelivery, decideRotate, type AutoDeployState } from './aggregate.js';
+import { autoDeploy, type AutoDeployState } from './aggregate.js';
 import type { AutoDeploySettings, HookProvider, WebhookDelivery } from './events.js';
 
 /** 32 random bytes, as the hex text a Git host is given. */
@@ -15,14 +15,14 @@ export const autoDeployState = async (ctx: CommandContext, serviceId: string): P
 export async function configureAutoDeploy(ctx: CommandContext, owner: { serviceId: string; projectId: string }, next: AutoDeploySettings) {
   const secret = newSecret();
   const sealed = await ctx.keyring.encrypt(owner.serviceId, secret);
-  const { events, position } = await execute(ctx, autoDeploy, owner.serviceId, (s) => decideConfigure(s, owner, next, sealed));
+  const { events, position } = await execute(ctx, autoDeploy, owner.serviceId, (s) => autoDeploy.decide.configure(s, owner, next, sealed));
   return { position, secret: events.some((e) => e.type === 'AutoDeploySecretRotated') ? secret : null };
 }
 
 export async function rotateAutoDeploySecret(ctx: CommandContext, serviceId: string) {
   const secret = newSecret();
   const sealed = await ctx.keyring.encrypt(serviceId, secret);
-  const { position } = await execute(ctx, autoDeploy, serviceId, (s) => decideRotate(s, serviceId, sealed));
+  const { position } = await execute(ctx, autoDeploy, serviceId, (s) => autoDeploy.decide.rotate(s, serviceId, sealed));
   return { position, secret };
 }
 
@@ -35,7 +35,7 @@ export const openSecret = (ctx: CommandContext, sealed: string) => ctx.keyring.d
  */
 export async function recordRejectedDelivery(ctx: CommandContext, serviceId: string, rejected: { provider: HookProvider; reason: string; at: string }) {
   const delivery: WebhookDelivery = { provider: rejected.provider, at: rejected.at, event: null, deliveryId: null, bodyDigest: null, commitSha: null, verdict: `rejected:${rejected.reason}`, deploymentId: null };
-  return execute(ctx, autoDeploy, serviceId, (s) => decideRecordDelivery(s, serviceId, delivery));
+  return execute(ctx, autoDeploy, serviceId, (s) => autoDeploy.decide.recordDelivery(s, serviceId, delivery));
 }
 
 /** A deployment an earlier push queued, if still queued, ends `canceled`, replaced by the newer push's. */

@@ -1,10 +1,10 @@
-import { decideAbort, decideCancel, deployment } from '../deployment/aggregate.js';
+import { deployment } from '../deployment/aggregate.js';
 import { deploymentExists, queueDeployment } from '../deployment/handlers.js';
 import { streamOf } from '../shared/aggregate.js';
 import type { CommandContext } from '../shared/command-context.js';
 import { execute, latest, loadAggregate } from '../shared/execute.js';
 import { queueAcceptedDelivery } from './accept-delivery.js';
-import { autoDeploy, decideDelivery, replayOf, webhookDeploymentId, type SeenDelivery, type VerifiedDelivery } from './aggregate.js';
+import { autoDeploy, replayOf, webhookDeploymentId, type SeenDelivery, type VerifiedDelivery } from './aggregate.js';
 import type { SkipReason, WebhookDelivery } from './events.js';
 import { supersedeQueued } from './handlers.js';
 import { ANOTHER_PUSH_DEPLOYING, gitPushRunning, supersededBy, type OtherDeployment, type PushChannel, type QueuedPush } from './push-supersede.js';
@@ -71,7 +71,7 @@ async function receiveDelivery(deps: ReceivePushDeps, serviceId: string, { servi
   const { events, position } = await execute(cmd, autoDeploy, serviceId, (state) => {
     decidedOn.original = replayOf(state, { ...delivery, verdict: 'received' });
     decidedOn.previousPushDeploymentId = state.lastPushDeploymentId;
-    return decideDelivery(state, serviceId, serviceBranch, delivery, alreadyQueued);
+    return autoDeploy.decide.delivery(state, serviceId, serviceBranch, delivery, alreadyQueued);
   });
   const verdict = (events[0]!.data as WebhookDelivery).verdict;
   const after = delivery.message.kind === 'push' ? delivery.message.push.after : null;
@@ -143,7 +143,7 @@ async function supersedeEarlierPushes(
 
 /** Its own deployment ends before it runs: canceled while queued, or stopped if the deployer took it meanwhile. */
 async function giveUp(cmd: CommandContext, id: string, reason: string): Promise<string | null> {
-  const { position } = await execute(cmd, deployment, id, (s) => (s.status === 'queued' ? decideCancel(s, reason, null) : s.status === 'running' ? decideAbort(s) : []));
+  const { position } = await execute(cmd, deployment, id, (s) => (s.status === 'queued' ? deployment.decide.cancel(s, reason, null) : s.status === 'running' ? deployment.decide.abort(s) : []));
   return position;
 }
 

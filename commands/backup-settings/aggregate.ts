@@ -1,4 +1,4 @@
-import type { Aggregate } from '../shared/aggregate.js';
+import { defineAggregate, type Evolution } from '../shared/aggregate.js';
 import { parseBackupSettingsEvent, type BackupSettingsEvent } from './events.js';
 
 export type BackupSettings = Omit<Extract<BackupSettingsEvent, { type: 'BackupSettingsChanged' }>['data'], 'serviceId' | 'projectId'>;
@@ -12,7 +12,7 @@ export const DEFAULT_BACKUP_SETTINGS: BackupSettings = {
   monthlyEnabled: true,
 };
 
-export const backupSettings: Aggregate<BackupSettings, BackupSettingsEvent> = {
+const evolution: Evolution<BackupSettings, BackupSettingsEvent> = {
   category: 'backupsettings',
   initial: DEFAULT_BACKUP_SETTINGS,
   evolve(_state, event) {
@@ -25,6 +25,11 @@ export const backupSettings: Aggregate<BackupSettings, BackupSettingsEvent> = {
 const same = (a: BackupSettings, b: BackupSettings) => (Object.keys(a) as (keyof BackupSettings)[]).every((k) => a[k] === b[k]);
 
 /** Saving what is already saved records nothing (an explicit save of the defaults is recorded once). */
-export function decideChange(state: BackupSettings, changed: boolean, next: BackupSettings, owner: { serviceId: string; projectId: string }): BackupSettingsEvent[] {
+function decideChange(state: BackupSettings, changed: boolean, next: BackupSettings, owner: { serviceId: string; projectId: string }): BackupSettingsEvent[] {
   return changed && same(state, next) ? [] : [{ type: 'BackupSettingsChanged', data: { ...owner, ...next } }];
 }
+
+/** The backupSettings aggregate and its command vocabulary. */
+export const backupSettings = defineAggregate(evolution, {
+  change: decideChange,
+});

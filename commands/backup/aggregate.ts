@@ -1,5 +1,5 @@
 import { reasonText } from '../shared/printable.js';
-import type { Aggregate } from '../shared/aggregate.js';
+import { defineAggregate, type Evolution } from '../shared/aggregate.js';
 import { conflict, notFound } from '../shared/domain-error.js';
 import { parseBackupEvent, type BackupEvent } from './events.js';
 
@@ -20,7 +20,7 @@ export interface BackupState {
   lastRestore: { serviceId: string; error: string | null } | null;
 }
 
-export const backup: Aggregate<BackupState, BackupEvent> = {
+const evolution: Evolution<BackupState, BackupEvent> = {
   category: 'backup',
   initial: { status: 'none', deleted: false, filesRemoved: false, requested: null, checksum: null, sizeBytes: null, restoringInto: null, lastRestore: null },
   evolve(state, event) {
@@ -52,21 +52,21 @@ export const backup: Aggregate<BackupState, BackupEvent> = {
 
 type Requested = Extract<BackupEvent, { type: 'BackupRequested' }>['data'];
 
-export function decideRequest(state: BackupState, request: Requested): BackupEvent[] {
+function decideRequest(state: BackupState, request: Requested): BackupEvent[] {
   if (state.status !== 'none') throw conflict('backup already exists');
   return [{ type: 'BackupRequested', data: request }];
 }
 
 const unfinished = (state: BackupState) => state.status === 'requested' || state.status === 'running';
 
-export const decideStart = (state: BackupState): BackupEvent[] => (state.status === 'requested' ? [{ type: 'BackupStarted', data: {} }] : []);
+const decideStart = (state: BackupState): BackupEvent[] => (state.status === 'requested' ? [{ type: 'BackupStarted', data: {} }] : []);
 
 /** The runner's outcome counts only while the backup runs: a late report after a recovery is dropped. */
-export function decideSucceed(state: BackupState, outcome: { sizeBytes: number; checksum: string }): BackupEvent[] {
+function decideSucceed(state: BackupState, outcome: { sizeBytes: number; checksum: string }): BackupEvent[] {
   return state.status === 'running' ? [{ type: 'BackupSucceeded', data: outcome }] : [];
 }
 
-export function decideFail(state: BackupState, error: string): BackupEvent[] {
+function decideFail(state: BackupState, error: string): BackupEvent[] {
   return unfinished(state) ? [{ type: 'BackupFailed', data: { error: reasonText(error) } }] : [];
 }
 
@@ -78,6 +78,8 @@ function existing(state: BackupState) {
 /**
  * Only a finished backup can be restored, into a service of the same engine, and one restore of it at a
  * time (one restore per service at a time is the `database-restore` reservation's job).
+ * Still exported by name for src/processes/backup-restore.ts (another part's file): it moves to
+ * `backup.decide.restoreStart` when the parts merge.
  */
 export function decideRestoreStart(state: BackupState, into: { serviceId: string; projectId: string; engine: string }): BackupEvent[] {
   const requested = existing(state);
@@ -88,16 +90,16 @@ export function decideRestoreStart(state: BackupState, into: { serviceId: string
 }
 
 /** An outcome counts only for the restore that runs: one a recovery already ended is dropped. */
-export function decideRestored(state: BackupState, into: { serviceId: string; projectId: string }): BackupEvent[] {
+function decideRestored(state: BackupState, into: { serviceId: string; projectId: string }): BackupEvent[] {
   return state.restoringInto?.serviceId === into.serviceId ? [{ type: 'BackupRestored', data: { serviceId: into.serviceId, projectId: into.projectId } }] : [];
 }
 
-export function decideRestoreFailed(state: BackupState, into: { serviceId: string; projectId: string }, error: string): BackupEvent[] {
+function decideRestoreFailed(state: BackupState, into: { serviceId: string; projectId: string }, error: string): BackupEvent[] {
   return state.restoringInto?.serviceId === into.serviceId ? [{ type: 'BackupRestoreFailed', data: { serviceId: into.serviceId, projectId: into.projectId, error: reasonText(error) } }] : [];
 }
 
 /** A running backup is not deleted under the runner's feet; a second delete is a 404. */
-export function decideDelete(state: BackupState, reason: 'request' | 'retention'): BackupEvent[] {
+function decideDelete(state: BackupState, reason: 'request' | 'retention'): BackupEvent[] {
   existing(state);
   if (unfinished(state)) throw conflict('the backup is still running');
   if (state.restoringInto) throw conflict('the backup is being restored; delete it once the restore has ended');
@@ -108,12 +110,26 @@ export function decideDelete(state: BackupState, reason: 'request' | 'retention'
  * A backup goes with its deleted service: one still unfinished (its run was stopped, or lost in a crash) ends
  * failed first. A no-op for a backup already deleted.
  */
-export function decideDeleteWithService(state: BackupState): BackupEvent[] {
+function decideDeleteWithService(state: BackupState): BackupEvent[] {
   if (state.status === 'none' || state.deleted) return [];
   const ended: BackupEvent[] = unfinished(state) ? [{ type: 'BackupFailed', data: { error: 'the service was deleted' } }] : [];
   return [...ended, { type: 'BackupDeleted', data: { reason: 'service-deleted' } }];
 }
 
 /** Recorded once, after the removal of a deleted backup's copies has succeeded. */
-export const decideFilesRemoved = (state: BackupState): BackupEvent[] =>
+const decideFilesRemoved = (state: BackupState): BackupEvent[] =>
   state.deleted && !state.filesRemoved ? [{ type: 'BackupFilesRemoved', data: {} }] : [];
+
+/** The backup aggregate and its command vocabulary. */
+export const backup = defineAggregate(evolution, {
+  request: decideRequest,
+  start: decideStart,
+  succeed: decideSucceed,
+  fail: decideFail,
+  restoreStart: decideRestoreStart,
+  restored: decideRestored,
+  restoreFailed: decideRestoreFailed,
+  delete: decideDelete,
+  deleteWithService: decideDeleteWithService,
+  filesRemoved: decideFilesRemoved,
+});

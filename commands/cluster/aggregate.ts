@@ -1,4 +1,4 @@
-import type { Aggregate } from '../shared/aggregate.js';
+import { defineAggregate, type Evolution } from '../shared/aggregate.js';
 import { conflict, notFound } from '../shared/domain-error.js';
 import { parseClusterEvent, type ClusterEvent, type NodeAvailability, type NodeRole } from './events.js';
 
@@ -19,7 +19,7 @@ export interface ClusterState {
   down: string[];
 }
 
-export const cluster: Aggregate<ClusterState, ClusterEvent> = {
+const evolution: Evolution<ClusterState, ClusterEvent> = {
   category: 'cluster',
   initial: { initialized: false, managerNodeId: null, nodes: {}, removed: [], down: [] },
   evolve(state, event) {
@@ -49,12 +49,12 @@ const requireCluster = (state: ClusterState) => {
   if (!state.initialized) throw conflict('this installation is not a cluster: run `slipway cluster init` (POST /api/cluster) first');
 };
 
-export function decideInit(state: ClusterState, init: Extract<ClusterEvent, { type: 'ClusterInitialized' }>['data']): ClusterEvent[] {
+function decideInit(state: ClusterState, init: Extract<ClusterEvent, { type: 'ClusterInitialized' }>['data']): ClusterEvent[] {
   if (state.initialized) throw conflict('this installation is already a cluster');
   return [{ type: 'ClusterInitialized', data: init }];
 }
 
-export function decideIssueJoinCommand(state: ClusterState, role: NodeRole): ClusterEvent[] {
+function decideIssueJoinCommand(state: ClusterState, role: NodeRole): ClusterEvent[] {
   requireCluster(state);
   return [{ type: 'ClusterJoinCommandIssued', data: { role } }];
 }
@@ -63,7 +63,7 @@ export function decideIssueJoinCommand(state: ClusterState, role: NodeRole): Clu
  * A node's availability and labels. `current` is what Swarm reports now; changing to what already holds records
  * nothing. The manager Slipway runs on is never drained: its Caddy and registry would stop.
  */
-export function decideChangeNode(state: ClusterState, nodeId: string, current: ClusterNodeIntent, change: Partial<ClusterNodeIntent>): ClusterEvent[] {
+function decideChangeNode(state: ClusterState, nodeId: string, current: ClusterNodeIntent, change: Partial<ClusterNodeIntent>): ClusterEvent[] {
   requireCluster(state);
   const next: ClusterNodeIntent = { availability: change.availability ?? current.availability, labels: change.labels ?? current.labels };
   if (nodeId === state.managerNodeId && next.availability !== 'active') throw conflict('the manager Slipway runs on stays active (its proxy and registry run there)');
@@ -72,7 +72,7 @@ export function decideChangeNode(state: ClusterState, nodeId: string, current: C
 }
 
 /** Only a drained node that Swarm reports down (it left, or its machine is gone) is removed: nothing runs there. */
-export function decideRemoveNode(state: ClusterState, nodeId: string, live: { availability: NodeAvailability; down: boolean } | null): ClusterEvent[] {
+function decideRemoveNode(state: ClusterState, nodeId: string, live: { availability: NodeAvailability; down: boolean } | null): ClusterEvent[] {
   requireCluster(state);
   if (!live) throw notFound('node');
   if (nodeId === state.managerNodeId) throw conflict('the manager Slipway runs on cannot be removed');
@@ -93,7 +93,7 @@ const sorted = (labels: Record<string, string>) => Object.fromEntries(Object.ent
  */
 const AWAY = new Set(['down', 'disconnected']);
 
-export function decideNodeStates(state: ClusterState, live: readonly { id: string; hostname: string; address: string; state: string }[]): ClusterEvent[] {
+function decideNodeStates(state: ClusterState, live: readonly { id: string; hostname: string; address: string; state: string }[]): ClusterEvent[] {
   if (!state.initialized) return [];
   const events: ClusterEvent[] = [];
   for (const node of live) {
@@ -104,3 +104,12 @@ export function decideNodeStates(state: ClusterState, live: readonly { id: strin
   }
   return events;
 }
+
+/** The cluster aggregate and its command vocabulary. */
+export const cluster = defineAggregate(evolution, {
+  init: decideInit,
+  issueJoinCommand: decideIssueJoinCommand,
+  changeNode: decideChangeNode,
+  removeNode: decideRemoveNode,
+  nodeStates: decideNodeStates,
+});

@@ -1,5 +1,5 @@
 import { reasonText } from '../shared/printable.js';
-import type { Aggregate } from '../shared/aggregate.js';
+import { defineAggregate, type Evolution } from '../shared/aggregate.js';
 import { conflict, notFound } from '../shared/domain-error.js';
 import { parseDeploymentEvent, type DeploymentEvent, type DeploymentKind, type DeploymentTrigger, type FailureExplained, type DEPLOYMENT_SOURCES } from './events.js';
 import type { ReleaseDraft } from '../release/events.js';
@@ -38,7 +38,7 @@ export interface DeploymentState {
 const FINISHED: readonly DeploymentStatus[] = ['succeeded', 'failed', 'aborted', 'canceled', 'rolled_back'];
 export const isFinished = (status: DeploymentStatus) => FINISHED.includes(status);
 
-export const deployment: Aggregate<DeploymentState, DeploymentEvent> = {
+const evolution: Evolution<DeploymentState, DeploymentEvent> = {
   category: 'deployment',
   initial: { status: 'none', serviceId: null, projectId: null, abortRequested: false, explained: null, request: BUILD_REQUEST, watchFailed: false, wentLive: null },
   evolve(state, event) {
@@ -72,31 +72,31 @@ export const deployment: Aggregate<DeploymentState, DeploymentEvent> = {
   parse: parseDeploymentEvent,
 };
 
-export function decideQueue(state: DeploymentState, serviceId: string, projectId: string, request: DeploymentRequest = BUILD_REQUEST): DeploymentEvent[] {
+function decideQueue(state: DeploymentState, serviceId: string, projectId: string, request: DeploymentRequest = BUILD_REQUEST): DeploymentEvent[] {
   if (state.status !== 'none') throw conflict('deployment already exists');
   return [{ type: 'DeploymentQueued', data: { serviceId, projectId, commitSha: null, source: 'upstream', ...request } }];
 }
 
 /** The deployer takes a queued deployment; one that was aborted meanwhile is not started. */
-export function decideStart(state: DeploymentState): DeploymentEvent[] {
+function decideStart(state: DeploymentState): DeploymentEvent[] {
   return state.status === 'queued' && !state.abortRequested ? [{ type: 'DeploymentStarted', data: {} }] : [];
 }
 
 /** Progress is recorded only while running: a late report from an aborted or failed run is dropped. */
-export function decideProgress(state: DeploymentState, event: DeploymentEvent): DeploymentEvent[] {
+function decideProgress(state: DeploymentState, event: DeploymentEvent): DeploymentEvent[] {
   return state.status === 'running' ? [event] : [];
 }
 
 export type WentLive = Extract<DeploymentEvent, { type: 'DeploymentSucceeded' }>['data'];
 
 /** `live`: the release it made live and its watch, recorded in the same append as the success. */
-export function decideSucceed(state: DeploymentState, live: WentLive = {}): DeploymentEvent[] {
+function decideSucceed(state: DeploymentState, live: WentLive = {}): DeploymentEvent[] {
   if (state.status !== 'running') return [];
   if (state.abortRequested) return [{ type: 'DeploymentAborted', data: { reason: 'aborted by request' } }];
   return [{ type: 'DeploymentSucceeded', data: live }];
 }
 
-export function decideFail(state: DeploymentState, reason: string): DeploymentEvent[] {
+function decideFail(state: DeploymentState, reason: string): DeploymentEvent[] {
   return isFinished(state.status) || state.status === 'none' ? [] : [{ type: 'DeploymentFailed', data: { reason: reasonText(reason) } }];
 }
 
@@ -104,19 +104,19 @@ export function decideFail(state: DeploymentState, reason: string): DeploymentEv
  * A queued deployment ends at once; a running one is asked to stop and ends `aborted` when the deployer
  * has stopped its build or container. A finished one cannot be aborted (HTTP 409).
  */
-export function decideAbort(state: DeploymentState): DeploymentEvent[] {
+function decideAbort(state: DeploymentState): DeploymentEvent[] {
   if (state.status === 'none') throw notFound('deployment');
   if (isFinished(state.status)) throw conflict(`the deployment has already ${state.status}`);
   if (state.status === 'queued') return [{ type: 'DeploymentAborted', data: { reason: 'aborted before it started' } }];
   return state.abortRequested ? [] : [{ type: 'DeploymentAbortRequested', data: {} }];
 }
 
-export function decideMarkAborted(state: DeploymentState, reason: string): DeploymentEvent[] {
+function decideMarkAborted(state: DeploymentState, reason: string): DeploymentEvent[] {
   return isFinished(state.status) || state.status === 'none' ? [] : [{ type: 'DeploymentAborted', data: { reason: reasonText(reason) } }];
 }
 
 /** Only a deployment still waiting in the queue is canceled; one that started (or ended, or is being aborted) is left alone. */
-export function decideCancel(state: DeploymentState, reason: string, replacedBy: string | null): DeploymentEvent[] {
+function decideCancel(state: DeploymentState, reason: string, replacedBy: string | null): DeploymentEvent[] {
   return state.status === 'queued' && !state.abortRequested ? [{ type: 'DeploymentCanceled', data: { reason: reasonText(reason), replacedBy } }] : [];
 }
 
@@ -127,25 +127,41 @@ export function assertExplainable(state: DeploymentState): void {
   }
 }
 
-export function decideExplain(state: DeploymentState, explained: FailureExplained): DeploymentEvent[] {
+function decideExplain(state: DeploymentState, explained: FailureExplained): DeploymentEvent[] {
   assertExplainable(state);
   return [{ type: 'DeploymentFailureExplained', data: explained }];
 }
 
 /** Only a release that went live can be rolled back, once. */
-export function decideRolledBack(state: DeploymentState, reason: string, rollbackDeploymentId: string | null): DeploymentEvent[] {
+function decideRolledBack(state: DeploymentState, reason: string, rollbackDeploymentId: string | null): DeploymentEvent[] {
   if (state.status !== 'succeeded') return [];
   return [{ type: 'DeploymentRolledBack', data: { reason: reasonText(reason), rollbackDeploymentId } }];
 }
 
 /** Cluster mode: Swarm rolled an update back itself before it completed (a task failed its health check). */
-export function decideRolledBackBySwarm(state: DeploymentState, reason: string): DeploymentEvent[] {
+function decideRolledBackBySwarm(state: DeploymentState, reason: string): DeploymentEvent[] {
   if (state.status !== 'running') return [];
   return [{ type: 'DeploymentRolledBack', data: { reason: reasonText(reason), rollbackDeploymentId: null } }];
 }
 
 /** What a watch saw is recorded once, on a release that went live and was not rolled back. */
-export function decideWatchFailed(state: DeploymentState, reason: string): DeploymentEvent[] {
+function decideWatchFailed(state: DeploymentState, reason: string): DeploymentEvent[] {
   if (state.status !== 'succeeded' || state.watchFailed) return [];
   return [{ type: 'DeploymentWatchFailed', data: { reason: reasonText(reason) } }];
 }
+
+/** The deployment aggregate and its command vocabulary. */
+export const deployment = defineAggregate(evolution, {
+  queue: decideQueue,
+  start: decideStart,
+  progress: decideProgress,
+  succeed: decideSucceed,
+  fail: decideFail,
+  abort: decideAbort,
+  markAborted: decideMarkAborted,
+  cancel: decideCancel,
+  explain: decideExplain,
+  rolledBack: decideRolledBack,
+  rolledBackBySwarm: decideRolledBackBySwarm,
+  watchFailed: decideWatchFailed,
+});

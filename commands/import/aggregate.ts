@@ -1,5 +1,5 @@
 import { reasonText } from '../shared/printable.js';
-import type { Aggregate } from '../shared/aggregate.js';
+import { defineAggregate, type Evolution } from '../shared/aggregate.js';
 import { conflict } from '../shared/domain-error.js';
 import { parseImportEvent, type ImportEvent } from './events.js';
 
@@ -11,7 +11,7 @@ export interface ImportState {
   requested: Requested | null;
 }
 
-export const dataImport: Aggregate<ImportState, ImportEvent> = {
+const evolution: Evolution<ImportState, ImportEvent> = {
   category: 'import',
   initial: { status: 'none', requested: null },
   evolve(state, event) {
@@ -33,10 +33,18 @@ export const dataImport: Aggregate<ImportState, ImportEvent> = {
 
 const unfinished = (s: ImportState) => s.status === 'requested' || s.status === 'running';
 
-export function decideRequest(state: ImportState, request: Requested): ImportEvent[] {
+function decideRequest(state: ImportState, request: Requested): ImportEvent[] {
   if (state.status !== 'none') throw conflict('import already exists');
   return [{ type: 'ImportRequested', data: request }];
 }
-export const decideStart = (s: ImportState): ImportEvent[] => (s.status === 'requested' ? [{ type: 'ImportStarted', data: {} }] : []);
-export const decideSucceed = (s: ImportState): ImportEvent[] => (s.status === 'running' ? [{ type: 'ImportSucceeded', data: {} }] : []);
-export const decideFail = (s: ImportState, error: string): ImportEvent[] => (unfinished(s) ? [{ type: 'ImportFailed', data: { error: reasonText(error) } }] : []);
+const decideStart = (s: ImportState): ImportEvent[] => (s.status === 'requested' ? [{ type: 'ImportStarted', data: {} }] : []);
+const decideSucceed = (s: ImportState): ImportEvent[] => (s.status === 'running' ? [{ type: 'ImportSucceeded', data: {} }] : []);
+const decideFail = (s: ImportState, error: string): ImportEvent[] => (unfinished(s) ? [{ type: 'ImportFailed', data: { error: reasonText(error) } }] : []);
+
+/** The dataImport aggregate and its command vocabulary. */
+export const dataImport = defineAggregate(evolution, {
+  request: decideRequest,
+  start: decideStart,
+  succeed: decideSucceed,
+  fail: decideFail,
+});

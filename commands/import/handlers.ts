@@ -3,7 +3,7 @@ import type { CommandContext } from '../shared/command-context.js';
 import { conflict } from '../shared/domain-error.js';
 import { execute, loadAggregate } from '../shared/execute.js';
 import { newId } from '../shared/ids.js';
-import { dataImport, decideFail, decideRequest, decideStart, decideSucceed } from './aggregate.js';
+import { dataImport } from './aggregate.js';
 import type { ImportEvent } from './events.js';
 
 type Requested = Extract<ImportEvent, { type: 'ImportRequested' }>['data'];
@@ -30,7 +30,7 @@ export async function requestImport(ctx: CommandContext, deps: ImportRequestDeps
     const restoring = await restoreRunningInto(ctx, request.serviceId);
     if (restoring !== null) throw conflict(`a restore of backup ${backupIdOfRestoreOwner(restoring)} into this service is running: wait for it to end`);
     const sealed = await ctx.keyring.encrypt(`import-${id}`, sourceUrl);
-    const { position } = await execute(ctx, dataImport, id, (s) => decideRequest(s, { ...request, sourceUrl: sealed }));
+    const { position } = await execute(ctx, dataImport, id, (s) => dataImport.decide.request(s, { ...request, sourceUrl: sealed }));
     await deps.settle(position);
     return { id, position };
   };
@@ -45,7 +45,7 @@ export async function loadImport(ctx: CommandContext, id: string) {
 }
 
 export const importSteps = {
-  start: (ctx: CommandContext, id: string) => execute(ctx, dataImport, id, decideStart),
-  succeed: (ctx: CommandContext, id: string) => execute(ctx, dataImport, id, decideSucceed),
-  fail: (ctx: CommandContext, id: string, error: string) => execute(ctx, dataImport, id, (s) => decideFail(s, error)),
+  start: (ctx: CommandContext, id: string) => execute(ctx, dataImport, id, dataImport.decide.start),
+  succeed: (ctx: CommandContext, id: string) => execute(ctx, dataImport, id, dataImport.decide.succeed),
+  fail: (ctx: CommandContext, id: string, error: string) => execute(ctx, dataImport, id, (s) => dataImport.decide.fail(s, error)),
 };

@@ -1,4 +1,4 @@
-import type { Aggregate } from '../shared/aggregate.js';
+import { defineAggregate, type Evolution } from '../shared/aggregate.js';
 import { conflict, invalid, notFound } from '../shared/domain-error.js';
 import { destinationMoved } from './destination.js';
 import { parseNotificationChannelEvent, type NotificationChannelEvent } from './events.js';
@@ -29,7 +29,7 @@ export interface ChannelChange {
   config?: { visible: Record<string, unknown>; supplied: SealedSecrets; merged: SealedSecrets };
 }
 
-export const notificationChannel: Aggregate<ChannelState, NotificationChannelEvent> = {
+const evolution: Evolution<ChannelState, NotificationChannelEvent> = {
   category: 'notificationchannel',
   initial: { status: 'none', channel: null },
   evolve(state, event) {
@@ -60,13 +60,13 @@ function checkSecretsTravelSafely(type: Created['type'], config: Record<string, 
   }
 }
 
-export function decideCreate(state: ChannelState, channel: Created): NotificationChannelEvent[] {
+function decideCreate(state: ChannelState, channel: Created): NotificationChannelEvent[] {
   if (state.status !== 'none') throw conflict('notification channel already exists');
   checkSecretsTravelSafely(channel.type, channel.config, channel.secretFields);
   return [{ type: 'NotificationChannelCreated', data: channel }];
 }
 
-export function decideUpdate(state: ChannelState, change: ChannelChange): NotificationChannelEvent[] {
+function decideUpdate(state: ChannelState, change: ChannelChange): NotificationChannelEvent[] {
   if (state.status !== 'active' || !state.channel) throw notFound('notification channel');
   const { config, ...rest } = change;
   const data: Updated = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
@@ -79,7 +79,14 @@ export function decideUpdate(state: ChannelState, change: ChannelChange): Notifi
   return Object.keys(data).length === 0 ? [] : [{ type: 'NotificationChannelUpdated', data }];
 }
 
-export function decideDelete(state: ChannelState): NotificationChannelEvent[] {
+function decideDelete(state: ChannelState): NotificationChannelEvent[] {
   if (state.status !== 'active') throw notFound('notification channel');
   return [{ type: 'NotificationChannelDeleted', data: {} }];
 }
+
+/** The notificationChannel aggregate and its command vocabulary. */
+export const notificationChannel = defineAggregate(evolution, {
+  create: decideCreate,
+  update: decideUpdate,
+  delete: decideDelete,
+});

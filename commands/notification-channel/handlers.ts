@@ -1,7 +1,7 @@
 import type { CommandContext } from '../shared/command-context.js';
 import { execute, loadAggregate } from '../shared/execute.js';
 import { newId } from '../shared/ids.js';
-import { decideCreate, decideDelete, decideUpdate, notificationChannel, type SealedSecrets } from './aggregate.js';
+import { notificationChannel, type SealedSecrets } from './aggregate.js';
 import type { ChannelType, NotificationEventName } from './events.js';
 
 const keyOf = (id: string) => `notificationchannel-${id}`;
@@ -19,7 +19,7 @@ export interface NewChannel {
 export async function createNotificationChannel(ctx: CommandContext, channel: NewChannel) {
   const id = newId(ctx, 'notification-channel');
   const { sealed, fields } = await seal(ctx, id, channel.secrets);
-  const { position } = await execute(ctx, notificationChannel, id, (s) => decideCreate(s, { ...channel, secrets: sealed, secretFields: fields }));
+  const { position } = await execute(ctx, notificationChannel, id, (s) => notificationChannel.decide.create(s, { ...channel, secrets: sealed, secretFields: fields }));
   return { id, position };
 }
 
@@ -40,12 +40,12 @@ export interface ChannelUpdate {
 /** Which of the two sealings is kept (a change of destination keeps only what was supplied) is the aggregate's decision. */
 export async function updateNotificationChannel(ctx: CommandContext, id: string, change: ChannelUpdate) {
   const config = change.config && { visible: change.config.visible, supplied: await seal(ctx, id, change.config.supplied), merged: await seal(ctx, id, change.config.merged) };
-  return execute(ctx, notificationChannel, id, (s) => decideUpdate(s, { ...change, config }));
+  return execute(ctx, notificationChannel, id, (s) => notificationChannel.decide.update(s, { ...change, config }));
 }
 
 /** The channel's data key goes with it: its sealed secrets are unreadable from then on. */
 export async function deleteNotificationChannel(ctx: CommandContext, id: string) {
-  const executed = await execute(ctx, notificationChannel, id, decideDelete);
+  const executed = await execute(ctx, notificationChannel, id, notificationChannel.decide.delete);
   await ctx.keyring.shred(keyOf(id));
   return executed;
 }

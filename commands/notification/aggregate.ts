@@ -1,4 +1,4 @@
-import type { Aggregate } from '../shared/aggregate.js';
+import { defineAggregate, type Evolution } from '../shared/aggregate.js';
 import { parseNotificationEvent, type NotificationEvent } from './events.js';
 
 type Queued = Extract<NotificationEvent, { type: 'NotificationQueued' }>['data'];
@@ -11,7 +11,7 @@ export interface NotificationState {
   retryAt: string | null;
 }
 
-export const notification: Aggregate<NotificationState, NotificationEvent> = {
+const evolution: Evolution<NotificationState, NotificationEvent> = {
   category: 'notification',
   initial: { status: 'none', queued: null, attempts: 0, retryAt: null },
   evolve(state, event) {
@@ -40,7 +40,7 @@ export const attemptDue = (state: NotificationState, now: Date): boolean =>
   state.status === 'pending' && state.queued !== null && !state.queued.test && (state.retryAt === null || Date.parse(state.retryAt) <= now.getTime());
 
 /** Queued once: the same (channel, event) queued again, after a restart replays the log, records nothing. */
-export const decideQueue = (state: NotificationState, queued: Queued): NotificationEvent[] =>
+const decideQueue = (state: NotificationState, queued: Queued): NotificationEvent[] =>
   state.status === 'none' ? [{ type: 'NotificationQueued', data: queued }] : [];
 
 export type AttemptOutcome =
@@ -48,7 +48,7 @@ export type AttemptOutcome =
   | { delivered: false; status: number | null; error: string; retryAt: string | null };
 
 /** An attempt of a delivery that has ended already (another run finished it) records nothing. */
-export function decideAttempt(state: NotificationState, outcome: AttemptOutcome): NotificationEvent[] {
+function decideAttempt(state: NotificationState, outcome: AttemptOutcome): NotificationEvent[] {
   if (state.status !== 'pending' || !state.queued) return [];
   const { channelId } = state.queued;
   const attempt = state.attempts + 1;
@@ -59,5 +59,12 @@ export function decideAttempt(state: NotificationState, outcome: AttemptOutcome)
   return [attempted, { type: 'NotificationAbandoned', data: { channelId, reason: why } }];
 }
 
-export const decideAbandon = (state: NotificationState, reason: string): NotificationEvent[] =>
+const decideAbandon = (state: NotificationState, reason: string): NotificationEvent[] =>
   state.status === 'pending' && state.queued ? [{ type: 'NotificationAbandoned', data: { channelId: state.queued.channelId, reason } }] : [];
+
+/** The notification aggregate and its command vocabulary. */
+export const notification = defineAggregate(evolution, {
+  queue: decideQueue,
+  attempt: decideAttempt,
+  abandon: decideAbandon,
+});

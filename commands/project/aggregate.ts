@@ -1,4 +1,4 @@
-import type { Aggregate } from '../shared/aggregate.js';
+import { defineAggregate, type Evolution } from '../shared/aggregate.js';
 import { conflict, notFound } from '../shared/domain-error.js';
 import { parseProjectEvent, type ProjectEvent } from './events.js';
 
@@ -12,7 +12,7 @@ export interface ProjectState {
   serviceIds: readonly string[];
 }
 
-export const project: Aggregate<ProjectState, ProjectEvent> = {
+const evolution: Evolution<ProjectState, ProjectEvent> = {
   category: 'project',
   initial: { status: 'none', retired: false, name: '', slug: '', description: '', serviceIds: [] },
   evolve(state, event) {
@@ -39,37 +39,47 @@ function live(state: ProjectState): ProjectState {
   return state;
 }
 
-export function decideCreate(state: ProjectState, input: { name: string; slug: string; description: string }): ProjectEvent[] {
+function decideCreate(state: ProjectState, input: { name: string; slug: string; description: string }): ProjectEvent[] {
   if (state.status !== 'none') throw conflict('project already exists');
   return [{ type: 'ProjectCreated', data: input }];
 }
 
-export function decideUpdate(state: ProjectState, input: { name?: string; description?: string }): ProjectEvent[] {
+function decideUpdate(state: ProjectState, input: { name?: string; description?: string }): ProjectEvent[] {
   const current = live(state);
   const next = { name: input.name ?? current.name, description: input.description ?? current.description };
   if (next.name === current.name && next.description === current.description) return [];
   return [{ type: 'ProjectUpdated', data: next }];
 }
 
-export function decideAttach(state: ProjectState, serviceId: string): ProjectEvent[] {
+function decideAttach(state: ProjectState, serviceId: string): ProjectEvent[] {
   if (live(state).serviceIds.includes(serviceId)) return [];
   return [{ type: 'ProjectServiceAttached', data: { serviceId } }];
 }
 
-export function decideDetach(state: ProjectState, serviceId: string): ProjectEvent[] {
+function decideDetach(state: ProjectState, serviceId: string): ProjectEvent[] {
   return state.serviceIds.includes(serviceId) ? [{ type: 'ProjectServiceDetached', data: { serviceId } }] : [];
 }
 
-export function decideDelete(state: ProjectState): ProjectEvent[] {
+function decideDelete(state: ProjectState): ProjectEvent[] {
   const current = live(state);
   if (current.serviceIds.length > 0) throw conflict('project still has services');
   return [{ type: 'ProjectDeleted', data: { slug: current.slug } }];
 }
 
 /** Retirement follows the deletion, once; retiring a retired project says nothing. */
-export function decideRetire(state: ProjectState): ProjectEvent[] {
+function decideRetire(state: ProjectState): ProjectEvent[] {
   if (state.status === 'none') throw notFound('project');
   if (state.status === 'live') throw conflict('a live project cannot be retired; delete it first');
   if (state.retired) return [];
   return [{ type: 'ProjectRetired', data: { slug: state.slug } }];
 }
+
+/** The project aggregate and its command vocabulary. */
+export const project = defineAggregate(evolution, {
+  create: decideCreate,
+  update: decideUpdate,
+  attach: decideAttach,
+  detach: decideDetach,
+  delete: decideDelete,
+  retire: decideRetire,
+});

@@ -6,7 +6,7 @@ import { DomainError, notFound } from '../shared/domain-error.js';
 import { execute, latest, loadAggregate } from '../shared/execute.js';
 import { newId } from '../shared/ids.js';
 import { slugify } from '../shared/slug.js';
-import { decideCreate, decideDelete, decideDetach, decideUpdate, project } from './aggregate.js';
+import { project } from './aggregate.js';
 
 async function reserveSlug(ctx: CommandContext, name: string, projectId: string): Promise<string> {
   const base = slugify(name) || 'project';
@@ -26,7 +26,7 @@ export async function createProject(ctx: CommandContext, input: { name: string; 
   const id = newId(ctx, 'project');
   const slug = await reserveSlug(ctx, input.name, id);
   try {
-    const { position } = await execute(ctx, project, id, (s) => decideCreate(s, { ...input, slug }));
+    const { position } = await execute(ctx, project, id, (s) => project.decide.create(s, { ...input, slug }));
     return { id, position };
   } catch (error) {
     await release(ctx, 'project-slug', slug, id);
@@ -35,7 +35,7 @@ export async function createProject(ctx: CommandContext, input: { name: string; 
 }
 
 export async function updateProject(ctx: CommandContext, id: string, input: { name?: string; description?: string }) {
-  return execute(ctx, project, id, (s) => decideUpdate(s, input));
+  return execute(ctx, project, id, (s) => project.decide.update(s, input));
 }
 
 /**
@@ -49,10 +49,10 @@ export async function deleteProject(ctx: CommandContext, retirement: RetirementD
   for (const serviceId of state.serviceIds) {
     const removed = await deleteService(ctx, retirement, serviceId);
     // An id attached by a creation that never finished: nothing to delete, only to detach.
-    const detached = removed.existed ? { position: null } : await execute(ctx, project, id, (s) => decideDetach(s, serviceId));
+    const detached = removed.existed ? { position: null } : await execute(ctx, project, id, (s) => project.decide.detach(s, serviceId));
     position = latest(position, removed.position, detached.position);
   }
-  const done = await execute(ctx, project, id, decideDelete);
+  const done = await execute(ctx, project, id, project.decide.delete);
   const retired = await retireProject(ctx, retirement, id);
   return { position: latest(position, done.position, retired.position) };
 }

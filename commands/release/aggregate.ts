@@ -1,4 +1,4 @@
-import type { Aggregate } from '../shared/aggregate.js';
+import { defineAggregate, type Evolution } from '../shared/aggregate.js';
 import { conflict, notFound } from '../shared/domain-error.js';
 import { parseReleaseEvent, type ReleaseEvent, type ReleaseRecordedData } from './events.js';
 
@@ -11,7 +11,7 @@ export interface ReleaseHistory {
   releases: readonly KeptRelease[];
 }
 
-export const releaseHistory: Aggregate<ReleaseHistory, ReleaseEvent> = {
+const evolution: Evolution<ReleaseHistory, ReleaseEvent> = {
   category: 'release',
   initial: { releases: [] },
   evolve(state, event) {
@@ -28,12 +28,12 @@ export const releaseHistory: Aggregate<ReleaseHistory, ReleaseEvent> = {
 export type NewRelease = Omit<ReleaseRecordedData, 'version'>;
 
 /** Versions count up per service; a deployment is recorded once (a retried record says nothing). */
-export function decideRecord(state: ReleaseHistory, release: NewRelease): ReleaseEvent[] {
+function decideRecord(state: ReleaseHistory, release: NewRelease): ReleaseEvent[] {
   if (state.releases.some((r) => r.deploymentId === release.deploymentId)) return [];
   return [{ type: 'ReleaseRecorded', data: { ...release, version: state.releases.length + 1 } }];
 }
 
-export function decidePrune(state: ReleaseHistory, releaseId: string): ReleaseEvent[] {
+function decidePrune(state: ReleaseHistory, releaseId: string): ReleaseEvent[] {
   const found = state.releases.find((r) => r.releaseId === releaseId);
   return found?.available ? [{ type: 'ReleaseImagePruned', data: { releaseId } }] : [];
 }
@@ -86,3 +86,9 @@ export function releasesToPrune(state: ReleaseHistory, kept: number, currentDepl
   }
   return state.releases.filter((r) => r.available && !keep.has(r.imageId));
 }
+
+/** The releaseHistory aggregate and its command vocabulary. */
+export const releaseHistory = defineAggregate(evolution, {
+  record: decideRecord,
+  prune: decidePrune,
+});

@@ -4,13 +4,13 @@ import { execute, loadAggregate } from '../shared/execute.js';
 import { deployment } from '../deployment/aggregate.js';
 import { queueDeployment } from '../deployment/handlers.js';
 import { assertMovable, live, service } from '../service/aggregate.js';
-import { currentRelease, decidePrune, decideRecord, releaseHistory, rollbackTarget, type NewRelease } from './aggregate.js';
+import { currentRelease, releaseHistory, rollbackTarget, type NewRelease } from './aggregate.js';
 
 export const recordRelease = (ctx: CommandContext, serviceId: string, release: NewRelease) =>
-  execute(ctx, releaseHistory, serviceId, (s) => decideRecord(s, release));
+  execute(ctx, releaseHistory, serviceId, (s) => releaseHistory.decide.record(s, release));
 
 export const recordImagePruned = (ctx: CommandContext, serviceId: string, releaseId: string) =>
-  execute(ctx, releaseHistory, serviceId, (s) => decidePrune(s, releaseId));
+  execute(ctx, releaseHistory, serviceId, (s) => releaseHistory.decide.prune(s, releaseId));
 
 export const loadReleases = async (ctx: CommandContext, serviceId: string) => (await loadAggregate(ctx, releaseHistory, serviceId)).state;
 

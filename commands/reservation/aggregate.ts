@@ -1,4 +1,4 @@
-import type { Aggregate } from '../shared/aggregate.js';
+import { defineAggregate, type Evolution } from '../shared/aggregate.js';
 import { conflict } from '../shared/domain-error.js';
 import { parseReservationEvent, type ReservationEvent } from './events.js';
 
@@ -9,7 +9,7 @@ export interface ReservationState {
   owner: string | null;
 }
 
-export const reservation: Aggregate<ReservationState, ReservationEvent> = {
+const evolution: Evolution<ReservationState, ReservationEvent> = {
   category: 'reservation',
   initial: { owner: null },
   evolve: (_state, event) => ({ owner: event.type === 'Reserved' ? event.data.owner : null }),
@@ -18,7 +18,7 @@ export const reservation: Aggregate<ReservationState, ReservationEvent> = {
 
 export const reservationId = (kind: ReservationKind, value: string) => `${kind}-${value}`;
 
-export function decideReserve(
+function decideReserve(
   state: ReservationState,
   kind: ReservationKind,
   value: string,
@@ -30,6 +30,12 @@ export function decideReserve(
   return [{ type: 'Reserved', data: { kind, value, owner } }];
 }
 
-export function decideRelease(state: ReservationState, kind: ReservationKind, value: string, owner: string): ReservationEvent[] {
+function decideRelease(state: ReservationState, kind: ReservationKind, value: string, owner: string): ReservationEvent[] {
   return state.owner === owner ? [{ type: 'Released', data: { kind, value, owner } }] : [];
 }
+
+/** The reservation aggregate and its command vocabulary. */
+export const reservation = defineAggregate(evolution, {
+  reserve: decideReserve,
+  release: decideRelease,
+});

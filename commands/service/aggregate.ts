@@ -1,9 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Aggregate } from '../shared/aggregate.js';
+import { defineAggregate, type Evolution } from '../shared/aggregate.js';
 import { conflict, invalid, notFound } from '../shared/domain-error.js';
 import { parseServiceEvent, type CertificateState, type DnsRecordApplied, type Release, type ServiceCreatedData, type ServiceEvent } from './events.js';
 import type { ServiceSettings } from './fields.js';
 import { refusedHealthCheck, type StoredHealthCheck } from './health-check.js';
+import { healthChange, type HealthObservation, type RecordedHealth } from './health.js';
+
+export type { RecordedHealth };
 
 export interface ServiceState {
   status: 'none' | 'live' | 'deleted';
@@ -19,14 +22,7 @@ export interface ServiceState {
   health: RecordedHealth | null;
 }
 
-export interface RecordedHealth {
-  deploymentId: string;
-  status: 'healthy' | 'unhealthy';
-  crashed: boolean;
-  restarts: number;
-}
-
-export const service: Aggregate<ServiceState, ServiceEvent> = {
+const evolution: Evolution<ServiceState, ServiceEvent> = {
   category: 'service',
   initial: { status: 'none', retired: false, service: null, env: new Map(), domains: new Map(), release: null, stopped: false, health: null },
   evolve(state, event) {
@@ -101,7 +97,7 @@ function assertHealthCheckFits(kind: string, check: StoredHealthCheck | undefine
   if (refused) throw invalid('healthCheck', refused);
 }
 
-export function decideCreate(state: ServiceState, data: ServiceCreatedData, env: EnvInput[]): ServiceEvent[] {
+function decideCreate(state: ServiceState, data: ServiceCreatedData, env: EnvInput[]): ServiceEvent[] {
   if (state.status !== 'none') throw conflict('service already exists');
   assertHealthCheckFits(data.kind, data.healthCheck);
   return [
@@ -113,7 +109,7 @@ export function decideCreate(state: ServiceState, data: ServiceCreatedData, env:
 /** A setting as it stands; a service from before resource limits has none of its own. */
 const settingOf = (current: ServiceCreatedData, key: keyof ServiceSettings) => (key === 'resources' ? (current.resources ?? {}) : current[key]);
 
-export function decideUpdate(state: ServiceState, changes: Partial<ServiceSettings>): ServiceEvent[] {
+function decideUpdate(state: ServiceState, changes: Partial<ServiceSettings>): ServiceEvent[] {
   const current = live(state);
   const changed = Object.fromEntries(
     Object.entries(changes).filter(([key, value]) => key === 'gitToken' || !isDeepStrictEqual(settingOf(current, key as keyof ServiceSettings), value)),
@@ -137,31 +133,31 @@ export function decideUpdate(state: ServiceState, changes: Partial<ServiceSettin
   return Object.keys(changed).length ? [{ type: 'ServiceUpdated', data: { changes: changed } }] : [];
 }
 
-export function decideTransfer(state: ServiceState, toProjectId: string): ServiceEvent[] {
+function decideTransfer(state: ServiceState, toProjectId: string): ServiceEvent[] {
   const current = live(state);
   if (current.projectId === toProjectId) throw invalid('targetProjectId', 'the service is already in that project');
   return [{ type: 'ServiceTransferred', data: { fromProjectId: current.projectId, toProjectId } }];
 }
 
-export function decideDelete(state: ServiceState): ServiceEvent[] {
+function decideDelete(state: ServiceState): ServiceEvent[] {
   return [{ type: 'ServiceDeleted', data: { projectId: live(state).projectId } }];
 }
 
 /** Retirement follows the deletion, once; retiring a retired service says nothing. */
-export function decideRetire(state: ServiceState): ServiceEvent[] {
+function decideRetire(state: ServiceState): ServiceEvent[] {
   if (state.status === 'none' || !state.service) throw notFound('service');
   if (state.status === 'live') throw conflict('a live service cannot be retired; delete it first');
   if (state.retired) return [];
   return [{ type: 'ServiceRetired', data: { projectId: state.service.projectId } }];
 }
 
-export function decideSetEnv(state: ServiceState, input: EnvInput): ServiceEvent[] {
+function decideSetEnv(state: ServiceState, input: EnvInput): ServiceEvent[] {
   live(state);
   const envId = state.env.get(input.key)?.envId ?? input.envId;
   return [{ type: 'EnvVarSet', data: { envId, key: input.key, value: input.value } }];
 }
 
-export function decideDeleteEnv(state: ServiceState, envId: string): ServiceEvent[] {
+function decideDeleteEnv(state: ServiceState, envId: string): ServiceEvent[] {
   live(state);
   const entry = [...state.env].find(([, v]) => v.envId === envId);
   if (!entry) throw notFound('environment variable');
@@ -176,7 +172,7 @@ export function assertAcceptsDomains(state: ServiceState): void {
   }
 }
 
-export function decideAddDomain(state: ServiceState, domainId: string, hostname: string): ServiceEvent[] {
+function decideAddDomain(state: ServiceState, domainId: string, hostname: string): ServiceEvent[] {
   assertAcceptsDomains(state);
   if ([...state.domains.values()].includes(hostname)) throw conflict(`${hostname} is already a domain of this service`);
   return [{ type: 'DomainAdded', data: { domainId, hostname } }];
@@ -189,31 +185,31 @@ function domainOf(state: ServiceState, domainId: string): string {
   return hostname;
 }
 
-export function decideChangeDomain(state: ServiceState, domainId: string, hostname: string): ServiceEvent[] {
+function decideChangeDomain(state: ServiceState, domainId: string, hostname: string): ServiceEvent[] {
   const previousHostname = domainOf(state, domainId);
   if (previousHostname === hostname) return [];
   return [{ type: 'DomainChanged', data: { domainId, hostname, previousHostname } }];
 }
 
-export function decideRemoveDomain(state: ServiceState, domainId: string): ServiceEvent[] {
+function decideRemoveDomain(state: ServiceState, domainId: string): ServiceEvent[] {
   return [{ type: 'DomainRemoved', data: { domainId, hostname: domainOf(state, domainId) } }];
 }
 
 /** The record was applied for the domain's hostname as it is now; a rename meanwhile makes it stale. */
-export function decideRecordDnsApplied(state: ServiceState, applied: DnsRecordApplied): ServiceEvent[] {
+function decideRecordDnsApplied(state: ServiceState, applied: DnsRecordApplied): ServiceEvent[] {
   const hostname = domainOf(state, applied.domainId);
   if (hostname !== applied.hostname) throw conflict(`the domain was renamed to ${hostname} while its record was applied; apply it again`);
   return [{ type: 'DomainDnsRecordApplied', data: applied }];
 }
 
 /** A certificate report for a hostname the domain no longer has, or of a removed domain, is dropped. */
-export function decideCertificateChange(state: ServiceState, domainId: string, hostname: string, certificate: CertificateState): ServiceEvent[] {
+function decideCertificateChange(state: ServiceState, domainId: string, hostname: string, certificate: CertificateState): ServiceEvent[] {
   if (state.status !== 'live' || state.domains.get(domainId) !== hostname) return [];
   return [{ type: 'DomainCertificateChanged', data: { domainId, hostname, ...certificate } }];
 }
 
 /** Routes the service to a deployment's container; a deleted service takes no release. */
-export function decideRelease(state: ServiceState, release: Release, movedTo?: { nodeId: string | null }): ServiceEvent[] {
+function decideRelease(state: ServiceState, release: Release, movedTo?: { nodeId: string | null }): ServiceEvent[] {
   if (state.status !== 'live') return [];
   // A move's release and the node it is on are one fact: never one recorded without the other.
   if (movedTo && release.deploymentId) {
@@ -234,11 +230,39 @@ export function assertMovable(state: ServiceState, nodeId: string | null): void 
 }
 
 /** Stops the running release; its container and image stay, so a start needs no build. */
-export function decideStop(state: ServiceState): ServiceEvent[] {
+function decideStop(state: ServiceState): ServiceEvent[] {
   live(state);
   if (state.stopped) throw conflict('the service is already stopped');
   if (!state.release?.deploymentId) throw conflict('the service has no running release to stop; deploy it first');
   return [{ type: 'ServiceStopped', data: { deploymentId: state.release.deploymentId, containerName: state.release.containerName } }];
 }
 
+/**
+ * A change of the current release's health, or nothing: an unchanged state appends nothing, and a look at
+ * a container that is no longer current (a newer release, none) is dropped. A restart counted since the
+ * last record is a crash even when the container is back up by the time of the look.
+ */
+function decideHealth(state: ServiceState, o: HealthObservation): ServiceEvent[] {
+  return state.status === 'live' ? healthChange(state.health, o) : [];
+}
+
 export const NO_RELEASE: Release = { deploymentId: null, containerName: null, upstreamPort: null, buildMethod: null };
+
+/** The service aggregate and its command vocabulary. */
+export const service = defineAggregate(evolution, {
+  create: decideCreate,
+  update: decideUpdate,
+  transfer: decideTransfer,
+  delete: decideDelete,
+  retire: decideRetire,
+  setEnv: decideSetEnv,
+  deleteEnv: decideDeleteEnv,
+  addDomain: decideAddDomain,
+  changeDomain: decideChangeDomain,
+  removeDomain: decideRemoveDomain,
+  recordDnsApplied: decideRecordDnsApplied,
+  certificateChange: decideCertificateChange,
+  release: decideRelease,
+  stop: decideStop,
+  health: decideHealth,
+});

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { decideAttach, decideDetach, project } from '../project/aggregate.js';
+import { project } from '../project/aggregate.js';
 import { retireService, type RetirementDeps } from '../retirement.js';
 import type { ReservationKind } from '../reservation/aggregate.js';
 import { release, reserve } from '../reservation/handlers.js';
@@ -9,28 +9,11 @@ import { DomainError, conflict, notFound } from '../shared/domain-error.js';
 import { execute, latest, loadAggregate } from '../shared/execute.js';
 import { newId } from '../shared/ids.js';
 import { slugify } from '../shared/slug.js';
-import {
-  assertAcceptsDomains,
-  decideAddDomain,
-  decideCertificateChange,
-  decideChangeDomain,
-  decideCreate,
-  decideDelete,
-  decideDeleteEnv,
-  decideRecordDnsApplied,
-  decideRelease,
-  decideRemoveDomain,
-  decideSetEnv,
-  decideStop,
-  decideTransfer,
-  decideUpdate,
-  live,
-  service,
-} from './aggregate.js';
+import { assertAcceptsDomains, live, service } from './aggregate.js';
 import { initialDatabaseVariables } from './engines.js';
 import type { CertificateState, DnsRecordApplied, Release, ServiceCreatedData } from './events.js';
 import type { ServiceSettings } from './fields.js';
-import { decideHealth, type HealthObservation } from './health.js';
+import type { HealthObservation } from './health.js';
 
 export interface ServiceDeps {
   hostPortRange: readonly [number, number];
@@ -139,8 +122,8 @@ export async function createService(ctx: CommandContext, deps: ServiceDeps, proj
       hostPort,
     };
     const env = await encryptEnv(ctx, id, envInput);
-    const attached = await execute(ctx, project, projectId, (s) => decideAttach(s, id));
-    const created = await execute(ctx, service, id, (s) => decideCreate(s, data, env));
+    const attached = await execute(ctx, project, projectId, (s) => project.decide.attach(s, id));
+    const created = await execute(ctx, service, id, (s) => service.decide.create(s, data, env));
     return { id, position: latest(claims.position, attached.position, created.position) };
   } catch (error) {
     await claims.undo();
@@ -152,7 +135,7 @@ export async function createService(ctx: CommandContext, deps: ServiceDeps, proj
 export async function updateService(ctx: CommandContext, id: string, changes: Partial<ServiceSettings>) {
   const sealed = { ...changes };
   if (typeof changes.gitToken === 'string') sealed.gitToken = await ctx.keyring.encrypt(id, changes.gitToken);
-  return execute(ctx, service, id, (s) => decideUpdate(s, sealed));
+  return execute(ctx, service, id, (s) => service.decide.update(s, sealed));
 }
 
 /**
@@ -165,7 +148,7 @@ export async function deleteService(ctx: CommandContext, retirement: RetirementD
   const { state } = await loadAggregate(ctx, service, id);
   if (!state.service) return { position: null, existed: false };
   // Through execute even when already deleted: a retried request then derives the same event ids as before.
-  const deleted = await execute(ctx, service, id, (s) => (s.status === 'live' ? decideDelete(s) : []));
+  const deleted = await execute(ctx, service, id, (s) => (s.status === 'live' ? service.decide.delete(s) : []));
   const retired = await retireService(ctx, retirement, id);
   return { position: latest(deleted.position, retired.position), existed: true };
 }
@@ -178,9 +161,9 @@ export async function transferService(ctx: CommandContext, id: string, targetPro
   const claims = new Claims(ctx);
   try {
     await claims.claim('service-name', nameKey(targetProjectId, current.slug), id, `a service named ${current.name} in the target project`);
-    const moved = await execute(ctx, service, id, (s) => decideTransfer(s, targetProjectId));
-    const attached = await execute(ctx, project, targetProjectId, (s) => decideAttach(s, id));
-    const detached = await execute(ctx, project, current.projectId, (s) => decideDetach(s, id));
+    const moved = await execute(ctx, service, id, (s) => service.decide.transfer(s, targetProjectId));
+    const attached = await execute(ctx, project, targetProjectId, (s) => project.decide.attach(s, id));
+    const detached = await execute(ctx, project, current.projectId, (s) => project.decide.detach(s, id));
     const released = await release(ctx, 'service-name', nameKey(current.projectId, current.slug), id);
     return { position: latest(claims.position, moved.position, attached.position, detached.position, released.position) };
   } catch (error) {
@@ -192,11 +175,11 @@ export async function transferService(ctx: CommandContext, id: string, targetPro
 export async function setEnvVar(ctx: CommandContext, id: string, key: string, value: string) {
   const sealed = await ctx.keyring.encrypt(id, value);
   const envId = newId(ctx, 'env');
-  return execute(ctx, service, id, (s) => decideSetEnv(s, { envId, key, value: sealed }));
+  return execute(ctx, service, id, (s) => service.decide.setEnv(s, { envId, key, value: sealed }));
 }
 
 export async function deleteEnvVar(ctx: CommandContext, id: string, envId: string) {
-  return execute(ctx, service, id, (s) => decideDeleteEnv(s, envId));
+  return execute(ctx, service, id, (s) => service.decide.deleteEnv(s, envId));
 }
 
 export async function addDomain(ctx: CommandContext, id: string, hostname: string) {
@@ -206,7 +189,7 @@ export async function addDomain(ctx: CommandContext, id: string, hostname: strin
   const claims = new Claims(ctx);
   try {
     await claims.claim('hostname', hostname, domainOwner(id, domainId), `hostname ${hostname}`);
-    const added = await execute(ctx, service, id, (s) => decideAddDomain(s, domainId, hostname));
+    const added = await execute(ctx, service, id, (s) => service.decide.addDomain(s, domainId, hostname));
     return { domainId, position: latest(claims.position, added.position) };
   } catch (error) {
     await claims.undo();
@@ -218,7 +201,7 @@ export async function changeDomain(ctx: CommandContext, id: string, domainId: st
   const claims = new Claims(ctx);
   try {
     await claims.claim('hostname', hostname, domainOwner(id, domainId), `hostname ${hostname}`);
-    const changed = await execute(ctx, service, id, (s) => decideChangeDomain(s, domainId, hostname));
+    const changed = await execute(ctx, service, id, (s) => service.decide.changeDomain(s, domainId, hostname));
     const previous = changed.events[0]?.type === 'DomainChanged' ? changed.events[0].data.previousHostname : null;
     const released = previous ? await release(ctx, 'hostname', previous, domainOwner(id, domainId)) : { position: null };
     return { position: latest(claims.position, changed.position, released.position) };
@@ -229,23 +212,23 @@ export async function changeDomain(ctx: CommandContext, id: string, domainId: st
 }
 
 export async function removeDomain(ctx: CommandContext, id: string, domainId: string) {
-  const removed = await execute(ctx, service, id, (s) => decideRemoveDomain(s, domainId));
+  const removed = await execute(ctx, service, id, (s) => service.decide.removeDomain(s, domainId));
   const hostname = removed.events[0]?.type === 'DomainRemoved' ? removed.events[0].data.hostname : null;
   const released = hostname ? await release(ctx, 'hostname', hostname, domainOwner(id, domainId)) : { position: null };
   return { position: latest(removed.position, released.position) };
 }
 
 export async function releaseService(ctx: CommandContext, id: string, next: Release, movedTo?: { nodeId: string | null }) {
-  return execute(ctx, service, id, (s) => decideRelease(s, next, movedTo));
+  return execute(ctx, service, id, (s) => service.decide.release(s, next, movedTo));
 }
 
-export const stopService = (ctx: CommandContext, id: string) => execute(ctx, service, id, decideStop);
+export const stopService = (ctx: CommandContext, id: string) => execute(ctx, service, id, service.decide.stop);
 
 export const recordDnsApplied = (ctx: CommandContext, id: string, applied: DnsRecordApplied) =>
-  execute(ctx, service, id, (s) => decideRecordDnsApplied(s, applied));
+  execute(ctx, service, id, (s) => service.decide.recordDnsApplied(s, applied));
 
 export const recordCertificateChange = (ctx: CommandContext, id: string, domainId: string, hostname: string, certificate: CertificateState) =>
-  execute(ctx, service, id, (s) => decideCertificateChange(s, domainId, hostname, certificate));
+  execute(ctx, service, id, (s) => service.decide.certificateChange(s, domainId, hostname, certificate));
 
 export const recordHealth = (ctx: CommandContext, id: string, observation: HealthObservation) =>
-  execute(ctx, service, id, (s) => decideHealth(s, observation));
+  execute(ctx, service, id, (s) => service.decide.health(s, observation));

@@ -1,5 +1,12 @@
-import type { RecordedHealth, ServiceState } from './aggregate.js';
 import type { ProbeResult, ServiceEvent } from './events.js';
+
+/** The current release's health as recorded in the service's stream. */
+export interface RecordedHealth {
+  deploymentId: string;
+  status: 'healthy' | 'unhealthy';
+  crashed: boolean;
+  restarts: number;
+}
 
 /** What the health monitor saw of a service's current container at one look. */
 export interface HealthObservation {
@@ -20,16 +27,7 @@ function crashDetail(o: HealthObservation): string {
   return `the container was restarted by Docker (${o.restarts} restart${o.restarts === 1 ? '' : 's'})`;
 }
 
-/**
- * A change of the current release's health, or nothing: an unchanged state appends nothing, and a look at
- * a container that is no longer current (a newer release, none) is dropped. A restart counted since the
- * last record is a crash even when the container is back up by the time of the look.
- */
-export function decideHealth(state: ServiceState, o: HealthObservation): ServiceEvent[] {
-  return state.status === 'live' ? healthChange(state.health, o) : [];
-}
-
-/** The change an observation makes to the recorded health (decideHealth without the aggregate, for the monitor's cache). */
+/** The change an observation makes to the recorded health (`service.decide.health` without the aggregate, for the monitor's cache). */
 export function healthChange(recorded: RecordedHealth | null, o: HealthObservation): ServiceEvent[] {
   if (!recorded || recorded.deploymentId !== o.deploymentId) return [];
   const crashed = !o.running || o.restarts > recorded.restarts;

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Aggregate } from '../shared/aggregate.js';
+import { defineAggregate, type Evolution } from '../shared/aggregate.js';
 import { notFound } from '../shared/domain-error.js';
 import { IMAGE_SETTING_NAMES, type ImageSettingName } from '../../src/installation-images.js';
 import { parseSettingsEvent, type GeneralSettingsChange, type SettingsEvent } from './events.js';
@@ -36,7 +36,7 @@ const NO_GENERAL: GeneralSettings = {
 
 const without = <T>(map: Readonly<Record<string, T>>, key: string) => Object.fromEntries(Object.entries(map).filter(([k]) => k !== key));
 
-export const settings: Aggregate<SettingsState, SettingsEvent> = {
+const evolution: Evolution<SettingsState, SettingsEvent> = {
   category: 'settings',
   initial: { remoteStorage: null, general: NO_GENERAL, dnsProviders: {}, aiProviders: {} },
   evolve(state, event) {
@@ -65,35 +65,46 @@ export const settings: Aggregate<SettingsState, SettingsEvent> = {
 };
 
 /** The route probes the storage before it decides: only a configuration that worked is recorded. */
-export const decideConnect = (_state: SettingsState, connected: RemoteStorageSettings): SettingsEvent[] => [{ type: 'RemoteStorageConnected', data: connected }];
+const decideConnect = (_state: SettingsState, connected: RemoteStorageSettings): SettingsEvent[] => [{ type: 'RemoteStorageConnected', data: connected }];
 
-export function decideDisconnect(state: SettingsState): SettingsEvent[] {
+function decideDisconnect(state: SettingsState): SettingsEvent[] {
   if (!state.remoteStorage) throw notFound('remote storage');
   return [{ type: 'RemoteStorageDisconnected', data: {} }];
 }
 
 /** Only the settings that really change are recorded; a PATCH that changes nothing appends nothing. */
-export function decideChangeGeneral(state: SettingsState, change: GeneralSettingsChange): SettingsEvent[] {
+function decideChangeGeneral(state: SettingsState, change: GeneralSettingsChange): SettingsEvent[] {
   const changed = Object.fromEntries(
     Object.entries(change).filter(([key, value]) => value !== undefined && !isDeepStrictEqual(state.general[key as keyof GeneralSettings], value)),
   ) as GeneralSettingsChange;
   return Object.keys(changed).length === 0 ? [] : [{ type: 'GeneralSettingsChanged', data: changed }];
 }
 
-export const decideConnectDnsProvider = (_state: SettingsState, connection: DnsProviderConnection): SettingsEvent[] => [
+const decideConnectDnsProvider = (_state: SettingsState, connection: DnsProviderConnection): SettingsEvent[] => [
   { type: 'DnsProviderConnected', data: connection },
 ];
 
-export function decideDisconnectDnsProvider(state: SettingsState, providerId: string): SettingsEvent[] {
+function decideDisconnectDnsProvider(state: SettingsState, providerId: string): SettingsEvent[] {
   if (!state.dnsProviders[providerId]) throw notFound(`DNS provider ${providerId}`);
   return [{ type: 'DnsProviderDisconnected', data: { providerId } }];
 }
 
-export const decideConnectAiProvider = (_state: SettingsState, connection: AiProviderConnection): SettingsEvent[] => [
+const decideConnectAiProvider = (_state: SettingsState, connection: AiProviderConnection): SettingsEvent[] => [
   { type: 'AiProviderConnected', data: connection },
 ];
 
-export function decideDisconnectAiProvider(state: SettingsState, providerId: string): SettingsEvent[] {
+function decideDisconnectAiProvider(state: SettingsState, providerId: string): SettingsEvent[] {
   if (!state.aiProviders[providerId]) throw notFound(`AI provider ${providerId}`);
   return [{ type: 'AiProviderDisconnected', data: { providerId } }];
 }
+
+/** The settings aggregate and its command vocabulary. */
+export const settings = defineAggregate(evolution, {
+  connect: decideConnect,
+  disconnect: decideDisconnect,
+  changeGeneral: decideChangeGeneral,
+  connectDnsProvider: decideConnectDnsProvider,
+  disconnectDnsProvider: decideDisconnectDnsProvider,
+  connectAiProvider: decideConnectAiProvider,
+  disconnectAiProvider: decideDisconnectAiProvider,
+});

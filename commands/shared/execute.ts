@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WrongExpectedRevisionError, type AppendResult, type ExpectedRevision, type NewEvent, type RecordedEvent } from '../../src/eventstore/port.js';
 import { currentSchemaVersion } from '../upcasters.js';
-import type { Aggregate } from './aggregate.js';
+import type { Evolution } from './aggregate.js';
 import { streamOf } from './aggregate.js';
 import type { CommandContext } from './command-context.js';
 import { conflict } from './domain-error.js';
@@ -27,7 +27,7 @@ const RECENT_EVENTS = 20;
  * The aggregate's state as the log has it: appends already handed over are waited for, and a state that
  * assumes appends not yet written is never started from.
  */
-export async function loadAggregate<S, E extends DomainEvent>(ctx: CommandContext, aggregate: Aggregate<S, E>, id: string): Promise<Snapshot<S>> {
+export async function loadAggregate<S, E extends DomainEvent>(ctx: CommandContext, aggregate: Evolution<S, E>, id: string): Promise<Snapshot<S>> {
   const streamId = streamOf(aggregate.category, id);
   await ctx.locks?.written(streamId);
   const known = ctx.states?.written<S>(streamId);
@@ -51,7 +51,7 @@ export async function loadAggregate<S, E extends DomainEvent>(ctx: CommandContex
  */
 async function earlierAppend<S, E extends DomainEvent>(
   ctx: CommandContext,
-  aggregate: Aggregate<S, E>,
+  aggregate: Evolution<S, E>,
   streamId: string,
   idOf: (index: number) => string,
 ): Promise<Executed<E> | null> {
@@ -78,7 +78,7 @@ async function earlierAppend<S, E extends DomainEvent>(
  */
 export async function execute<S, E extends DomainEvent>(
   ctx: CommandContext,
-  aggregate: Aggregate<S, E>,
+  aggregate: Evolution<S, E>,
   id: string,
   decide: (state: S) => E[],
 ): Promise<Executed<E>> {
@@ -149,7 +149,7 @@ function decidedOn<S, E>(state: S, decide: (state: S) => E[]): E[] | null {
 
 /** Folds an appended event into the state the way a load would: stored as JSON, then parsed. */
 const evolveWith =
-  <S, E extends DomainEvent>(aggregate: Aggregate<S, E>) =>
+  <S, E extends DomainEvent>(aggregate: Evolution<S, E>) =>
   (state: S, event: NewEvent): S => {
     const parsed = aggregate.parse({ type: event.type, schemaVersion: event.schemaVersion, data: JSON.parse(JSON.stringify(event.data)) as Record<string, unknown> });
     return parsed ? aggregate.evolve(state, parsed) : state;

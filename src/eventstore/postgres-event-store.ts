@@ -9,19 +9,12 @@ import {
   type ReadStreamOptions,
   type RecordedEvent,
 } from './port.js';
+import { recordedFromRow, type EventRow as StoredEventRow } from './event-row.js';
 import { decodePosition, encodePosition } from './position.js';
 import { AppendBatcher, type AppendRequest, type BatchOutcome } from './append-batcher.js';
 import { APPEND_BATCH_FUNCTION_DDL, APPEND_FUNCTION_DDL, EVENTS_CHANNEL, EVENT_STORE_DDL } from './postgres-schema.js';
 
-interface EventRow {
-  event_id: string;
-  stream_id: string;
-  revision: string;
-  type: string;
-  schema_version: number;
-  data: Record<string, unknown>;
-  metadata: NewEvent['metadata'];
-  recorded_at: Date | string;
+interface EventRow extends StoredEventRow {
   transaction_id: string;
   global_position: string;
 }
@@ -33,17 +26,7 @@ const COLUMNS = `e.event_id::text as event_id, e.stream_id, e.revision::text as 
 const ANCHOR = 'exists (select 1 from es_events a where a.global_position = $2::bigint and a.transaction_id = $1::text::xid8)';
 
 function toRecorded(row: EventRow): RecordedEvent {
-  return {
-    id: row.event_id,
-    type: row.type,
-    schemaVersion: row.schema_version,
-    data: row.data,
-    metadata: row.metadata,
-    streamId: row.stream_id,
-    revision: Number(row.revision),
-    position: encodePosition(row.transaction_id, row.global_position),
-    recordedAt: new Date(row.recorded_at).toISOString(),
-  };
+  return recordedFromRow(row, encodePosition(row.transaction_id, row.global_position));
 }
 
 async function findDuplicates(tx: SqlExecutor, streamId: string, events: NewEvent[]): Promise<AppendResult | null> {

@@ -50,6 +50,14 @@ const placement = {
   nodeLabels: nodeLabels.optional().meta({ description: 'Cluster mode: only nodes with all these labels run the service’s tasks.' }),
 };
 
+// The bodies' common tail, in the order the API description lists the fields.
+/** Every service: its variables, how its releases are kept and watched, where its tasks run. */
+const running = { env: envList, ...releasePolicy, ...placement };
+/** Every service, last: its limits and its health check. */
+const guarded = { resources: resourcesBody.optional(), healthCheck: storedHealthCheck.optional() };
+/** An app (from source or an image): a web service or a worker, and its port. */
+const appTail = { runtimeMode: z.enum(RUNTIME_MODES).default('web'), internalPort: port.optional(), ...running, ...guarded };
+
 const sourceFields = {
   name: name(),
   branch: branch.default('main'),
@@ -60,13 +68,7 @@ const sourceFields = {
   startCommand: optionalCommand,
   buildMethod: z.enum(BUILD_METHODS).default('auto'),
   dockerfilePath: optionalPath,
-  runtimeMode: z.enum(RUNTIME_MODES).default('web'),
-  internalPort: port.optional(),
-  env: envList,
-  ...releasePolicy,
-  ...placement,
-  resources: resourcesBody.optional(),
-  healthCheck: storedHealthCheck.optional(),
+  ...appTail,
 };
 
 const hostedSource = z.object({
@@ -80,13 +82,7 @@ const imageService = z.object({
   dockerImage: imageReference,
   branch: branch.default('main'),
   startCommand: optionalCommand,
-  runtimeMode: z.enum(RUNTIME_MODES).default('web'),
-  internalPort: port.optional(),
-  env: envList,
-  ...releasePolicy,
-  ...placement,
-  resources: resourcesBody.optional(),
-  healthCheck: storedHealthCheck.optional(),
+  ...appTail,
 });
 const databaseService = z.object({
   name: name(),
@@ -97,14 +93,11 @@ const databaseService = z.object({
   databasePublicEnabled: z.boolean().default(false),
   databasePublicHostname: hostname.nullable().optional(),
   postgresLogicalReplicationEnabled: z.boolean().default(false),
-  env: envList,
-  ...releasePolicy,
-  ...placement,
+  ...running,
   // Its volume lives on one node: one task, never two writing the same files.
   replicas: z.literal(1).optional().meta({ description: 'A database runs one task.' }),
   nodeId: swarmNodeId.optional().meta({ description: 'Cluster mode: the node its container and volume go on (a ready, active node); absent: the manager, where Slipway runs. `POST …/move` moves it later.' }),
-  resources: resourcesBody.optional(),
-  healthCheck: storedHealthCheck.optional(),
+  ...guarded,
 });
 
 /** The four shapes a create body may have, for the API description; `parseCreateService` picks one by its fields. */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { loadImport, requestImport } from '../../commands/import/handlers.js';
 import { reserve } from '../../commands/reservation/handlers.js';
-import { decideDelete, service } from '../../commands/service/aggregate.js';
+import { service } from '../../commands/service/aggregate.js';
 import { deleteService } from '../../commands/service/handlers.js';
 import type { CommandContext } from '../../commands/shared/command-context.js';
 import { execute, latest } from '../../commands/shared/execute.js';
@@ -208,7 +208,7 @@ t.test('a deletion cut short by a crash is retired by the process manager at the
   const pg = await openPglite(join(dir, 'pgdata'));
   const store = await createPostgresEventStore(pg);
   const ctx: CommandContext = { store, keyring: await createKeyring(pg, loadMasterKey(dir, undefined).key), actor: 'test', correlationId: randomUUID() };
-  const { events } = await execute(ctx, service, svc.id, decideDelete);
+  const { events } = await execute(ctx, service, svc.id, service.decide.delete);
   t.equal(events[0]?.type, 'ServiceDeleted');
   await pg.query(`delete from pm_checkpoints where name = 'retirement'`);
   await store.close();

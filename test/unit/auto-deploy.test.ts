@@ -1,15 +1,18 @@
 import { createHmac } from 'node:crypto';
 import t from 'tap';
-import { autoDeploy, decideConfigure, decideDelivery, decideRecordDelivery, decideRotate, replayOf, webhookDeploymentId, type VerifiedDelivery } from '../../commands/auto-deploy/aggregate.js';
+import { autoDeploy, replayOf, webhookDeploymentId, type VerifiedDelivery } from '../../commands/auto-deploy/aggregate.js';
 import { DEFAULT_SKIP_KEYWORDS, type AutoDeploySettings, type WebhookDelivery } from '../../commands/auto-deploy/events.js';
 import { decidePush, type PushedRef } from '../../commands/auto-deploy/push-verdict.js';
 import { readHookMessage } from '../../src/http/hooks/payloads.js';
 import { checkSignature } from '../../src/http/hooks/signatures.js';
+import { deciderSpec } from '../helpers/decider-spec.js';
 import { giteaPush, githubPush, gitlabPush } from '../helpers/webhooks.js';
 
 const settings: AutoDeploySettings = { enabled: true, provider: 'github', branch: null, tagPattern: null, watchPaths: [], ignorePaths: [], skipKeywords: DEFAULT_SKIP_KEYWORDS };
 const push = (over: Partial<PushedRef> = {}): PushedRef => ({ ref: 'refs/heads/main', after: 'a'.repeat(40), headMessage: 'change', files: ['src/app.ts'], ...over });
 const owner = { serviceId: 'svc', projectId: 'prj' };
+const spec = deciderSpec(autoDeploy);
+const configured = spec.given().when('configure', owner, settings, 'enc:one').given();
 
 t.test('decidePush: branch, tag, paths, keyword, disabled', async (t) => {
   t.same(decidePush(settings, 'main', push()), { deploy: true });
@@ -32,47 +35,46 @@ t.test('decidePush: branch, tag, paths, keyword, disabled', async (t) => {
 });
 
 t.test('the aggregate: the secret made once, saves without change record nothing, replays are duplicates', async (t) => {
-  const created = decideConfigure(autoDeploy.initial, owner, settings, 'enc:one');
-  t.same(created.map((e) => e.type), ['AutoDeployConfigured', 'AutoDeploySecretRotated']);
-  const state = created.reduce(autoDeploy.evolve, autoDeploy.initial);
-  t.same(decideConfigure(state, owner, settings, 'enc:two'), [], 'the same settings again: nothing, the secret kept');
-  t.same(decideConfigure(state, owner, { ...settings, watchPaths: ['a/**'] }, 'enc:two').map((e) => e.type), ['AutoDeployConfigured']);
-  t.throws(() => decideRotate(autoDeploy.initial, 'svc', 'enc:x'), { code: 'not_found' });
-  t.equal(decideRotate(state, 'svc', 'enc:x').reduce(autoDeploy.evolve, state).secret, 'enc:x');
+  t.same(spec.given().when('configure', owner, settings, 'enc:one').events.map((e) => e.type), ['AutoDeployConfigured', 'AutoDeploySecretRotated']);
+  configured.when('configure', owner, settings, 'enc:two').then(t, [], 'the same settings again: nothing, the secret kept');
+  t.same(configured.when('configure', owner, { ...settings, watchPaths: ['a/**'] }, 'enc:two').events.map((e) => e.type), ['AutoDeployConfigured']);
+  spec.given().when('rotate', 'svc', 'enc:x').thenThrows(t, { code: 'not_found' });
+  t.equal(configured.when('rotate', 'svc', 'enc:x').state.secret, 'enc:x');
 
   const delivery = (n: number, verdict = 'deployed'): WebhookDelivery => ({ provider: 'github', event: 'push', deliveryId: `d${n}`, bodyDigest: `digest${n}`, commitSha: null, verdict, deploymentId: `dep${n}`, at: new Date(0).toISOString() });
-  const once = decideRecordDelivery(state, 'svc', delivery(1)).reduce(autoDeploy.evolve, state);
-  t.equal(once.lastPushDeploymentId, 'dep1');
-  t.match(decideRecordDelivery(once, 'svc', delivery(1))[0]!.data, { verdict: 'duplicate', deploymentId: null }, 'an accepted id again');
-  t.match(decideRecordDelivery(once, 'svc', { ...delivery(7), bodyDigest: 'digest1' })[0]!.data, { verdict: 'duplicate' }, 'the same body under a new id');
-  t.match(decideRecordDelivery(once, 'svc', { ...delivery(1), deliveryId: null, bodyDigest: 'digest8' })[0]!.data, { verdict: 'deployed' }, 'another body, no id');
-  const rejected = decideRecordDelivery(state, 'svc', delivery(2, 'rejected:signature')).reduce(autoDeploy.evolve, state);
-  t.match(decideRecordDelivery(rejected, 'svc', delivery(2))[0]!.data, { verdict: 'deployed' }, 'a rejected delivery’s id does not block the real one');
+  const once = configured.when('recordDelivery', 'svc', delivery(1)).given();
+  t.equal(once.state.lastPushDeploymentId, 'dep1');
+  t.match(once.when('recordDelivery', 'svc', delivery(1)).events[0]!.data, { verdict: 'duplicate', deploymentId: null }, 'an accepted id again');
+  t.match(once.when('recordDelivery', 'svc', { ...delivery(7), bodyDigest: 'digest1' }).events[0]!.data, { verdict: 'duplicate' }, 'the same body under a new id');
+  t.match(once.when('recordDelivery', 'svc', { ...delivery(1), deliveryId: null, bodyDigest: 'digest8' }).events[0]!.data, { verdict: 'deployed' }, 'another body, no id');
+  const rejected = configured.when('recordDelivery', 'svc', delivery(2, 'rejected:signature')).given();
+  t.match(rejected.when('recordDelivery', 'svc', delivery(2)).events[0]!.data, { verdict: 'deployed' }, 'a rejected delivery’s id does not block the real one');
 });
 
 t.test('accepted deliveries are remembered 30 days, however many there are; older bodies still never queue twice', async (t) => {
-  const state = decideConfigure(autoDeploy.initial, owner, settings, 'enc:one').reduce(autoDeploy.evolve, autoDeploy.initial);
+  const state = configured.state;
   const day = 24 * 60 * 60 * 1000;
   const start = Date.parse('2026-01-01T00:00:00Z');
   const at = (days: number, plusMs = 0) => new Date(start + days * day + plusMs).toISOString();
   const delivery = (n: number, when: string, verdict = 'skipped:branch'): WebhookDelivery => ({ provider: 'github', event: 'push', deliveryId: `d${n}`, bodyDigest: `digest${n}`, commitSha: null, verdict, deploymentId: null, at: when });
   let busy = state;
-  // 5,000 deliveries in the first hour: more than the 2,000 the memory used to keep.
-  for (let i = 0; i < 5000; i++) busy = autoDeploy.evolve(busy, decideRecordDelivery(busy, 'svc', delivery(i, at(0, i)))[0]!);
-  t.match(decideRecordDelivery(busy, 'svc', delivery(0, at(29)))[0]!.data, { verdict: 'duplicate' }, 'the first of 5,000, replayed 29 days later');
-  t.match(decideRecordDelivery(busy, 'svc', { ...delivery(9999, at(29)), bodyDigest: 'digest1' })[0]!.data, { verdict: 'duplicate' }, 'its body under a new id, 29 days later');
+  // 5,000 deliveries in the first hour: more than the 2,000 the memory used to keep (folded here one by one, not
+  // replayed from the history for each).
+  for (let i = 0; i < 5000; i++) busy = autoDeploy.evolve(busy, autoDeploy.decide.recordDelivery(busy, 'svc', delivery(i, at(0, i)))[0]!);
+  t.match(autoDeploy.decide.recordDelivery(busy, 'svc', delivery(0, at(29)))[0]!.data, { verdict: 'duplicate' }, 'the first of 5,000, replayed 29 days later');
+  t.match(autoDeploy.decide.recordDelivery(busy, 'svc', { ...delivery(9999, at(29)), bodyDigest: 'digest1' })[0]!.data, { verdict: 'duplicate' }, 'its body under a new id, 29 days later');
   t.equal(replayOf(busy, { ...delivery(0, at(31)), verdict: 'received' }), null, '31 days later the id is forgotten');
-  const later = autoDeploy.evolve(busy, decideRecordDelivery(busy, 'svc', delivery(6000, at(31)))[0]!);
+  const later = autoDeploy.evolve(busy, autoDeploy.decide.recordDelivery(busy, 'svc', delivery(6000, at(31)))[0]!);
   t.equal(later.seenDeliveries.length, 2, 'and a delivery recorded then drops the old ones from the state');
 
   const push: VerifiedDelivery = { provider: 'github', event: 'push', deliveryId: 'old', bodyDigest: 'digest-old', message: { kind: 'push', push: { ref: 'refs/heads/main', after: 'a'.repeat(40), headMessage: 'x', files: null } }, at: at(0) };
-  const deployed = decideDelivery(state, 'svc', 'main', push, false);
+  const deployed = configured.when('delivery', 'svc', 'main', push, false).events;
   t.match(deployed[0]!.data, { verdict: 'deployed', deploymentId: webhookDeploymentId('svc', 'digest-old') }, 'the deployment id derives from the body');
   t.equal(webhookDeploymentId('svc', 'digest-old'), webhookDeploymentId('svc', 'digest-old'));
   t.not(webhookDeploymentId('svc', 'digest-old'), webhookDeploymentId('svc2', 'digest-old'), 'and the service');
-  const forgotten = decideDelivery(state, 'svc', 'main', { ...push, at: at(400) }, true);
+  const forgotten = configured.when('delivery', 'svc', 'main', { ...push, at: at(400) }, true).events;
   t.match(forgotten[0]!.data, { verdict: 'duplicate', deploymentId: null }, 'a body older than the memory whose deployment exists: duplicate');
-  t.match(decideDelivery(state, 'svc', 'main', { ...push, message: { kind: 'ping' } }, false)[0]!.data, { verdict: 'pong' });
+  t.match(configured.when('delivery', 'svc', 'main', { ...push, message: { kind: 'ping' } }, false).events[0]!.data, { verdict: 'pong' });
 });
 
 t.test('signatures: each scheme, over the exact bytes', async (t) => {

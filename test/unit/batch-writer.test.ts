@@ -53,3 +53,11 @@ t.test('projectors are pure: events in, writes out', async (t) => {
   t.same(JSON.parse(statements[0]!.params[0] as string).map((r: { key: string }) => r.key), ['A', 'B']);
   t.equal(statements[1]!.text, "delete from rm_env where id = 'v1'");
 });
+
+t.test('the projectors’ idioms: an update of one row by id, a delete of the rows an owner holds', async (t) => {
+  const out = new BatchWriter();
+  out.updateById('rm_t', "it's", "status = 'done'");
+  out.deleteOwnedBy('rm_t', 'service_id', 's1');
+  out.deleteOwnedBy('rm_u', 'id', 7);
+  t.same(out.statements(), [{ text: "update rm_t set status = 'done' where id = 'it''s';\ndelete from rm_t where service_id = 's1';\ndelete from rm_u where id = 7", params: [] }], 'values quoted as literals, run as one barrier');
+});

@@ -1,8 +1,9 @@
 import t from 'tap';
-import { cluster, decideChangeNode, decideInit, decideIssueJoinCommand, decideNodeStates, decideRemoveNode, type ClusterState } from '../../commands/cluster/aggregate.js';
+import { cluster } from '../../commands/cluster/aggregate.js';
 import type { ClusterEvent } from '../../commands/cluster/events.js';
+import { deciderSpec } from '../helpers/decider-spec.js';
 
-const given = (...events: ClusterEvent[]): ClusterState => events.reduce(cluster.evolve, cluster.initial);
+const spec = deciderSpec(cluster);
 const initialized: ClusterEvent = {
   type: 'ClusterInitialized',
   data: { swarmId: 's1', managerNodeId: 'm1', advertiseAddress: '10.0.0.1', registry: '10.0.0.1:5000', registryPassword: 'sealed' },
@@ -10,55 +11,54 @@ const initialized: ClusterEvent = {
 const active = { availability: 'active' as const, labels: {} };
 
 t.test('init once; nothing else before it', async (t) => {
-  t.same(decideInit(given(), initialized.data), [initialized]);
-  t.throws(() => decideInit(given(initialized), initialized.data), /already a cluster/);
-  t.throws(() => decideIssueJoinCommand(given(), 'worker'), /not a cluster/);
-  t.throws(() => decideChangeNode(given(), 'n2', active, { availability: 'drain' }), /not a cluster/);
+  spec.given().when('init', initialized.data).then(t, [initialized]);
+  spec.given(initialized).when('init', initialized.data).thenThrows(t, /already a cluster/);
+  spec.given().when('issueJoinCommand', 'worker').thenThrows(t, /not a cluster/);
+  spec.given().when('changeNode', 'n2', active, { availability: 'drain' }).thenThrows(t, /not a cluster/);
 });
 
 t.test('a join command is recorded by role, never with its token', async (t) => {
-  const [event] = decideIssueJoinCommand(given(initialized), 'worker');
-  t.same(event, { type: 'ClusterJoinCommandIssued', data: { role: 'worker' } });
+  spec.given(initialized).when('issueJoinCommand', 'worker').then(t, [{ type: 'ClusterJoinCommandIssued', data: { role: 'worker' } }]);
 });
 
 t.test('node changes: recorded when they change something; the manager stays active', async (t) => {
-  const state = given(initialized);
-  t.same(decideChangeNode(state, 'n2', active, { availability: 'drain' }), [{ type: 'ClusterNodeChanged', data: { nodeId: 'n2', availability: 'drain', labels: {} } }]);
-  t.same(decideChangeNode(state, 'n2', { availability: 'active', labels: { a: '1', b: '2' } }, { labels: { b: '2', a: '1' } }), [], 'the same labels in another order');
-  t.same(decideChangeNode(state, 'n2', active, { labels: { zone: 'eu' } })[0]?.data, { nodeId: 'n2', availability: 'active', labels: { zone: 'eu' } }, 'labels replace, availability kept');
-  t.throws(() => decideChangeNode(state, 'm1', active, { availability: 'pause' }), /manager/);
-  t.same(decideChangeNode(state, 'm1', active, { labels: { db: 'yes' } }).length, 1, 'the manager can be labelled');
-  const changed = given(initialized, { type: 'ClusterNodeChanged', data: { nodeId: 'n2', availability: 'drain', labels: {} } });
-  t.same(changed.nodes.n2, { availability: 'drain', labels: {} });
+  const state = spec.given(initialized);
+  state.when('changeNode', 'n2', active, { availability: 'drain' }).then(t, [{ type: 'ClusterNodeChanged', data: { nodeId: 'n2', availability: 'drain', labels: {} } }]);
+  state.when('changeNode', 'n2', { availability: 'active', labels: { a: '1', b: '2' } }, { labels: { b: '2', a: '1' } }).then(t, [], 'the same labels in another order');
+  t.same(state.when('changeNode', 'n2', active, { labels: { zone: 'eu' } }).events[0]?.data, { nodeId: 'n2', availability: 'active', labels: { zone: 'eu' } }, 'labels replace, availability kept');
+  state.when('changeNode', 'm1', active, { availability: 'pause' }).thenThrows(t, /manager/);
+  t.same(state.when('changeNode', 'm1', active, { labels: { db: 'yes' } }).events.length, 1, 'the manager can be labelled');
+  const changed = spec.given(initialized, { type: 'ClusterNodeChanged', data: { nodeId: 'n2', availability: 'drain', labels: {} } });
+  t.same(changed.state.nodes.n2, { availability: 'drain', labels: {} });
 });
 
 t.test('removal: only a drained node that is down', async (t) => {
-  const state = given(initialized);
-  t.throws(() => decideRemoveNode(state, 'n2', null), /not found/);
-  t.throws(() => decideRemoveNode(state, 'm1', { availability: 'drain', down: true }), /manager/);
-  t.throws(() => decideRemoveNode(state, 'n2', { availability: 'active', down: true }), /drain the node first/);
-  t.throws(() => decideRemoveNode(state, 'n2', { availability: 'drain', down: false }), /still up/);
-  const events = decideRemoveNode(state, 'n2', { availability: 'drain', down: true });
-  t.same(events, [{ type: 'ClusterNodeRemoved', data: { nodeId: 'n2' } }]);
-  const after = given(initialized, { type: 'ClusterNodeChanged', data: { nodeId: 'n2', availability: 'drain', labels: {} } }, ...events);
+  const state = spec.given(initialized);
+  state.when('removeNode', 'n2', null).thenThrows(t, /not found/);
+  state.when('removeNode', 'm1', { availability: 'drain', down: true }).thenThrows(t, /manager/);
+  state.when('removeNode', 'n2', { availability: 'active', down: true }).thenThrows(t, /drain the node first/);
+  state.when('removeNode', 'n2', { availability: 'drain', down: false }).thenThrows(t, /still up/);
+  state.when('removeNode', 'n2', { availability: 'drain', down: true }).then(t, [{ type: 'ClusterNodeRemoved', data: { nodeId: 'n2' } }]);
+  const drained = spec.given(initialized, { type: 'ClusterNodeChanged', data: { nodeId: 'n2', availability: 'drain', labels: {} } });
+  const after = drained.when('removeNode', 'n2', { availability: 'drain', down: true }).state;
   t.same(after.nodes, {});
   t.same(after.removed, ['n2']);
 });
 
 t.test('node states: down once when Swarm stops hearing from a node, back once when it hears again', async (t) => {
   const node = (id: string, state: string) => ({ id, hostname: `host-${id}`, address: `10.0.0.${id.length}`, state });
-  t.same(decideNodeStates(cluster.initial, [node('n2', 'down')]), [], 'nothing before the installation is a cluster');
-  const state = given(initialized);
-  t.same(decideNodeStates(state, [node('m1', 'ready'), node('n2', 'ready')]), [], 'all ready: nothing to say');
-  t.same(decideNodeStates(state, [node('m1', 'ready'), node('n2', 'unknown')]), [], 'a node joining (no heartbeat yet) is not down');
-  const down = decideNodeStates(state, [node('m1', 'ready'), node('n2', 'down')]);
-  t.same(down, [{ type: 'ClusterNodeWentDown', data: { nodeId: 'n2', hostname: 'host-n2', address: '10.0.0.2', state: 'down' } }]);
-  const after = given(initialized, ...down);
-  t.same(decideNodeStates(after, [node('n2', 'disconnected')]), [], 'told once while it stays away');
-  const back = decideNodeStates(after, [node('n2', 'ready')]);
-  t.same(back, [{ type: 'ClusterNodeCameBack', data: { nodeId: 'n2', hostname: 'host-n2' } }]);
-  t.same(given(initialized, ...down, ...back).down, []);
-  const removed = given(initialized, ...down, { type: 'ClusterNodeRemoved', data: { nodeId: 'n2' } });
-  t.same(removed.down, [], 'a removed node is no longer down');
-  t.same(decideNodeStates(removed, [node('n2', 'down')]), [], 'nor told again');
+  spec.given().when('nodeStates', [node('n2', 'down')]).then(t, [], 'nothing before the installation is a cluster');
+  const state = spec.given(initialized);
+  state.when('nodeStates', [node('m1', 'ready'), node('n2', 'ready')]).then(t, [], 'all ready: nothing to say');
+  state.when('nodeStates', [node('m1', 'ready'), node('n2', 'unknown')]).then(t, [], 'a node joining (no heartbeat yet) is not down');
+  const down = state.when('nodeStates', [node('m1', 'ready'), node('n2', 'down')]);
+  down.then(t, [{ type: 'ClusterNodeWentDown', data: { nodeId: 'n2', hostname: 'host-n2', address: '10.0.0.2', state: 'down' } }]);
+  const after = down.given();
+  after.when('nodeStates', [node('n2', 'disconnected')]).then(t, [], 'told once while it stays away');
+  const back = after.when('nodeStates', [node('n2', 'ready')]);
+  back.then(t, [{ type: 'ClusterNodeCameBack', data: { nodeId: 'n2', hostname: 'host-n2' } }]);
+  t.same(back.state.down, []);
+  const removed = down.given({ type: 'ClusterNodeRemoved', data: { nodeId: 'n2' } });
+  t.same(removed.state.down, [], 'a removed node is no longer down');
+  removed.when('nodeStates', [node('n2', 'down')]).then(t, [], 'nor told again');
 });

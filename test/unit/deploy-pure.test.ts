@@ -1,12 +1,14 @@
 import { Readable } from 'node:stream';
 import t from 'tap';
-import { decideRelease, NO_RELEASE, service } from '../../commands/service/aggregate.js';
+import { NO_RELEASE, service } from '../../commands/service/aggregate.js';
 import { chooseBuild, insideRoot } from '../../src/build/build-plan.js';
 import { detect, type PackInput } from '../../src/build/packbuilder/detect.js';
 import { packDockerfile } from '../../src/build/packbuilder/dockerfile.js';
 import { dockerTimeKey } from '../../src/http/routes/runtime-logs.js';
 import { followProgress, LogDemuxer } from '../../src/runtime/docker-streams.js';
 import { createRedactor, isSecretVariable, secretValues } from '../../src/secrets/redactor.js';
+import { deciderSpec } from '../helpers/decider-spec.js';
+import { sourceServiceData } from '../helpers/service-fixture.js';
 
 const images = { node: 'n', python: 'p', go: 'g', run: 'r', static: 's' };
 const files = (map: Record<string, string>) => ({ has: (n: string) => n in map, read: (n: string) => map[n] ?? null });
@@ -129,13 +131,13 @@ t.test('Docker log frames and progress streams', async (t) => {
 
 t.test('a release switches the route only for a live service, once', async (t) => {
   const release = { deploymentId: 'd1', containerName: 'c', upstreamPort: 40000, buildMethod: 'dockerfile' as const };
-  t.same(decideRelease(service.initial, release), [], 'no service, no release');
-  const live = { ...service.initial, status: 'live' as const };
-  const events = decideRelease(live, release);
-  t.same(events, [{ type: 'ServiceReleased', data: release }]);
-  const released = service.evolve(live, events[0]!);
-  t.same(released.release, release);
-  t.same(decideRelease(released, release), [], 'the same release twice is one event');
-  t.same(decideRelease(released, { ...release, upstreamPort: 40001 }).length, 1, 'a moved port is a new release');
-  t.equal(service.evolve(released, { type: 'ServiceReleased', data: NO_RELEASE }).release, null, 'undone');
+  const spec = deciderSpec(service);
+  spec.given().when('release', release).then(t, [], 'no service, no release');
+  const live = spec.given({ type: 'ServiceCreated', data: sourceServiceData });
+  live.when('release', release).then(t, [{ type: 'ServiceReleased', data: release }]);
+  const released = live.when('release', release).given();
+  t.same(released.state.release, release);
+  released.when('release', release).then(t, [], 'the same release twice is one event');
+  t.same(released.when('release', { ...release, upstreamPort: 40001 }).events.length, 1, 'a moved port is a new release');
+  t.equal(released.when('release', NO_RELEASE).state.release, null, 'undone');
 });

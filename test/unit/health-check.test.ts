@@ -1,8 +1,9 @@
 import t from 'tap';
-import { service, type ServiceState } from '../../commands/service/aggregate.js';
-import type { ServiceEvent } from '../../commands/service/events.js';
+import { service } from '../../commands/service/aggregate.js';
 import { effectiveHealthCheck, healthCheck, parseExpectStatus, refusedHealthCheck, statusAccepted } from '../../commands/service/health-check.js';
-import { decideHealth, type HealthObservation } from '../../commands/service/health.js';
+import type { HealthObservation } from '../../commands/service/health.js';
+import { deciderSpec } from '../helpers/decider-spec.js';
+import { sourceServiceData } from '../helpers/service-fixture.js';
 
 t.test('expectStatus: a status, a range or a list of them', async (t) => {
   t.same(parseExpectStatus('200'), [[200, 200]]);
@@ -47,40 +48,39 @@ t.test('the default check depends on the kind; a stored one wins', async (t) => 
   t.equal(refusedHealthCheck('database', { type: 'command', command: ['pg_isready'], intervalSeconds: 5, timeoutSeconds: 3, retries: 3, startPeriodSeconds: 0 }), null);
 });
 
-const apply = (state: ServiceState, events: ServiceEvent[]) => events.reduce(service.evolve, state);
-const released = apply(service.initial, [
-  { type: 'ServiceCreated', data: { projectId: 'p', name: 'w', slug: 'w', kind: 'source', repoFullName: null, repoUrl: 'https://x/y.git', dockerImage: null, hostPort: 20001, databaseEngine: null, databasePublicEnabled: false, databasePublicHostname: null, postgresLogicalReplicationEnabled: false, branch: 'main', rootDir: null, gitToken: null, installCommand: null, buildCommand: null, startCommand: null, buildMethod: 'auto', dockerfilePath: null, runtimeMode: 'web', internalPort: 3000 } },
+const spec = deciderSpec(service);
+const released = spec.given(
+  { type: 'ServiceCreated', data: { ...sourceServiceData, projectId: 'p', name: 'w', slug: 'w', repoFullName: null, repoUrl: 'https://x/y.git' } },
   { type: 'ServiceReleased', data: { deploymentId: 'd1', containerName: 'c1', upstreamPort: 40000, buildMethod: null } },
-]);
+);
 const look = (o: Partial<HealthObservation>): HealthObservation => ({ deploymentId: 'd1', running: true, exitCode: null, restarts: 0, probe: { ok: true, detail: 'HTTP 200 from /' }, failing: false, ...o });
 const failing = look({ probe: { ok: false, detail: 'HTTP 500 from /health (expected 200-399)' }, failing: true });
 
 t.test('health: only a change of state is recorded', async (t) => {
-  t.same(released.health, { deploymentId: 'd1', status: 'healthy', crashed: false, restarts: 0 }, 'a release starts healthy: its gate passed');
-  t.same(decideHealth(released, look({})), [], 'healthy and passing: nothing');
-  t.same(decideHealth(released, look({ probe: { ok: false, detail: 'HTTP 500 from /' }, failing: false })), [], 'one failure below retries: nothing');
+  t.same(released.state.health, { deploymentId: 'd1', status: 'healthy', crashed: false, restarts: 0 }, 'a release starts healthy: its gate passed');
+  released.when('health', look({})).then(t, [], 'healthy and passing: nothing');
+  released.when('health', look({ probe: { ok: false, detail: 'HTTP 500 from /' }, failing: false })).then(t, [], 'one failure below retries: nothing');
 
-  const sick = decideHealth(released, failing);
-  t.match(sick, [{ type: 'ServiceBecameUnhealthy', data: { deploymentId: 'd1', detail: 'HTTP 500 from /health (expected 200-399)', crashed: false, restarts: 0 } }]);
-  const unhealthy = apply(released, sick);
-  t.same(decideHealth(unhealthy, failing), [], 'still failing: nothing');
+  const sick = released.when('health', failing);
+  t.match(sick.events, [{ type: 'ServiceBecameUnhealthy', data: { deploymentId: 'd1', detail: 'HTTP 500 from /health (expected 200-399)', crashed: false, restarts: 0 } }]);
+  const unhealthy = sick.given();
+  unhealthy.when('health', failing).then(t, [], 'still failing: nothing');
 
-  const down = decideHealth(unhealthy, look({ running: false, exitCode: 137, probe: null, restarts: 1 }));
-  t.match(down, [{ type: 'ServiceBecameUnhealthy', data: { crashed: true, restarts: 1, detail: /exit code 137/ } }], 'failing to crashed is a change');
-  const crashed = apply(unhealthy, down);
-  t.same(decideHealth(crashed, look({ running: false, exitCode: 137, probe: null, restarts: 1 })), [], 'still down: nothing');
+  const down = unhealthy.when('health', look({ running: false, exitCode: 137, probe: null, restarts: 1 }));
+  t.match(down.events, [{ type: 'ServiceBecameUnhealthy', data: { crashed: true, restarts: 1, detail: /exit code 137/ } }], 'failing to crashed is a change');
+  const crashed = down.given();
+  crashed.when('health', look({ running: false, exitCode: 137, probe: null, restarts: 1 })).then(t, [], 'still down: nothing');
 
-  t.same(decideHealth(crashed, look({ restarts: 1, probe: { ok: false, detail: 'connection refused on port 3000' } })), [], 'up again, one failed probe: not yet recovered');
-  const back = decideHealth(crashed, look({ restarts: 1 }));
-  t.match(back, [{ type: 'ServiceRecovered', data: { deploymentId: 'd1', restarts: 1, detail: 'HTTP 200 from /' } }]);
-  const recovered = apply(crashed, back);
-  t.same(decideHealth(recovered, look({ restarts: 1 })), [], 'healthy again: nothing');
+  crashed.when('health', look({ restarts: 1, probe: { ok: false, detail: 'connection refused on port 3000' } })).then(t, [], 'up again, one failed probe: not yet recovered');
+  const back = crashed.when('health', look({ restarts: 1 }));
+  t.match(back.events, [{ type: 'ServiceRecovered', data: { deploymentId: 'd1', restarts: 1, detail: 'HTTP 200 from /' } }]);
+  back.given().when('health', look({ restarts: 1 })).then(t, [], 'healthy again: nothing');
 });
 
 t.test('health: a restart between two looks is a crash; stale looks are dropped', async (t) => {
-  t.match(decideHealth(released, look({ restarts: 2 })), [{ type: 'ServiceBecameUnhealthy', data: { crashed: true, restarts: 2, detail: /restarted by Docker \(2 restarts\)/ } }]);
-  t.same(decideHealth(released, { ...failing, deploymentId: 'd0' }), [], 'a container that is no longer current');
-  t.same(decideHealth(service.initial, failing), [], 'no service');
-  const redeployed = apply(apply(released, decideHealth(released, failing)), [{ type: 'ServiceReleased', data: { deploymentId: 'd2', containerName: 'c2', upstreamPort: 40001, buildMethod: null } }]);
-  t.same(redeployed.health, { deploymentId: 'd2', status: 'healthy', crashed: false, restarts: 0 }, 'a new release resets health and restarts');
+  t.match(released.when('health', look({ restarts: 2 })).events, [{ type: 'ServiceBecameUnhealthy', data: { crashed: true, restarts: 2, detail: /restarted by Docker \(2 restarts\)/ } }]);
+  released.when('health', { ...failing, deploymentId: 'd0' }).then(t, [], 'a container that is no longer current');
+  spec.given().when('health', failing).then(t, [], 'no service');
+  const redeployed = released.when('health', failing).given({ type: 'ServiceReleased', data: { deploymentId: 'd2', containerName: 'c2', upstreamPort: 40001, buildMethod: null } });
+  t.same(redeployed.state.health, { deploymentId: 'd2', status: 'healthy', crashed: false, restarts: 0 }, 'a new release resets health and restarts');
 });

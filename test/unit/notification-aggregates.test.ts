@@ -1,49 +1,56 @@
 import { createHmac } from 'node:crypto';
 import t from 'tap';
-import { attemptDue, decideAbandon, decideAttempt, decideQueue, notification } from '../../commands/notification/aggregate.js';
+import { attemptDue, notification } from '../../commands/notification/aggregate.js';
 import type { NotificationPayload } from '../../commands/notification/events.js';
-import { decideCreate, decideDelete, decideUpdate, notificationChannel } from '../../commands/notification-channel/aggregate.js';
+import { notificationChannel } from '../../commands/notification-channel/aggregate.js';
 import { slipwaySignature } from '../../src/integrations/notifications/signature.js';
 import { splitConfig } from '../../src/integrations/notifications/channel-config.js';
 import { retryAtOf } from '../../src/processes/notification-retry.js';
+import { deciderSpec } from '../helpers/decider-spec.js';
+
+const notifications = deciderSpec(notification);
+const channels = deciderSpec(notificationChannel);
 
 const payload: NotificationPayload = { id: 'n1', event: 'deployment.failed', occurredAt: '2026-01-01T00:00:00.000Z', project: null, service: null, links: {} };
 
 t.test('a notification is queued once, attempted until delivered or abandoned', async (t) => {
-  const queued = decideQueue(notification.initial, { channelId: 'c', payload, test: false }).reduce(notification.evolve, notification.initial);
+  const queuedSpec = notifications.given().when('queue', { channelId: 'c', payload, test: false }).given();
+  const queued = queuedSpec.state;
   t.equal(queued.status, 'pending');
-  t.same(decideQueue(queued, { channelId: 'c', payload, test: false }), [], 'queued again (a replay): nothing');
-  const failed = decideAttempt(queued, { delivered: false, status: 503, error: 'down', retryAt: '2026-01-01T00:01:00.000Z' });
-  t.match(failed, [{ type: 'NotificationAttempted', data: { attempt: 1, status: 503, retryAt: '2026-01-01T00:01:00.000Z' } }]);
-  const once = failed.reduce(notification.evolve, queued);
-  const delivered = decideAttempt(once, { delivered: true, status: 200 });
-  t.match(delivered, [{ type: 'NotificationDelivered', data: { attempt: 2, status: 200 } }]);
-  const done = delivered.reduce(notification.evolve, once);
-  t.same(decideAttempt(done, { delivered: true, status: 200 }), [], 'a delivered notification records no more attempts');
-  t.same(decideAbandon(done, 'x'), []);
+  queuedSpec.when('queue', { channelId: 'c', payload, test: false }).then(t, [], 'queued again (a replay): nothing');
+  const failed = queuedSpec.when('attempt', { delivered: false, status: 503, error: 'down', retryAt: '2026-01-01T00:01:00.000Z' });
+  t.match(failed.events, [{ type: 'NotificationAttempted', data: { attempt: 1, status: 503, retryAt: '2026-01-01T00:01:00.000Z' } }]);
+  const onceSpec = failed.given();
+  const once = onceSpec.state;
+  const delivered = onceSpec.when('attempt', { delivered: true, status: 200 });
+  t.match(delivered.events, [{ type: 'NotificationDelivered', data: { attempt: 2, status: 200 } }]);
+  const doneSpec = delivered.given();
+  const done = doneSpec.state;
+  doneSpec.when('attempt', { delivered: true, status: 200 }).then(t, [], 'a delivered notification records no more attempts');
+  doneSpec.when('abandon', 'x').then(t, []);
 
   t.ok(attemptDue(queued, new Date('2026-01-01T00:00:00.000Z')), 'queued: due at once');
   t.notOk(attemptDue(once, new Date('2026-01-01T00:00:59.000Z')), 'failed: not due before its retry time');
   t.ok(attemptDue(once, new Date('2026-01-01T00:01:00.000Z')), 'due at its retry time');
   t.notOk(attemptDue(done, new Date('2027-01-01T00:00:00.000Z')), 'delivered: never due again');
 
-  const refused = decideAttempt(queued, { delivered: false, status: 404, error: 'no', retryAt: null });
+  const refused = queuedSpec.when('attempt', { delivered: false, status: 404, error: 'no', retryAt: null }).events;
   t.match(refused, [{ type: 'NotificationAttempted' }, { type: 'NotificationAbandoned', data: { reason: 'the receiver refused it (404)' } }]);
-  const timedOut = decideAttempt(once, { delivered: false, status: null, error: 'ECONNREFUSED', retryAt: null });
+  const timedOut = onceSpec.when('attempt', { delivered: false, status: null, error: 'ECONNREFUSED', retryAt: null }).events;
   t.match(timedOut[1], { type: 'NotificationAbandoned', data: { reason: 'it kept failing for 24 hours' } });
 });
 
 t.test('channels: created once, changed only by what changes, deleted once', async (t) => {
   const data = { type: 'webhook' as const, name: 'ops', events: ['deployment.failed' as const], projectIds: null, config: { url: 'https://x.example/…' }, secrets: 'enc:v1:…', secretFields: ['secret', 'url'] };
-  const active = decideCreate(notificationChannel.initial, data).reduce(notificationChannel.evolve, notificationChannel.initial);
-  t.throws(() => decideCreate(active, data), { code: 'conflict' });
-  t.same(decideUpdate(active, {}), []);
-  const renamed = decideUpdate(active, { name: 'oncall' }).reduce(notificationChannel.evolve, active);
-  t.equal(renamed.channel?.name, 'oncall');
-  t.equal(renamed.channel?.config.url, 'https://x.example/…', 'the rest is kept');
-  const deleted = decideDelete(renamed).reduce(notificationChannel.evolve, renamed);
-  t.throws(() => decideDelete(deleted), { code: 'not_found' });
-  t.throws(() => decideUpdate(deleted, { name: 'x' }), { code: 'not_found' });
+  const active = channels.given().when('create', data).given();
+  active.when('create', data).thenThrows(t, { code: 'conflict' });
+  active.when('update', {}).then(t, []);
+  const renamed = active.when('update', { name: 'oncall' }).given();
+  t.equal(renamed.state.channel?.name, 'oncall');
+  t.equal(renamed.state.channel?.config.url, 'https://x.example/…', 'the rest is kept');
+  const deleted = renamed.when('delete').given();
+  deleted.when('delete').thenThrows(t, { code: 'not_found' });
+  deleted.when('update', { name: 'x' }).thenThrows(t, { code: 'not_found' });
 });
 
 t.test('retries back off from the first wait, at most an hour apart, and stop after 24 hours or on a refusal', async (t) => {

@@ -1,41 +1,41 @@
 import t from 'tap';
-import { decideCreate, decideUpdate, notificationChannel, type ChannelState, type SealedSecrets } from '../../commands/notification-channel/aggregate.js';
+import { notificationChannel, type SealedSecrets } from '../../commands/notification-channel/aggregate.js';
 import { parseNotificationChannelEvent } from '../../commands/notification-channel/events.js';
 import { channelConfigSchemas } from '../../src/integrations/notifications/channel-config.js';
+import { deciderSpec } from '../helpers/decider-spec.js';
+
+const spec = deciderSpec(notificationChannel);
 
 const mail = { host: 'smtp.example.com', port: 587, secure: false, requireTLS: true, user: 'ops', from: 'a@example.com', to: ['b@example.com'] };
 const sealed = (name: string, fields: string[]): SealedSecrets => ({ sealed: `enc:${name}`, fields });
 const none = sealed('none', []);
 
-function givenEmailChannel(): ChannelState {
-  const created = decideCreate(notificationChannel.initial, { type: 'email', name: 'mail', events: ['deployment.failed'], projectIds: null, config: mail, secrets: 'enc:old', secretFields: ['password'] });
-  return created.reduce(notificationChannel.evolve, notificationChannel.initial);
-}
+const givenEmailChannel = () =>
+  spec.given().when('create', { type: 'email', name: 'mail', events: ['deployment.failed'], projectIds: null, config: mail, secrets: 'enc:old', secretFields: ['password'] }).given();
 
 t.test('a change of where an email channel sends drops its stored password unless the change gives a new one', async (t) => {
   for (const [field, value] of [['host', 'evil.example.com'], ['port', 2525], ['secure', true], ['requireTLS', false], ['user', 'someone']] as const) {
     const given = givenEmailChannel();
     const visible = { ...mail, [field]: value };
-    const [event] = decideUpdate(given, { config: { visible, supplied: none, merged: sealed('merged', ['password']) } });
-    t.match(event, { type: 'NotificationChannelUpdated', data: { config: visible, secrets: 'enc:none', secretFields: [] } }, `${field} changed: nothing stored is kept`);
-    const then = [event!].reduce(notificationChannel.evolve, given);
-    t.equal(then.channel?.secrets, 'enc:none');
+    const when = given.when('update', { config: { visible, supplied: none, merged: sealed('merged', ['password']) } });
+    t.match(when.events[0], { type: 'NotificationChannelUpdated', data: { config: visible, secrets: 'enc:none', secretFields: [] } }, `${field} changed: nothing stored is kept`);
+    t.equal(when.state.channel?.secrets, 'enc:none');
   }
 });
 
 t.test('a new destination keeps what the same change supplied', async (t) => {
-  const [event] = decideUpdate(givenEmailChannel(), { config: { visible: { ...mail, port: 2525 }, supplied: sealed('new', ['password']), merged: sealed('merged', ['password']) } });
+  const [event] = givenEmailChannel().when('update', { config: { visible: { ...mail, port: 2525 }, supplied: sealed('new', ['password']), merged: sealed('merged', ['password']) } }).events;
   t.match(event?.data, { secrets: 'enc:new', secretFields: ['password'] });
 });
 
 t.test('a change that keeps the destination keeps the stored secrets (merged with what it gives)', async (t) => {
-  const [event] = decideUpdate(givenEmailChannel(), { config: { visible: { ...mail, to: ['c@example.com'] }, supplied: none, merged: sealed('merged', ['password']) } });
+  const [event] = givenEmailChannel().when('update', { config: { visible: { ...mail, to: ['c@example.com'] }, supplied: none, merged: sealed('merged', ['password']) } }).events;
   t.match(event?.data, { secrets: 'enc:merged', secretFields: ['password'] });
-  t.same(decideUpdate(givenEmailChannel(), { name: 'renamed' }), [{ type: 'NotificationChannelUpdated', data: { name: 'renamed' } }], 'no config: no secret touched');
+  givenEmailChannel().when('update', { name: 'renamed' }).then(t, [{ type: 'NotificationChannelUpdated', data: { name: 'renamed' } }], 'no config: no secret touched');
 });
 
 t.test('a URL channel moves whenever its (sealed) URL is given anew', async (t) => {
-  const given = decideCreate(notificationChannel.initial, {
+  const given = spec.given().when('create', {
     type: 'webhook',
     name: 'hook',
     events: ['deployment.failed'],
@@ -43,20 +43,17 @@ t.test('a URL channel moves whenever its (sealed) URL is given anew', async (t) 
     config: { url: 'https://hooks.example.com/…' },
     secrets: 'enc:old',
     secretFields: ['secret', 'url'],
-  }).reduce(notificationChannel.evolve, notificationChannel.initial);
-  const [moved] = decideUpdate(given, { config: { visible: { url: 'https://hooks.example.com/…' }, supplied: sealed('new', ['url']), merged: sealed('merged', ['secret', 'url']) } });
+  }).given();
+  const [moved] = given.when('update', { config: { visible: { url: 'https://hooks.example.com/…' }, supplied: sealed('new', ['url']), merged: sealed('merged', ['secret', 'url']) } }).events;
   t.match(moved?.data, { secrets: 'enc:new', secretFields: ['url'] }, 'same masked host, new URL: the signing secret is not kept');
 });
 
 t.test('a password is only kept where it travels over TLS', async (t) => {
   const plain = { ...mail, requireTLS: false };
-  t.throws(
-    () => decideCreate(notificationChannel.initial, { type: 'email', name: 'm', events: [], projectIds: null, config: plain, secrets: 'enc:x', secretFields: ['password'] }),
-    { code: 'validation_failed' },
-  );
-  const [dropped] = decideUpdate(givenEmailChannel(), { config: { visible: plain, supplied: none, merged: sealed('m', ['password']) } });
+  spec.given().when('create', { type: 'email', name: 'm', events: [], projectIds: null, config: plain, secrets: 'enc:x', secretFields: ['password'] }).thenThrows(t, { code: 'validation_failed' });
+  const [dropped] = givenEmailChannel().when('update', { config: { visible: plain, supplied: none, merged: sealed('m', ['password']) } }).events;
   t.match(dropped?.data, { secretFields: [] }, 'turning TLS off is a move: the password goes, nothing is refused');
-  t.throws(() => decideUpdate(givenEmailChannel(), { config: { visible: plain, supplied: sealed('p', ['password']), merged: sealed('m', ['password']) } }), { code: 'validation_failed' });
+  givenEmailChannel().when('update', { config: { visible: plain, supplied: sealed('p', ['password']), merged: sealed('m', ['password']) } }).thenThrows(t, { code: 'validation_failed' });
 
   const check = (config: Record<string, unknown>) => channelConfigSchemas.email.safeParse({ from: 'a@example.com', to: ['b@example.com'], ...config }).success;
   t.notOk(check({ host: 'smtp.example.com', user: 'u', password: 'p' }), 'no TLS: no password');
@@ -73,20 +70,20 @@ t.test('old events load: a clear webhook URL moves out of the visible config, ol
     recorded('NotificationChannelCreated', { type: 'webhook', name: 'old', events: ['deployment.failed'], projectIds: null, config: { url: 'https://hooks.example.com/T0/secret-token' }, secrets: 'enc:s' }),
   );
   t.match(created?.data, { config: { url: 'https://hooks.example.com/…' }, legacyUrl: 'https://hooks.example.com/T0/secret-token', secretFields: ['secret', 'url'] });
-  const state = [created!].reduce(notificationChannel.evolve, notificationChannel.initial);
-  t.equal(state.channel?.legacyUrl, 'https://hooks.example.com/T0/secret-token', 'kept for delivery');
+  const old = spec.given(created!);
+  t.equal(old.state.channel?.legacyUrl, 'https://hooks.example.com/T0/secret-token', 'kept for delivery');
   const updated = parseNotificationChannelEvent(recorded('NotificationChannelUpdated', { config: { url: 'https://other.example.com/x' }, secrets: 'enc:t' }));
   t.match(updated?.data, { config: { url: 'https://other.example.com/…' }, legacyUrl: 'https://other.example.com/x' });
   const renamed = parseNotificationChannelEvent(recorded('NotificationChannelUpdated', { name: 'n' }));
   t.same(renamed?.data, { name: 'n' });
-  const [sealedAgain] = decideUpdate(state, { config: { visible: { url: 'https://new.example.com/…' }, supplied: sealed('n', ['secret', 'url']), merged: sealed('n', ['secret', 'url']) } });
-  t.notOk('legacyUrl' in [sealedAgain!].reduce(notificationChannel.evolve, state).channel!, 'a new URL replaces the one in clear');
+  const sealedAgain = old.when('update', { config: { visible: { url: 'https://new.example.com/…' }, supplied: sealed('n', ['secret', 'url']), merged: sealed('n', ['secret', 'url']) } });
+  t.notOk('legacyUrl' in sealedAgain.state.channel!, 'a new URL replaces the one in clear');
 
   const email = parseNotificationChannelEvent(
     recorded('NotificationChannelCreated', { type: 'email', name: 'm', events: [], projectIds: null, config: { host: 'h.example.com', port: 465, secure: true, user: 'u', from: 'a@b.c', to: ['d@e.f'] }, secrets: 'enc:p' }),
   );
   t.match(email?.data, { config: { requireTLS: false }, secretFields: ['password'] });
-  const emailState = [email!].reduce(notificationChannel.evolve, notificationChannel.initial);
-  const [kept] = decideUpdate(emailState, { config: { visible: { ...emailState.channel!.config, to: ['x@e.f'] }, supplied: none, merged: sealed('m', ['password']) } });
+  const emailChannel = spec.given(email!);
+  const [kept] = emailChannel.when('update', { config: { visible: { ...emailChannel.state.channel!.config, to: ['x@e.f'] }, supplied: none, merged: sealed('m', ['password']) } }).events;
   t.match(kept?.data, { secretFields: ['password'] }, 'an old channel is not moved by a change of recipients');
 });

@@ -1,7 +1,8 @@
 import t from 'tap';
 import { printable, reasonText } from '../../commands/shared/printable.js';
-import { decideFail } from '../../commands/deployment/aggregate.js';
+import { deployment } from '../../commands/deployment/aggregate.js';
 import { name } from '../../src/http/validation.js';
+import { deciderSpec } from '../helpers/decider-spec.js';
 
 t.test('stored output keeps text, tabs and newlines, and loses escape sequences and control characters', async (t) => {
   t.equal(printable('\u001b[31mred\u001b[0m and \u001b[1;4mbold\u001b[m'), 'red and bold', 'colour codes go whole, not as "[31m"');
@@ -14,8 +15,8 @@ t.test('stored output keeps text, tabs and newlines, and loses escape sequences 
 });
 
 t.test('a NUL in a failure reason cannot stop the final event', async (t) => {
-  const [event] = decideFail({ status: 'running' } as Parameters<typeof decideFail>[0], 'git said \u0000\u001b[2Jboom');
-  t.same(event, { type: 'DeploymentFailed', data: { reason: 'git said boom' } });
+  const running = deciderSpec(deployment).given().when('queue', 's', 'p').given().when('start').given();
+  running.when('fail', 'git said \u0000\u001b[2Jboom').then(t, [{ type: 'DeploymentFailed', data: { reason: 'git said boom' } }]);
 });
 
 t.test('names refuse invisible format characters and line breaks', async (t) => {

@@ -1,19 +1,10 @@
 import t from 'tap';
-import {
-  currentRelease,
-  decidePrune,
-  decideRecord,
-  releaseHistory,
-  releasesToPrune,
-  rollbackTarget,
-  type NewRelease,
-  type ReleaseHistory,
-} from '../../commands/release/aggregate.js';
-import type { ReleaseEvent } from '../../commands/release/events.js';
-import { decideRolledBack, decideWatchFailed, decideQueue, decideStart, decideSucceed, deployment, type DeploymentState } from '../../commands/deployment/aggregate.js';
-import type { DeploymentEvent } from '../../commands/deployment/events.js';
+import { currentRelease, releaseHistory, releasesToPrune, rollbackTarget, type NewRelease } from '../../commands/release/aggregate.js';
+import { deployment } from '../../commands/deployment/aggregate.js';
+import { deciderSpec } from '../helpers/decider-spec.js';
 
-const apply = (state: ReleaseHistory, events: ReleaseEvent[]) => events.reduce(releaseHistory.evolve, state);
+const releases = deciderSpec(releaseHistory);
+const deployments = deciderSpec(deployment);
 const release = (n: number, image = `sha256:${n}`): NewRelease => ({
   releaseId: `r${n}`,
   deploymentId: `d${n}`,
@@ -24,14 +15,16 @@ const release = (n: number, image = `sha256:${n}`): NewRelease => ({
   buildMethod: 'dockerfile',
   config: { env: 'sealed', startCommand: null, internalPort: 3000, runtimeMode: 'web' },
 });
-const history = (...releases: NewRelease[]) => releases.reduce((s, r) => apply(s, decideRecord(s, r)), releaseHistory.initial);
+/** The history after recording each release in turn. */
+const given = (...recorded: NewRelease[]) => recorded.reduce((h, r) => h.when('record', r).given(), releases.given());
+const history = (...recorded: NewRelease[]) => given(...recorded).state;
 
 t.test('versions count up per service; a deployment is recorded once', async (t) => {
-  const h = history(release(1), release(2), release(3));
-  t.same(h.releases.map((r) => r.version), [1, 2, 3]);
-  t.same(decideRecord(h, release(2)), [], 'a retried record says nothing');
-  t.same(decidePrune(apply(h, decidePrune(h, 'r1')), 'r1'), [], 'pruned once');
-  t.same(decidePrune(h, 'unknown'), []);
+  const h = given(release(1), release(2), release(3));
+  t.same(h.state.releases.map((r) => r.version), [1, 2, 3]);
+  h.when('record', release(2)).then(t, [], 'a retried record says nothing');
+  h.when('prune', 'r1').given().when('prune', 'r1').then(t, [], 'pruned once');
+  h.when('prune', 'unknown').then(t, []);
 });
 
 t.test('the rollback target: the one before the current, or the one asked for', async (t) => {
@@ -42,7 +35,7 @@ t.test('the rollback target: the one before the current, or the one asked for', 
   t.throws(() => rollbackTarget(h, 'd3', 'r9'), { code: 'not_found' });
   t.throws(() => rollbackTarget(h, 'd1'), { code: 'conflict' }, 'nothing before the first');
   t.throws(() => rollbackTarget(h, null), { code: 'conflict' }, 'nothing current');
-  const pruned = apply(h, decidePrune(h, 'r2'));
+  const pruned = given(release(1), release(2), release(3)).when('prune', 'r2').state;
   t.throws(() => rollbackTarget(pruned, 'd3'), { code: 'conflict', message: /v2 .*pruned/ }, 'a pruned image cannot be gone back to');
   t.throws(() => currentRelease(h, null, 'restart'), { code: 'conflict' });
   t.equal(currentRelease(h, 'd2', 'restart').releaseId, 'r2');
@@ -59,16 +52,15 @@ t.test('pruning keeps the newest releases, the current one, and every release sh
 });
 
 t.test('a release that went live may be rolled back or its misbehaviour recorded, once', async (t) => {
-  const applyD = (s: DeploymentState, events: DeploymentEvent[]) => events.reduce(deployment.evolve, s);
-  const queued = applyD(deployment.initial, decideQueue(deployment.initial, 's', 'p', { kind: 'rollback', trigger: 'auto', releaseId: 'r1', config: 'release' }));
-  t.same(queued.request, { kind: 'rollback', trigger: 'auto', releaseId: 'r1', config: 'release', commitSha: null, source: 'upstream' }, 'the request is part of the state (a rollback builds no commit)');
-  const running = applyD(queued, decideStart(queued));
-  t.same(decideRolledBack(running, 'x', null), [], 'not before it went live');
-  const live = applyD(running, decideSucceed(running));
-  const rolled = applyD(live, decideRolledBack(live, 'exited', 'd2'));
-  t.equal(rolled.status, 'rolled_back');
-  t.same(decideRolledBack(rolled, 'again', 'd3'), [], 'once');
-  const watched = applyD(live, decideWatchFailed(live, 'exited'));
-  t.equal(watched.status, 'succeeded', 'recorded only: it keeps running');
-  t.same(decideWatchFailed(watched, 'again'), [], 'once');
+  const queued = deployments.given().when('queue', 's', 'p', { kind: 'rollback', trigger: 'auto', releaseId: 'r1', config: 'release' }).given();
+  t.same(queued.state.request, { kind: 'rollback', trigger: 'auto', releaseId: 'r1', config: 'release', commitSha: null, source: 'upstream' }, 'the request is part of the state (a rollback builds no commit)');
+  const running = queued.when('start').given();
+  running.when('rolledBack', 'x', null).then(t, [], 'not before it went live');
+  const live = running.when('succeed').given();
+  const rolled = live.when('rolledBack', 'exited', 'd2').given();
+  t.equal(rolled.state.status, 'rolled_back');
+  rolled.when('rolledBack', 'again', 'd3').then(t, [], 'once');
+  const watched = live.when('watchFailed', 'exited').given();
+  t.equal(watched.state.status, 'succeeded', 'recorded only: it keeps running');
+  watched.when('watchFailed', 'again').then(t, [], 'once');
 });

@@ -1,62 +1,40 @@
 import t from 'tap';
-import { NO_RELEASE, decideCreate, decideDelete, decideRelease, decideStop, service, type ServiceState } from '../../commands/service/aggregate.js';
-import type { Release, ServiceCreatedData, ServiceEvent } from '../../commands/service/events.js';
+import { NO_RELEASE, service } from '../../commands/service/aggregate.js';
+import type { Release } from '../../commands/service/events.js';
+import { deciderSpec } from '../helpers/decider-spec.js';
+import { imageServiceData as data } from '../helpers/service-fixture.js';
 
-const data: ServiceCreatedData = {
-  projectId: 'p1',
-  name: 'web',
-  slug: 'web',
-  kind: 'image',
-  repoFullName: 'image:web',
-  repoUrl: 'docker-image',
-  dockerImage: 'web:1',
-  hostPort: 20001,
-  databaseEngine: null,
-  databasePublicEnabled: false,
-  databasePublicHostname: null,
-  postgresLogicalReplicationEnabled: false,
-  branch: 'main',
-  rootDir: null,
-  gitToken: null,
-  installCommand: null,
-  buildCommand: null,
-  startCommand: null,
-  buildMethod: 'auto',
-  dockerfilePath: null,
-  runtimeMode: 'web',
-  internalPort: 3000,
-};
+const spec = deciderSpec(service);
 const v1: Release = { deploymentId: 'd1', containerName: 'slipway-web-d1', upstreamPort: 40001, buildMethod: null };
 
-const apply = (state: ServiceState, events: ServiceEvent[]) => events.reduce(service.evolve, state);
-const created = apply(service.initial, decideCreate(service.initial, data, []));
-const running = apply(created, decideRelease(created, v1));
+const created = spec.given().when('create', data, []).given();
+const running = created.when('release', v1).given();
 
 t.test('stop records the release it stops', async (t) => {
-  t.same(decideStop(running), [{ type: 'ServiceStopped', data: { deploymentId: 'd1', containerName: 'slipway-web-d1' } }]);
-  const stopped = apply(running, decideStop(running));
+  running.when('stop').then(t, [{ type: 'ServiceStopped', data: { deploymentId: 'd1', containerName: 'slipway-web-d1' } }]);
+  const stopped = running.when('stop').state;
   t.equal(stopped.stopped, true);
   t.same(stopped.release, v1, 'the release is kept');
 });
 
 t.test('stop refuses with 409 a service that never ran, whose release was undone, or that is stopped', async (t) => {
-  t.throws(() => decideStop(created), { code: 'conflict', message: /no running release/ });
-  t.throws(() => decideStop(apply(running, decideRelease(running, NO_RELEASE))), { code: 'conflict' });
-  const stopped = apply(running, decideStop(running));
-  t.throws(() => decideStop(stopped), { code: 'conflict', message: /already stopped/ });
+  created.when('stop').thenThrows(t, { code: 'conflict', message: /no running release/ });
+  running.when('release', NO_RELEASE).given().when('stop').thenThrows(t, { code: 'conflict' });
+  const stopped = running.when('stop').given();
+  stopped.when('stop').thenThrows(t, { code: 'conflict', message: /already stopped/ });
 });
 
 t.test('a stopped service is unknown once deleted', async (t) => {
-  t.throws(() => decideStop(apply(running, decideDelete(running))), { code: 'not_found' });
-  t.throws(() => decideStop(service.initial), { code: 'not_found' });
+  running.when('delete').given().when('stop').thenThrows(t, { code: 'not_found' });
+  spec.given().when('stop').thenThrows(t, { code: 'not_found' });
 });
 
 t.test('the next release ends the stop, even one of the same container on the same port', async (t) => {
-  const stopped = apply(running, decideStop(running));
-  const same = decideRelease(stopped, v1);
-  t.same(same, [{ type: 'ServiceReleased', data: v1 }], 'a start of the same container is recorded');
-  t.equal(apply(stopped, same).stopped, false);
+  const stopped = running.when('stop').given();
+  const same = stopped.when('release', v1);
+  same.then(t, [{ type: 'ServiceReleased', data: v1 }], 'a start of the same container is recorded');
+  t.equal(same.state.stopped, false);
   const v2 = { ...v1, deploymentId: 'd2', containerName: 'slipway-web-d2' };
-  t.equal(apply(stopped, decideRelease(stopped, v2)).stopped, false);
-  t.same(decideRelease(running, v1), [], 'a running service released again to the same container records nothing');
+  t.equal(stopped.when('release', v2).state.stopped, false);
+  running.when('release', v1).then(t, [], 'a running service released again to the same container records nothing');
 });

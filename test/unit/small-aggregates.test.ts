@@ -1,32 +1,36 @@
 import { createHash } from 'node:crypto';
 import t from 'tap';
-import { apiKey, decideCreate, decideRevoke } from '../../commands/api-key/aggregate.js';
+import { apiKey } from '../../commands/api-key/aggregate.js';
 import { hashApiKeySecret, generateApiKeySecret } from '../../commands/api-key/secret.js';
-import { decideRelease, decideReserve, reservation } from '../../commands/reservation/aggregate.js';
+import { reservation } from '../../commands/reservation/aggregate.js';
+import { deciderSpec } from '../helpers/decider-spec.js';
+
+const reservations = deciderSpec(reservation);
+const apiKeys = deciderSpec(apiKey);
 
 t.test('reservations: one owner at a time, reusable after release', async (t) => {
-  const taken = decideReserve(reservation.initial, 'hostname', 'a.example.com', 'svc-1', 'hostname a.example.com').reduce(reservation.evolve, reservation.initial);
-  t.equal(taken.owner, 'svc-1');
-  t.same(decideReserve(taken, 'hostname', 'a.example.com', 'svc-1', 'x'), [], 'the owner may claim again');
-  t.throws(() => decideReserve(taken, 'hostname', 'a.example.com', 'svc-2', 'hostname a.example.com'), {
+  const taken = reservations.given().when('reserve', 'hostname', 'a.example.com', 'svc-1', 'hostname a.example.com').given();
+  t.equal(taken.state.owner, 'svc-1');
+  taken.when('reserve', 'hostname', 'a.example.com', 'svc-1', 'x').then(t, [], 'the owner may claim again');
+  taken.when('reserve', 'hostname', 'a.example.com', 'svc-2', 'hostname a.example.com').thenThrows(t, {
     code: 'conflict',
     message: 'hostname a.example.com is already taken',
   });
-  t.same(decideRelease(taken, 'hostname', 'a.example.com', 'svc-2'), [], 'only the owner releases');
-  const free = decideRelease(taken, 'hostname', 'a.example.com', 'svc-1').reduce(reservation.evolve, taken);
-  t.equal(free.owner, null);
-  t.equal(decideReserve(free, 'hostname', 'a.example.com', 'svc-2', 'x').length, 1);
+  taken.when('release', 'hostname', 'a.example.com', 'svc-2').then(t, [], 'only the owner releases');
+  const free = taken.when('release', 'hostname', 'a.example.com', 'svc-1').given();
+  t.equal(free.state.owner, null);
+  t.equal(free.when('reserve', 'hostname', 'a.example.com', 'svc-2', 'x').events.length, 1);
 });
 
 t.test('api keys: created once, revoked once', async (t) => {
   const data = { name: 'ci', access: 'read' as const, projectIds: null, secretHash: 'h', prefix: 'slw_abc' };
-  const active = decideCreate(apiKey.initial, data).reduce(apiKey.evolve, apiKey.initial);
-  t.equal(active.status, 'active');
-  t.throws(() => decideCreate(active, data), { code: 'conflict' });
-  const revoked = decideRevoke(active).reduce(apiKey.evolve, active);
-  t.equal(revoked.status, 'revoked');
-  t.same(decideRevoke(revoked), []);
-  t.throws(() => decideRevoke(apiKey.initial), { code: 'not_found' });
+  const active = apiKeys.given().when('create', data).given();
+  t.equal(active.state.status, 'active');
+  active.when('create', data).thenThrows(t, { code: 'conflict' });
+  const revoked = active.when('revoke').given();
+  t.equal(revoked.state.status, 'revoked');
+  revoked.when('revoke').then(t, []);
+  apiKeys.given().when('revoke').thenThrows(t, { code: 'not_found' });
 });
 
 t.test('api key secrets are random and stored only as a hash', async (t) => {

@@ -1,9 +1,10 @@
 import t from 'tap';
-import { decideCreate, apiKey } from '../../commands/api-key/aggregate.js';
+import { apiKey } from '../../commands/api-key/aggregate.js';
 import { apiKeyEvents, parseApiKeyEvent } from '../../commands/api-key/events.js';
 import { parseDatabaseEvent } from '../../commands/database/events.js';
 import { currentSchemaVersion, upcast, upcasting } from '../../commands/upcasters.js';
 import { auditData } from '../../projections/audit-redaction.js';
+import { deciderSpec } from '../helpers/decider-spec.js';
 
 // ApiKeyCreated exactly as schema version 1 wrote it (before `scope`).
 const v1 = (projectIds: string[] | null) => ({ name: 'ci', access: 'read', projectIds, secretHash: 'h', prefix: 'slw_abcdef' });
@@ -62,10 +63,11 @@ t.test('unknown types and versions pass through; current versions', async (t) =>
 
 t.test('new ApiKeyCreated events are written in the v2 shape', async (t) => {
   const base = { name: 'ci', access: 'read' as const, secretHash: 'h', prefix: 'p' };
-  t.same(decideCreate(apiKey.initial, { ...base, projectIds: null }), [{ type: 'ApiKeyCreated', data: { ...base, scope: { kind: 'all' } } }]);
-  t.same(decideCreate(apiKey.initial, { ...base, projectIds: ['a', 'b', 'a'] })[0]!.data, { ...base, scope: { kind: 'projects', projectIds: ['a', 'b'] } });
-  t.throws(() => decideCreate(apiKey.initial, { ...base, projectIds: [] }), { code: 'validation_failed' }, 'a key that sees no project is refused');
-  for (const event of decideCreate(apiKey.initial, { ...base, projectIds: ['a'] })) {
+  const none = deciderSpec(apiKey).given();
+  none.when('create', { ...base, projectIds: null }).then(t, [{ type: 'ApiKeyCreated', data: { ...base, scope: { kind: 'all' } } }]);
+  t.same(none.when('create', { ...base, projectIds: ['a', 'b', 'a'] }).events[0]!.data, { ...base, scope: { kind: 'projects', projectIds: ['a', 'b'] } });
+  none.when('create', { ...base, projectIds: [] }).thenThrows(t, { code: 'validation_failed' }, 'a key that sees no project is refused');
+  for (const event of none.when('create', { ...base, projectIds: ['a'] }).events) {
     t.ok(apiKeyEvents[event.type].safeParse(event.data).success, 'what decide writes parses under the current schema');
   }
 });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type Router from '@koa/router';
 import type { z } from 'zod';
-import { decideChangeNode, decideRemoveNode } from '../../../commands/cluster/aggregate.js';
+import { cluster as clusterAggregate } from '../../../commands/cluster/aggregate.js';
 import { changeNode, clusterState, initCluster, issueJoinCommand, removeNode } from '../../../commands/cluster/handlers.js';
 import { conflict, notFound } from '../../../commands/shared/domain-error.js';
 import { findCluster, type ClusterRow } from '../../../projections/cluster-queries.js';
@@ -123,7 +123,7 @@ export function clusterRoutes(router: Router, app: Slipway) {
     const cmd = requestContext(app, ctx, principal);
     const current = { availability: node.availability, labels: node.labels };
     // Decided before Swarm is told, so a refused change never reaches it; recorded once Swarm took it.
-    if (decideChangeNode(await clusterState(cmd), node.id, current, change).length > 0) {
+    if (clusterAggregate.decide.changeNode(await clusterState(cmd), node.id, current, change).length > 0) {
       await updateSwarmNode(await app.clusterEngine.docker(), node.id, { availability: change.availability ?? current.availability, labels: change.labels ?? current.labels });
     }
     const { position } = await changeNode(cmd, node.id, current, change);
@@ -142,7 +142,7 @@ export function clusterRoutes(router: Router, app: Slipway) {
     // Their data is on the node: a node is removed only once none is left there.
     const held = (await listDatabasePlacements(app.db)).filter((d) => d.node_id === node.id);
     if (held.length > 0) throw conflict(`database services are on ${node.hostname} (${held.map((d) => d.name).join(', ')}): move them to another node (POST /api/services/:id/move) or delete them first`);
-    decideRemoveNode(await clusterState(cmd), node.id, live);
+    clusterAggregate.decide.removeNode(await clusterState(cmd), node.id, live);
     await removeSwarmNode(await app.clusterEngine.docker(), node.id);
     const { position } = await removeNode(cmd, node.id, live);
     await app.settle(position);
