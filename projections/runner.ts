@@ -1,5 +1,5 @@
 import type { SqlClient } from '../src/db/sql-client.js';
-import { Follower } from '../src/catch-up/follower.js';
+import { Follower, type Consumer } from '../src/catch-up/follower.js';
 import { countReadModelParked, findParked, findParkedOfWrite, PARKED_DDL, recordedOf, skipParkedEvent, type Parking } from '../src/catch-up/parking.js';
 import type { Pause } from '../src/catch-up/pause.js';
 import type { EventStore, RecordedEvent } from '../src/eventstore/port.js';
@@ -7,8 +7,8 @@ import { applyOne, ProjectorFaultError } from './apply.js';
 import { applyLive } from './live-batch.js';
 import { CHECKPOINTS_DDL, type Projector } from './projector.js';
 import { rebuildBlueGreen, type RebuildProgress, type RebuildResult } from './rebuild.js';
-import { sql } from './sql-text.js';
 import { RebuildRunningError } from './read-model-errors.js';
+import { sql } from './sql-text.js';
 
 export { ReadModelBehindError, RebuildRunningError } from './read-model-errors.js';
 
@@ -80,12 +80,12 @@ export class ProjectionRunner {
     });
     await this.countParked();
     this.reached = this.lowestLive();
-    const consumer = {
+    const consumer: Consumer = {
       name: 'read models',
-      consume: (batch: readonly RecordedEvent[], after: string | null) => this.exclusive(() => this.applyBatch(batch, after)),
+      consume: (batch, after) => this.exclusive(() => this.applyBatch(batch, after)),
       // Every failure that reaches here is the database's: what an event cannot do is parked inside the batch.
-      held: (error: unknown) => (error instanceof ProjectorFaultError && error.projector ? [error.projector] : this.liveProjectors().map((p) => p.name)),
-      describe: (error: unknown) => (error instanceof Error ? error.message : String(error)),
+      held: (error) => (error instanceof ProjectorFaultError && error.projector ? [error.projector] : this.liveProjectors().map((p) => p.name)),
+      describe: (error) => (error instanceof Error ? error.message : String(error)),
     };
     this.follower = new Follower(consumer, {
       store: this.store,
