@@ -2,7 +2,7 @@ import { isDatabaseFault } from '../src/db/database-faults.js';
 import type { SqlExecutor } from '../src/db/sql-client.js';
 import type { RecordedEvent } from '../src/eventstore/port.js';
 import { BatchWriter, type Statement } from './batch-writer.js';
-import type { Parking } from './parked.js';
+import type { Parking } from '../src/catch-up/parking.js';
 import type { Projector } from './projector.js';
 import { READ_MODEL_TRANSACTION } from './sql-text.js';
 

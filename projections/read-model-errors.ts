@@ -30,3 +30,16 @@ export class WriteParkedError extends ReadModelUnavailableError {
     );
   }
 }
+
+export class RebuildRunningError extends Error {
+  constructor(readonly names: readonly string[]) {
+    super(`a rebuild of ${names.join(', ')} is already running`);
+  }
+}
+
+/** The read models did not include a write within the deadline: the write happened, the answer cannot show it yet. */
+export class ReadModelBehindError extends Error {
+  constructor(readonly waitedMs: number) {
+    super(`the change was recorded, but the read models did not show it within ${waitedMs / 1000} s; read it again shortly (do not repeat the write without an Idempotency-Key)`);
+  }
+}

@@ -2,7 +2,7 @@ import type { SqlClient } from '../src/db/sql-client.js';
 import type { RecordedEvent } from '../src/eventstore/port.js';
 import { applyIsolated, fastStatements, workOf, type Work } from './apply.js';
 import { inlined } from './batch-writer.js';
-import type { Parking } from './parked.js';
+import type { Parking } from '../src/catch-up/parking.js';
 import type { Projector } from './projector.js';
 import { ASYNC_COMMIT, literal } from './sql-text.js';
 

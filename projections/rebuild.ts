@@ -1,7 +1,7 @@
 import type { SqlClient, SqlExecutor } from '../src/db/sql-client.js';
 import type { EventStore } from '../src/eventstore/port.js';
 import { runStatements } from './apply.js';
-import { parkStatement } from './parked.js';
+import { parkStatement } from '../src/catch-up/parking.js';
 import type { Projector } from './projector.js';
 import { RebuildWriter } from './rebuild-writer.js';
 import { sql } from './sql-text.js';

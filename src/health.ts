@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { countParked } from '../projections/parked.js';
+import { countParked } from './catch-up/parking.js';
 import { findCluster } from '../projections/cluster-queries.js';
 import { clusterHealth } from './cluster/cluster-health.js';
 import { failingNotificationChannels } from '../projections/notification-channel-queries.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { createApiKey, revokeApiKey } from '../../commands/api-key/handlers.js';
 import { findApiKey, listApiKeys } from '../../projections/api-key-queries.js';
 import { listAuditEvents } from '../../projections/audit-queries.js';
-import { listParked } from '../../projections/parked.js';
+import { listParked } from '../catch-up/parking.js';
 import { health } from '../health.js';
 import { presentApiKey, presentAuditEvent, presentParked } from '../http/presenters.js';
 import type { Slipway } from '../slipway.js';

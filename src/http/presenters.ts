@@ -11,7 +11,7 @@ import type { apiKey } from './contract/api-keys.js';
 import type { ApiKeyRow } from '../../projections/api-key-queries.js';
 import type { AuditRow } from '../../projections/audit-queries.js';
 import { auditData } from '../../projections/audit-redaction.js';
-import type { ParkedRow, SkippedRow } from '../../projections/parked.js';
+import type { ParkedRow, SkippedRow } from '../catch-up/parking.js';
 import type { ProjectRow } from '../../projections/project-queries.js';
 import type { DeploymentLogRow, DeploymentRow } from '../../projections/deployment-queries.js';
 import type { DomainRow, ServiceRow } from '../../projections/service-queries.js';

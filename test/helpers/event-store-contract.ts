@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Test } from 'tap';
-import { subscribeToAll } from '../../src/eventstore/catch-up-subscription.js';
+import { subscribeToAll } from '../../src/catch-up/follow-log.js';
 import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from '../../src/eventstore/port.js';
 import { decodePosition, encodePosition } from '../../src/eventstore/position.js';
 import { newEvent } from './new-event.js';

@@ -4,7 +4,7 @@ import type { Slipway } from '../../slipway.js';
 import { actorOf, principalOf, requireAllProjects, writerOf } from '../auth.js';
 import { HttpError } from '../errors.js';
 import { health } from '../../health.js';
-import { listParked, listSkipped } from '../../../projections/parked.js';
+import { listParked, listSkipped } from '../../catch-up/parking.js';
 import { RebuildRunningError } from '../../../projections/runner.js';
 import { presentParked, presentSkipped } from '../presenters.js';
 import { parseInput } from '../validation.js';

@@ -1,11 +1,17 @@
-import type { SqlExecutor } from '../src/db/sql-client.js';
-import { recordedFromRow, type EventRow } from '../src/eventstore/event-row.js';
-import type { RecordedEvent } from '../src/eventstore/port.js';
-import type { Statement } from './batch-writer.js';
+import type { SqlExecutor, SqlValue } from '../db/sql-client.js';
+import { recordedFromRow, type EventRow } from '../eventstore/event-row.js';
+import type { RecordedEvent } from '../eventstore/port.js';
+
+/** A statement and its parameters (the shape the batch writer runs). */
+export interface Statement {
+  text: string;
+  params: unknown[];
+}
 
 /**
- * Events a projector could not apply after bounded retries. The whole envelope is kept, so an operator
- * can retry one later (after a fix, or an upcaster) on any event store, or skip it for good.
+ * Events a follower of the log could not consume after bounded retries: a read model's under its
+ * projector's name, a process manager's under `process-manager:<name>`. The whole envelope is kept, so an
+ * operator can retry one later (after a fix, or an upcaster) on any event store, or skip it for good.
  */
 export const PARKED_DDL = `
 create table if not exists proj_parked (
@@ -51,6 +57,11 @@ export interface ParkedRow extends EventRow {
   parked_at: Date | string;
 }
 
+/** The name a process manager's parked events go under (read models park under their projector's name). */
+export const parkedNameOf = (processManager: string) => `${PROCESS_MANAGER_PREFIX}${processManager}`;
+const PROCESS_MANAGER_PREFIX = 'process-manager:';
+const READ_MODELS_ONLY = `projector not like '${PROCESS_MANAGER_PREFIX}%'`;
+
 export function parkStatement({ projector, event, error, attempts }: Parking): Statement {
   return {
     text: `insert into proj_parked (projector, event_id, position, stream_id, revision, type, schema_version, data, metadata, recorded_at, error, attempts)
@@ -73,6 +84,12 @@ export function parkStatement({ projector, event, error, attempts }: Parking): S
   };
 }
 
+/** Parks one event on its own (a process manager's; a read model parks inside its batch's transaction). */
+export async function parkEvent(db: SqlExecutor, parking: Parking): Promise<void> {
+  const { text, params } = parkStatement(parking);
+  await db.query(text, params as SqlValue[]);
+}
+
 export const recordedOf = (row: ParkedRow): RecordedEvent => recordedFromRow(row, row.position);
 
 export async function listParked(db: SqlExecutor): Promise<ParkedRow[]> {
@@ -88,6 +105,30 @@ export async function findParked(db: SqlExecutor, projector: string, eventId: st
 export async function countParked(db: SqlExecutor): Promise<Map<string, number>> {
   const { rows } = await db.query<{ projector: string; n: number }>('select projector, count(*)::int as n from proj_parked group by projector');
   return new Map(rows.map((r) => [r.projector, r.n]));
+}
+
+/** How many events the read models (not the process managers) have parked. */
+export async function countReadModelParked(db: SqlExecutor): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(`select count(*)::int as n from proj_parked where ${READ_MODELS_ONLY}`);
+  return rows[0]!.n;
+}
+
+/**
+ * The first event of the write that ended at `position` that a read model parked instead of applying, if
+ * any: the event at `position`, or an earlier one of the same request (same correlation id and actor, as
+ * the audit history records them: a client choosing another's X-Request-Id never sees its parked events).
+ */
+export async function findParkedOfWrite(db: SqlExecutor, position: string): Promise<{ projector: string; eventId: string; error: string } | null> {
+  const sameWrite = `p.position = $1 or (p.metadata->>'correlationId', p.metadata->>'actor') = (select correlation_id, actor from rm_audit_log where position = $1)`;
+  const find = (condition: string) =>
+    db.query<{ projector: string; event_id: string; error: string }>(
+      `select p.projector, p.event_id, p.error from proj_parked p
+       where p.${READ_MODELS_ONLY} and p.position <= $1 and (${condition}) order by p.position limit 1`,
+      [position],
+    );
+  // Without the audit read model (a runner of some projectors only), the write's own last event still counts.
+  const { rows } = await find(sameWrite).catch(() => find('p.position = $1'));
+  return rows[0] ? { projector: rows[0].projector, eventId: rows[0].event_id, error: rows[0].error } : null;
 }
 
 /** Who gave up on a parked event, when and why: kept for good (rebuilds leave it), listed beside the parked events. */
