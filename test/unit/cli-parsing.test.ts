@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import type { components } from '../../src/cli/api-types.js';
+import type { components } from '../../src/shared/api-types.js';
 import { clientFor } from '../../src/cli/api/db-connect.js';
 import { historyOf } from '../../src/cli/api/history.js';
 import { serviceBody } from '../../src/cli/api/service-body.js';

@@ -1,7 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { useLocation } from 'preact-iso';
 import { ENGINE_CATALOGUE } from '../../../commands/service/engines.js';
-import type { Engine } from '../../../commands/service/fields.js';
+import type { Engine } from '../../shared/database-engine.js';
 import { serviceBody, type ServiceSource } from '../../cli/api/service-body.js';
 import { api, messageOf } from '../api.js';
 import { ErrorNote } from './error-note.js';
