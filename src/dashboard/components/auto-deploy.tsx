@@ -83,7 +83,7 @@ export function AutoDeploy({ serviceId }: { serviceId: string }) {
       )}
       {deliveries.value.length > 0 && (
         <table>
-          <caption>Last deliveries</caption>
+          <caption>Last webhook deliveries</caption>
           <TableHead columns={['When', 'Event', 'Verdict', 'Commit']} />
           <tbody>
             {deliveries.value.map((d, i) => (
