@@ -49,9 +49,9 @@ export interface Slipway {
   /** The NAT switch deployments move, when this host can use one. */
   upstreams: UpstreamSwitch | null;
   runtime: ContainerRuntime;
-  /** The engine as a Swarm manager, for cluster mode. */
+  /** This server's Docker host as a Swarm manager, for cluster mode. */
   clusterEngine: ClusterEngine;
-  /** The engines database services run on: this server's, or (cluster mode) the node each is pinned to. */
+  /** The Docker hosts database services run on: this server's, or (cluster mode) the node each is pinned to. */
   nodes: NodeEngines;
   /** null in one-shot CLI commands. */
   deployer: Deployer | null;
