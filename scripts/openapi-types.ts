@@ -1,4 +1,4 @@
-// Writes src/cli/api-types.ts: the API's types, generated from the OpenAPI document.
+// Writes src/shared/api-types.ts: the API's types, generated from the OpenAPI document.
 import { writeFileSync } from 'node:fs';
 import { GENERATED_TYPES, generateApiTypes } from '../test/client/generate-types.js';
 

@@ -40,8 +40,8 @@ try {
   await page.waitForSelector('xpath/.//button[contains(@class, "cell") and text()="Ada"]');
   await (await page.$('#database'))!.scrollIntoView();
   await shot('database');
-  await page.goto(`${s.url}/history`, { waitUntil: 'networkidle0' });
-  await shot('history');
+  await page.goto(`${s.url}/audit`, { waitUntil: 'networkidle0' });
+  await shot('audit-log');
   await page.goto(`${s.url}/installation`, { waitUntil: 'networkidle0' });
   await shot('installation');
   console.log(`screenshots written to ${OUT}`);

@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { packageRoot } from './package-root.js';
 import { z } from 'zod';
-import { hostname } from './http/validation.js';
+import { hostname } from './shared/hostname.js';
 import { baseUrl } from './outbound/base-url.js';
 import { allowedDestinationsList } from './outbound/destination-entries.js';
 

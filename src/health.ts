@@ -1,15 +1,28 @@
-import type { z } from 'zod';
 import { countParked } from './catch-up/parking.js';
 import { findCluster } from '../projections/cluster-queries.js';
 import { clusterHealth } from './cluster/cluster-health.js';
 import { failingNotificationChannels } from '../projections/notification-channel-queries.js';
-import type { Slipway } from './slipway.js';
+import type { ProjectionRunner } from '../projections/runner.js';
+import type { ClusterEngine } from './cluster/cluster-engine.js';
+import type { SqlClient } from './db/sql-client.js';
+import type { EventStore } from './eventstore/port.js';
+import type { ProcessManagers } from './processes/process-managers.js';
+import type { ProxyReconciler } from './processes/proxy-reconciler.js';
+import type { ContainerRuntime } from './runtime/container-runtime.js';
+import type { Health } from './shared/health-answer.js';
 import { earliest } from './eventstore/position.js';
 import { horizonWarning, readHorizon } from './eventstore/postgres-horizon.js';
-import type { healthAnswer } from './http/contract/health.js';
 
-/** What an operator sees of the read models, the process managers, Docker and the proxy (GET /api/health). */
-export type Health = z.infer<typeof healthAnswer>;
+/** What the health answer is read from. */
+export interface HealthDeps {
+  db: SqlClient;
+  store: EventStore;
+  runner: ProjectionRunner;
+  processManagers: Pick<ProcessManagers, 'checkpoints'>;
+  runtime: Pick<ContainerRuntime, 'ping'>;
+  proxy: Pick<ProxyReconciler, 'health'>;
+  clusterEngine: ClusterEngine;
+}
 
 const LAG_CAP = 1000;
 
@@ -17,7 +30,7 @@ const LAG_CAP = 1000;
  * How far each position is behind the head, from one read of the log after the lowest of them (not one
  * read per follower). A count from a read that hit the cap is a lower bound.
  */
-async function lagsOf(app: Slipway, positions: readonly (string | null)[]) {
+async function lagsOf(app: HealthDeps, positions: readonly (string | null)[]) {
   const events = await app.store.readAll({ after: earliest(positions) || null, maxCount: LAG_CAP });
   const capped = events.length === LAG_CAP;
   return (position: string | null) => {
@@ -26,7 +39,7 @@ async function lagsOf(app: Slipway, positions: readonly (string | null)[]) {
   };
 }
 
-async function oldestTransactionSeconds(app: Slipway): Promise<number | null> {
+async function oldestTransactionSeconds(app: HealthDeps): Promise<number | null> {
   try {
     const { rows } = await app.db.query<{ s: number | null }>(
       `select extract(epoch from now() - min(xact_start))::float8 as s from pg_stat_activity
@@ -38,7 +51,7 @@ async function oldestTransactionSeconds(app: Slipway): Promise<number | null> {
   }
 }
 
-async function warnings(app: Slipway): Promise<string[]> {
+async function warnings(app: HealthDeps): Promise<string[]> {
   const failing = (await failingNotificationChannels(app.db)).map(
     (c) => `notification channel ${c.name} (${c.id}) is failing: ${c.failures_since_success} attempts in a row failed, the last with: ${c.last_error ?? 'no answer'}`,
   );
@@ -48,7 +61,7 @@ async function warnings(app: Slipway): Promise<string[]> {
 }
 
 /** What an operator needs to know to trust the read models and the process managers. */
-export async function health(app: Slipway): Promise<Health> {
+export async function health(app: HealthDeps): Promise<Health> {
   const { rows } = await app.db.query<{ projector: string; version: number; position: string }>('select projector, version, position from proj_checkpoints');
   const checkpoints = new Map(rows.map((r) => [r.projector, r]));
   const parked = await countParked(app.db);

@@ -1,4 +1,4 @@
-import type { Engine } from '../commands/service/fields.js';
+import type { Engine } from './shared/database-engine.js';
 import type { PackImages } from './build/packbuilder/detect.js';
 
 /** Each image setting of `PATCH /api/settings` and the environment variable that gives its default. */

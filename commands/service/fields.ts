@@ -3,8 +3,9 @@ import { resourceSettings } from './resources.js';
 import { storedHealthCheck } from './health-check.js';
 import { nodeLabels } from '../cluster/node-labels.js';
 
-export const ENGINES = ['postgres', 'timeseries', 'mysql', 'redis', 'mongodb', 'columnar'] as const;
-export type Engine = (typeof ENGINES)[number];
+import { ENGINES, type Engine } from '../../src/shared/database-engine.js';
+
+export { ENGINES, type Engine };
 
 export const BUILD_METHODS = ['auto', 'dockerfile', 'packbuilder'] as const;
 export const RUNTIME_MODES = ['web', 'worker', 'static'] as const;

@@ -1,4 +1,4 @@
-import type { components } from './api-types.js';
+import type { components } from '../shared/api-types.js';
 import { out, table } from './api/output.js';
 
 type Health = components['schemas']['Health'];

@@ -1,5 +1,5 @@
 import createClient, { type ClientPathsWithMethod, type MethodResponse, type Middleware } from 'openapi-fetch';
-import type { paths } from '../cli/api-types.js';
+import type { paths } from '../shared/api-types.js';
 import { csrfToken, session } from './session.js';
 
 /** The API error body every endpoint answers with. */

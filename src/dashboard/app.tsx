@@ -1,7 +1,7 @@
 import { LocationProvider, Route, Router } from 'preact-iso';
 import { useEffect } from 'preact/hooks';
 import { Layout } from './components/layout.js';
-import { HistoryScreen } from './screens/history.js';
+import { AuditLogScreen } from './screens/audit-log.js';
 import { InstallationScreen } from './screens/installation.js';
 import { ProjectsScreen } from './screens/projects.js';
 import { ServiceScreen } from './screens/service.js';
@@ -21,7 +21,9 @@ export function App() {
         <Router>
           <Route path="/" component={ProjectsScreen} />
           <Route path="/services/:serviceId" component={ServiceScreen} />
-          <Route path="/history" component={HistoryScreen} />
+          <Route path="/audit" component={AuditLogScreen} />
+          {/* Its address before it was named the audit log (docs/GLOSSARY.md): old bookmarks still open it. */}
+          <Route path="/history" component={AuditLogScreen} />
           <Route path="/installation" component={InstallationScreen} />
           <Route default component={NotFound} />
         </Router>

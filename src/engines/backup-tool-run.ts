@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import type { Engine } from '../../commands/service/fields.js';
+import type { Engine } from '../shared/database-engine.js';
 import type { ContainerRuntime, ExecSpec } from '../runtime/container-runtime.js';
 
 /** A database service's running container and its resolved variables (the official images' ones). */

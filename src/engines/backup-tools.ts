@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import type { Engine } from '../../commands/service/fields.js';
+import type { Engine } from '../shared/database-engine.js';
 import type { ContainerRuntime } from '../runtime/container-runtime.js';
 import { dumpClickhouse, restoreClickhouse } from './backup-clickhouse.js';
 import { dumpMongodb, restoreMongodb } from './backup-mongodb.js';

@@ -1,4 +1,4 @@
-import type { Engine } from '../../commands/service/fields.js';
+import type { Engine } from '../shared/database-engine.js';
 
 /** Where Slipway reaches a running engine, and as whom. */
 export interface EngineEndpoint {

@@ -1,7 +1,10 @@
-import type { Engine } from '../../commands/service/fields.js';
+import type { Engine } from '../shared/database-engine.js';
 import { conflict } from '../../commands/shared/domain-error.js';
 import { findService } from '../../projections/service-queries.js';
-import type { Slipway } from '../slipway.js';
+import type { NodeEngines } from '../cluster/node-engines.js';
+import type { SqlExecutor } from '../db/sql-client.js';
+import type { Keyring } from '../secrets/keyring.js';
+import type { Certificates } from './certificates.js';
 import { resolvedVariablesOf } from '../variables/project-variables.js';
 import { BrowserError } from './browser.js';
 import { createRemoteBrowser } from './remote-browser.js';
@@ -15,7 +18,14 @@ const INIT_ONLY_KEYS = new Set(Object.values(INIT_ONLY_CREDENTIALS).flat());
  * engine already accepts it (changed inside the engine first, e.g. `ALTER USER … PASSWORD` through the SQL
  * console); otherwise the variable would no longer say how to connect. Before the first deployment any value goes.
  */
-export async function checkCredentialChange(app: Slipway, serviceId: string, key: string, value: string): Promise<void> {
+export interface CredentialChangeDeps {
+  db: SqlExecutor;
+  keyring: Keyring;
+  certificates: Pick<Certificates, 'trustedAuthority'>;
+  nodes: Pick<NodeEngines, 'port'>;
+}
+
+export async function checkCredentialChange(app: CredentialChangeDeps, serviceId: string, key: string, value: string): Promise<void> {
   if (!INIT_ONLY_KEYS.has(key)) return;
   const row = await findService(app.db, serviceId);
   if (!row || row.kind !== 'database' || !row.database_engine) return;

@@ -1,4 +1,4 @@
-import type { Engine } from '../../commands/service/fields.js';
+import type { Engine } from '../shared/database-engine.js';
 import { ENGINE_CATALOGUE } from '../../commands/service/engines.js';
 import type { ContainerFile, NetworkAddresses } from '../runtime/container-runtime.js';
 import type { EngineEndpoint } from './browser.js';

@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { Engine } from '../../commands/service/fields.js';
+import type { Engine } from '../shared/database-engine.js';
 import { BrowserError, type DatabaseBrowser, type EngineEndpoint } from './browser.js';
 import type { BrowserMethod, HostReply, HostRequest } from './browser-host.js';
 

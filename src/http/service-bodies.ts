@@ -8,7 +8,8 @@ import { nodeLabels } from '../../commands/cluster/node-labels.js';
 import { hostOf, type DestinationPolicy } from '../outbound/destination-policy.js';
 import { vetRegistry } from '../outbound/image-registry.js';
 import { resourcesBody } from './resource-bodies.js';
-import { branch, envKey, imageReference, parseInput, envValue, hostname, name, optionalCommand, port, repoPath, text } from './validation.js';
+import { hostname } from '../shared/hostname.js';
+import { branch, envKey, imageReference, parseInput, envValue, name, optionalCommand, port, repoPath, text } from './validation.js';
 
 const envList = z
   .array(z.object({ key: envKey, value: envValue }))

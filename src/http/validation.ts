@@ -29,16 +29,6 @@ export const optionalCommand = text(4096)
 export const envKey = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'must match ^[A-Z_][A-Z0-9_]*$').max(255);
 export const envValue = z.string().max(65_536);
 
-export const hostname = z
-  .string()
-  .max(253)
-  .transform((h) => h.trim().toLowerCase().replace(/\.$/, ''))
-  .refine(
-    (h) =>
-      /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/.test(h),
-    'must be a fully qualified host name such as app.example.com',
-  );
-
 /** A path inside the repository: relative, no `..`, normalised without `./` and trailing slashes. */
 export const repoPath = z
   .string()

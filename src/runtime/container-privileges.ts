@@ -1,5 +1,5 @@
 import type Docker from 'dockerode';
-import type { Engine } from '../../commands/service/fields.js';
+import type { Engine } from '../shared/database-engine.js';
 import type { DatabaseProfile, PrivilegeProfile, ResourceLimits } from './container-runtime.js';
 
 interface Privileges {

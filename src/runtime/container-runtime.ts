@@ -1,4 +1,4 @@
-import type { Engine } from '../../commands/service/fields.js';
+import type { Engine } from '../shared/database-engine.js';
 import type { Readable, Writable } from 'node:stream';
 
 /** What the deployer needs from a container engine; Docker through dockerode is the one implementation. */

@@ -2,7 +2,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { ENDPOINTS } from '../../src/http/contract/all.js';
 import { buildOpenApiDocument } from '../../src/http/openapi/document.js';
 
-export const GENERATED_TYPES = new URL('../../src/cli/api-types.ts', import.meta.url);
+export const GENERATED_TYPES = new URL('../../src/shared/api-types.ts', import.meta.url);
 
 /** TypeScript types of the API, as openapi-typescript generates them from the OpenAPI document. */
 export async function generateApiTypes(document: object = buildOpenApiDocument(ENDPOINTS, '0')): Promise<string> {

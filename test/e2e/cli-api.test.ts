@@ -71,16 +71,19 @@ t.test('the CLI drives a real server over HTTP', { skip: await requireDocker() }
     const created = await cli('services', 'cli-shop', 'create', 'web', '--image', TEST_IMAGES.web, '--port', '8080');
     t.equal(created.status, 0, created.stderr);
     t.match((await cli('services', 'cli-shop')).stdout, /^NAME\s+KIND\s+STATUS\s+URL\s+LAST DEPLOYED\s+ID\nweb\s+image\/web\s+idle\s+http:\/\/localhost:\d+\s+never/);
-    t.equal((await cli('env', 'cli-shop/web', 'set', 'GREETING=hello', 'API_TOKEN=very-secret-value')).status, 0);
-    const env = await cli('env', 'web');
-    t.match(env.stdout, /GREETING\s+••••••••/);
-    t.notMatch(env.stdout, /hello|very-secret-value/, 'values are hidden in the table');
-    t.same(JSON.parse((await cli('env', 'web', '--json')).stdout).env.map((v: { key: string; value: string }) => [v.key, v.value]), [
+    t.equal((await cli('variables', 'cli-shop/web', 'set', 'GREETING=hello', 'API_TOKEN=very-secret-value')).status, 0);
+    const variables = await cli('variables', 'web');
+    t.match(variables.stdout, /GREETING\s+••••••••/);
+    t.notMatch(variables.stdout, /hello|very-secret-value/, 'values are hidden in the table');
+    t.same(JSON.parse((await cli('variables', 'web', '--json')).stdout).env.map((v: { key: string; value: string }) => [v.key, v.value]), [
       ['GREETING', 'hello'],
       ['API_TOKEN', 'very-secret-value'],
     ]);
-    t.equal((await cli('env', 'web', 'unset', 'API_TOKEN')).status, 0);
-    t.notMatch((await cli('env', 'web')).stdout, /API_TOKEN/);
+    const former = await cli('env', 'web');
+    t.equal(former.stdout, (await cli('variables', 'web')).stdout, 'the former name `env` does the same');
+    t.match(former.stderr, /`env` is now `variables`/, 'and says the new name on stderr');
+    t.equal((await cli('variables', 'web', 'unset', 'API_TOKEN')).status, 0);
+    t.notMatch((await cli('variables', 'web')).stdout, /API_TOKEN/);
     t.equal((await cli('domains', 'web', 'add', 'shop.cli.test')).status, 0);
     t.match((await cli('domains', 'web')).stdout, /shop\.cli\.test\s+disabled/);
     t.equal((await cli('domains', 'web', 'remove', 'shop.cli.test')).status, 0);
@@ -91,7 +94,7 @@ t.test('the CLI drives a real server over HTTP', { skip: await requireDocker() }
     const taken = await cli('services', 'cli-shop', 'create', 'web', '--image', TEST_IMAGES.web);
     t.equal(taken.status, 1);
     t.match(taken.stderr, /^slipway: .*web.* \(conflict, HTTP 409\)\n$/);
-    const unknown = await cli('env', 'no-such-service');
+    const unknown = await cli('variables', 'no-such-service');
     t.equal(unknown.status, 1);
     t.match(unknown.stderr, /no service "no-such-service"/);
     const usage = await cli('domains', 'web', 'add');
@@ -176,13 +179,16 @@ t.test('the CLI drives a real server over HTTP', { skip: await requireDocker() }
     t.match(run.stdout, /test-web listening on 8080/);
   });
 
-  await t.test('events: the audit trail as a table, or as JSON Lines for one request', async (t) => {
-    const table = await cli('events', '--project', 'cli-shop', '--limit', '5');
+  await t.test('audit: the audit log as a table, or as JSON Lines for one request', async (t) => {
+    const table = await cli('audit', '--project', 'cli-shop', '--limit', '5');
     t.match(table.stdout, /^POSITION\s+RECORDED\s+ACTOR\s+TYPE\s+STREAM\s+CORRELATION\n/);
     t.equal(table.stdout.trim().split('\n').length, 6, 'a header and five events');
     const created = await s.call('POST', `/api/projects/${project.id}/services`, { body: { name: 'traced', repoUrl: 'docker-image', dockerImage: TEST_IMAGES.web }, headers: { 'x-request-id': 'cli-trace-1' } });
     t.equal(created.status, 200);
-    const lines = (await cli('events', '--correlation', 'cli-trace-1', '--json')).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (await cli('audit', '--correlation', 'cli-trace-1', '--json')).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const former = await cli('events', '--correlation', 'cli-trace-1', '--json');
+    t.same(former.stdout.trim().split('\n').map((l) => JSON.parse(l)), lines, 'the former name `events` does the same');
+    t.match(former.stderr, /`events` is now `audit`/);
     t.ok(lines.length >= 2, `${lines.length} events of that one request`);
     t.ok(lines.every((e) => e.correlationId === 'cli-trace-1'));
     t.ok(lines.some((e) => e.type === 'ServiceCreated'));

@@ -133,7 +133,7 @@ t.test('the CLI of daily work: databases, deployments, backups, settings and con
     t.match((await cli('db', 'imports', 'main-db')).stdout, /main-db has no imports/);
   });
 
-  await t.test('deployments: list, show, explain; history of releases; events', async (t) => {
+  await t.test('deployments: list, show, explain; the release timeline; the audit log', async (t) => {
     const failed = await cli('deploy', 'broken');
     t.equal(failed.status, 1);
     const list = await cli('deployments', 'daily/broken');
@@ -151,10 +151,13 @@ t.test('the CLI of daily work: databases, deployments, backups, settings and con
     t.equal(abort.status, 1, 'a finished deployment cannot be aborted');
     t.match(abort.stderr, /HTTP 409/);
 
-    const history = await cli('history', 'main-db', '--project', 'daily');
-    t.match(history.stdout, /^VERSION\s+KIND\s+STATUS\s+COMMIT\s+WHEN\s+DESCRIPTION\nv1 \*\s+deploy\s+succeeded/);
-    t.ok(history.stdout.split('\n').every((l) => l.length <= 120), 'a narrow table');
-    const events = await cli('events', '--project', 'daily', '--limit', '3');
+    const timeline = await cli('releases', 'main-db', '--project', 'daily', '--timeline');
+    t.match(timeline.stdout, /^VERSION\s+KIND\s+STATUS\s+COMMIT\s+WHEN\s+DESCRIPTION\nv1 \*\s+deploy\s+succeeded/);
+    t.ok(timeline.stdout.split('\n').every((l) => l.length <= 120), 'a narrow table');
+    const former = await cli('history', 'main-db', '--project', 'daily');
+    t.equal(former.stdout, timeline.stdout, 'the former name `history` does the same');
+    t.match(former.stderr, /`history` is now `releases --timeline`/);
+    const events = await cli('audit', '--project', 'daily', '--limit', '3');
     t.match(events.stdout, /^POSITION\s+RECORDED\s+ACTOR\s+TYPE\s+STREAM\s+CORRELATION\n/);
     t.equal(events.stdout.trim().split('\n').length, 4, 'a header and three events');
   });

@@ -111,10 +111,15 @@ t.test('keys create, list and revoke; rebuild, status and events from the CLI', 
 
   const offline = cli(dir, 'projections', 'rebuild');
   t.equal(offline.status, 0, 'rebuild also runs with the server stopped');
-  const events = spawnSync(process.execPath, [...cliArgs, 'events', '--data-dir', dir, '--limit', '3'], { cwd: root, env: { ...process.env, SLIPWAY_DATA_DIR: '', SLIPWAY_URL: 'http://127.0.0.1:9', SLIPWAY_PROXY: 'off' }, encoding: 'utf8' });
-  t.equal(events.status, 0, events.stderr);
-  const lines = events.stdout.trim().split('\n').map((l) => JSON.parse(l));
-  t.equal(lines.length, 3, 'events --data-dir: the raw log of that directory, no server needed');
+  const rawLog = (name: string) =>
+    spawnSync(process.execPath, [...cliArgs, name, '--data-dir', dir, '--limit', '3'], { cwd: root, env: { ...process.env, SLIPWAY_DATA_DIR: '', SLIPWAY_URL: 'http://127.0.0.1:9', SLIPWAY_PROXY: 'off' }, encoding: 'utf8' });
+  const audit = rawLog('audit');
+  t.equal(audit.status, 0, audit.stderr);
+  const lines = audit.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  t.equal(lines.length, 3, 'audit --data-dir: the raw log of that directory, no server needed');
+  const former = rawLog('events');
+  t.equal(former.stdout, audit.stdout, 'the former name `events` does the same');
+  t.match(former.stderr, /`events` is now `audit`/);
   t.match(lines[0], { type: 'ApiKeyCreated', actor: 'system', data: { secretHash: '[redacted]' } });
 });
 

@@ -61,7 +61,7 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
     t.same(await scoped.$$eval('.card h2', (els) => els.map((e) => e.textContent)), ['Mine']);
   });
 
-  await t.test('installation: a key created with a scope is shown once and can be revoked; history shows it; both screens accessible', async (t) => {
+  await t.test('installation: a key created with a scope is shown once and can be revoked; the audit log shows it; both screens accessible', async (t) => {
     const page = await signedIn(s.key);
     await page.goto(s.url + '/installation', { waitUntil: 'networkidle0' });
     await page.waitForSelector('#key-name');
@@ -83,11 +83,14 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
     await page.click('xpath/.//section[@aria-labelledby="general"]//button[normalize-space(.)="Save settings"]');
     await page.waitForSelector('xpath/.//section[@aria-labelledby="general"]//p[text()="Saved."]');
     t.equal((await s.call('GET', '/api/settings')).body.settings.sessionIdleMinutes, 30, 'a setting changed from the page');
-    await page.goto(s.url + '/history', { waitUntil: 'networkidle0' });
+    await page.goto(s.url + '/audit', { waitUntil: 'networkidle0' });
     await page.type('#filter-type', 'ApiKeyRevoked');
     await page.keyboard.press('Tab');
-    await page.waitForFunction("[...document.querySelectorAll('.history summary strong')].some((e) => e.textContent === 'ApiKeyRevoked')");
-    t.same(await seriousViolations(page), [], 'the history screen is accessible');
+    await page.waitForFunction("[...document.querySelectorAll('.audit-log summary strong')].some((e) => e.textContent === 'ApiKeyRevoked')");
+    t.same(await seriousViolations(page), [], 'the audit log screen is accessible');
+    await page.goto(s.url + '/history', { waitUntil: 'networkidle0' });
+    await page.waitForFunction("document.querySelector('main h1')?.textContent === 'Audit log'");
+    t.pass('its former address /history still opens it');
   });
 
   await t.test('keyboard only: sign in, skip to content, every stop named and visible, create a project, follow a link', async (t) => {
@@ -117,9 +120,9 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
     await page.keyboard.type('By keyboard');
     await page.keyboard.press('Enter');
     await page.waitForFunction("[...document.querySelectorAll('.card h2')].some((e) => e.textContent === 'By keyboard')");
-    await page.focus('nav a[href="/history"]');
+    await page.focus('nav a[href="/audit"]');
     await page.keyboard.press('Enter');
-    await page.waitForFunction("document.activeElement?.id === 'content' && document.querySelector('main h1')?.textContent === 'History'");
+    await page.waitForFunction("document.activeElement?.id === 'content' && document.querySelector('main h1')?.textContent === 'Audit log'");
     t.pass('following a link moves the focus to the new screen');
   });
 

@@ -14,7 +14,7 @@ function slipway(env: Record<string, string>, args: string[]): Promise<{ status:
   return new Promise((resolve) => child.once('exit', (status) => resolve({ status, stdout, stderr })));
 }
 
-t.test('the CLI creates, lists, tests and deletes notification channels and shows their deliveries', async (t) => {
+t.test('the CLI creates, lists, tests and deletes notification channels and shows their notifications', async (t) => {
   const receiver = await startReceiver(({ path }) => (path === '/down' ? 500 : 200));
   t.teardown(() => receiver.close());
   const s = await startTestServer({ SLIPWAY_ALLOW_DESTINATIONS: destinationOf(receiver.url) });
@@ -40,8 +40,11 @@ t.test('the CLI creates, lists, tests and deletes notification channels and show
   const list = await slipway(env, ['notification-channels', 'list']);
   t.equal(list.status, 0);
   t.match(list.stdout, /ops\s+webhook\s+ok\s+deployment\.failed,backup\.failed\s+all/);
-  const deliveries = await slipway(env, ['notification-channels', 'deliveries', id!]);
-  t.match(deliveries.stdout, /backup\.failed\s+delivered\s+1/);
+  const notifications = await slipway(env, ['notification-channels', 'notifications', id!]);
+  t.match(notifications.stdout, /backup\.failed\s+delivered\s+1/);
+  const former = await slipway(env, ['channels', 'deliveries', id!]);
+  t.equal(former.stdout, notifications.stdout, 'the former name `deliveries` does the same');
+  t.match(former.stderr, /`notification-channels deliveries` is now `notification-channels notifications`/);
 
   t.equal((await slipway(env, ['notification-channels', 'delete', id!])).status, 0);
   t.notMatch((await slipway(env, ['notification-channels', 'list'])).stdout, /\bops\b/);

@@ -1,6 +1,6 @@
 import createClient from 'openapi-fetch';
 import t from 'tap';
-import type { paths } from '../../src/cli/api-types.js';
+import type { paths } from '../../src/shared/api-types.js';
 import { startTestServer } from '../helpers/test-server.js';
 
 // A client generated from the document (openapi-typescript types, openapi-fetch calls) drives the server.

@@ -119,11 +119,11 @@ t.test('a generated request id correlates too', async (t) => {
   t.equal(story.find((e) => e.type === 'ProjectCreated')?.streamId, `project-${r.body.project.id}`);
 });
 
-t.test('slipway events --correlation prints one request’s events', async (t) => {
+t.test('slipway audit --correlation prints one request’s events', async (t) => {
   const requestId = 'cli-correlation-1';
   const r = await s.call('POST', '/api/projects', { body: { name: 'From the CLI', description: '' }, ...withId(requestId) });
   t.equal(r.status, 200);
-  const { stdout } = await promisify(execFile)(process.execPath, [...cliArgs, 'events', '--data-dir', s.dataDir, '--correlation', requestId], {
+  const { stdout } = await promisify(execFile)(process.execPath, [...cliArgs, 'audit', '--data-dir', s.dataDir, '--correlation', requestId], {
     cwd: root,
     env: process.env,
   });

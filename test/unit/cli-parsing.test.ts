@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
-import type { components } from '../../src/cli/api-types.js';
+import type { components } from '../../src/shared/api-types.js';
 import { clientFor } from '../../src/cli/api/db-connect.js';
-import { historyOf } from '../../src/cli/api/history.js';
+import { releaseTimelineOf } from '../../src/cli/api/release-timeline.js';
 import { serviceBody } from '../../src/cli/api/service-body.js';
 import { settingsPatch } from '../../src/cli/api/settings.js';
 import { UsageError } from '../../src/cli/api/usage-error.js';
@@ -86,7 +86,7 @@ const deployment = (over: Partial<Deployment>): Deployment => ({
 });
 const release = (over: Partial<Release>): Release => ({ id: 'r', version: 1, deploymentId: 'd', imageId: 'sha256:0', commitSha: null, commitMessage: null, createdAt: '2026-11-26T10:01:00.000Z', current: false, available: true, ...over });
 
-t.test('history: releases and the deployments that ran a kept one, newest first; failed builds left out', async (t) => {
+t.test('release timeline: releases and the deployments that ran a kept one, newest first; failed builds left out', async (t) => {
   const releases = [release({ id: 'r2', version: 2, deploymentId: 'd2', commitSha: 'bbbbbbbbb', commitMessage: 'Second' }), release({ id: 'r1', version: 1, deploymentId: 'd1', commitSha: 'aaaaaaaaa', commitMessage: 'First', current: true })];
   const deployments = [
     deployment({ id: 'd4', kind: 'rollback', trigger: 'auto', rollbackOf: 'r1' }),
@@ -95,7 +95,7 @@ t.test('history: releases and the deployments that ran a kept one, newest first;
     deployment({ id: 'd1', commitSha: 'aaaaaaaaa' }),
   ];
   t.same(
-    historyOf(releases, deployments).map((e) => [e.version, e.kind, e.status, e.commit, e.current, e.description]),
+    releaseTimelineOf(releases, deployments).map((e) => [e.version, e.kind, e.status, e.commit, e.current, e.description]),
     [
       ['v1', 'rollback', 'succeeded', 'aaaaaaa', false, 'rollback (automatic) of v1'],
       ['v2', 'deploy', 'succeeded', 'bbbbbbb', false, 'Second'],

@@ -1,5 +1,5 @@
 import createClient from 'openapi-fetch';
-import type { paths } from '../api-types.js';
+import type { paths } from '../../shared/api-types.js';
 import { isLoopbackHost } from '../../network.js';
 import { resolveCredentials } from './credentials.js';
 

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { components } from '../api-types.js';
+import type { components } from '../../shared/api-types.js';
 import { answer, apiClient, CliError, type Api } from './client.js';
 import { confirm } from './confirm.js';
 import { endProgress, progress, table, when } from './output.js';

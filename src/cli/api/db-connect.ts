@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ENGINE_CATALOGUE } from '../../../commands/service/engines.js';
-import { ENGINES, type Engine } from '../../../commands/service/fields.js';
+import { ENGINES, type Engine } from '../../shared/database-engine.js';
 import { isLoopbackHost } from '../../network.js';
 import { answer, apiClient, CliError, type Api } from './client.js';
 import { credentialsFile } from './credentials.js';

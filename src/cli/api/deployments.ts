@@ -1,4 +1,4 @@
-import type { components } from '../api-types.js';
+import type { components } from '../../shared/api-types.js';
 import { answer, apiClient, CliError, type Api } from './client.js';
 import { out, table, when } from './output.js';
 import { print, type Output } from './resources.js';

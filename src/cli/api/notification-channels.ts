@@ -48,7 +48,7 @@ export async function testNotificationChannel(id: string, o: Output & { event?: 
   if (data.delivery.status !== 'delivered') process.exitCode = 1;
 }
 
-export async function listNotificationDeliveries(id: string, o: Output) {
+export async function listNotifications(id: string, o: Output) {
   const { api } = apiClient();
   const data = await answer(api.GET('/api/notification-channels/{channelId}/deliveries', { params: { path: { channelId: id } } }));
   print(o.json, data, () =>

@@ -38,7 +38,7 @@ export async function deleteProject(ref: string, o: Output & { yes?: boolean }) 
   print(o.json, data, () => `deleted project ${project.slug} and its ${project.serviceCount} service(s)${data.proxy.ok ? '' : `; the proxy said: ${data.proxy.detail}`}`);
 }
 
-export async function listEnv(serviceRef: string, o: Output) {
+export async function listVariables(serviceRef: string, o: Output) {
   const { api } = apiClient();
   const service = await findService(api, serviceRef);
   const data = await answer(api.GET('/api/services/{serviceId}/overview', { params: { path: { serviceId: service.id } } }));
@@ -58,7 +58,7 @@ export function variablesFrom(args: readonly string[]): { key: string; value: st
   });
 }
 
-export async function setEnv(serviceRef: string, args: readonly string[], o: Output) {
+export async function setVariables(serviceRef: string, args: readonly string[], o: Output) {
   const variables = variablesFrom(args);
   const { api } = apiClient();
   const service = await findService(api, serviceRef);
@@ -69,7 +69,7 @@ export async function setEnv(serviceRef: string, args: readonly string[], o: Out
   if (!o.json) out(`they apply at the next deployment: slipway deploy ${service.id}`);
 }
 
-export async function unsetEnv(serviceRef: string, keys: readonly string[], o: Output) {
+export async function unsetVariables(serviceRef: string, keys: readonly string[], o: Output) {
   if (keys.length === 0) throw new CliError('give the keys to remove');
   const { api } = apiClient();
   const service = await findService(api, serviceRef);
@@ -113,7 +113,7 @@ export async function removeDomain(serviceRef: string, hostname: string, o: Outp
   print(o.json, data, () => `${domain.hostname} no longer routes to ${service.slug}${data.proxy.ok ? '' : `; the proxy said: ${data.proxy.detail}`}`);
 }
 
-export interface EventsOptions extends Output {
+export interface AuditLogOptions extends Output {
   project?: string;
   stream?: string;
   correlation?: string;
@@ -125,7 +125,7 @@ export interface EventsOptions extends Output {
 const EVENT_COLUMNS = ['POSITION', 'RECORDED', 'ACTOR', 'TYPE', 'STREAM', 'CORRELATION'];
 
 /** The audit log, oldest first from `after`, page by page: a table, or JSON Lines with `--json`. */
-export async function events(o: EventsOptions) {
+export async function auditLog(o: AuditLogOptions) {
   const limit = o.all ? Infinity : Number(o.limit);
   if (!(limit >= 1)) throw new CliError('--limit must be a positive number');
   const { api } = apiClient();
@@ -149,9 +149,9 @@ export async function events(o: EventsOptions) {
   }
 }
 
-export async function listReleases(serviceRef: string, o: Output) {
+export async function listReleases(serviceRef: string, o: Output & { project?: string }) {
   const { api } = apiClient();
-  const service = await findService(api, serviceRef);
+  const service = await findService(api, serviceRef, o.project);
   const data = await answer(api.GET('/api/services/{serviceId}/releases', { params: { path: { serviceId: service.id } } }));
   print(o.json, data, () =>
     data.releases.length === 0

@@ -1,5 +1,5 @@
 import { ENGINE_CATALOGUE } from '../../../commands/service/engines.js';
-import type { Engine } from '../../../commands/service/fields.js';
+import type { Engine } from '../../shared/database-engine.js';
 import { UsageError } from './usage-error.js';
 
 /** What a new service runs: exactly one of an image, a hosted repository, a Git URL or a database engine. */

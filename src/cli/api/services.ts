@@ -1,4 +1,4 @@
-import { ENGINES } from '../../../commands/service/fields.js';
+import { ENGINES } from '../../shared/database-engine.js';
 import { answer, apiClient } from './client.js';
 import { confirm } from './confirm.js';
 import { table, when } from './output.js';

@@ -9,7 +9,7 @@ type Settings = NonNullable<GetAnswer<'/api/services/{serviceId}/auto-deploy'>['
 type Delivery = GetAnswer<'/api/services/{serviceId}/auto-deploy/deliveries'>['deliveries'][number];
 const PROVIDERS = ['github', 'gitlab', 'gitea', 'bitbucket', 'generic'] as const;
 
-/** Deploy on push: the webhook URL, the secret once, and what each delivery did. */
+/** Auto-deploy: the webhook URL, the secret once, and what each webhook delivery did. */
 export function AutoDeploy({ serviceId }: { serviceId: string }) {
   const settings = useSignal<Settings | null>(null);
   const deliveries = useSignal<Delivery[]>([]);
@@ -44,7 +44,7 @@ export function AutoDeploy({ serviceId }: { serviceId: string }) {
   const s = settings.value;
   return (
     <section aria-labelledby="auto-deploy">
-      <h2 id="auto-deploy">Deploy on push</h2>
+      <h2 id="auto-deploy">Auto-deploy</h2>
       <ErrorNote message={error.value} />
       {s && (
         <p>
@@ -83,7 +83,7 @@ export function AutoDeploy({ serviceId }: { serviceId: string }) {
       )}
       {deliveries.value.length > 0 && (
         <table>
-          <caption>Last deliveries</caption>
+          <caption>Last webhook deliveries</caption>
           <TableHead columns={['When', 'Event', 'Verdict', 'Commit']} />
           <tbody>
             {deliveries.value.map((d, i) => (

@@ -1,6 +1,6 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import type { paths } from '../../cli/api-types.js';
+import type { paths } from '../../shared/api-types.js';
 import { api, messageOf, type GetAnswer } from '../api.js';
 import { canWrite } from '../session.js';
 import { ErrorNote } from './error-note.js';

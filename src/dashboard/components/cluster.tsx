@@ -38,7 +38,7 @@ export function Cluster() {
 
   const init = async (event: Event) => {
     event.preventDefault();
-    if (!window.confirm('Make this server a Docker Swarm manager? Its engine joins Swarm mode, and a registry starts on it.')) return;
+    if (!window.confirm('Make this server a Docker Swarm manager? Its Docker host joins Swarm mode, and a registry starts on it.')) return;
     const { error: failed } = await api.POST('/api/cluster', { body: address.value.trim() ? { advertiseAddress: address.value.trim() } : {} });
     error.value = failed ? messageOf(failed) : null;
     await load();

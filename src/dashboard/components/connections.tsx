@@ -1,6 +1,6 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import type { paths } from '../../cli/api-types.js';
+import type { paths } from '../../shared/api-types.js';
 import { api, messageOf, type GetAnswer } from '../api.js';
 import { ConnectionForm, type ConnectionField } from './connection-form.js';
 import { DangerButton } from './danger-button.js';

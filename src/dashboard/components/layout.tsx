@@ -25,7 +25,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
         </a>
         <nav aria-label="Main">
           <a href="/">Projects</a>
-          <a href="/history">History</a>
+          <a href="/audit">Audit log</a>
           <a href="/installation">Installation</a>
         </nav>
         <span class="who">

@@ -1,7 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { useLocation } from 'preact-iso';
 import { ENGINE_CATALOGUE } from '../../../commands/service/engines.js';
-import type { Engine } from '../../../commands/service/fields.js';
+import type { Engine } from '../../shared/database-engine.js';
 import { serviceBody, type ServiceSource } from '../../cli/api/service-body.js';
 import { api, messageOf } from '../api.js';
 import { ErrorNote } from './error-note.js';
@@ -10,7 +10,7 @@ const KINDS = {
   image: { label: 'Container image', field: 'Image', placeholder: 'nginx:1.27' },
   repo: { label: 'Hosted repository', field: 'Repository', placeholder: 'owner/name' },
   gitUrl: { label: 'Git URL', field: 'Git URL', placeholder: 'https://git.example.com/team/app.git' },
-  engine: { label: 'Database', field: 'Engine', placeholder: '' },
+  engine: { label: 'Database', field: 'Database engine', placeholder: '' },
 } as const;
 type Kind = keyof typeof KINDS;
 const ENGINES = Object.keys(ENGINE_CATALOGUE) as Engine[];
@@ -81,7 +81,7 @@ export function NewService({ projectId, projectName }: { projectId: string; proj
         <label for={id('port')}>
           Port <span class="type">(optional)</span>
         </label>
-        <input id={id('port')} name="port" inputMode="numeric" pattern="[0-9]+" placeholder={kind.value === 'engine' ? 'the engine’s' : '3000'} />
+        <input id={id('port')} name="port" inputMode="numeric" pattern="[0-9]+" placeholder={kind.value === 'engine' ? 'the database engine’s' : '3000'} />
         {kind.value === 'engine' ? (
           <label class="check">
             <input type="checkbox" name="public" /> Reachable from outside this server

@@ -44,7 +44,7 @@ export function ReadModelHealth() {
       {h && (
         <>
           <ul>
-            <li>Docker engine: {h.docker.ok ? 'ok' : h.docker.detail}</li>
+            <li>Docker host: {h.docker.ok ? 'ok' : h.docker.detail}</li>
             <li>Proxy: {h.proxy.ok ? 'ok' : h.proxy.detail}</li>
             {h.warnings.map((w) => (
               <li key={w} class="error">

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ENGINES } from '../../../commands/service/fields.js';
+import { ENGINES } from '../../shared/database-engine.js';
 import { endpoint } from './endpoint.js';
 import { okBody } from './common.js';
 

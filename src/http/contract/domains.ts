@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { hostname } from '../validation.js';
+import { hostname } from '../../shared/hostname.js';
 import { id, nullableTimestamp, okWithProxy, timestamp } from './common.js';
 import { endpoint } from './endpoint.js';
 

@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { DEFAULT_BACKUP_SETTINGS, type BackupSettings } from '../../../commands/backup-settings/aggregate.js';
 import { changeBackupSettings } from '../../../commands/backup-settings/handlers.js';
 import { deleteBackup, requestBackup } from '../../../commands/backup/handlers.js';
-import type { Engine } from '../../../commands/service/fields.js';
+import type { Engine } from '../../shared/database-engine.js';
 import { conflict, invalid } from '../../../commands/shared/domain-error.js';
 import { findBackup, findBackupSettings, listBackupsOf, type BackupRow } from '../../../projections/backup-queries.js';
 import type { ServiceRow } from '../../../projections/service-queries.js';

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { queryRunEvent, recordDatabaseOperation } from '../../../commands/database/handlers.js';
 import type { CommandContext } from '../../../commands/shared/command-context.js';
 import type { DatabaseEvent } from '../../../commands/database/events.js';
-import type { Engine } from '../../../commands/service/fields.js';
+import type { Engine } from '../../shared/database-engine.js';
 import { conflict, invalid } from '../../../commands/shared/domain-error.js';
 import type { ServiceRow } from '../../../projections/service-queries.js';
 import type { DatabaseBrowser } from '../../engines/browser.js';

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { z } from 'zod';
 import { IMPORT_SOURCES } from '../../../commands/import/events.js';
-import type { Engine } from '../../../commands/service/fields.js';
+import type { Engine } from '../../shared/database-engine.js';
 import { requestImport } from '../../../commands/import/handlers.js';
 import { conflict, invalid } from '../../../commands/shared/domain-error.js';
 import { findImport, findUnfinishedImport, listImportsOf, type ImportRow } from '../../../projections/import-queries.js';

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import { createProject, deleteProject, updateProject } from '../../../commands/project/handlers.js';
 import { ENGINE_CATALOGUE } from '../../../commands/service/engines.js';
-import type { Engine } from '../../../commands/service/fields.js';
+import type { Engine } from '../../shared/database-engine.js';
 import { findProject } from '../../../projections/project-queries.js';
 import { listServicesOf, type ServiceRow } from '../../../projections/service-queries.js';
 import type { Slipway } from '../../slipway.js';

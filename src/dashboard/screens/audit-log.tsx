@@ -18,7 +18,7 @@ interface Filters {
 const EMPTY: Filters = { projectId: '', stream: '', actor: '', type: '', correlationId: '' };
 
 /** The audit log, oldest first, in pages; each entry opens to its (redacted) data and to its whole request. */
-export function HistoryScreen() {
+export function AuditLogScreen() {
   const projects = useSignal<Project[]>([]);
   const filters = useSignal<Filters>({ ...EMPTY, projectId: session.value?.projectIds?.[0] ?? '' });
   const events = useSignal<AuditEvent[]>([]);
@@ -59,7 +59,7 @@ export function HistoryScreen() {
 
   return (
     <section>
-      <h1>History</h1>
+      <h1>Audit log</h1>
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
         <label for="filter-project">Project</label>
         <select id="filter-project" value={filters.value.projectId} onChange={(e) => (filters.value = { ...filters.value, projectId: e.currentTarget.value })}>
@@ -79,7 +79,7 @@ export function HistoryScreen() {
         </button>
       </form>
       <ErrorNote message={error.value} />
-      <ol class="history">
+      <ol class="audit-log">
         {events.value.map((e) => (
           <li key={e.id}>
             <details>

@@ -1,4 +1,4 @@
-import type { components } from '../api-types.js';
+import type { components } from '../../shared/api-types.js';
 import { answer, apiClient } from './client.js';
 import { out, table, when } from './output.js';
 import { type Output } from './resources.js';
@@ -7,7 +7,7 @@ import { findService } from './resolve.js';
 type Deployment = components['schemas']['Deployment'];
 type Release = components['schemas']['Release'];
 
-/** One line of a service's history: a release that went live, or a deployment that ran a kept one. */
+/** One line of a service's release timeline: a release that went live, or a deployment that ran a kept one. */
 interface Entry {
   version: string;
   kind: string;
@@ -19,10 +19,10 @@ interface Entry {
 }
 
 /**
- * A service's release history, newest first: each release (made by a deployment of kind `deploy`), and each
+ * A service's release timeline, newest first: each release (made by a deployment of kind `deploy`), and each
  * deployment that ran a kept release again (rollback, start, restart, config), like `heroku releases`.
  */
-export function historyOf(releases: readonly Release[], deployments: readonly Deployment[]): Entry[] {
+export function releaseTimelineOf(releases: readonly Release[], deployments: readonly Deployment[]): Entry[] {
   const byDeployment = new Map(releases.map((r) => [r.deploymentId, r]));
   const byId = new Map(releases.map((r) => [r.id, r]));
   return deployments
@@ -47,7 +47,7 @@ export function historyOf(releases: readonly Release[], deployments: readonly De
     });
 }
 
-export async function history(serviceRef: string, o: Output & { project?: string }) {
+export async function releaseTimeline(serviceRef: string, o: Output & { project?: string }) {
   const { api } = apiClient();
   const service = await findService(api, serviceRef, o.project);
   const path = { params: { path: { serviceId: service.id } } };
@@ -55,14 +55,15 @@ export async function history(serviceRef: string, o: Output & { project?: string
     answer(api.GET('/api/services/{serviceId}/releases', path)),
     answer(api.GET('/api/services/{serviceId}/deployments', path)),
   ]);
-  const entries = historyOf(releases, deployments);
+  const entries = releaseTimelineOf(releases, deployments);
   if (o.json) {
+    // `history` is the JSON key scripts have read since this was `slipway history`.
     out(JSON.stringify({ history: entries }));
     return;
   }
   out(
     entries.length === 0
-      ? `${service.slug} has no history yet: slipway deploy ${service.id}`
+      ? `${service.slug} has no release yet: slipway deploy ${service.id}`
       : table(
           ['VERSION', 'KIND', 'STATUS', 'COMMIT', 'WHEN', 'DESCRIPTION'],
           entries.map((e) => [e.version + (e.current ? ' *' : ''), e.kind, e.status.slice(0, 60), e.commit, e.at, e.description.slice(0, 50)]),

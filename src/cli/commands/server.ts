@@ -1,0 +1,26 @@
+import type { Command } from 'commander';
+import type { CliContext } from './options.js';
+
+/** serve, login. */
+export function serverCommands(program: Command, cli: CliContext): void {
+  program
+    .command('serve')
+    .description('run the Slipway server (PGlite in the data directory unless DATABASE_URL is set); the only command that creates a data directory')
+    .action(async () => {
+      const [{ loadConfig }, { createLogger }, { serve }] = await Promise.all([import('../../config.js'), import('../../logger.js'), import('../serve.js')]);
+      const dataDir = cli.dataDir();
+      const config = loadConfig(dataDir ? { ...process.env, SLIPWAY_DATA_DIR: dataDir } : process.env);
+      // A restart either takes the installation back or is refused while another process holds it.
+      const server = await serve(config, createLogger(config.silent), { onLockLost: () => process.exit(1) });
+      const shutdown = () => void server.close().then(() => process.exit(0));
+      process.once('SIGINT', shutdown).once('SIGTERM', shutdown);
+      return new Promise<never>(() => undefined);
+    });
+
+  program
+    .command('login')
+    .description('check an API key against the server and save both for later commands (mode 0600)')
+    .option('--url <url>', 'the server, e.g. https://slipway.example.com (default: SLIPWAY_URL, else http://localhost:3000)')
+    .option('--key <key>', 'the API key (default: read from stdin, hidden on a terminal)')
+    .action(async (o: { url?: string; key?: string }) => (await import('../api/login.js')).login(o));
+}
