@@ -17,7 +17,8 @@ import { restoreBackup, RestoreFailure } from '../../processes/backup-restore.js
 import { finishBackupDeletion } from '../../processes/backup-runner.js';
 import { openPrivateFile } from '../../private-files.js';
 import type { Slipway } from '../../slipway.js';
-import { isId, principalOf, visibleService, writerOf, type Principal } from '../auth.js';
+import { isId, principalOf, visibleService, writerOf } from '../auth.js';
+import type { Principal } from '../principals.js';
 import { HttpError, notFoundHttp } from '../errors.js';
 import { requestContext } from '../request-context.js';
 import { parseInput } from '../validation.js';
