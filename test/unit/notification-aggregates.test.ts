@@ -5,7 +5,7 @@ import type { NotificationPayload } from '../../commands/notification/events.js'
 import { decideCreate, decideDelete, decideUpdate, notificationChannel } from '../../commands/notification-channel/aggregate.js';
 import { slipwaySignature } from '../../src/integrations/notifications/signature.js';
 import { splitConfig } from '../../src/integrations/notifications/channel-config.js';
-import { retryAtOf } from '../../src/processes/notification-retry.js';
+import { retryAtOf } from '../../src/processes/notification/notification-retry.js';
 
 const payload: NotificationPayload = { id: 'n1', event: 'deployment.failed', occurredAt: '2026-01-01T00:00:00.000Z', project: null, service: null, links: {} };
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LOG_CATEGORY, type LogLine } from '../../commands/deployment/events.js';
-import { printable } from '../../commands/shared/printable.js';
-import { currentSchemaVersion } from '../../commands/upcasters.js';
-import type { EventMetadata, EventStore } from '../eventstore/port.js';
+import { LOG_CATEGORY, type LogLine } from '../../../../commands/deployment/events.js';
+import { printable } from '../../../../commands/shared/printable.js';
+import { currentSchemaVersion } from '../../../../commands/upcasters.js';
+import type { EventMetadata, EventStore } from '../../../eventstore/port.js';
 
 const MAX_LINE = 4096;
 const MAX_LINES = 50_000;

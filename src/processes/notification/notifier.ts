@@ -1,19 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { attemptDue } from '../../commands/notification/aggregate.js';
-import { queueNotification, notificationIdOf, recordNotificationAttempt, abandonNotification, loadNotification } from '../../commands/notification/handlers.js';
-import { openNotificationChannel } from '../../commands/notification-channel/handlers.js';
-import { causedBy, type CommandContext } from '../../commands/shared/command-context.js';
-import { channelsFor, dueNotifications, nextNotificationDue, type NotificationRow } from '../../projections/notification-channel-queries.js';
-import { listAllDomains } from '../../projections/service-queries.js';
-import type { SqlExecutor } from '../db/sql-client.js';
-import type { RecordedEvent } from '../eventstore/port.js';
-import { sendNotification } from '../integrations/notifications/senders.js';
-import type { Logger } from '../logger.js';
-import type { DestinationPolicy } from '../outbound/destination-policy.js';
+import { attemptDue } from '../../../commands/notification/aggregate.js';
+import { queueNotification, notificationIdOf, recordNotificationAttempt, abandonNotification, loadNotification } from '../../../commands/notification/handlers.js';
+import { openNotificationChannel } from '../../../commands/notification-channel/handlers.js';
+import { causedBy, type CommandContext } from '../../../commands/shared/command-context.js';
+import { channelsFor, dueNotifications, nextNotificationDue, type NotificationRow } from '../../../projections/notification-channel-queries.js';
+import { listAllDomains } from '../../../projections/service-queries.js';
+import type { SqlExecutor } from '../../db/sql-client.js';
+import type { RecordedEvent } from '../../eventstore/port.js';
+import { sendNotification } from '../../integrations/notifications/senders.js';
+import type { Logger } from '../../logger.js';
+import type { DestinationPolicy } from '../../outbound/destination-policy.js';
 import { causeOf, expiringCertificateCause, type NotificationCause } from './notification-causes.js';
 import { payloadOf } from './notification-payloads.js';
 import { retryAtOf } from './notification-retry.js';
-import type { Reactor } from './reactor.js';
+import type { Reactor } from '../reactor.js';
 
 export interface NotifierDeps {
   cmd: CommandContext;

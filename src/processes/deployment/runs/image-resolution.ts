@@ -1,6 +1,6 @@
-import { vetRegistry } from '../outbound/image-registry.js';
-import type { DeploymentLog } from './deployment-log.js';
-import { DeployFailure, message, step, type RunDeps } from './deployment-run.js';
+import { vetRegistry } from '../../../outbound/image-registry.js';
+import type { DeploymentLog } from '../toolkit/deployment-log.js';
+import { DeployFailure, message, step, type RunDeps } from '../deployment-run.js';
 
 export interface ResolvedImage {
   /** `sha256:…`: what runs, whatever the tag points at later. */

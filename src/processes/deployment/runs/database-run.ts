@@ -1,17 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { deploymentSteps } from '../../commands/deployment/handlers.js';
-import type { Engine } from '../../commands/service/fields.js';
-import { releaseService } from '../../commands/service/handlers.js';
-import type { ServiceRow } from '../../projections/service-queries.js';
-import { BrowserError } from '../engines/browser.js';
-import { createRemoteBrowser } from '../engines/remote-browser.js';
-import { endpointOf, enginePlan, type ServerTls } from '../engines/engine-plans.js';
-import { LABEL, type ContainerSpec, type NetworkAddresses } from '../runtime/container-runtime.js';
-import { databaseProfileOf } from '../runtime/container-privileges.js';
-import type { DeploymentLog } from './deployment-log.js';
-import { recorded } from './recorded.js';
-import { containerEnd, resourcesOfRun, type RunResources } from './service-resources.js';
-import { stoppedOnRequest } from './service-stop.js';
+import { deploymentSteps } from '../../../../commands/deployment/handlers.js';
+import type { Engine } from '../../../../commands/service/fields.js';
+import { releaseService } from '../../../../commands/service/handlers.js';
+import type { ServiceRow } from '../../../../projections/service-queries.js';
+import { BrowserError } from '../../../engines/browser.js';
+import { createRemoteBrowser } from '../../../engines/remote-browser.js';
+import { endpointOf, enginePlan, type ServerTls } from '../../../engines/engine-plans.js';
+import { LABEL, type ContainerSpec, type NetworkAddresses } from '../../../runtime/container-runtime.js';
+import { databaseProfileOf } from '../../../runtime/container-privileges.js';
+import type { DeploymentLog } from '../toolkit/deployment-log.js';
+import { recorded } from '../../recorded.js';
+import { containerEnd, resourcesOfRun, type RunResources } from '../toolkit/service-resources.js';
+import { stoppedOnRequest } from '../toolkit/service-stop.js';
 import { gateCheckOf, gateOf, passGate } from './readiness.js';
 import {
   containerNameOf,
@@ -23,11 +23,11 @@ import {
   type Prepared,
   type RunDeps,
   wentLive,
-} from './deployment-run.js';
+} from '../deployment-run.js';
 import { planFromRelease, pruneReleases, releaseDraftOf, type RunPlan } from './release-run.js';
 import { placeOf, provideImage, type DatabasePlace } from './database-place.js';
 import { copyForMove, type MoveCopy } from './database-move.js';
-import type { DeploymentRequest } from '../../commands/deployment/aggregate.js';
+import type { DeploymentRequest } from '../../../../commands/deployment/aggregate.js';
 
 /** The named volume that holds a database service's data across deployments. */
 export const volumeOf = (serviceId: string) => `slipway-data-${serviceId}`;

@@ -1,11 +1,11 @@
-import { deployment } from '../../commands/deployment/aggregate.js';
-import { parseDeploymentEvent } from '../../commands/deployment/events.js';
-import { streamOf } from '../../commands/shared/aggregate.js';
-import { loadAggregate } from '../../commands/shared/execute.js';
-import { loadReleases } from '../../commands/release/handlers.js';
-import { listReleasedServices } from '../../projections/service-queries.js';
+import { deployment } from '../../../commands/deployment/aggregate.js';
+import { parseDeploymentEvent } from '../../../commands/deployment/events.js';
+import { streamOf } from '../../../commands/shared/aggregate.js';
+import { loadAggregate } from '../../../commands/shared/execute.js';
+import { loadReleases } from '../../../commands/release/handlers.js';
+import { listReleasedServices } from '../../../projections/service-queries.js';
 import type { ReleaseWatch, RunDeps } from './deployment-run.js';
-import { resourcesOfRun } from './service-resources.js';
+import { resourcesOfRun } from './toolkit/service-resources.js';
 
 /**
  * The release watches a restart cut short: each service's current release whose success recorded a watch that

@@ -1,8 +1,8 @@
 import { createHash, type Hash } from 'node:crypto';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { privateDirectory } from '../private-files.js';
-import { writeWithBackpressure } from '../runtime/backpressure.js';
+import { privateDirectory } from '../../private-files.js';
+import { writeWithBackpressure } from '../../runtime/backpressure.js';
 
 /** Where a backup's file lives, relative to the data directory: it carries the backup id (idempotency). */
 export const backupPathOf = (serviceId: string, backupId: string, extension: string) => `backups/${serviceId}/${backupId}.${extension}`;

@@ -1,11 +1,11 @@
-import { parseAutoDeployEvent } from '../../commands/auto-deploy/events.js';
-import { parseBackupEvent } from '../../commands/backup/events.js';
-import { parseClusterEvent } from '../../commands/cluster/events.js';
-import { parseDeploymentEvent } from '../../commands/deployment/events.js';
-import type { NotificationEventName } from '../../commands/notification-channel/events.js';
-import { parseServiceEvent } from '../../commands/service/events.js';
-import type { DomainRow } from '../../projections/service-queries.js';
-import type { RecordedEvent } from '../eventstore/port.js';
+import { parseAutoDeployEvent } from '../../../commands/auto-deploy/events.js';
+import { parseBackupEvent } from '../../../commands/backup/events.js';
+import { parseClusterEvent } from '../../../commands/cluster/events.js';
+import { parseDeploymentEvent } from '../../../commands/deployment/events.js';
+import type { NotificationEventName } from '../../../commands/notification-channel/events.js';
+import { parseServiceEvent } from '../../../commands/service/events.js';
+import type { DomainRow } from '../../../projections/service-queries.js';
+import type { RecordedEvent } from '../../eventstore/port.js';
 
 /**
  * What a notification is about, read from the event that causes it; the read models fill in the names. Causes

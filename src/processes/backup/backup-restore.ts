@@ -3,16 +3,16 @@ import { unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
-import { decideRestoreStart } from '../../commands/backup/aggregate.js';
-import { backupIdOfRestoreOwner, endRestore, loadBackup, startRestore } from '../../commands/backup/handlers.js';
-import type { CommandContext } from '../../commands/shared/command-context.js';
-import { conflict, DomainError } from '../../commands/shared/domain-error.js';
-import { reservationsOfKind } from '../../projections/reservation-queries.js';
-import { restoreDatabase } from '../engines/backup-tools.js';
-import { createPrivateFile, openPrivateFile, type OpenedFile } from '../private-files.js';
+import { decideRestoreStart } from '../../../commands/backup/aggregate.js';
+import { backupIdOfRestoreOwner, endRestore, loadBackup, startRestore } from '../../../commands/backup/handlers.js';
+import type { CommandContext } from '../../../commands/shared/command-context.js';
+import { conflict, DomainError } from '../../../commands/shared/domain-error.js';
+import { reservationsOfKind } from '../../../projections/reservation-queries.js';
+import { restoreDatabase } from '../../engines/backup-tools.js';
+import { createPrivateFile, openPrivateFile, type OpenedFile } from '../../private-files.js';
 import { backupDirectoryFor } from './backup-files.js';
 import { backupTargetOf, BackupFailure, type BackupDeps } from './backup-runner.js';
-import { recorded } from './recorded.js';
+import { recorded } from '../recorded.js';
 
 const hashing = (hash: ReturnType<typeof createHash>) =>
   new Transform({

@@ -1,14 +1,14 @@
-import { BACKUP_FORMATS } from '../engines/backup-tools.js';
-import { deleteBackup, requestBackup } from '../../commands/backup/handlers.js';
-import { dueDay, retainedBackups, scheduledBackupId } from '../../commands/backup/schedule.js';
-import type { Engine } from '../../commands/service/fields.js';
-import { DomainError } from '../../commands/shared/domain-error.js';
-import { findBackup, listScheduledBackupSettings, listScheduledBackupsOf } from '../../projections/backup-queries.js';
-import { findService } from '../../projections/service-queries.js';
-import type { Logger } from '../logger.js';
+import { BACKUP_FORMATS } from '../../engines/backup-tools.js';
+import { deleteBackup, requestBackup } from '../../../commands/backup/handlers.js';
+import { dueDay, retainedBackups, scheduledBackupId } from '../../../commands/backup/schedule.js';
+import type { Engine } from '../../../commands/service/fields.js';
+import { DomainError } from '../../../commands/shared/domain-error.js';
+import { findBackup, listScheduledBackupSettings, listScheduledBackupsOf } from '../../../projections/backup-queries.js';
+import { findService } from '../../../projections/service-queries.js';
+import type { Logger } from '../../logger.js';
 import { backupPathOf } from './backup-files.js';
 import { finishBackupDeletion, type BackupDeps } from './backup-runner.js';
-import type { Reactor } from './reactor.js';
+import type { Reactor } from '../reactor.js';
 
 export interface SchedulerOptions {
   hourUtc: number;

@@ -1,7 +1,7 @@
-import { LABEL, type ContainerRuntime, type NetworkAddresses } from '../runtime/container-runtime.js';
-import { ensureOverlay } from '../cluster/swarm-updates.js';
-import type { DeploymentLog } from './deployment-log.js';
-import { DeployFailure, ensureImage, networkOf, step, type RunDeps } from './deployment-run.js';
+import { LABEL, type ContainerRuntime, type NetworkAddresses } from '../../../runtime/container-runtime.js';
+import { ensureOverlay } from '../../../cluster/swarm-updates.js';
+import type { DeploymentLog } from '../toolkit/deployment-log.js';
+import { DeployFailure, ensureImage, networkOf, step, type RunDeps } from '../deployment-run.js';
 import { overlayOf } from './swarm-run.js';
 
 /** Where a database service's container runs: an engine, the network it joins there, the port Slipway dials. */

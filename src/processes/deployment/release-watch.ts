@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ContainerRuntime } from '../runtime/container-runtime.js';
-import { probe } from './health-probes.js';
-import { gateCheckOf } from './readiness.js';
-import { containerEnd } from './service-resources.js';
+import type { ContainerRuntime } from '../../runtime/container-runtime.js';
+import { probe } from '../health/health-probes.js';
+import { gateCheckOf } from './runs/readiness.js';
+import { containerEnd } from './toolkit/service-resources.js';
 import type { ReleaseWatch } from './deployment-run.js';
 
 const LAST_LINES = 10;

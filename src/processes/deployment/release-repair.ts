@@ -1,12 +1,12 @@
-import { deployment } from '../../commands/deployment/aggregate.js';
-import { parseDeploymentEvent } from '../../commands/deployment/events.js';
-import type { ReleaseDraft } from '../../commands/release/events.js';
-import { streamOf } from '../../commands/shared/aggregate.js';
-import type { CommandContext } from '../../commands/shared/command-context.js';
-import { liveDeploymentsWithoutRelease } from '../../projections/release-queries.js';
-import type { Logger } from '../logger.js';
+import { deployment } from '../../../commands/deployment/aggregate.js';
+import { parseDeploymentEvent } from '../../../commands/deployment/events.js';
+import type { ReleaseDraft } from '../../../commands/release/events.js';
+import { streamOf } from '../../../commands/shared/aggregate.js';
+import type { CommandContext } from '../../../commands/shared/command-context.js';
+import { liveDeploymentsWithoutRelease } from '../../../projections/release-queries.js';
+import type { Logger } from '../../logger.js';
 import type { RunDeps } from './deployment-run.js';
-import { recordGoneLive } from './release-run.js';
+import { recordGoneLive } from './runs/release-run.js';
 
 /**
  * At start: every deployment that went live has its release in the service's history. The release rides on the

@@ -2,11 +2,11 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BackupToolError, dumpDatabase, restoreDatabase, type BackupTarget } from '../engines/backup-tools.js';
-import { createPrivateFile, openPrivateFile, privateDirectory } from '../private-files.js';
-import type { ContainerRuntime, ContainerSpec } from '../runtime/container-runtime.js';
-import type { DeploymentLog } from './deployment-log.js';
-import { DeployFailure, message, step, type RunDeps } from './deployment-run.js';
+import { BackupToolError, dumpDatabase, restoreDatabase, type BackupTarget } from '../../../engines/backup-tools.js';
+import { createPrivateFile, openPrivateFile, privateDirectory } from '../../../private-files.js';
+import type { ContainerRuntime, ContainerSpec } from '../../../runtime/container-runtime.js';
+import type { DeploymentLog } from '../toolkit/deployment-log.js';
+import { DeployFailure, message, step, type RunDeps } from '../deployment-run.js';
 
 /** A move's copy of the data, in Slipway's work directory until the move ends. */
 export interface MoveCopy {

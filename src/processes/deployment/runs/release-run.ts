@@ -1,19 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import type { DeploymentRequest } from '../../commands/deployment/aggregate.js';
-import { deploymentSteps } from '../../commands/deployment/handlers.js';
-import { currentRelease, releasesToPrune, type KeptRelease } from '../../commands/release/aggregate.js';
-import type { ReleaseConfig, ReleaseDraft } from '../../commands/release/events.js';
-import { loadReleases, recordImagePruned, recordRelease } from '../../commands/release/handlers.js';
-import { service as serviceAggregate } from '../../commands/service/aggregate.js';
-import { releasePolicyOf } from '../../commands/service/fields.js';
-import type { ResourceSettings } from '../../commands/service/resources.js';
-import { fromHealthCheckColumn, healthCheckColumn } from '../../commands/service/health-check.js';
-import type { CommandContext } from '../../commands/shared/command-context.js';
-import { loadAggregate } from '../../commands/shared/execute.js';
-import { LABEL } from '../runtime/container-runtime.js';
-import { createRedactor, secretValues } from '../secrets/redactor.js';
-import type { DeploymentLog } from './deployment-log.js';
-import { DeployFailure, type Prepared, type RunDeps } from './deployment-run.js';
+import type { DeploymentRequest } from '../../../../commands/deployment/aggregate.js';
+import { deploymentSteps } from '../../../../commands/deployment/handlers.js';
+import { currentRelease, releasesToPrune, type KeptRelease } from '../../../../commands/release/aggregate.js';
+import type { ReleaseConfig, ReleaseDraft } from '../../../../commands/release/events.js';
+import { loadReleases, recordImagePruned, recordRelease } from '../../../../commands/release/handlers.js';
+import { service as serviceAggregate } from '../../../../commands/service/aggregate.js';
+import { releasePolicyOf } from '../../../../commands/service/fields.js';
+import type { ResourceSettings } from '../../../../commands/service/resources.js';
+import { fromHealthCheckColumn, healthCheckColumn } from '../../../../commands/service/health-check.js';
+import type { CommandContext } from '../../../../commands/shared/command-context.js';
+import { loadAggregate } from '../../../../commands/shared/execute.js';
+import { LABEL } from '../../../runtime/container-runtime.js';
+import { createRedactor, secretValues } from '../../../secrets/redactor.js';
+import type { DeploymentLog } from '../toolkit/deployment-log.js';
+import { DeployFailure, type Prepared, type RunDeps } from '../deployment-run.js';
 
 /** What a run starts: the image, and the configuration it runs with. */
 export interface RunPlan {

@@ -4,10 +4,10 @@ import {
   limitValues,
   type EffectiveResources,
   type ResourceSettings,
-} from '../../commands/service/resources.js';
-import type { ContainerState, ResourceLimits } from '../runtime/container-runtime.js';
+} from '../../../../commands/service/resources.js';
+import type { ContainerState, ResourceLimits } from '../../../runtime/container-runtime.js';
 
-export { outOfMemory } from '../../commands/service/resources.js';
+export { outOfMemory } from '../../../../commands/service/resources.js';
 
 /** The installation's `defaultResources` in force; absent: no defaults. */
 export type DefaultResources = () => Promise<ResourceSettings>;

@@ -1,9 +1,9 @@
-import type { NotificationPayload } from '../../commands/notification/events.js';
-import { findBackup } from '../../projections/backup-queries.js';
-import { findDeployment } from '../../projections/deployment-queries.js';
-import { findProject } from '../../projections/project-queries.js';
-import { findService } from '../../projections/service-queries.js';
-import type { SqlExecutor } from '../db/sql-client.js';
+import type { NotificationPayload } from '../../../commands/notification/events.js';
+import { findBackup } from '../../../projections/backup-queries.js';
+import { findDeployment } from '../../../projections/deployment-queries.js';
+import { findProject } from '../../../projections/project-queries.js';
+import { findService } from '../../../projections/service-queries.js';
+import type { SqlExecutor } from '../../db/sql-client.js';
 import type { NotificationCause } from './notification-causes.js';
 
 export type PayloadDraft = Omit<NotificationPayload, 'id'>;

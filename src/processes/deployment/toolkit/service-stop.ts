@@ -1,12 +1,12 @@
-import { service as serviceAggregate } from '../../commands/service/aggregate.js';
-import type { CommandContext } from '../../commands/shared/command-context.js';
-import { loadAggregate } from '../../commands/shared/execute.js';
-import type { ServiceRow } from '../../projections/service-queries.js';
-import type { ClusterTarget } from '../cluster/cluster-target.js';
-import { swarmServiceOf } from '../cluster/swarm-release-name.js';
-import { scaleService } from '../cluster/swarm-updates.js';
-import type { ContainerRuntime } from '../runtime/container-runtime.js';
-import type { NodeEngines } from '../cluster/node-engines.js';
+import { service as serviceAggregate } from '../../../../commands/service/aggregate.js';
+import type { CommandContext } from '../../../../commands/shared/command-context.js';
+import { loadAggregate } from '../../../../commands/shared/execute.js';
+import type { ServiceRow } from '../../../../projections/service-queries.js';
+import type { ClusterTarget } from '../../../cluster/cluster-target.js';
+import { swarmServiceOf } from '../../../cluster/swarm-release-name.js';
+import { scaleService } from '../../../cluster/swarm-updates.js';
+import type { ContainerRuntime } from '../../../runtime/container-runtime.js';
+import type { NodeEngines } from '../../../cluster/node-engines.js';
 
 export interface StopDeps {
   cmd: CommandContext;

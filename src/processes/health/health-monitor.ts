@@ -1,19 +1,19 @@
-import { parseDeploymentEvent, type DeploymentEvent } from '../../commands/deployment/events.js';
-import { service, type RecordedHealth } from '../../commands/service/aggregate.js';
-import { parseServiceEvent, type ProbeResult } from '../../commands/service/events.js';
-import { effectiveHealthCheck, fromHealthCheckColumn, type HealthCheck } from '../../commands/service/health-check.js';
-import { healthChange, type HealthObservation } from '../../commands/service/health.js';
-import { recordHealth } from '../../commands/service/handlers.js';
-import type { CommandContext } from '../../commands/shared/command-context.js';
-import { listUnfinishedDeployments } from '../../projections/deployment-queries.js';
-import { listReleasedServices, type ServiceRow } from '../../projections/service-queries.js';
-import type { SqlExecutor } from '../db/sql-client.js';
-import type { RecordedEvent } from '../eventstore/port.js';
-import type { Logger } from '../logger.js';
-import type { ContainerRuntime } from '../runtime/container-runtime.js';
+import { parseDeploymentEvent, type DeploymentEvent } from '../../../commands/deployment/events.js';
+import { service, type RecordedHealth } from '../../../commands/service/aggregate.js';
+import { parseServiceEvent, type ProbeResult } from '../../../commands/service/events.js';
+import { effectiveHealthCheck, fromHealthCheckColumn, type HealthCheck } from '../../../commands/service/health-check.js';
+import { healthChange, type HealthObservation } from '../../../commands/service/health.js';
+import { recordHealth } from '../../../commands/service/handlers.js';
+import type { CommandContext } from '../../../commands/shared/command-context.js';
+import { listUnfinishedDeployments } from '../../../projections/deployment-queries.js';
+import { listReleasedServices, type ServiceRow } from '../../../projections/service-queries.js';
+import type { SqlExecutor } from '../../db/sql-client.js';
+import type { RecordedEvent } from '../../eventstore/port.js';
+import type { Logger } from '../../logger.js';
+import type { ContainerRuntime } from '../../runtime/container-runtime.js';
 import { probe } from './health-probes.js';
-import type { Reactor } from './reactor.js';
-import type { NodeEngines } from '../cluster/node-engines.js';
+import type { Reactor } from '../reactor.js';
+import type { NodeEngines } from '../../cluster/node-engines.js';
 
 export interface HealthMonitorDeps {
   /** A fresh context per recorded change: each change is its own correlation id in the history. */

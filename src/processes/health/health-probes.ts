@@ -1,8 +1,8 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { parseExpectStatus, statusAccepted, type HealthCheck } from '../../commands/service/health-check.js';
-import type { ProbeResult } from '../../commands/service/events.js';
-import type { ContainerRuntime } from '../runtime/container-runtime.js';
+import { parseExpectStatus, statusAccepted, type HealthCheck } from '../../../commands/service/health-check.js';
+import type { ProbeResult } from '../../../commands/service/events.js';
+import type { ContainerRuntime } from '../../runtime/container-runtime.js';
 
 /** Headers beyond this end the probe: an app cannot make Slipway buffer more for it. */
 const MAX_HEADER_BYTES = 8 * 1024;

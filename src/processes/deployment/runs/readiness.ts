@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { effectiveHealthCheck, fromHealthCheckColumn, type HealthCheck } from '../../commands/service/health-check.js';
-import type { ProbeResult } from '../../commands/service/events.js';
-import type { ServiceRow } from '../../projections/service-queries.js';
-import type { ContainerRuntime } from '../runtime/container-runtime.js';
-import type { DeploymentLog } from './deployment-log.js';
-import { DeployFailure, type RunDeps } from './deployment-run.js';
-import { probe } from './health-probes.js';
-import { containerEnd, type RunResources } from './service-resources.js';
+import { effectiveHealthCheck, fromHealthCheckColumn, type HealthCheck } from '../../../../commands/service/health-check.js';
+import type { ProbeResult } from '../../../../commands/service/events.js';
+import type { ServiceRow } from '../../../../projections/service-queries.js';
+import type { ContainerRuntime } from '../../../runtime/container-runtime.js';
+import type { DeploymentLog } from '../toolkit/deployment-log.js';
+import { DeployFailure, type RunDeps } from '../deployment-run.js';
+import { probe } from '../../health/health-probes.js';
+import { containerEnd, type RunResources } from '../toolkit/service-resources.js';
 
 /** Until the first pass the gate probes soon and then less often (×1.5 up to 100 ms), so a release that is ready goes live without delay. */
 const FIRST_WAIT_MS = 10;
