@@ -7,7 +7,7 @@ import { packDockerfile } from '../../src/build/packbuilder/dockerfile.js';
 import { builtinExplainer, explainWithRules, FALLBACK_RULE } from '../../src/integrations/ai/builtin.js';
 import { BUILTIN_RULES, errorLine } from '../../src/integrations/ai/builtin-rules.js';
 import { failureExplanationSchema, type FailureContext, type FailureExplanation } from '../../src/integrations/ai/explanation.js';
-import { step } from '../../src/processes/deployment/deployment-run.js';
+import { step } from '../../src/processes/deployment/toolkit/run-step.js';
 import { followProgress } from '../../src/runtime/docker-streams.js';
 import { unresolvedReferences } from '../../src/variables/references.js';
 

@@ -22,7 +22,7 @@ import { resolvedVariablesOf } from '../../variables/project-variables.js';
 import { createPrivateFile } from '../../private-files.js';
 import { backupDirectoryFor, HashingTee, partialPathOf } from './backup-files.js';
 import { endInterruptedRestores } from './backup-restore.js';
-import { message } from '../deployment/deployment-run.js';
+import { message } from '../error-message.js';
 import type { Reactor } from '../reactor.js';
 import { RunSet } from '../run-set.js';
 

@@ -16,7 +16,9 @@ import type { RecordedEvent } from '../../eventstore/port.js';
 import type { Logger } from '../../logger.js';
 import { LABEL } from '../../runtime/container-runtime.js';
 import { DeploymentLog } from './toolkit/deployment-log.js';
-import { runDeployment, type ReleaseWatch, type RunDeps } from './deployment-run.js';
+import { runDeployment } from './deployment-run.js';
+import type { ReleaseWatch } from './toolkit/run-outcome.js';
+import type { RunDeps } from './toolkit/run-deps.js';
 import { recorded } from '../recorded.js';
 import { recordGoneLive } from './runs/release-run.js';
 import { recordMissingReleases, releaseDraftInLog } from './release-repair.js';
@@ -30,7 +32,7 @@ import { acceptedDeliveriesNotQueued } from '../../../projections/auto-deploy-qu
 import { watchSwarmRelease } from '../../cluster/swarm-watch.js';
 import { discardInterruptedBuilds } from './interrupted-builds.js';
 import { stopStoppedRelease, stoppedOnRequest } from './toolkit/service-stop.js';
-import { overlayOf } from './runs/swarm-run.js';
+import { overlayOf } from './toolkit/run-names.js';
 import type { Reactor } from '../reactor.js';
 
 export interface DeployerOptions {

@@ -5,7 +5,7 @@ import { streamOf } from '../../../commands/shared/aggregate.js';
 import type { CommandContext } from '../../../commands/shared/command-context.js';
 import { liveDeploymentsWithoutRelease } from '../../../projections/release-queries.js';
 import type { Logger } from '../../logger.js';
-import type { RunDeps } from './deployment-run.js';
+import type { RunDeps } from './toolkit/run-deps.js';
 import { recordGoneLive } from './runs/release-run.js';
 
 /**

@@ -4,7 +4,8 @@ import { streamOf } from '../../../commands/shared/aggregate.js';
 import { loadAggregate } from '../../../commands/shared/execute.js';
 import { loadReleases } from '../../../commands/release/handlers.js';
 import { listReleasedServices } from '../../../projections/service-queries.js';
-import type { ReleaseWatch, RunDeps } from './deployment-run.js';
+import type { ReleaseWatch } from './toolkit/run-outcome.js';
+import type { RunDeps } from './toolkit/run-deps.js';
 import { resourcesOfRun } from './toolkit/service-resources.js';
 
 /**

@@ -3,7 +3,7 @@ import type { ContainerRuntime } from '../../runtime/container-runtime.js';
 import { probe } from '../health/health-probes.js';
 import { gateCheckOf } from './runs/readiness.js';
 import { containerEnd } from './toolkit/service-resources.js';
-import type { ReleaseWatch } from './deployment-run.js';
+import type { ReleaseWatch } from './toolkit/run-outcome.js';
 
 const LAST_LINES = 10;
 

@@ -6,7 +6,9 @@ import { BackupToolError, dumpDatabase, restoreDatabase, type BackupTarget } fro
 import { createPrivateFile, openPrivateFile, privateDirectory } from '../../../private-files.js';
 import type { ContainerRuntime, ContainerSpec } from '../../../runtime/container-runtime.js';
 import type { DeploymentLog } from '../toolkit/deployment-log.js';
-import { DeployFailure, message, step, type RunDeps } from '../deployment-run.js';
+import { DeployFailure, step } from '../toolkit/run-step.js';
+import { message } from '../../error-message.js';
+import type { RunDeps } from '../toolkit/run-deps.js';
 
 /** A move's copy of the data, in Slipway's work directory until the move ends. */
 export interface MoveCopy {

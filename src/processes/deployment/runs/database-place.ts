@@ -1,8 +1,11 @@
 import { LABEL, type ContainerRuntime, type NetworkAddresses } from '../../../runtime/container-runtime.js';
 import { ensureOverlay } from '../../../cluster/swarm-updates.js';
 import type { DeploymentLog } from '../toolkit/deployment-log.js';
-import { DeployFailure, ensureImage, networkOf, step, type RunDeps } from '../deployment-run.js';
-import { overlayOf } from './swarm-run.js';
+import { DeployFailure, step } from '../toolkit/run-step.js';
+import { ensureImage } from '../toolkit/ensure-image.js';
+import { networkOf } from '../toolkit/run-names.js';
+import type { RunDeps } from '../toolkit/run-deps.js';
+import { overlayOf } from '../toolkit/run-names.js';
 
 /** Where a database service's container runs: an engine, the network it joins there, the port Slipway dials. */
 export interface DatabasePlace {

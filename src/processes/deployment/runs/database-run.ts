@@ -2,7 +2,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { deploymentSteps } from '../../../../commands/deployment/handlers.js';
 import type { Engine } from '../../../../commands/service/fields.js';
 import { releaseService } from '../../../../commands/service/handlers.js';
-import type { ServiceRow } from '../../../../projections/service-queries.js';
 import { BrowserError } from '../../../engines/browser.js';
 import { createRemoteBrowser } from '../../../engines/remote-browser.js';
 import { endpointOf, enginePlan, type ServerTls } from '../../../engines/engine-plans.js';
@@ -13,18 +12,13 @@ import { recorded } from '../../recorded.js';
 import { containerEnd, resourcesOfRun, type RunResources } from '../toolkit/service-resources.js';
 import { stoppedOnRequest } from '../toolkit/service-stop.js';
 import { gateCheckOf, gateOf, passGate } from './readiness.js';
-import {
-  containerNameOf,
-  DeployFailure,
-  followStartup,
-  message,
-  step,
-  STARTUP_DRAIN_MS,
-  type Prepared,
-  type RunDeps,
-  wentLive,
-} from '../deployment-run.js';
-import { planFromRelease, pruneReleases, releaseDraftOf, type RunPlan } from './release-run.js';
+import { containerNameOf } from '../toolkit/run-names.js';
+import { DeployFailure, step } from '../toolkit/run-step.js';
+import { followStartup, STARTUP_DRAIN_MS } from '../toolkit/startup-output.js';
+import { message } from '../../error-message.js';
+import type { Prepared } from '../toolkit/prepared.js';
+import type { RunDeps } from '../toolkit/run-deps.js';
+import { planFromRelease, pruneReleases, releaseDraftOf, wentLive, type RunPlan } from './release-run.js';
 import { placeOf, provideImage, type DatabasePlace } from './database-place.js';
 import { copyForMove, type MoveCopy } from './database-move.js';
 import type { DeploymentRequest } from '../../../../commands/deployment/aggregate.js';
@@ -225,5 +219,3 @@ export async function deployDatabase(deps: RunDeps, id: string, prepared: Prepar
   await wentLive(at.deps, id, row.id, ended.events, log);
   await pruneReleases(at.deps, row.id, log).catch(() => undefined);
 }
-
-export type DatabaseTls = (row: ServiceRow) => Promise<ServerTls | null>;

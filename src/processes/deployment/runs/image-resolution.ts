@@ -1,6 +1,8 @@
 import { vetRegistry } from '../../../outbound/image-registry.js';
 import type { DeploymentLog } from '../toolkit/deployment-log.js';
-import { DeployFailure, message, step, type RunDeps } from '../deployment-run.js';
+import { DeployFailure, step } from '../toolkit/run-step.js';
+import { message } from '../../error-message.js';
+import type { RunDeps } from '../toolkit/run-deps.js';
 
 export interface ResolvedImage {
   /** `sha256:…`: what runs, whatever the tag points at later. */

@@ -4,7 +4,8 @@ import type { ProbeResult } from '../../../../commands/service/events.js';
 import type { ServiceRow } from '../../../../projections/service-queries.js';
 import type { ContainerRuntime } from '../../../runtime/container-runtime.js';
 import type { DeploymentLog } from '../toolkit/deployment-log.js';
-import { DeployFailure, type RunDeps } from '../deployment-run.js';
+import { DeployFailure } from '../toolkit/run-step.js';
+import type { RunDeps } from '../toolkit/run-deps.js';
 import { probe } from '../../health/health-probes.js';
 import { containerEnd, type RunResources } from '../toolkit/service-resources.js';
 

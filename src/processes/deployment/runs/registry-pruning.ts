@@ -4,7 +4,7 @@ import { swarmServiceName } from '../../../cluster/cluster-router.js';
 import type { ClusterTarget } from '../../../cluster/cluster-target.js';
 import { releaseRepository } from '../../../cluster/registry.js';
 import { collectGarbage, deleteManifestsOf } from '../../../cluster/registry-cleanup.js';
-import type { RunDeps } from '../deployment-run.js';
+import type { RunDeps } from '../toolkit/run-deps.js';
 
 /** Deployments that ended without a release: what they pushed is no release's image. */
 const ENDED_WITHOUT_RELEASE = new Set(['failed', 'aborted', 'canceled', 'rolled_back']);

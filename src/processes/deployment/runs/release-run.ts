@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DeploymentRequest } from '../../../../commands/deployment/aggregate.js';
+import type { DeploymentEvent } from '../../../../commands/deployment/events.js';
 import { deploymentSteps } from '../../../../commands/deployment/handlers.js';
 import { currentRelease, releasesToPrune, type KeptRelease } from '../../../../commands/release/aggregate.js';
 import type { ReleaseConfig, ReleaseDraft } from '../../../../commands/release/events.js';
@@ -13,7 +14,10 @@ import { loadAggregate } from '../../../../commands/shared/execute.js';
 import { LABEL } from '../../../runtime/container-runtime.js';
 import { createRedactor, secretValues } from '../../../secrets/redactor.js';
 import type { DeploymentLog } from '../toolkit/deployment-log.js';
-import { DeployFailure, type Prepared, type RunDeps } from '../deployment-run.js';
+import { recorded } from '../../recorded.js';
+import type { Prepared } from '../toolkit/prepared.js';
+import type { RunDeps } from '../toolkit/run-deps.js';
+import { DeployFailure } from '../toolkit/run-step.js';
 
 /** What a run starts: the image, and the configuration it runs with. */
 export interface RunPlan {
@@ -118,8 +122,8 @@ export async function releaseDraftOf(deps: RunDeps, p: Prepared, plan: RunPlan):
  * recorded by an earlier attempt, or by the start-up repair).
  */
 export async function recordGoneLive(cmd: CommandContext, serviceId: string, deploymentId: string, draft: ReleaseDraft): Promise<KeptRelease | undefined> {
-  const recorded = await recordRelease(cmd, serviceId, { ...draft, deploymentId });
-  const [event] = recorded.events;
+  const appended = await recordRelease(cmd, serviceId, { ...draft, deploymentId });
+  const [event] = appended.events;
   if (event?.type === 'ReleaseRecorded') return { ...event.data, available: true };
   return (await loadReleases(cmd, serviceId)).releases.find((r) => r.deploymentId === deploymentId);
 }
@@ -169,4 +173,23 @@ export async function pruneReleases(deps: RunDeps, serviceId: string, log: Deplo
   for (const image of await deps.runtime.listImages({ [LABEL.service]: serviceId })) {
     if (pruned.has(image.id)) for (const tag of image.tags) await deps.runtime.removeImage(tag);
   }
+}
+
+/**
+ * Records in the service's release history the release its success carries (`ended`: the append that ended the
+ * deployment). If that fails, the deployer's start-up repair records it from the same event.
+ */
+export async function wentLive(deps: RunDeps, id: string, serviceId: string, ended: readonly DeploymentEvent[], log: DeploymentLog) {
+  const succeeded = ended.find((e) => e.type === 'DeploymentSucceeded');
+  const draft = succeeded?.type === 'DeploymentSucceeded' ? succeeded.data.release : undefined;
+  const live = draft ? await recorded(() => recordGoneLive(deps.cmd, serviceId, id, draft)).catch(() => undefined) : undefined;
+  if (!live) {
+    log.system(
+      draft
+        ? 'The release could not be recorded yet; Slipway records it at its next start'
+        : 'The release could not be recorded (its variables could not be sealed); this deployment cannot be rolled back to',
+    );
+    await log.flush();
+  }
+  return live;
 }

@@ -12,14 +12,16 @@ import { swarmServiceSpec } from '../../../cluster/swarm-spec.js';
 import { createOrUpdateService, ensureOverlay, ensureProbeConfig, waitForRollout } from '../../../cluster/swarm-updates.js';
 import { LABEL } from '../../../runtime/container-runtime.js';
 import type { DeploymentLog } from '../toolkit/deployment-log.js';
-import { DeployFailure, step, wentLive, type Prepared, type RunDeps, type WentLive } from '../deployment-run.js';
+import { DeployFailure, step } from '../toolkit/run-step.js';
+import type { Prepared } from '../toolkit/prepared.js';
+import type { RunDeps } from '../toolkit/run-deps.js';
+import { overlayOf } from '../toolkit/run-names.js';
+import type { WentLive } from '../toolkit/run-outcome.js';
 import { recorded } from '../../recorded.js';
 import { pruneRegistryOf } from './registry-pruning.js';
-import { pruneReleases, releaseBefore, releaseDraftOf, watchUntilOf, type RunPlan } from './release-run.js';
+import { pruneReleases, releaseBefore, releaseDraftOf, watchUntilOf, wentLive, type RunPlan } from './release-run.js';
 import { resourcesOfRun } from '../toolkit/service-resources.js';
 
-/** One overlay per project, attachable so the router joins it: the cluster's form of a project's network. */
-export const overlayOf = (projectId: string) => `slipway-o-${projectId}`;
 const PROBE_PATH = '/run/slipway-probe';
 
 /**
