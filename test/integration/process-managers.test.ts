@@ -7,7 +7,7 @@ import type { SqlClient } from '../../src/db/sql-client.js';
 import type { EventStore, NewEvent, RecordedEvent } from '../../src/eventstore/port.js';
 import { createPostgresEventStore } from '../../src/eventstore/postgres-event-store.js';
 import { createLogger } from '../../src/logger.js';
-import type { BackupDeps } from '../../src/processes/backup/backup-runner.js';
+import type { BackupDeps } from '../../src/processes/backup/backup-target.js';
 import { BackupScheduler } from '../../src/processes/backup/backup-scheduler.js';
 import { ProcessManagers } from '../../src/processes/process-managers.js';
 import type { Reactor } from '../../src/processes/reactor.js';

@@ -14,7 +14,7 @@ import { findRemoteStorage } from '../../../projections/settings-queries.js';
 import { BACKUP_FORMATS } from '../../engines/backup-tools.js';
 import { backupPathOf } from '../../processes/backup/backup-files.js';
 import { restoreBackup, RestoreFailure } from '../../processes/backup/backup-restore.js';
-import { finishBackupDeletion } from '../../processes/backup/backup-runner.js';
+import { finishBackupDeletion } from '../../processes/backup/backup-removal.js';
 import { openPrivateFile } from '../../private-files.js';
 import type { Slipway } from '../../slipway.js';
 import { isId, principalOf, visibleService, writerOf } from '../auth.js';

@@ -11,7 +11,7 @@ import { reservationsOfKind } from '../../../projections/reservation-queries.js'
 import { restoreDatabase } from '../../engines/backup-tools.js';
 import { createPrivateFile, openPrivateFile, type OpenedFile } from '../../private-files.js';
 import { backupDirectoryFor } from './backup-files.js';
-import { backupTargetOf, BackupFailure, type BackupDeps } from './backup-runner.js';
+import { backupTargetOf, BackupFailure, type BackupDeps } from './backup-target.js';
 import { recorded } from '../recorded.js';
 
 const hashing = (hash: ReturnType<typeof createHash>) =>

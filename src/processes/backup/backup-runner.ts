@@ -3,82 +3,22 @@ import { dirname, join } from 'node:path';
 import { PassThrough, type Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { parseBackupEvent } from '../../../commands/backup/events.js';
-import { backupSteps, deleteWithService, loadBackup, recordFilesRemoved } from '../../../commands/backup/handlers.js';
-import type { Engine } from '../../../commands/service/fields.js';
+import { backupSteps, loadBackup } from '../../../commands/backup/handlers.js';
 import { parseServiceEvent } from '../../../commands/service/events.js';
-import type { CommandContext } from '../../../commands/shared/command-context.js';
 import { listBackupRemovals, listRunningBackups, type BackupRow } from '../../../projections/backup-queries.js';
-import { findService } from '../../../projections/service-queries.js';
 import { aggregateIdOf } from '../../../projections/stream-id.js';
-import type { SqlExecutor } from '../../db/sql-client.js';
-import { dumpDatabase, type BackupTarget } from '../../engines/backup-tools.js';
+import { dumpDatabase } from '../../engines/backup-tools.js';
 import type { RecordedEvent } from '../../eventstore/port.js';
 import type { RemoteStorage } from '../../integrations/remote-storage.js';
 import type { Logger } from '../../logger.js';
-import type { ContainerRuntime } from '../../runtime/container-runtime.js';
-import type { NodeEngines } from '../../cluster/node-engines.js';
-import type { Keyring } from '../../secrets/keyring.js';
-import { resolvedVariablesOf } from '../../variables/project-variables.js';
 import { createPrivateFile } from '../../private-files.js';
 import { backupDirectoryFor, HashingTee, partialPathOf } from './backup-files.js';
+import { finishBackupDeletion } from './backup-removal.js';
 import { endInterruptedRestores } from './backup-restore.js';
+import { BackupFailure, backupTargetOf, type BackupDeps } from './backup-target.js';
 import { message } from '../error-message.js';
 import type { Reactor } from '../reactor.js';
 import { RunSet } from '../run-set.js';
-
-export interface BackupDeps {
-  cmd: CommandContext;
-  db: SqlExecutor;
-  keyring: Keyring;
-  runtime: ContainerRuntime;
-  /** The engine each database service runs on (its node's, in cluster mode). */
-  nodes: NodeEngines;
-  dataDir: string;
-  /** The connected remote storage, or null when none is. */
-  remoteStorage(): Promise<RemoteStorage | null>;
-  timeoutMs: number;
-}
-
-/** A refusal with a reason a user can act on (as opposed to a fault in Slipway). */
-export class BackupFailure extends Error {}
-
-/** The running container of a database service and its variables, as the dump and restore tools need them, and its engine. */
-export async function backupTargetOf(deps: Pick<BackupDeps, 'db' | 'keyring' | 'nodes'>, serviceId: string): Promise<BackupTarget & { runtime: ContainerRuntime }> {
-  const row = await findService(deps.db, serviceId);
-  if (!row || row.kind !== 'database' || !row.database_engine) throw new BackupFailure('the service is gone or is not a database service');
-  if (!row.current_container) throw new BackupFailure('the database is not running: deploy it first');
-  return {
-    container: row.current_container,
-    engine: row.database_engine as Engine,
-    env: await resolvedVariablesOf(deps.db, deps.keyring, row),
-    runtime: await deps.nodes.runtime(row.node_id),
-  };
-}
-
-/** Removes a backup's file and object; what is already gone is fine. An object it cannot reach is an error. */
-export async function removeBackupCopies(deps: Pick<BackupDeps, 'dataDir' | 'remoteStorage'>, backup: { local_path: string | null; remote_key: string | null }) {
-  if (backup.local_path) await rm(join(deps.dataDir, backup.local_path), { force: true });
-  if (backup.remote_key) {
-    const storage = await deps.remoteStorage();
-    if (!storage) throw new Error('remote storage is not connected, so the object cannot be removed');
-    try {
-      await storage.remove(backup.remote_key);
-    } finally {
-      storage.close();
-    }
-  }
-}
-
-/**
- * The second half of a deletion (BackupDeleted is recorded first; for a backup of a deleted service, here):
- * removes the copies, then records that they are gone. A failure leaves the deletion pending in
- * `rm_backup_removals`; the runner's reconcile retries.
- */
-export async function finishBackupDeletion(deps: Pick<BackupDeps, 'cmd' | 'dataDir' | 'remoteStorage'>, removal: { id: string; local_path: string | null; remote_key: string | null }) {
-  await deleteWithService(deps.cmd, removal.id);
-  await removeBackupCopies(deps, removal);
-  await recordFilesRemoved(deps.cmd, removal.id);
-}
 
 /**
  * One backup: the dump streamed once, through a hash, to the file (as `.partial` until complete) and to the

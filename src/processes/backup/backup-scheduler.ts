@@ -7,7 +7,8 @@ import { findBackup, listScheduledBackupSettings, listScheduledBackupsOf } from 
 import { findService } from '../../../projections/service-queries.js';
 import type { Logger } from '../../logger.js';
 import { backupPathOf } from './backup-files.js';
-import { finishBackupDeletion, type BackupDeps } from './backup-runner.js';
+import { finishBackupDeletion } from './backup-removal.js';
+import type { BackupDeps } from './backup-target.js';
 import type { Reactor } from '../reactor.js';
 
 export interface SchedulerOptions {
