@@ -1,38 +1,29 @@
-import { deployment } from '../../../commands/deployment/aggregate.js';
 import { parseDeploymentEvent } from '../../../commands/deployment/events.js';
 import { cancelQueuedDeployment, deploymentSteps, queueDeployment } from '../../../commands/deployment/handlers.js';
 import { releasePolicyOf } from '../../../commands/service/fields.js';
 import { parseProjectEvent } from '../../../commands/project/events.js';
 import { parseServiceEvent } from '../../../commands/service/events.js';
-import { causedBy, type CommandContext } from '../../../commands/shared/command-context.js';
+import type { CommandContext } from '../../../commands/shared/command-context.js';
 import { loadAggregate } from '../../../commands/shared/execute.js';
-import { NO_RELEASE, service as serviceAggregate } from '../../../commands/service/aggregate.js';
-import { releaseService } from '../../../commands/service/handlers.js';
-import { everDeployed, listDeploymentLogs, listUnfinishedDeployments, type DeploymentRow } from '../../../projections/deployment-queries.js';
-import { keptImageIds } from '../../../projections/release-queries.js';
+import { service as serviceAggregate } from '../../../commands/service/aggregate.js';
+import { listDeploymentLogs, listUnfinishedDeployments, type DeploymentRow } from '../../../projections/deployment-queries.js';
 import { aggregateIdOf } from '../../../projections/stream-id.js';
-import { findService, listReleasedServices } from '../../../projections/service-queries.js';
 import type { RecordedEvent } from '../../eventstore/port.js';
 import type { Logger } from '../../logger.js';
-import { LABEL } from '../../runtime/container-runtime.js';
-import { DeploymentLog } from './toolkit/deployment-log.js';
+import type { DeploymentLog } from './toolkit/deployment-log.js';
 import { runDeployment } from './deployment-run.js';
 import type { ReleaseWatch } from './toolkit/run-outcome.js';
 import type { RunDeps } from './toolkit/run-deps.js';
 import { recorded } from '../recorded.js';
-import { recordGoneLive } from './runs/release-run.js';
-import { recordMissingReleases, releaseDraftInLog } from './release-repair.js';
 import { watchRelease } from './release-watch.js';
 import { watchesToResume } from './release-watch-resume.js';
-import { swarmServiceName } from '../../cluster/cluster-router.js';
-import { removeOverlay, removeService } from '../../cluster/swarm-updates.js';
-import { emptyRegistryOf } from './runs/registry-pruning.js';
 import { queueAcceptedDelivery } from '../../../commands/auto-deploy/accept-delivery.js';
 import { acceptedDeliveriesNotQueued } from '../../../projections/auto-deploy-queries.js';
 import { watchSwarmRelease } from '../../cluster/swarm-watch.js';
-import { discardInterruptedBuilds } from './interrupted-builds.js';
-import { stopStoppedRelease, stoppedOnRequest } from './toolkit/service-stop.js';
-import { overlayOf } from './toolkit/run-names.js';
+import { stopStoppedRelease } from './toolkit/service-stop.js';
+import { DEPLOYER_ACTOR, deploymentContext, deploymentLog } from './deployment-context.js';
+import { closeOrphan, recover } from './deployer-recovery.js';
+import { removeEverythingOf, removeNetworkOf } from './service-removal.js';
 import type { Reactor } from '../reactor.js';
 
 export interface DeployerOptions {
@@ -47,8 +38,6 @@ interface ActiveRun {
   controller: AbortController;
   done: Promise<void>;
 }
-
-const ACTOR = 'system:deployer';
 
 /**
  * The process manager that drives deployments. It takes queued deployments from the read model, one per
@@ -78,7 +67,7 @@ export class Deployer implements Reactor {
 
   /** Recovers what a crash left (before anything runs), then takes work. */
   async start() {
-    await this.recover().catch((error: unknown) => this.logger.warn('deployment recovery incomplete', { error: String(error) }));
+    await recover(this.deps, this.logger).catch((error: unknown) => this.logger.warn('deployment recovery incomplete', { error: String(error) }));
     this.started = true;
     await this.resumeWatches().catch((error: unknown) => this.logger.warn('release watches could not be resumed', { error: String(error) }));
     this.kick();
@@ -87,9 +76,9 @@ export class Deployer implements Reactor {
   /** A restart inside a release's watch window resumes the watch until the end recorded with its success. */
   private async resumeWatches() {
     for (const watch of await watchesToResume(this.deps)) {
-      const cmd = await this.contextOf(watch.deploymentId);
+      const cmd = await deploymentContext(this.deps.cmd, watch.deploymentId);
       const last = (await listDeploymentLogs(this.deps.db, watch.deploymentId)).at(-1)?.id ?? 0;
-      const log = this.logOf(cmd, watch.deploymentId, last + 1);
+      const log = deploymentLog(this.logger, cmd, watch.deploymentId, last + 1);
       log.system(`Slipway restarted within the release's watch window; watching it until ${new Date(watch.until).toISOString()}`);
       await log.flush();
       this.inBackground(this.watch(watch, cmd, log));
@@ -117,7 +106,7 @@ export class Deployer implements Reactor {
         const serviceId = aggregateIdOf(recorded.streamId);
         for (const run of this.active.values()) if (run.serviceId === serviceId) run.controller.abort('the service was deleted');
         this.watches.get(serviceId)?.abort();
-        const removal = this.removeEverythingOf(serviceId).finally(() => this.removals.delete(removal));
+        const removal = removeEverythingOf(this.deps, this.logger, serviceId).finally(() => this.removals.delete(removal));
         this.removals.add(removal);
         this.inBackground(removal);
       } else if (serviceEvent?.type === 'ServiceStopped') {
@@ -125,7 +114,7 @@ export class Deployer implements Reactor {
       } else if (!deploymentEvent && !serviceEvent && parseProjectEvent(recorded)?.type === 'ProjectDeleted') {
         // Its services' removals (and aborted runs), started by their ServiceDeleted events before this one, leave the network unused.
         const removals = [...this.removals, ...[...this.active.values()].filter((r) => r.controller.signal.aborted).map((r) => r.done)];
-        this.inBackground(Promise.allSettled(removals).then(() => this.removeNetworkOf(aggregateIdOf(recorded.streamId))));
+        this.inBackground(Promise.allSettled(removals).then(() => removeNetworkOf(this.deps, this.logger, aggregateIdOf(recorded.streamId))));
       }
       if (deploymentEvent?.type === 'DeploymentQueued' || deploymentEvent?.type === 'DeploymentAborted' || deploymentEvent?.type === 'DeploymentCanceled') schedule = true;
     }
@@ -141,7 +130,7 @@ export class Deployer implements Reactor {
       if (run && d.abort_requested) run.controller.abort('aborted by request');
       // `running` is recorded by the run itself, which is in `active` from before that append until it has ended.
       if (!run && d.status === 'running' && !this.stopping) {
-        await this.closeOrphan(d, {
+        await closeOrphan(this.deps, this.logger, d, {
           failed: 'Slipway lost track of this run (its last step could not be recorded); it was ended. Deploy again.',
           complete: 'Slipway lost track of this run after it had switched its route; it is complete',
         });
@@ -179,30 +168,18 @@ export class Deployer implements Reactor {
       if (busy.has(serviceId) || this.stopping) continue;
       const newest = waiting[waiting.length - 1]!;
       for (const older of waiting.slice(0, -1)) {
-        await cancelQueuedDeployment(await this.contextOf(older.id), older.id, `superseded by the newer deployment ${newest.id}`, newest.id);
+        await cancelQueuedDeployment(await deploymentContext(this.deps.cmd, older.id), older.id, `superseded by the newer deployment ${newest.id}`, newest.id);
       }
       if (this.active.size >= this.options.concurrency) continue;
       await this.launch(newest);
     }
   }
 
-  /** What the deployer appends for a deployment is caused by its DeploymentQueued event and shares its correlation id. */
-  private async contextOf(deploymentId: string): Promise<CommandContext> {
-    const [queued] = await this.deps.cmd.store.readStream(`${deployment.category}-${deploymentId}`, { maxCount: 1 });
-    return queued ? causedBy(this.deps.cmd, queued) : { ...this.deps.cmd, correlationId: deploymentId };
-  }
-
-  private logOf(cmd: CommandContext, deploymentId: string, next = 1) {
-    return new DeploymentLog(cmd.store, deploymentId, (l) => l, { actor: ACTOR, correlationId: cmd.correlationId, causationId: cmd.causationId ?? null }, next, (count, error) =>
-      this.logger.error('deployment log lines could not be stored', { deployment: deploymentId, lines: count, error: String(error) }),
-    );
-  }
-
   private async launch(row: DeploymentRow) {
     const controller = new AbortController();
     this.watches.get(row.service_id)?.abort();
-    const cmd = await this.contextOf(row.id);
-    const log = this.logOf(cmd, row.id);
+    const cmd = await deploymentContext(this.deps.cmd, row.id);
+    const log = deploymentLog(this.logger, cmd, row.id);
     const done = runDeployment({ ...this.deps, cmd }, row.id, row.service_id, log, controller.signal)
       .then((live) => {
         if (!live) return;
@@ -243,7 +220,7 @@ export class Deployer implements Reactor {
         await recorded(() => deploymentSteps.watchFailed(cmd, watch.deploymentId, reason));
         return;
       }
-      const rollback = await queueDeployment({ ...cmd, actor: ACTOR }, watch.serviceId, {
+      const rollback = await queueDeployment({ ...cmd, actor: DEPLOYER_ACTOR }, watch.serviceId, {
         kind: 'rollback',
         trigger: 'auto',
         releaseId: watch.previous.releaseId,
@@ -264,167 +241,5 @@ export class Deployer implements Reactor {
       .catch((error: unknown) => this.logger.warn('work after a deployment (retiring, pruning, watching) failed', { error: String(error) }))
       .finally(() => this.background.delete(tracked));
     this.background.add(tracked);
-  }
-
-  private async removeEverythingOf(serviceId: string): Promise<void> {
-    try {
-      // First, or Swarm would start again the task containers removed below.
-      const cluster = await this.deps.cluster?.();
-      if (cluster) await removeService(cluster.docker, swarmServiceName(serviceId));
-      // A database pinned to a node has its container, image and volume there.
-      const nodeId = (await loadAggregate(this.deps.cmd, serviceAggregate, serviceId)).state.service?.nodeId ?? null;
-      const engines = [this.deps.runtime, ...(nodeId && this.deps.nodes ? [await this.deps.nodes.runtime(nodeId)] : [])];
-      for (const runtime of engines) {
-        for (const c of await runtime.list({ [LABEL.service]: serviceId })) await runtime.remove(c.name, this.deps.settings.timeouts.stopGraceSeconds);
-        for (const image of await runtime.listImages({ [LABEL.service]: serviceId })) for (const tag of image.tags) await runtime.removeImage(tag);
-        // A deleted database's data goes with it (README: "Deleting a database service").
-        const volumes = await runtime.removeVolumes({ [LABEL.service]: serviceId });
-        if (volumes.length > 0) this.logger.info('removed the data volumes of a deleted service', { service: serviceId, volumes, node: runtime === this.deps.runtime ? null : nodeId });
-      }
-      const gone = cluster ? await emptyRegistryOf(cluster, serviceId) : [];
-      if (gone.length > 0) this.logger.info('deleted the images of a deleted service from the cluster registry', { service: serviceId, tags: gone.length });
-    } catch (error) {
-      this.logger.warn('could not remove the containers of a deleted service', { service: serviceId, error: String(error) });
-    }
-  }
-
-  private async removeNetworkOf(projectId: string): Promise<void> {
-    const networks = await this.deps.runtime.removeNetworks({ [LABEL.project]: projectId });
-    if (networks.length > 0) this.logger.info('removed the network of a deleted project', { project: projectId, networks });
-    const cluster = await this.deps.cluster?.();
-    if (cluster) await removeOverlay(cluster.docker, overlayOf(projectId));
-  }
-
-  /**
-   * After a crash, nothing is left `running`: a deployment that had already switched its route is finished,
-   * any other is failed and what it created is removed. A release that went live without reaching the service's
-   * history is recorded from its deployment's success. Containers and images no current release owns go too,
-   * and a current container the engine republished on another port gets its route moved.
-   */
-  private async recover() {
-    const { db, runtime } = this.deps;
-    // Nothing runs yet: every build directory (and git process working in one) is an interrupted run's.
-    const stopped = discardInterruptedBuilds(this.deps.settings.workDir);
-    if (stopped.length > 0) this.logger.warn('stopped processes an interrupted build left running', { pids: stopped });
-    // An installation that has never deployed has nothing in Docker to reconcile.
-    if (!(await everDeployed(db))) return;
-    const running = (await listUnfinishedDeployments(db)).filter((d) => d.status === 'running');
-    let engine: string | null = null;
-    await runtime.ping().catch((error: unknown) => (engine = String(error)));
-    for (const d of running) {
-      const reason =
-        'Slipway stopped while this deployment was running; ' +
-        (engine === null ? 'its build and container were discarded. Deploy again.' : `Docker was unreachable at restart (${engine}). Deploy again.`);
-      await this.closeOrphan(d, { failed: reason, complete: 'Slipway restarted after this deployment had switched its route; it is complete' }, engine === null);
-    }
-    // Before the sweep: the image of a release recorded only now is a kept release's image.
-    const recordedNow = await recordMissingReleases(this.deps, this.logger);
-    if (engine === null) await this.sweep(recordedNow);
-  }
-
-  /**
-   * Ends a `running` deployment that no run in this process drives: complete if its service's release is
-   * this deployment, otherwise failed with `reason`. Both are decided on the aggregates, never on read models
-   * that may lag behind them; what it created is removed (when the engine can be reached) only once this call
-   * has recorded the failure, so a deployment that in fact went live or ended meanwhile keeps its containers.
-   */
-  private async closeOrphan(d: DeploymentRow, why: { failed: string; complete: string }, removeLeftovers = true) {
-    const { db, runtime } = this.deps;
-    const cmd = await this.contextOf(d.id);
-    const { request, status } = (await loadAggregate(cmd, deployment, d.id)).state;
-    if (status !== 'running') return;
-    const service = (await loadAggregate(cmd, serviceAggregate, d.service_id)).state;
-    const release = service.release;
-    const last = (await listDeploymentLogs(db, d.id)).at(-1)?.id ?? 0;
-    const log = this.logOf(cmd, d.id, last + 1);
-    if (release?.deploymentId === d.id) {
-      if (release.containerName) await runtime.keepRunning(release.containerName).catch(() => undefined);
-      log.system(why.complete);
-      await log.flush();
-      // The release it switched to, as its container's start recorded it (the start-up repair records it if this cannot).
-      const draft = await releaseDraftInLog(cmd, d.id);
-      const ended = await deploymentSteps.succeed(cmd, d.id, { release: draft });
-      if (draft && ended.events[0]?.type === 'DeploymentSucceeded') await recordGoneLive(cmd, d.service_id, d.id, draft).catch(() => undefined);
-      return;
-    }
-    log.system(why.failed);
-    await log.flush();
-    const ended = await deploymentSteps.fail(cmd, d.id, why.failed);
-    if (ended.events.length === 0 || !removeLeftovers) return;
-    try {
-      for (const c of await runtime.list({ [LABEL.deployment]: d.id })) await runtime.remove(c.name, 1);
-      for (const image of await runtime.listImages({ [LABEL.deployment]: d.id })) for (const tag of image.tags) await runtime.removeImage(tag);
-      // An interrupted move's new container (on the project's network, under the service's name) and volume on
-      // the node it was moving to: the service stays where it was, on its data there.
-      const movedTo = request.kind === 'move' ? request.toNodeId : null;
-      if (movedTo && movedTo !== service.service?.nodeId && this.deps.nodes) {
-        const there = await this.deps.nodes.runtime(movedTo);
-        for (const c of await there.list({ [LABEL.deployment]: d.id })) await there.remove(c.name, 1);
-        await there.removeVolumes({ [LABEL.service]: d.service_id });
-      }
-    } catch (error) {
-      // The deployment is ended either way; the start-up sweep removes what is left.
-      this.logger.warn('could not remove what an ended deployment left', { deployment: d.id, error: String(error) });
-    }
-  }
-
-  private async sweep(alsoKept: ReadonlySet<string>) {
-    const { db, runtime, cmd } = this.deps;
-    const owned = await runtime.list({});
-    const services = new Map<string, Awaited<ReturnType<typeof findService>>>();
-    const serviceOf = async (id: string) => {
-      if (!services.has(id)) services.set(id, await findService(db, id));
-      return services.get(id)!;
-    };
-    for (const c of owned) {
-      const service = await serviceOf(c.labels[LABEL.service] ?? '');
-      if (!service || service.current_deployment_id !== c.labels[LABEL.deployment]) {
-        this.logger.info('removing a container no release owns', { container: c.name });
-        await runtime.remove(c.name, 1);
-      }
-    }
-    const kept = await keptImageIds(db);
-    for (const image of await runtime.listImages({})) {
-      const service = await serviceOf(image.labels[LABEL.service] ?? '');
-      // Images of kept releases stay: a rollback runs them without a build.
-      if (!service || (service.current_deployment_id !== image.labels[LABEL.deployment] && !kept.has(image.id) && !alsoKept.has(image.id))) {
-        for (const tag of image.tags) await runtime.removeImage(tag);
-      }
-    }
-    // The engine may have republished a restarted container on another loopback port.
-    for (const service of await listReleasedServices(db)) {
-      // A database pinned to a cluster node runs there; a node that does not answer now is left as it is.
-      const engine = service.node_id === null ? runtime : await this.deps.nodes?.runtime(service.node_id).catch(() => null);
-      if (!engine) {
-        this.logger.warn('the node of a service did not answer: its container is not checked', { service: service.id, node: service.node_id });
-        continue;
-      }
-      if (engine !== runtime) {
-        // An interrupted move's copy reader may still run on the volume the current container is started on below.
-        for (const c of await engine.list({ [LABEL.service]: service.id })) {
-          if (c.labels[LABEL.deployment] === service.current_deployment_id) continue;
-          this.logger.info('removing a container no release owns', { container: c.name, node: service.node_id });
-          await engine.remove(c.name, 1);
-        }
-      }
-      const state = await engine.inspect(service.current_container!, service.runtime_mode === 'worker' ? null : service.internal_port);
-      if (!state) {
-        this.logger.warn('the current container of a service is gone', { service: service.id, container: service.current_container });
-        await releaseService(cmd, service.id, NO_RELEASE);
-      } else if (stoppedOnRequest(service)) {
-        if (state.running) await stopStoppedRelease(this.deps, service.id);
-      } else if (!state.running && state.exitCode !== null && state.restarts === 0) {
-        // Stopped by a database redeploy that was cut short: it is still the release, so it runs again.
-        this.logger.info('starting the stopped current container of a service', { service: service.id, container: service.current_container });
-        await engine.start(service.current_container!);
-      } else if (state.hostPort !== service.upstream_port) {
-        await releaseService(cmd, service.id, {
-          deploymentId: service.current_deployment_id,
-          containerName: service.current_container,
-          upstreamPort: state.hostPort,
-          buildMethod: service.detected_build_method as 'dockerfile' | null,
-        });
-      }
-    }
   }
 }
