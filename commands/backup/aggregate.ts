@@ -78,10 +78,8 @@ function existing(state: BackupState) {
 /**
  * Only a finished backup can be restored, into a service of the same engine, and one restore of it at a
  * time (one restore per service at a time is the `database-restore` reservation's job).
- * Still exported by name for src/processes/backup-restore.ts (another part's file): it moves to
- * `backup.decide.restoreStart` when the parts merge.
  */
-export function decideRestoreStart(state: BackupState, into: { serviceId: string; projectId: string; engine: string }): BackupEvent[] {
+function decideRestoreStart(state: BackupState, into: { serviceId: string; projectId: string; engine: string }): BackupEvent[] {
   const requested = existing(state);
   if (state.status !== 'succeeded') throw conflict(`the backup has not succeeded (it is ${state.status}): there is nothing to restore`);
   if (requested.engine !== into.engine) throw conflict(`a ${requested.engine} backup cannot be restored into a ${into.engine} database`);

@@ -1,7 +1,7 @@
 import { remoteStorageSettings } from '../../commands/settings/handlers.js';
 import type { SqlClient } from '../db/sql-client.js';
 import type { DestinationPolicy } from '../outbound/destination-policy.js';
-import type { BackupDeps } from '../processes/backup-runner.js';
+import type { BackupDeps } from '../processes/backup/backup-target.js';
 import type { Keyring } from '../secrets/keyring.js';
 import type { CommandContexts } from './command-contexts.js';
 import type { DockerHosts } from './docker-hosts.js';

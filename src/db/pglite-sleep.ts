@@ -1,4 +1,4 @@
-import type { PgliteThread, Request } from './pglite-client.js';
+import type { PgliteThread, Request } from './pglite-thread-handle.js';
 
 /** How often a thread that may sleep looks at how long it has been quiet. */
 const CHECK_EVERY_MS = 1000;

@@ -5,7 +5,7 @@ import { serializeError, type ThreadReply, type ThreadRequest } from './pglite-m
 import { PreparedStatements } from './pglite-statements.js';
 
 // PGlite on a thread of its own: Postgres's work runs beside the server's HTTP and JavaScript instead of
-// taking turns with them on one thread. The server's thread talks to it through pglite-client.ts.
+// taking turns with them on one thread. The server's thread talks to it through pglite-thread-handle.ts.
 const port = parentPort!;
 const post = (reply: ThreadReply) => port.postMessage(reply);
 

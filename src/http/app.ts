@@ -1,7 +1,8 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Slipway } from '../slipway.js';
-import { authenticate, PrincipalCache } from './auth.js';
+import { authenticate } from './auth.js';
+import { PrincipalCache } from './principals.js';
 import { errorHandler } from './errors.js';
 import { idempotency } from './idempotency.js';
 import { DEFAULT_IDEMPOTENCY_TIMES, IdempotencyStore } from './idempotency-store.js';

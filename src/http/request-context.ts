@@ -1,7 +1,8 @@
 import type { Context } from 'koa';
 import type { CommandContext } from '../../commands/shared/command-context.js';
 import type { Slipway } from '../slipway.js';
-import { actorOf, type Principal } from './auth.js';
+import { actorOf } from './auth.js';
+import type { Principal } from './principals.js';
 import { idempotencySeedOf } from './idempotency.js';
 import { correlationIdOf } from './request-id.js';
 

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
-import type { Principal, PrincipalCache } from './auth.js';
+import type { Principal, PrincipalCache } from './principals.js';
 import { clientAddressOf } from './client-address.js';
 import { forbidden, unauthorized } from './errors.js';
 import type { KeyFailureLimiter } from './key-failure-limiter.js';

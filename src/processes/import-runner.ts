@@ -15,8 +15,8 @@ import type { Logger } from '../logger.js';
 import type { DestinationPolicy } from '../outbound/destination-policy.js';
 import { LABEL, type ContainerRuntime } from '../runtime/container-runtime.js';
 import { resolvedVariablesOf } from '../variables/project-variables.js';
-import { backupTargetOf, type BackupDeps } from './backup-runner.js';
-import { message } from './deployment-run.js';
+import { backupTargetOf, type BackupDeps } from './backup/backup-target.js';
+import { message } from './error-message.js';
 import type { Reactor } from './reactor.js';
 import { RunSet } from './run-set.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
-import { DeploymentLog } from '../../src/processes/deployment-log.js';
+import { DeploymentLog } from '../../src/processes/deployment/toolkit/deployment-log.js';
 import { createProject, createService, testWebService } from '../helpers/http-resources.js';
 import { waitFor } from '../helpers/net.js';
 import { startTestServer } from '../helpers/test-server.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { REJECTED_WEBHOOK_WINDOW_MS } from '../../src/processes/notification-causes.js';
+import { REJECTED_WEBHOOK_WINDOW_MS } from '../../src/processes/notification/notification-causes.js';
 import { recordCertificateChange } from '../../commands/service/handlers.js';
 import { createKey, createProject, createService } from '../helpers/http-resources.js';
 import { startReceiver, startSmtpServer, verifySlipwaySignature } from '../helpers/notification-receivers.js';

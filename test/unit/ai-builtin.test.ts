@@ -7,12 +7,12 @@ import { packDockerfile } from '../../src/build/packbuilder/dockerfile.js';
 import { builtinExplainer, explainWithRules, FALLBACK_RULE } from '../../src/integrations/ai/builtin.js';
 import { BUILTIN_RULES, errorLine } from '../../src/integrations/ai/builtin-rules.js';
 import { failureExplanationSchema, type FailureContext, type FailureExplanation } from '../../src/integrations/ai/explanation.js';
-import { step } from '../../src/processes/deployment-run.js';
+import { step } from '../../src/processes/deployment/toolkit/run-step.js';
 import { followProgress } from '../../src/runtime/docker-streams.js';
 import { unresolvedReferences } from '../../src/variables/references.js';
 
 // Every failure below is produced by Slipway's own code where it can be (build plan, packbuilder, step, the engine's
-// progress stream), else quoted from src/processes/deployment-run.ts and the e2e tests that saw it happen.
+// progress stream), else quoted from src/processes/deployment/ and the e2e tests that saw it happen.
 
 const DEPLOYMENT = '01936f6e-8a2b-7c3d-9e4f-5a6b7c8d9e0f';
 const REPO = 'http://127.0.0.1:39411/acme/shop.git';
@@ -35,7 +35,7 @@ const baseService: ServiceSettings = {
   engine: null,
 };
 
-/** The lines deployment-run.ts writes before the build, and git's own. */
+/** The lines the deployment runs write before the build, and git's own. */
 const cloned = (branch = 'main') => [
   `Deployment ${DEPLOYMENT} started`,
   `Cloning ${REPO} (branch ${branch}, depth 1)`,
@@ -79,14 +79,14 @@ const packInput = (files: Record<string, string>, extra: Partial<PackInput> = {}
   ...extra,
 });
 
-/** The packbuilder lines deployment-run.ts writes: its notes, then the generated Dockerfile indented. */
+/** The packbuilder lines source-build.ts writes: its notes, then the generated Dockerfile indented. */
 function packbuilderLines(files: Record<string, string>) {
   const plan = detect(packInput(files));
   return [...plan.notes.map((n) => `packbuilder: ${n}`), ...packDockerfile(plan, images, 8080).split('\n').map((l) => `  ${l}`)];
 }
 const nodeApp = { 'package.json': JSON.stringify({ name: 'shop', scripts: { build: 'tsc -p .', start: 'node dist/server.js' } }), 'package-lock.json': '{}' };
 
-/** The message Slipway's own code throws, which deployment-run.ts records as the reason. */
+/** The message Slipway's own code throws, which runDeployment records as the reason. */
 function thrownBy(fn: () => unknown): string {
   try {
     fn();
@@ -238,7 +238,7 @@ t.test('a port the app never opened', async (t) => {
 });
 
 t.test('an unresolved variable reference', async (t) => {
-  // The sentence of prepare() in deployment-run.ts, around the real resolver's leftovers.
+  // The sentence of prepare() in deployment/toolkit/prepared.ts, around the real resolver's leftovers.
   const missing = unresolvedReferences('postgres://app@${nosuch.HOST}:5432/${nosuch.THING}');
   const reason = `variable BROKEN refers to ${missing.join(', ')}, which no service of this project defines; set that variable or fix the reference`;
   t.equal(reason, 'variable BROKEN refers to ${nosuch.HOST}, ${nosuch.THING}, which no service of this project defines; set that variable or fix the reference');

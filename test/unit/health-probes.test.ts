@@ -1,6 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import t, { type Test } from 'tap';
-import { probeHttp, probeTcp } from '../../src/processes/health-probes.js';
+import { probeHttp, probeTcp } from '../../src/processes/health/health-probes.js';
 import { freePort } from '../helpers/net.js';
 
 /** A raw TCP server that does `onConnection` with each client; every socket is destroyed at teardown. */

@@ -5,7 +5,7 @@ import type { NotificationPayload } from '../../commands/notification/events.js'
 import { notificationChannel } from '../../commands/notification-channel/aggregate.js';
 import { slipwaySignature } from '../../src/integrations/notifications/signature.js';
 import { splitConfig } from '../../src/integrations/notifications/channel-config.js';
-import { retryAtOf } from '../../src/processes/notification-retry.js';
+import { retryAtOf } from '../../src/processes/notification/notification-retry.js';
 import { deciderSpec } from '../helpers/decider-spec.js';
 
 const notifications = deciderSpec(notification);

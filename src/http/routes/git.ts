@@ -6,7 +6,8 @@ import { findService, listServicesOf, type ServiceRow } from '../../../projectio
 import { serveGitBackend } from '../../git/http-backend.js';
 import { answerPreReceive } from '../../git/push-deploy.js';
 import type { Slipway } from '../../slipway.js';
-import { actorOf, canSee, isId, requireWrite, type Principal, type PrincipalCache } from '../auth.js';
+import { actorOf, canSee, isId, requireWrite } from '../auth.js';
+import type { Principal, PrincipalCache } from '../principals.js';
 import { clientAddressOf } from '../client-address.js';
 import { HttpError, notFoundHttp } from '../errors.js';
 import type { KeyFailureLimiter } from '../key-failure-limiter.js';

@@ -16,7 +16,8 @@ import { destinationMoved, SECRET_FIELDS } from '../../../commands/notification-
 import { channelConfigSchemas, destinationOfConfig, splitConfig, suppliedSecrets } from '../../integrations/notifications/channel-config.js';
 import { sendNotification } from '../../integrations/notifications/senders.js';
 import type { Slipway } from '../../slipway.js';
-import { isId, principalOf, visibleProject, writerOf, type Principal } from '../auth.js';
+import { isId, principalOf, visibleProject, writerOf } from '../auth.js';
+import type { Principal } from '../principals.js';
 import { forbidden, notFoundHttp } from '../errors.js';
 import { notificationChannelsApi as api } from '../contract/notification-channels.js';
 import { route } from '../contract/endpoint.js';

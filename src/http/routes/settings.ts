@@ -7,7 +7,8 @@ import { ForbiddenDestinationError } from '../../outbound/forbidden-destination.
 import { vetRegistry } from '../../outbound/image-registry.js';
 import { IMAGE_SETTING_NAMES } from '../../installation-images.js';
 import type { Slipway } from '../../slipway.js';
-import { principalOf, requireAllProjects, writerOf, type Principal } from '../auth.js';
+import { principalOf, requireAllProjects, writerOf } from '../auth.js';
+import type { Principal } from '../principals.js';
 import { HttpError } from '../errors.js';
 import { conflict } from '../../../commands/shared/domain-error.js';
 import { isDomainUsed } from '../../../projections/service-queries.js';

@@ -33,7 +33,7 @@ function find(lines: readonly string[], pattern: RegExp): RegExpMatchArray | nul
 /** The pattern in the reason, else in the log. */
 const inReasonOrLog = ({ reason, lines }: RuleInput, pattern: RegExp) => reason.match(pattern) ?? find(lines, pattern);
 
-/** Lines Slipway writes itself (src/processes/deployment-run.ts) and the classic builder's step bookkeeping. */
+/** Lines Slipway writes itself (src/processes/deployment/) and the classic builder's step bookkeeping. */
 const OWN_LINE =
   /^(Deployment \S+ started|Deployment (failed|aborted|succeeded)\b|Cloning \S+ \(branch |Checked out commit |Building with |packbuilder: |Built image |Image \S+ is present|Pulling \S+$|Started container |The app answers|The worker is up|Retiring |Step \d+\/\d+ : | ---> |Removing intermediate container |Successfully (built|tagged) |  (FROM|WORKDIR|COPY|RUN|ENV|EXPOSE|CMD) )/;
 // npm's bookkeeping around the line that matters.

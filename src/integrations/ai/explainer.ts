@@ -91,7 +91,7 @@ export async function callProvider(request: ProviderRequest, { timeoutMs, secret
   const hide = (text: string) => (secret && secret.length >= 8 ? text.replaceAll(secret, '[secret]') : text);
   const where = new URL(request.url);
   const endpoint = `${where.origin}${where.pathname}`;
-  // A timer holding the controller rather than AbortSignal.timeout: see `deadline` in src/processes/deployment-run.ts.
+  // A timer holding the controller rather than AbortSignal.timeout: see `deadline` in src/processes/deployment/toolkit/run-step.ts.
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   let status: number;

@@ -1,0 +1,96 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { effectiveHealthCheck, fromHealthCheckColumn, type HealthCheck } from '../../../../commands/service/health-check.js';
+import type { ProbeResult } from '../../../../commands/service/events.js';
+import type { ServiceRow } from '../../../../projections/service-queries.js';
+import type { ContainerRuntime } from '../../../runtime/container-runtime.js';
+import type { DeploymentLog } from '../toolkit/deployment-log.js';
+import { DeployFailure } from '../toolkit/run-step.js';
+import type { RunDeps } from '../toolkit/run-deps.js';
+import { probe } from '../../health/health-probes.js';
+import { containerEnd, type RunResources } from '../toolkit/service-resources.js';
+
+/** Until the first pass the gate probes soon and then less often (×1.5 up to 100 ms), so a release that is ready goes live without delay. */
+const FIRST_WAIT_MS = 10;
+const UNTIL_FIRST_PASS_MAX_MS = 100;
+/** Between the passes that follow the first: the check's interval, but no longer than this during a deploy. */
+const BETWEEN_PASSES_MAX_MS = 1_000;
+
+export interface GateOptions {
+  runtime: ContainerRuntime;
+  row: ServiceRow;
+  container: string;
+  startMs: number;
+  workerSettleMs: number;
+  /** A line for the deployment log (a probe result that changed). */
+  note(line: string): void;
+  /** The limits it runs with, to say "out of memory (limit …)" of a container the kernel killed. */
+  resources: RunResources;
+}
+
+/** The check a service's release must pass, or null when it must only stay up (a worker by default). */
+export function gateCheckOf(row: ServiceRow): HealthCheck | null {
+  const { check } = effectiveHealthCheck({ kind: row.kind, runtimeMode: row.runtime_mode, healthCheck: fromHealthCheckColumn(row.health_check) });
+  return check === null || check.type === 'engine' ? null : check;
+}
+
+function notReady(check: HealthCheck, row: ServiceRow, startMs: number, last: ProbeResult | null): DeployFailure {
+  const seconds = Math.round(startMs / 1000);
+  const lastProbe = last ? last.detail : 'no probe ran';
+  if (check.type === 'http' && (last === null || !last.detail.startsWith('HTTP '))) {
+    const port = check.port ?? row.internal_port;
+    return new DeployFailure(`the app did not answer HTTP on port ${port} within ${seconds} s; it must listen on 0.0.0.0:$PORT; last probe: ${lastProbe}`);
+  }
+  const times = check.retries === 1 ? '' : ` ${check.retries} times in a row`;
+  return new DeployFailure(`the ${check.type} health check did not pass${times} within ${seconds} s; last probe: ${lastProbe}`);
+}
+
+/**
+ * The gate a new release passes before it takes the route: after `startPeriodSeconds`, `retries` consecutive
+ * passing probes within `startMs`; a container that exits or restarts ends it at once. A service without a
+ * check must stay up for `workerSettleMs`.
+ */
+export async function passGate(o: GateOptions, signal: AbortSignal): Promise<void> {
+  const check = gateCheckOf(o.row);
+  const started = Date.now();
+  const deadline = started + o.startMs;
+  const probingFrom = started + (check?.startPeriodSeconds ?? 0) * 1000;
+  let passes = 0;
+  let last: ProbeResult | null = null;
+  let untilFirstPass = FIRST_WAIT_MS;
+  for (;;) {
+    signal.throwIfAborted();
+    const state = await o.runtime.inspect(o.container, null);
+    if (!state) throw new DeployFailure('the container disappeared while starting');
+    if (!state.running || state.restarts > 0) {
+      throw new DeployFailure(`the container ${containerEnd(state, o.resources)} before it was ready; see the log above`);
+    }
+    let waitMs = untilFirstPass;
+    untilFirstPass = Math.min(untilFirstPass * 1.5, UNTIL_FIRST_PASS_MAX_MS);
+    if (check === null) {
+      if (Date.now() - started >= o.workerSettleMs) return;
+    } else if (Date.now() >= probingFrom) {
+      const result = await probe(o.runtime, { check, container: o.container, address: state.address, defaultPort: o.row.internal_port });
+      if (result.detail !== last?.detail) o.note(`Health check: ${result.detail}`);
+      last = result;
+      passes = result.ok ? passes + 1 : 0;
+      if (passes >= check.retries) return;
+      if (passes > 0) waitMs = Math.min(check.intervalSeconds * 1000, BETWEEN_PASSES_MAX_MS);
+    }
+    if (Date.now() > deadline) {
+      if (check === null) throw new DeployFailure(`the worker did not stay up for ${Math.round(o.workerSettleMs / 1000)} s`);
+      throw notReady(check, o.row, o.startMs, last);
+    }
+    await sleep(waitMs, undefined, { signal }).catch(() => undefined);
+  }
+}
+
+/** The gate of a deployment's new container, its probe results going to the deployment's log. */
+export const gateOf = (deps: RunDeps, row: ServiceRow, container: string, log: DeploymentLog, resources: RunResources): GateOptions => ({
+  resources,
+  runtime: deps.runtime,
+  row,
+  container,
+  startMs: deps.settings.timeouts.startMs,
+  workerSettleMs: deps.settings.timeouts.workerSettleMs,
+  note: (line) => log.system(line),
+});

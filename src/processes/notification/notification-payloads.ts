@@ -1,0 +1,53 @@
+import type { NotificationPayload } from '../../../commands/notification/events.js';
+import { findBackup } from '../../../projections/backup-queries.js';
+import { findDeployment } from '../../../projections/deployment-queries.js';
+import { findProject } from '../../../projections/project-queries.js';
+import { findService } from '../../../projections/service-queries.js';
+import type { SqlExecutor } from '../../db/sql-client.js';
+import type { NotificationCause } from './notification-causes.js';
+
+export type PayloadDraft = Omit<NotificationPayload, 'id'>;
+
+/**
+ * What a receiver is told of `cause`, from the read models (they include the causing event when a process
+ * manager sees it), and the project it belongs to (which channels may hear of it). Links point at the API.
+ */
+export async function payloadOf(db: SqlExecutor, cause: NotificationCause, occurredAt: string, apiBase: string): Promise<{ projectId: string | null; draft: PayloadDraft }> {
+  let serviceId: string | null = null;
+  let deploymentId: string | null = 'deploymentId' in cause ? (cause.deploymentId ?? null) : null;
+  if ('serviceId' in cause) serviceId = cause.serviceId;
+  if ('backupId' in cause) serviceId = (await findBackup(db, cause.backupId))?.service_id ?? null;
+  const deployment = deploymentId ? await findDeployment(db, deploymentId) : null;
+  if (!deployment) deploymentId = null;
+  serviceId ??= deployment?.service_id ?? null;
+  const service = serviceId ? await findService(db, serviceId) : null;
+  const projectId = service?.project_id ?? deployment?.project_id ?? null;
+  const project = projectId ? await findProject(db, { id: projectId }) : null;
+
+  const links: Record<string, string> = {};
+  if (service) links.service = `${apiBase}/api/services/${service.id}`;
+  let explanationUrl: string | undefined;
+  if (deployment) {
+    links.deployments = `${apiBase}/api/services/${deployment.service_id}/deployments`;
+    links.log = `${apiBase}/api/deployments/${deployment.id}/logs`;
+    if (cause.event === 'deployment.failed') {
+      explanationUrl = `${apiBase}/api/deployments/${deployment.id}/explain-failure`;
+      links.explanation = explanationUrl;
+    }
+  }
+  // A node belongs to no project: only channels of every project hear of it.
+  if ('nodeId' in cause) links.nodes = `${apiBase}/api/cluster/nodes`;
+  if ('backupId' in cause && service) links.backups = `${apiBase}/api/services/${service.id}/database/backups`;
+
+  const draft: PayloadDraft = {
+    event: cause.event,
+    occurredAt,
+    project: project ? { id: project.id, name: project.name } : null,
+    service: service ? { id: service.id, name: service.name } : null,
+    ...(deployment ? { deployment: { id: deployment.id, commitSha: deployment.commit_sha } } : {}),
+    ...(cause.reason ? { reason: cause.reason } : {}),
+    ...(explanationUrl ? { explanationUrl } : {}),
+    links,
+  };
+  return { projectId, draft };
+}
