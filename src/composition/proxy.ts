@@ -3,7 +3,7 @@ import type { ProjectionRunner } from '../../projections/runner.js';
 import { clusterRouterKey } from '../cluster/cluster-target.js';
 import type { Config } from '../config.js';
 import type { SqlClient } from '../db/sql-client.js';
-import { apiSocketPath } from '../http/api-socket.js';
+import { apiSocketPath } from '../proxy/api-socket-path.js';
 import type { EffectiveSettings } from '../installation-settings.js';
 import type { Logger } from '../logger.js';
 import { ProxyReconciler, type ProxyTarget } from '../processes/proxy-reconciler.js';

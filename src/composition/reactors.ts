@@ -5,7 +5,7 @@ import type { SqlClient } from '../db/sql-client.js';
 import type { BrowserPool } from '../engines/browser-pool.js';
 import type { Certificates } from '../engines/certificates.js';
 import type { PushRepositories } from '../git/push-repositories.js';
-import { publicAddressOf, publicUrl } from '../http/public-url.js';
+import { publicAddressOf, publicUrl } from '../proxy/public-url.js';
 import { installationImages } from '../installation-images.js';
 import type { EffectiveSettings } from '../installation-settings.js';
 import type { Logger } from '../logger.js';

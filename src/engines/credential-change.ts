@@ -1,7 +1,6 @@
 import type { Engine } from '../shared/database-engine.js';
 import { conflict } from '../../commands/shared/domain-error.js';
 import { findService } from '../../projections/service-queries.js';
-import type { NodeEngines } from '../cluster/node-engines.js';
 import type { SqlExecutor } from '../db/sql-client.js';
 import type { Keyring } from '../secrets/keyring.js';
 import type { Certificates } from './certificates.js';
@@ -22,7 +21,8 @@ export interface CredentialChangeDeps {
   db: SqlExecutor;
   keyring: Keyring;
   certificates: Pick<Certificates, 'trustedAuthority'>;
-  nodes: Pick<NodeEngines, 'port'>;
+  /** The port Slipway dials for the port a database publishes on its node (the cluster's NodeEngines.port). */
+  nodes: { port(nodeId: string | null, hostPort: number): Promise<number> };
 }
 
 export async function checkCredentialChange(app: CredentialChangeDeps, serviceId: string, key: string, value: string): Promise<void> {

@@ -1,9 +1,6 @@
 import { chmodSync, rmSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
-import { join } from 'node:path';
-
-/** Where the Caddy Slipway runs reaches the API for `apiDomain`: a socket only Slipway's user can open. */
-export const apiSocketPath = (dataDir: string) => join(dataDir, 'api.sock');
+import { apiSocketPath } from '../proxy/api-socket-path.js';
 
 /**
  * The API on a Unix socket, for the proxy in front of `apiDomain`. Requests that arrive here come from that

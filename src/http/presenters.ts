@@ -18,7 +18,7 @@ import type { DomainRow, ServiceRow } from '../../projections/service-queries.js
 import { ENGINE_CATALOGUE } from '../../commands/service/engines.js';
 import type { Engine } from '../../commands/service/fields.js';
 import { effectiveHealthCheck, fromHealthCheckColumn } from '../../commands/service/health-check.js';
-import { publicUrl, type PublicAddress } from './public-url.js';
+import { publicUrl, type PublicAddress } from '../proxy/public-url.js';
 
 export const iso = (value: Date | string | null): string | null => (value === null ? null : new Date(value).toISOString());
 const isoRequired = (value: Date | string) => new Date(value).toISOString();

@@ -4,7 +4,7 @@ import { listServicesOf, type ServiceRow } from '../../projections/service-queri
 import type { SqlExecutor } from '../db/sql-client.js';
 import type { RecordedEvent } from '../eventstore/port.js';
 import { presentProject } from './presenters.js';
-import type { PublicAddress } from './public-url.js';
+import type { PublicAddress } from '../proxy/public-url.js';
 
 const str = (value: unknown) => (typeof value === 'string' ? value : null);
 

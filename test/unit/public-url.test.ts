@@ -1,5 +1,5 @@
 import t from 'tap';
-import { publicAddressOf, publicUrl } from '../../src/http/public-url.js';
+import { publicAddressOf, publicUrl } from '../../src/proxy/public-url.js';
 
 t.test('a URL names the port only when it is not the scheme’s default', async (t) => {
   t.equal(publicUrl('shop.example.com', { scheme: 'http', port: 80 }), 'http://shop.example.com');

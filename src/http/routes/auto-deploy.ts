@@ -12,7 +12,7 @@ import type { Principal } from '../principals.js';
 import { autoDeployApi, type autoDeploySettings } from '../contract/auto-deploy.js';
 import { route } from '../contract/endpoint.js';
 import { notFoundHttp } from '../errors.js';
-import { currentPublicAddress, publicUrl } from '../public-url.js';
+import { currentPublicAddress, publicUrl } from '../../proxy/public-url.js';
 import { requestContext } from '../request-context.js';
 import { parseInput } from '../validation.js';
 

@@ -11,7 +11,7 @@ import { requestContext } from '../request-context.js';
 import { notFoundHttp } from '../errors.js';
 import { presentProject } from '../presenters.js';
 import { ProjectListCache } from '../project-list-cache.js';
-import { currentPublicAddress } from '../public-url.js';
+import { currentPublicAddress } from '../../proxy/public-url.js';
 import { parseInput } from '../validation.js';
 import { route } from '../contract/endpoint.js';
 import { projectsApi } from '../contract/projects.js';

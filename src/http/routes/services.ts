@@ -14,7 +14,7 @@ import { principalOf, visibleProject, visibleService, writerOf } from '../auth.j
 import { requestContext } from '../request-context.js';
 import { notFoundHttp } from '../errors.js';
 import { issuesCertificates } from '../../installation-settings.js';
-import { currentPublicAddress, publicAddressOf } from '../public-url.js';
+import { currentPublicAddress, publicAddressOf } from '../../proxy/public-url.js';
 import { iso, presentDeployment, presentDomain, presentQueuedDeployment, presentService } from '../presenters.js';
 import { parseCreateService, vetServiceChanges, vetServiceSource } from '../service-bodies.js';
 import { parseInput } from '../validation.js';
