@@ -1,6 +1,4 @@
-import type { EventEmitter } from 'node:events';
 import pg from 'pg';
-import Cursor from 'pg-cursor';
 import {
   BrowserError,
   parseTableId,
@@ -10,17 +8,13 @@ import {
   type QueryResult,
   type TableEntry,
 } from './browser.js';
+import { bounded, readCursor, type ConsoleClient } from './postgres-reads.js';
 
 /** Above this many rows (by the catalogue's estimate) a table's count is the estimate: counting would scan it. */
 export const EXACT_COUNT_LIMIT = 100_000;
 const META_TTL_MS = 2_000;
 /** How long past its limit a statement that lifted its own timeout may run before it is cancelled. */
 const BACKSTOP_GRACE_MS = 1_000;
-/**
- * How long a browsing query may wait for an answer on the client side. A server that vanished without closing the
- * connection (a container removed behind a port mapping) would otherwise leave the request waiting for ever.
- */
-const BROWSE_DEADLINE_MS = 30_000;
 
 // Dates, times and bytea reach the client as Postgres prints them (ISO text, `\x…` hex): no time-zone shifts,
 // nothing JSON cannot carry. int8 and numeric stay text (they do not fit a JavaScript number).
@@ -31,14 +25,6 @@ const types = {
     RAW_TEXT_TYPES.includes(oid) ? rawText : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
-/** A query answered within BROWSE_DEADLINE_MS or failed (pg's types do not list its `query_timeout`). */
-function bounded(text: string, values: unknown[] = []): pg.QueryConfig {
-  const config: pg.QueryConfig & { query_timeout: number } = { text, values, query_timeout: BROWSE_DEADLINE_MS };
-  return config;
-}
-
-/** What the console needs of a client beyond pg's types: its backend's pid and its socket. */
-type ConsoleClient = pg.PoolClient & { processID: number; connection: EventEmitter & { stream: { destroy(): void; destroyed: boolean } } };
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -307,40 +293,4 @@ export function createPostgresBrowser(endpoint: EngineEndpoint, engine: 'postgre
       await pool.end();
     },
   };
-}
-
-/**
- * pg-cursor has no handlers for the COPY sub-protocol: `COPY … FROM STDIN` or `TO STDOUT` through it would throw
- * inside the connection's event handlers. The console has no stream to give: it refuses the one and drops the other's data.
- */
-class ConsoleCursor extends Cursor {
-  handleCopyInResponse(connection: { sendCopyFail(message: string): void }) {
-    connection.sendCopyFail('COPY FROM STDIN cannot read from the SQL console; insert rows with INSERT or POST rows instead');
-  }
-
-  handleCopyData() {}
-}
-
-/** Runs one statement through a cursor and reads at most `limit` rows, so a huge result is never held. */
-function readCursor(client: ConsoleClient, text: string, limit: number) {
-  const cursor = client.query(new ConsoleCursor(text));
-  return new Promise<{ rows: Record<string, unknown>[]; fields: pg.FieldDef[]; rowCount: number | null; command: string }>((resolve, reject) => {
-    // Closing the cursor waits for the server's answer, which a cut connection never gives: its end settles too.
-    const afterClose = (settle: () => void) => {
-      let settled = false;
-      const once = () => {
-        if (settled) return;
-        settled = true;
-        client.connection.off('end', once);
-        settle();
-      };
-      client.connection.once('end', once);
-      if (client.connection.stream.destroyed) once();
-      else cursor.close(once);
-    };
-    cursor.read(limit, (error, rows, result) => {
-      if (error) afterClose(() => reject(error));
-      else afterClose(() => resolve({ rows: rows as Record<string, unknown>[], fields: result?.fields ?? [], rowCount: result?.rowCount ?? null, command: result?.command ?? '' }));
-    });
-  });
 }
