@@ -1,4 +1,7 @@
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import type { Test } from 'tap';
+import type { DatabaseBrowser } from '../../src/engines/browser.js';
+import { kindOf } from './browser-errors.js';
 
 /**
  * A TCP relay to a server that can go silent: from `silence()` on, it forwards nothing and closes nothing, in
@@ -33,4 +36,27 @@ export async function silentRelay(target: { host: string; port: number }) {
       server.close();
     },
   };
+}
+
+/**
+ * A browser reached through a relay that goes silent while a statement runs: the statement must fail as a lost
+ * connection (`unavailable`) instead of waiting for ever. `sleep` is the engine's statement that takes 2 s.
+ */
+export async function checkSilentServer(
+  t: Test,
+  server: { host: string; port: number },
+  open: (endpoint: { host: string; port: number }) => DatabaseBrowser,
+  sleep: string,
+) {
+  const relay = await silentRelay(server);
+  t.teardown(() => relay.close());
+  const through = open(relay.endpoint);
+  t.same((await through.query('select 1 as one', { timeoutMs: 5_000, maxRows: 10 })).rows, [{ one: 1 }], 'answers while the server does');
+  const started = Date.now();
+  const pending = kindOf(through.query(sleep, { timeoutMs: 1_000, maxRows: 10 }));
+  await new Promise((r) => setTimeout(r, 300));
+  relay.silence();
+  t.equal(await pending, 'unavailable', 'the statement fails as a lost connection');
+  t.comment(`answered ${Date.now() - started} ms after it was sent`);
+  void through.close();
 }
