@@ -154,7 +154,7 @@ async function redeployUnderLoad(t: Test, upstreamSwitch: 'iptables' | 'reload')
   } finally {
     await load.stop();
   }
-  // Retiring removes the old containers; their images stay while their releases are kept (releasesKept, 10 here).
+  // Draining removes the old containers; their images stay while their releases are kept (releasesKept, 10 here).
   const releases = (await s.call('GET', `/api/services/${svc.id}/releases`)).body.releases as { imageId: string; available: boolean }[];
   t.equal(releases.length, VERSIONS.length, 'a release per version');
   const images = await imagesOf({ [LABEL.service]: svc.id });

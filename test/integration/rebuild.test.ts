@@ -27,7 +27,7 @@ async function rebuildEqualsLive(t: Test, env: Record<string, string>) {
   await runMixedScenario(s);
   const deploys = await runDeploymentHistory(s, git, providers);
   t.teardown(() => removeProjectLeftovers(deploys.id));
-  // Retiring earlier containers still writes log lines after a deployment has ended: let the deployer finish.
+  // Draining earlier containers still writes log lines after a deployment has ended: let the deployer finish.
   await s.app.deployer?.stop();
 
   const types = await recordedTypes(s);

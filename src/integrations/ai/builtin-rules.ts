@@ -35,7 +35,7 @@ const inReasonOrLog = ({ reason, lines }: RuleInput, pattern: RegExp) => reason.
 
 /** Lines Slipway writes itself (src/processes/deployment/) and the classic builder's step bookkeeping. */
 const OWN_LINE =
-  /^(Deployment \S+ started|Deployment (failed|aborted|succeeded)\b|Cloning \S+ \(branch |Checked out commit |Building with |packbuilder: |Built image |Image \S+ is present|Pulling \S+$|Started container |The app answers|The worker is up|Retiring |Step \d+\/\d+ : | ---> |Removing intermediate container |Successfully (built|tagged) |  (FROM|WORKDIR|COPY|RUN|ENV|EXPOSE|CMD) )/;
+  /^(Deployment \S+ started|Deployment (failed|aborted|succeeded)\b|Cloning \S+ \(branch |Checked out commit |Building with |packbuilder: |Built image |Image \S+ is present|Pulling \S+$|Started container |The app answers|The worker is up|Draining |Retiring |Step \d+\/\d+ : | ---> |Removing intermediate container |Successfully (built|tagged) |  (FROM|WORKDIR|COPY|RUN|ENV|EXPOSE|CMD) )/;
 // npm's bookkeeping around the line that matters.
 const NOISE = /^npm (ERR!|error)( (code|errno|syscall|path|command|cwd|signal|workspace|location|A complete log|Log files were not written|You can rerun)\b|\s*$)/;
 const STRONG_ERROR = [

@@ -197,7 +197,7 @@ export class Deployer implements Reactor {
     const done = runDeployment({ ...this.deps, cmd }, row.id, row.service_id, log, controller.signal)
       .then((live) => {
         if (!live) return;
-        this.inBackground(live.retire());
+        this.inBackground(live.drainAndPrune());
         if (live.watch) this.inBackground(this.watch(live.watch, cmd, log));
       })
       .catch((error: unknown) => this.logger.error('deployment run failed', { deployment: row.id, error: String(error) }))

@@ -92,12 +92,12 @@ export async function runContainer(
   leftovers.container = null;
   leftovers.image = null;
   const live = await wentLive(deps, id, serviceId, ended.events, log);
-  // What to retire is fixed now; retiring runs after this deployment, so the next one need not wait.
+  // What to drain is fixed now; draining runs after this deployment, so the next one need not wait.
   const previousRuns = await earlierContainersOf(deps, serviceId, id).catch(() => []);
   const before = await releaseBefore(deps, serviceId, previous?.deploymentId ?? null).catch(() => null);
   return {
-    retire: async () => {
-      await retire(deps, previousRuns, log);
+    drainAndPrune: async () => {
+      await drainPrevious(deps, previousRuns, log);
       await pruneReleases(deps, serviceId, log);
     },
     watch: watchUntil && live ? { deploymentId: id, serviceId, containerName: name, previous: before, row: ranAs, resources, until: Date.parse(watchUntil) } : null,
@@ -111,10 +111,10 @@ async function earlierContainersOf(deps: RunDeps, serviceId: string, keep: strin
 }
 
 /** Gives requests in flight time to finish, then stops the earlier containers. */
-async function retire(deps: RunDeps, containers: string[], log: DeploymentLog) {
+async function drainPrevious(deps: RunDeps, containers: string[], log: DeploymentLog) {
   if (containers.length > 0) await sleep(deps.settings.timeouts.drainMs);
   for (const name of containers) {
-    log.system(`Retiring ${name}`);
+    log.system(`Draining ${name}`);
     await deps.runtime.remove(name, deps.settings.timeouts.stopGraceSeconds).catch(() => undefined);
   }
   await log.flush();

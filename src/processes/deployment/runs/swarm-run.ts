@@ -122,7 +122,7 @@ export async function runOnSwarm(
     live: {
       // Swarm replaced the tasks itself; the images of releases no longer kept go as on a single server, and
       // from the registry with those of deployments that ended without a release.
-      retire: async () => {
+      drainAndPrune: async () => {
         await pruneReleases(deps, row.id, log);
         const gone = await pruneRegistryOf(deps, target, row.id);
         if (gone.length > 0) log.system(`Deleted from the cluster's registry the images no kept release runs (${gone.length} tag${gone.length === 1 ? '' : 's'})`);

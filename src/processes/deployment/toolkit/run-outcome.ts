@@ -3,9 +3,12 @@ import type { KeptRelease } from '../../../../commands/release/aggregate.js';
 import type { ServiceRow } from '../../../../projections/service-queries.js';
 import type { RunResources } from './service-resources.js';
 
-/** What a deployment that went live leaves to do once the service is free again: retire, and watch the release. */
+/**
+ * What a deployment that went live leaves to do once the service is free again: drain the previous containers and
+ * prune the releases no longer kept, and watch the release.
+ */
 export interface WentLive {
-  retire(): Promise<void>;
+  drainAndPrune(): Promise<void>;
   watch: ReleaseWatch | null;
 }
 
