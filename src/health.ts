@@ -3,7 +3,7 @@ import { findCluster } from '../projections/cluster-queries.js';
 import { clusterHealth } from './cluster/cluster-health.js';
 import { failingNotificationChannels } from '../projections/notification-channel-queries.js';
 import type { ProjectionRunner } from '../projections/runner.js';
-import type { ClusterEngine } from './cluster/cluster-engine.js';
+import type { ManagerHost } from './cluster/manager-host.js';
 import type { SqlClient } from './db/sql-client.js';
 import type { EventStore } from './eventstore/port.js';
 import type { ProcessManagers } from './processes/process-managers.js';
@@ -21,7 +21,7 @@ export interface HealthDeps {
   processManagers: Pick<ProcessManagers, 'checkpoints'>;
   runtime: Pick<ContainerRuntime, 'ping'>;
   proxy: Pick<ProxyReconciler, 'health'>;
-  clusterEngine: ClusterEngine;
+  managerHost: ManagerHost;
 }
 
 const LAG_CAP = 1000;
@@ -92,7 +92,7 @@ export async function health(app: HealthDeps): Promise<Health> {
   );
   const proxy = await app.proxy.health();
   const cluster = (await findCluster(app.db))
-    ? await clusterHealth(app.db, await app.clusterEngine.docker()).catch((error: unknown) => ({
+    ? await clusterHealth(app.db, await app.managerHost.docker()).catch((error: unknown) => ({
         ok: false,
         detail: `the Swarm manager does not answer: ${error instanceof Error ? error.message : String(error)}`,
         nodesDown: [],

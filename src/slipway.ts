@@ -6,9 +6,9 @@ import type { ServiceDeps } from '../commands/service/handlers.js';
 import { countApiKeys } from '../projections/api-key-queries.js';
 import type { ProjectionRunner } from '../projections/runner.js';
 import { takenHostPorts, type ServiceRow } from '../projections/service-queries.js';
-import type { ClusterEngine } from './cluster/cluster-engine.js';
+import type { ManagerHost } from './cluster/manager-host.js';
 import type { NodePrivilegeCheck } from './cluster/node-privilege-check.js';
-import type { NodeEngines } from './cluster/node-engines.js';
+import type { NodeHosts } from './cluster/node-hosts.js';
 import { backupDeps } from './composition/backups.js';
 import { commandContexts } from './composition/command-contexts.js';
 import { startDockerHosts } from './composition/docker-hosts.js';
@@ -51,9 +51,9 @@ export interface Slipway {
   upstreams: UpstreamSwitch | null;
   runtime: ContainerRuntime;
   /** This server's Docker host as a Swarm manager, for cluster mode. */
-  clusterEngine: ClusterEngine;
+  managerHost: ManagerHost;
   /** The Docker hosts database services run on: this server's, or (cluster mode) the node each is pinned to. */
-  nodes: NodeEngines;
+  nodes: NodeHosts;
   /** Cluster mode: whether each node's daemon sets no-new-privileges by default, as last asked. */
   nodePrivileges: NodePrivilegeCheck;
   /** null in one-shot CLI commands. */
@@ -150,7 +150,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     databases,
     certificates,
     registryAuthority: hosts.registryAuthority,
-    clusterEngine: hosts.clusterEngine,
+    managerHost: hosts.managerHost,
     nodes: hosts.nodes,
     nodePrivileges: hosts.nodePrivileges,
     backups,

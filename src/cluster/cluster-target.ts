@@ -4,7 +4,7 @@ import { registryPassword } from '../../commands/cluster/handlers.js';
 import type { CommandContext } from '../../commands/shared/command-context.js';
 import { findCluster } from '../../projections/cluster-queries.js';
 import type { SqlExecutor } from '../db/sql-client.js';
-import type { ClusterEngine } from './cluster-engine.js';
+import type { ManagerHost } from './manager-host.js';
 import { routerKeyOf } from './cluster-router.js';
 import type { RegistryAccess } from './registry.js';
 import { RegistryLock } from './registry-lock.js';
@@ -35,7 +35,7 @@ export interface ClusterSettings {
 export function clusterTargets(
   db: SqlExecutor,
   cmd: CommandContext,
-  engine: ClusterEngine,
+  engine: ManagerHost,
   settings: ClusterSettings,
   authorityPem: () => Promise<string>,
 ): () => Promise<ClusterTarget | null> {

@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import type { ContainerUsage } from '../runtime/container-runtime.js';
-import type { NodeEngines } from './node-engines.js';
+import type { NodeHosts } from './node-hosts.js';
 
 interface RunningTask {
   NodeID?: string;
@@ -11,7 +11,7 @@ interface RunningTask {
  * A Swarm service's use: the sum over its running tasks, each sampled on its own node through the node's agent;
  * null when none could be sampled. A task whose node does not answer in time is left out.
  */
-export async function swarmUsage(manager: Docker, nodes: NodeEngines, service: string, timeoutMs: number): Promise<ContainerUsage | null> {
+export async function swarmUsage(manager: Docker, nodes: NodeHosts, service: string, timeoutMs: number): Promise<ContainerUsage | null> {
   const tasks = (await manager.listTasks({ filters: { service: [service], 'desired-state': ['running'] } })) as RunningTask[];
   const samples = await Promise.all(
     tasks

@@ -1,11 +1,11 @@
 import type { SqlClient } from '../db/sql-client.js';
 import { findCluster } from '../../projections/cluster-queries.js';
 import { agentCredentials } from '../cluster/agent-credentials.js';
-import { clusterEngine, type ClusterEngine } from '../cluster/cluster-engine.js';
+import { managerHost, type ManagerHost } from '../cluster/manager-host.js';
 import { clusterTargets, type ClusterTarget } from '../cluster/cluster-target.js';
 import { NodePrivilegeCheck } from '../cluster/node-privilege-check.js';
 import { NodeAccess } from '../cluster/node-access.js';
-import { nodeEngines, type NodeEngines } from '../cluster/node-engines.js';
+import { nodeHosts, type NodeHosts } from '../cluster/node-hosts.js';
 import { registryAuthority } from '../cluster/registry-authority.js';
 import { moveRegistryToItsAuthority } from '../cluster/registry-trust.js';
 import type { Config } from '../config.js';
@@ -28,9 +28,9 @@ export interface DockerHostsDeps {
 export interface DockerHosts {
   runtime: ContainerRuntime;
   /** This server's Docker as a Swarm manager. */
-  clusterEngine: ClusterEngine;
+  managerHost: ManagerHost;
   /** The Docker host database services run on: this server's, or (cluster mode) the node each is pinned to. */
-  nodes: NodeEngines;
+  nodes: NodeHosts;
   /** Cluster mode: whether each node's daemon sets no-new-privileges by default, as last asked. */
   nodePrivileges: NodePrivilegeCheck;
   /** The cluster as runs use it: waits for the registry's move to its own authority (moveRegistry). */
@@ -44,7 +44,7 @@ export interface DockerHosts {
 export function startDockerHosts({ config, log, db, commandContext, instance }: DockerHostsDeps): DockerHosts {
   const dockerRuntime = async () => (await withDeferredRequires(() => import('../runtime/docker-runtime.js'))).createDockerRuntime;
   const runtime = lazyRuntime(async () => (await dockerRuntime())({ ...config.docker, instance }));
-  const engine = clusterEngine(config.docker.socketPath);
+  const engine = managerHost(config.docker.socketPath);
   let registryCa: Promise<PemKeyPair> | null = null;
   const registryCaOf = () => (registryCa ??= registryAuthority(config.dataDir).catch((error: unknown) => {
     registryCa = null;
@@ -65,7 +65,7 @@ export function startDockerHosts({ config, log, db, commandContext, instance }: 
     settings: config.cluster.agent,
     readyTimeoutMs: 60_000,
   });
-  const nodes = nodeEngines(runtime, nodeAccess, async (docker) => (await dockerRuntime())({ ...config.docker, instance, docker }));
+  const nodes = nodeHosts(runtime, nodeAccess, async (docker) => (await dockerRuntime())({ ...config.docker, instance, docker }));
   const nodePrivileges = new NodePrivilegeCheck({
     nodeDocker: (nodeId) => nodeAccess.docker(nodeId),
     managerApiVersion: async () => (await (await engine.docker()).version()).ApiVersion,
@@ -97,7 +97,7 @@ export function startDockerHosts({ config, log, db, commandContext, instance }: 
 
   return {
     runtime,
-    clusterEngine: engine,
+    managerHost: engine,
     nodes,
     nodePrivileges,
     async cluster() {

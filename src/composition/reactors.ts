@@ -39,7 +39,7 @@ export interface ReactorsDeps {
   outbound: DestinationPolicy;
   commandContext: CommandContexts;
   proxy: Pick<Proxy, 'reconciler' | 'supervisor'>;
-  hosts: Pick<DockerHosts, 'runtime' | 'nodes' | 'nodePrivileges' | 'cluster' | 'clusterEngine'>;
+  hosts: Pick<DockerHosts, 'runtime' | 'nodes' | 'nodePrivileges' | 'cluster' | 'managerHost'>;
   certificates: Certificates;
   databases: BrowserPool<ServiceRow>;
   pushRepositories: PushRepositories;
@@ -145,7 +145,7 @@ export function createReactors(deps: ReactorsDeps): Reactors {
     ...(backupRunner && backupScheduler && importRunner ? [backupRunner, backupScheduler, importRunner] : []),
     ...(certificateMonitor ? [certificateMonitor] : []),
     ...(healthMonitor ? [healthMonitor] : []),
-    ...(server ? [new ClusterNodeWatch({ cmd: () => commandContext('system:cluster'), db, engine: hosts.clusterEngine, privileges: hosts.nodePrivileges }, log)] : []),
+    ...(server ? [new ClusterNodeWatch({ cmd: () => commandContext('system:cluster'), db, engine: hosts.managerHost, privileges: hosts.nodePrivileges }, log)] : []),
     ...(notifier ? [notifier] : []),
   ];
   return {

@@ -21,7 +21,7 @@ export interface CredentialChangeDeps {
   db: SqlExecutor;
   keyring: Keyring;
   certificates: Pick<Certificates, 'trustedAuthority'>;
-  /** The port Slipway dials for the port a database publishes on its node (the cluster's NodeEngines.port). */
+  /** The port Slipway dials for the port a database publishes on its node (the cluster's NodeHosts.port). */
   nodes: { port(nodeId: string | null, hostPort: number): Promise<number> };
 }
 

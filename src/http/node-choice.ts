@@ -13,7 +13,7 @@ export async function requireNodeForDatabase(app: Slipway, nodeId: string, from?
   const cluster = await findCluster(app.db);
   if (!cluster) throw conflict('nodeId needs a cluster: run `slipway cluster init` (POST /api/cluster) first');
   if (from && from.nodeId === null && nodeId === cluster.manager_node_id) throw conflict('the service is on that node already (the manager’s engine, where Slipway runs)');
-  const node = await findSwarmNode(await app.clusterEngine.docker(), nodeId, LABEL.service);
+  const node = await findSwarmNode(await app.managerHost.docker(), nodeId, LABEL.service);
   if (!node) throw invalid('nodeId', 'the cluster has no node with this id (GET /api/cluster/nodes lists them)');
   if (node.state !== 'ready' || node.availability !== 'active') {
     throw conflict(`node ${nodeId} is ${node.state} and ${node.availability}: a database goes only to a ready, active node`);

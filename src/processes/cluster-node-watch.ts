@@ -1,7 +1,7 @@
 import { recordNodeStates } from '../../commands/cluster/handlers.js';
 import type { CommandContext } from '../../commands/shared/command-context.js';
 import { findCluster } from '../../projections/cluster-queries.js';
-import type { ClusterEngine } from '../cluster/cluster-engine.js';
+import type { ManagerHost } from '../cluster/manager-host.js';
 import type { NodePrivilegeCheck } from '../cluster/node-privilege-check.js';
 import { listSwarmNodes } from '../cluster/swarm-engine.js';
 import type { SqlExecutor } from '../db/sql-client.js';
@@ -17,7 +17,7 @@ export class ClusterNodeWatch implements Reactor {
   readonly name = 'cluster-node-watch';
 
   constructor(
-    private readonly deps: { cmd: () => CommandContext; db: SqlExecutor; engine: ClusterEngine; privileges?: NodePrivilegeCheck },
+    private readonly deps: { cmd: () => CommandContext; db: SqlExecutor; engine: ManagerHost; privileges?: NodePrivilegeCheck },
     private readonly log: Logger,
   ) {}
 

@@ -53,7 +53,7 @@ export function clusterRoutes(router: Router, app: Slipway) {
     }));
   };
   const nodeOf = async (nodeId: string) => {
-    const node = await findSwarmNode(await app.clusterEngine.docker(), nodeId, LABEL.service);
+    const node = await findSwarmNode(await app.managerHost.docker(), nodeId, LABEL.service);
     if (!node) throw notFound('node');
     return node;
   };
@@ -71,7 +71,7 @@ export function clusterRoutes(router: Router, app: Slipway) {
     const cmd = requestContext(app, ctx, principal);
     const run = initializing.then(async () => {
       if ((await clusterState(cmd)).initialized) throw conflict('this installation is already a cluster');
-      const docker = await app.clusterEngine.docker();
+      const docker = await app.managerHost.docker();
       const identity = await initOrAdoptSwarm(docker, body.advertiseAddress ?? null).catch((error: unknown) => {
         throw error instanceof SwarmRefused ? new HttpError(409, 'swarm_refused', error.message) : error;
       });
@@ -92,7 +92,7 @@ export function clusterRoutes(router: Router, app: Slipway) {
   route(router, clusterApi.listNodes, async (ctx) => {
     requireAllProjects(principalOf(ctx), WHAT);
     const row = await requireCluster();
-    ctx.body = { nodes: await withDatabases(row, await listSwarmNodes(await app.clusterEngine.docker(), LABEL.service)) };
+    ctx.body = { nodes: await withDatabases(row, await listSwarmNodes(await app.managerHost.docker(), LABEL.service)) };
   });
 
   route(router, clusterApi.joinCommand, async (ctx) => {
@@ -100,7 +100,7 @@ export function clusterRoutes(router: Router, app: Slipway) {
     requireAllProjects(principal, 'adding a node');
     const { role } = parseInput(joinCommandBody, ctx.request.body ?? {});
     const row = await requireCluster();
-    const token = await rotatedJoinToken(await app.clusterEngine.docker(), role);
+    const token = await rotatedJoinToken(await app.managerHost.docker(), role);
     const { position } = await issueJoinCommand(requestContext(app, ctx, principal), role);
     await app.settle(position);
     const caPem = (await app.registryAuthority()).certPem;
@@ -124,7 +124,7 @@ export function clusterRoutes(router: Router, app: Slipway) {
     const current = { availability: node.availability, labels: node.labels };
     // Decided before Swarm is told, so a refused change never reaches it; recorded once Swarm took it.
     if (clusterAggregate.decide.changeNode(await clusterState(cmd), node.id, current, change).length > 0) {
-      await updateSwarmNode(await app.clusterEngine.docker(), node.id, { availability: change.availability ?? current.availability, labels: change.labels ?? current.labels });
+      await updateSwarmNode(await app.managerHost.docker(), node.id, { availability: change.availability ?? current.availability, labels: change.labels ?? current.labels });
     }
     const { position } = await changeNode(cmd, node.id, current, change);
     await app.settle(position);
@@ -143,7 +143,7 @@ export function clusterRoutes(router: Router, app: Slipway) {
     const held = (await listDatabasePlacements(app.db)).filter((d) => d.node_id === node.id);
     if (held.length > 0) throw conflict(`database services are on ${node.hostname} (${held.map((d) => d.name).join(', ')}): move them to another node (POST /api/services/:id/move) or delete them first`);
     clusterAggregate.decide.removeNode(await clusterState(cmd), node.id, live);
-    await removeSwarmNode(await app.clusterEngine.docker(), node.id);
+    await removeSwarmNode(await app.managerHost.docker(), node.id);
     const { position } = await removeNode(cmd, node.id, live);
     await app.settle(position);
     ctx.body = { ok: true };

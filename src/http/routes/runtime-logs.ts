@@ -47,7 +47,7 @@ export async function streamRuntimeLogs(app: Slipway, service: ServiceRow, sse: 
   const swarm = swarmServiceOf(container);
   const logs = swarm
     ? async function* (options: { tail?: number; since?: string; follow: boolean; signal?: AbortSignal }) {
-        yield* swarmLogs(await app.clusterEngine.docker(), swarm, options);
+        yield* swarmLogs(await app.managerHost.docker(), swarm, options);
       }
     : async function* (options: { tail?: number; since?: string; follow: boolean; signal?: AbortSignal }) {
         // A database pinned to a cluster node writes its output there.

@@ -74,7 +74,7 @@ export function serviceRoutes(router: Router, app: Slipway) {
       ? Promise.resolve(null)
       : swarm
         ? // Its tasks run on several nodes: each is sampled on its own, and the service's use is their sum.
-          app.clusterEngine.docker().then((docker) => swarmUsage(docker, app.nodes, swarm, STATS_TIMEOUT_MS)).catch(() => null)
+          app.managerHost.docker().then((docker) => swarmUsage(docker, app.nodes, swarm, STATS_TIMEOUT_MS)).catch(() => null)
         : app.nodes.runtime(service.node_id).then((runtime) => runtime.stats(container, STATS_TIMEOUT_MS)).catch(() => null);
     const variables = await loadProjectVariables(app.db, app.keyring, service.project_id);
     const env = variables.variablesOf(service.id).map(({ row, value }) => ({

@@ -1,7 +1,7 @@
 import type { Engine } from '../../../commands/service/fields.js';
 import type { CommandContext } from '../../../commands/shared/command-context.js';
 import { findService } from '../../../projections/service-queries.js';
-import type { NodeEngines } from '../../cluster/node-engines.js';
+import type { NodeHosts } from '../../cluster/node-hosts.js';
 import type { SqlExecutor } from '../../db/sql-client.js';
 import type { BackupTarget } from '../../engines/backup-tools.js';
 import type { RemoteStorage } from '../../integrations/remote-storage.js';
@@ -15,7 +15,7 @@ export interface BackupDeps {
   keyring: Keyring;
   runtime: ContainerRuntime;
   /** The engine each database service runs on (its node's, in cluster mode). */
-  nodes: NodeEngines;
+  nodes: NodeHosts;
   dataDir: string;
   /** The connected remote storage, or null when none is. */
   remoteStorage(): Promise<RemoteStorage | null>;

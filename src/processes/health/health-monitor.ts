@@ -13,7 +13,7 @@ import type { Logger } from '../../logger.js';
 import type { ContainerRuntime } from '../../runtime/container-runtime.js';
 import { probe } from './health-probes.js';
 import type { Reactor } from '../reactor.js';
-import type { NodeEngines } from '../../cluster/node-engines.js';
+import type { NodeHosts } from '../../cluster/node-hosts.js';
 
 export interface HealthMonitorDeps {
   /** A fresh context per recorded change: each change is its own correlation id in the history. */
@@ -21,7 +21,7 @@ export interface HealthMonitorDeps {
   db: SqlExecutor;
   runtime: ContainerRuntime;
   /** The engine of the node a database service is pinned to (cluster mode). */
-  nodes?: NodeEngines;
+  nodes?: NodeHosts;
 }
 
 export interface HealthMonitorOptions {

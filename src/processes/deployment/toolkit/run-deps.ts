@@ -1,7 +1,7 @@
 import type { ServiceRow } from '../../../../projections/service-queries.js';
 import type { CommandContext } from '../../../../commands/shared/command-context.js';
 import type { ClusterTarget } from '../../../cluster/cluster-target.js';
-import type { NodeEngines } from '../../../cluster/node-engines.js';
+import type { NodeHosts } from '../../../cluster/node-hosts.js';
 import type { SqlExecutor } from '../../../db/sql-client.js';
 import type { ServerTls } from '../../../engines/engine-plans.js';
 import type { InstallationImages } from '../../../installation-images.js';
@@ -55,5 +55,5 @@ export interface RunDeps {
   /** The cluster, once the installation is one: web and worker releases then run as Swarm services. */
   cluster?: () => Promise<ClusterTarget | null>;
   /** Cluster mode: the engines of the nodes database services are pinned to. */
-  nodes?: NodeEngines;
+  nodes?: NodeHosts;
 }

@@ -6,14 +6,14 @@ import type { ClusterTarget } from '../../../cluster/cluster-target.js';
 import { swarmServiceOf } from '../../../cluster/swarm-release-name.js';
 import { scaleService } from '../../../cluster/swarm-updates.js';
 import type { ContainerRuntime } from '../../../runtime/container-runtime.js';
-import type { NodeEngines } from '../../../cluster/node-engines.js';
+import type { NodeHosts } from '../../../cluster/node-hosts.js';
 
 export interface StopDeps {
   cmd: CommandContext;
   runtime: ContainerRuntime;
   settings: { timeouts: { stopGraceSeconds: number } };
   cluster?: () => Promise<ClusterTarget | null>;
-  nodes?: NodeEngines;
+  nodes?: NodeHosts;
 }
 
 /**

@@ -3,16 +3,16 @@ import type { ContainerRuntime } from '../runtime/container-runtime.js';
 import type { NodeAccess } from './node-access.js';
 
 /**
- * The engine of a node: this server's own (`nodeId` null, as on a single server), or a cluster node's, whose
- * engine and loopback Slipway reaches through the node's agent (a pinned database's, a Swarm task's).
+ * The Docker host of a node: this server's own (`nodeId` null, as on a single server), or a cluster node's, whose
+ * Docker host and loopback Slipway reaches through the node's agent (a pinned database's, a Swarm task's).
  */
-export interface NodeEngines {
+export interface NodeHosts {
   runtime(nodeId: string | null): Promise<ContainerRuntime>;
   /** The port Slipway dials on its own loopback for the port the database publishes on its node's. */
   port(nodeId: string | null, hostPort: number): Promise<number>;
 }
 
-export function nodeEngines(local: ContainerRuntime, access: NodeAccess, runtimeOf: (docker: Docker) => Promise<ContainerRuntime>): NodeEngines {
+export function nodeHosts(local: ContainerRuntime, access: NodeAccess, runtimeOf: (docker: Docker) => Promise<ContainerRuntime>): NodeHosts {
   const runtimes = new Map<Docker, Promise<ContainerRuntime>>();
   return {
     async runtime(nodeId) {
