@@ -54,7 +54,7 @@ const steps: Step[] = [
     command: 'slipway services create web --project shop --image slipway/test-web:bookworm --port 8000',
     check: (t, r) => (ok(t, r, 'image service'), t.match(r.stdout, /shop\/web/)),
   },
-  { command: "slipway env shop/web set 'DATABASE_URL=${main-db.DATABASE_URL}' 'GREETING=hello from the shop'", check: (t, r) => ok(t, r, 'variables') },
+  { command: "slipway variables shop/web set 'DATABASE_URL=${main-db.DATABASE_URL}' 'GREETING=hello from the shop'", check: (t, r) => ok(t, r, 'variables') },
   { command: 'slipway domains shop/web add web.localhost', check: (t, r) => (ok(t, r, 'domain'), t.match(r.stdout, /web\.localhost/)) },
   { command: 'slipway deploy shop/web', check: (t, r) => (ok(t, r, 'web deployed'), t.match(r.stdout + r.stderr, /succeeded/)) },
   { command: 'curl -s http://web.localhost', check: (t, r) => (ok(t, r, 'curl'), t.equal(r.stdout, 'hello from the shop', 'the app answers through the proxy')) },
