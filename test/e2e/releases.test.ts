@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import t from 'tap';
 import { LABEL } from '../../src/runtime/container-runtime.js';
 import { createProject, createService } from '../helpers/api-suite.js';
@@ -159,7 +160,15 @@ t.test('releases: list, roll back without a build, prune beyond releasesKept, ro
   const crashResults = await crashLoad.stop();
   const late = crashResults.filter((r) => r.at > completedAt);
   t.ok(late.length > 10, `${late.length} requests sent after the rollback completed`);
-  t.same(late.filter((r) => r.status !== 200 || r.body !== 'v4 changed'), [], 'every one answered by v4: 0 failed requests after the rollback');
+  const wrong = late.filter((r) => r.status !== 200 || r.body !== 'v4 changed');
+  t.same(wrong, [], 'every one answered by v4: 0 failed requests after the rollback');
+  if (wrong.length > 0) {
+    // What a rare failure needs explained: where the route pointed, and which containers had which ports.
+    const containers = await docker.listContainers({ all: true, filters: { label: [`${LABEL.service}=${svc.id}`] } });
+    t.comment(`rollback completed at ${completedAt}; containers: ${JSON.stringify(containers.map((c) => [c.Names, c.State, c.Ports]))}`);
+    t.comment(execFileSync('iptables', ['-t', 'nat', '-S'], { encoding: 'utf8' }));
+    t.comment((await logLines(s, auto.id)).join('\n'));
+  }
 
   const explained = await s.call('POST', `/api/deployments/${bad.id}/explain-failure`, { body: { providerId: 'builtin' } });
   t.equal(explained.status, 200, 'a rolled back deployment is explained like a failed one');

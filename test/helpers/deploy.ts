@@ -1,51 +1,12 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { isFinished } from '../../commands/deployment/aggregate.js';
 import { PACK_ENV } from './docker.js';
 import type { ApiClient } from './http-resources.js';
+import { claimHostPorts } from './host-ports.js';
 import { freePort, getVia } from './net.js';
-
-const RANGES = join(tmpdir(), 'slipway-test-host-ports');
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-/**
- * A block of 100 host ports no other test process holds (test files run in parallel, each with its own
- * Slipway: two on one block would route one's port to the other's container). Below the kernel's
- * ephemeral range (32768-60999), where an outgoing connection could hold a service's port. Released when
- * the process exits; a block whose holder died is taken over.
- */
-function claimHostPorts(): number {
-  mkdirSync(RANGES, { recursive: true });
-  const start = Math.floor(Math.random() * 127);
-  for (let i = 0; i < 127; i++) {
-    const low = 20_000 + ((start + i) % 127) * 100;
-    const file = join(RANGES, String(low));
-    try {
-      writeFileSync(file, String(process.pid), { flag: 'wx' });
-    } catch {
-      const holder = Number(readFileSync(file, 'utf8'));
-      if (holder === process.pid || alive(holder)) continue;
-      writeFileSync(file, String(process.pid));
-    }
-    process.once('exit', () => rmSync(file, { force: true }));
-    return low;
-  }
-  throw new Error('every block of host ports is held by a running test');
-}
 
 /** Server settings for deployment tests: a real Caddy, local packbuilder images, short waits. */
 export async function deployEnv(extra: Record<string, string> = {}) {
   const proxyPort = await freePort();
-  const low = claimHostPorts();
   return {
     proxyPort,
     env: {
@@ -53,7 +14,7 @@ export async function deployEnv(extra: Record<string, string> = {}) {
       SLIPWAY_PROXY: 'caddy',
       SLIPWAY_PROXY_HTTP_PORT: String(proxyPort),
       SLIPWAY_CADDY_ADMIN_LISTEN: `127.0.0.1:${await freePort()}`,
-      SLIPWAY_HOST_PORT_RANGE: `${low}-${low + 99}`,
+      SLIPWAY_HOST_PORT_RANGE: claimHostPorts().range,
       SLIPWAY_START_TIMEOUT: '20',
       SLIPWAY_WORKER_SETTLE: '1',
       SLIPWAY_DRAIN: '1',

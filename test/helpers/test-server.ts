@@ -6,6 +6,7 @@ import { serve, type RunningServer } from '../../src/cli/serve.js';
 import { loadConfig } from '../../src/config.js';
 import { loadInstanceId } from '../../src/db/instance-id.js';
 import { createLogger } from '../../src/logger.js';
+import { claimHostPorts } from './host-ports.js';
 import { checkAnswer } from './openapi-check.js';
 import { allowingConfiguredServers } from './outbound.js';
 
@@ -22,6 +23,7 @@ export interface TestServer extends RunningServer {
 /** A real Slipway on an ephemeral port with its own data directory. */
 export async function startTestServer(env: Record<string, string> = {}, dataDir?: string): Promise<TestServer> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'slipway-test-'));
+  const ports = env.SLIPWAY_HOST_PORT_RANGE ? null : claimHostPorts();
   const config = loadConfig({
     SLIPWAY_DATA_DIR: dir,
     SLIPWAY_PORT: '0',
@@ -35,6 +37,7 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
     SLIPWAY_DOCKER_SOCKET: '/nonexistent/docker.sock',
     // The suites send many unknown keys on purpose from one address; the limit has tests of its own.
     SLIPWAY_KEY_FAILURES_PER_MINUTE: '100000',
+    ...(ports ? { SLIPWAY_HOST_PORT_RANGE: ports.range } : {}),
     // The local servers the test points Slipway at (its Git server, fake DNS APIs) are allowed, exactly they.
     ...allowingConfiguredServers(env),
   });
@@ -72,6 +75,7 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
       // Caddy and the NAT rules outlive Slipway on purpose; a test's go with its test.
       spawnSync('pkill', ['-f', `${dir}/caddy/bootstrap.json`]);
       await server.app.upstreams?.remove();
+      ports?.release();
       if (dataDir) return;
       // Nothing outlives a data directory the helper made: the engine's networks are few (about 30 by default).
       if (existsSync('/var/run/docker.sock')) await (await import('./docker.js')).removeInstanceLeftovers(instance).catch(() => undefined);
