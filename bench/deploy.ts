@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createProject, createService } from '../test/helpers/api-suite.js';
 import { deployEnv, probe, steadyLoad, waitForDeployment } from '../test/helpers/deploy.js';
-import { dockerUnavailable, removeProjectLeftovers, TEST_IMAGES } from '../test/helpers/docker.js';
+import { containersOf, dockerUnavailable, removeProjectLeftovers, TEST_IMAGES } from '../test/helpers/docker.js';
+import { LABEL } from '../src/runtime/container-runtime.js';
 import { startGitServer } from '../test/helpers/git-server.js';
 import { readSse } from '../test/helpers/sse.js';
 import { startTestServer } from '../test/helpers/test-server.js';
@@ -35,7 +36,7 @@ const STEP_LINES: [string, RegExp][] = [
   ['ready', /^The app answers/],
   ['switch', /^Deployment succeeded/],
 ];
-function stepTimes(posted: number, logs: { line: string; stream: string; createdAt: string }[]) {
+export function stepTimes(posted: number, logs: { line: string; stream: string; createdAt: string }[]) {
   const times: Record<string, number> = {};
   let previous = posted;
   for (const [name, pattern] of STEP_LINES) {
@@ -61,6 +62,14 @@ export const app = (version: string) => ({
   Dockerfile: `FROM ${TEST_IMAGES.python}\nWORKDIR /app\nCOPY . .\nENV VERSION=${version}\nCMD ["python3", "server.py"]\n`,
   'server.py': SERVER,
 });
+
+/**
+ * Until the service runs one container: the previous release drained and removed. The hand path removes its
+ * container before its next measurement; a drain still under way would be measured against Slipway.
+ */
+export async function drained(serviceId: string) {
+  while ((await containersOf({ [LABEL.service]: serviceId })).length > 1) await new Promise((r) => setTimeout(r, 50));
+}
 
 export async function untilAnswers(port: number, host: string, body: string) {
   for (;;) {
@@ -120,6 +129,7 @@ export async function deployBenchmarks() {
       hand.push(await byHand(version));
       handOnNetwork.push(await byHand(`n${version}`, HAND_NETWORK));
       git.push('acme/bench', app(version));
+      await drained(svc.id);
       const posted = Date.now();
       const started = performance.now();
       const id = (await s.call('POST', `/api/services/${svc.id}/deployments`)).body.deployment.id;

@@ -4,7 +4,7 @@ import { deployEnv, waitForDeployment } from '../test/helpers/deploy.js';
 import { dockerUnavailable, removeProjectLeftovers } from '../test/helpers/docker.js';
 import { startGitServer } from '../test/helpers/git-server.js';
 import { startTestServer } from '../test/helpers/test-server.js';
-import { app, median, untilAnswers } from './deploy.js';
+import { app, drained, median, stepTimes, untilAnswers } from './deploy.js';
 import { line } from './print.js';
 
 const HAND_NETWORK = 'slipway-bench-hand-rollback';
@@ -49,16 +49,20 @@ export async function rollbackBenchmarks() {
     const slipway: number[] = [];
     const hand: number[] = [];
     const handOnNetwork: number[] = [];
+    const steps: Record<string, number>[] = [];
     for (let i = 0; i < 5; i++) {
       hand.push(await byHand(one.imageId, 'one'));
       handOnNetwork.push(await byHand(one.imageId, 'one', HAND_NETWORK));
       for (const [target, body] of [[one, 'one'], [two, 'two']] as const) {
+        await drained(svc.id);
+        const posted = Date.now();
         const started = performance.now();
         const queued = await s.call('POST', `/api/services/${svc.id}/rollback`, { body: { releaseId: target.id } });
         if (queued.status !== 200) throw new Error(`rollback: ${queued.status} ${JSON.stringify(queued.body)}`);
         await untilAnswers(proxyPort, 'rollback.slipway.test', body);
         if (target === one) slipway.push(performance.now() - started);
         await waitForDeployment(s, svc.id, queued.body.deployment.id);
+        if (target === one) steps.push(stepTimes(posted, (await s.call('GET', `/api/deployments/${queued.body.deployment.id}/logs`)).body.logs));
       }
     }
     const [a, b] = [median(slipway), median(hand)];
@@ -68,6 +72,7 @@ export async function rollbackBenchmarks() {
     const c = median(handOnNetwork);
     line('rollback: the same by hand on a user-defined network like Slipway’s (median of 5)', `${c.toFixed(0)} ms`);
     line('rollback overhead / ratio against that', `${(a - c).toFixed(0)} ms / ${(a / c).toFixed(2)}`);
+    line('rollback steps, from its log (medians, ms)', Object.keys(steps[0] ?? {}).map((k) => `${k} ${median(steps.map((x) => x[k]!))}`).join(', '));
   } finally {
     await s.close();
     await git.close();

@@ -11,7 +11,7 @@ import type { DeploymentLog } from '../toolkit/deployment-log.js';
 import { recorded } from '../../recorded.js';
 import { containerEnd, resourcesOfRun, type RunResources } from '../toolkit/service-resources.js';
 import { stoppedOnRequest } from '../toolkit/service-stop.js';
-import { gateCheckOf, gateOf, passGate } from './readiness.js';
+import { gateCheckOf, gateOf, passGate, untilReadyDelay } from './readiness.js';
 import { containerNameOf } from '../toolkit/run-names.js';
 import { DeployFailure, step } from '../toolkit/run-step.js';
 import { followStartup, STARTUP_DRAIN_MS } from '../toolkit/startup-output.js';
@@ -41,6 +41,7 @@ async function waitUntilAnswering(
   signal: AbortSignal,
 ) {
   const browser = await createRemoteBrowser(engine, endpoint);
+  const started = Date.now();
   let last = '';
   try {
     for (;;) {
@@ -58,7 +59,7 @@ async function waitUntilAnswering(
         if (now !== last && !(error instanceof BrowserError && error.kind === 'unavailable')) log.system(`Not answering yet: ${now}`);
         last = now;
       }
-      await sleep(100, undefined, { signal }).catch(() => undefined);
+      await sleep(untilReadyDelay(Date.now() - started), undefined, { signal }).catch(() => undefined);
     }
   } finally {
     await browser.close().catch(() => undefined);
@@ -86,6 +87,9 @@ export async function deployDatabase(deps: RunDeps, id: string, prepared: Prepar
   const engine = row.database_engine as Engine;
   const settings = deps.settings.databases;
   const image = kept?.image ?? (await deps.images()).databases[engine];
+  // Issued while the image is looked at: neither needs the other.
+  const issuing: Promise<ServerTls | null> = deps.databaseTls && (engine === 'postgres' || engine === 'timeseries') ? deps.databaseTls(row) : Promise.resolve(null);
+  issuing.catch(() => undefined);
   if (!kept) {
     await provideImage(at, deps.runtime, image, log, signal);
     const imageId = (await at.runtime.imageInfo(image))?.id ?? null;
@@ -94,7 +98,7 @@ export async function deployDatabase(deps: RunDeps, id: string, prepared: Prepar
     await provideImage(at, was.runtime, image, log, signal);
   }
 
-  const tls: ServerTls | null = deps.databaseTls && (engine === 'postgres' || engine === 'timeseries') ? await deps.databaseTls(row) : null;
+  const tls = await issuing;
   if (tls) log.system('TLS on: server certificate signed by this installation\'s CA (GET …/database/tls/ca)');
   const labels = { [LABEL.project]: row.project_id, [LABEL.service]: row.id };
   const previous = row.current_container;
