@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import { createAuthority, issueServerCertificate, type PemKeyPair } from '../engines/tls-authority.js';
+import { authorityTools } from '../engines/authority-tools.js';
+import type { PemKeyPair } from '../engines/tls-authority.js';
 import { privateJson } from '../private-files.js';
 
 /** The name in the agents' certificate: Slipway dials nodes by address and checks this name instead. */
@@ -21,6 +22,7 @@ const FILE = 'cluster-agent.json';
 /** The credentials in the data directory, created (0600) on first use. */
 export const agentCredentials = (dataDir: string): Promise<AgentCredentials> =>
   privateJson(join(dataDir, FILE), stored, async () => {
+    const { createAuthority, issueServerCertificate } = await authorityTools();
     const authority: PemKeyPair = await createAuthority('Slipway cluster agents');
     return {
       authority,

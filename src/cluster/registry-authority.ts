@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { createAuthority, type PemKeyPair } from '../engines/tls-authority.js';
+import { authorityTools } from '../engines/authority-tools.js';
+import type { PemKeyPair } from '../engines/tls-authority.js';
 import { privateJson } from '../private-files.js';
 
 const stored = z.object({ certPem: z.string(), keyPem: z.string() });
@@ -15,7 +16,7 @@ const FILE = 'cluster-registry-ca.json';
  * Kept in the data directory (0600), created on first use, like the agents' authority.
  */
 export const registryAuthority = (dataDir: string): Promise<PemKeyPair> =>
-  privateJson(join(dataDir, FILE), stored, () => createAuthority('Slipway cluster registry'));
+  privateJson(join(dataDir, FILE), stored, async () => (await authorityTools()).createAuthority('Slipway cluster registry'));
 
 /** Names an authority by its certificate, in a label the registry container carries (public, like the certificate). */
 export const authorityFingerprint = (certPem: string) => createHash('sha256').update(certPem).digest('hex');

@@ -5,7 +5,8 @@ import { isIP } from 'node:net';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import type Docker from 'dockerode';
-import { certificateExpiresAt, issueServerCertificate, type PemKeyPair } from '../engines/tls-authority.js';
+import { authorityTools } from '../engines/authority-tools.js';
+import type { PemKeyPair } from '../engines/tls-authority.js';
 import { LABEL } from '../runtime/container-runtime.js';
 import { LogDemuxer } from '../runtime/docker-streams.js';
 import { ensureConfiguredContainer, followProgress, localImageId } from './configured-container.js';
@@ -86,6 +87,7 @@ export async function ensureRegistry(docker: Docker, opts: RegistryOptions): Pro
     keep: (labels) => Date.parse(labels[EXPIRES_LABEL] ?? '') - Date.now() > RENEW_BEFORE_MS,
     build: async () => {
       const names = isIP(host) ? { dnsNames: ['localhost'], ipAddresses: [host, '127.0.0.1'] } : { dnsNames: [host, 'localhost'], ipAddresses: ['127.0.0.1'] };
+      const { certificateExpiresAt, issueServerCertificate } = await authorityTools();
       const server = await issueServerCertificate(authority, names);
       return {
         options: {

@@ -11,9 +11,9 @@ import type { ServiceRow } from '../../projections/service-queries.js';
 import { WrongExpectedRevisionError } from '../eventstore/port.js';
 import type { ServerTls } from './engine-plans.js';
 import type { PemKeyPair } from './tls-authority.js';
+import { authorityTools } from './authority-tools.js';
 
 // The X.509 library weighs ≈ 15 MB once loaded: only deployments that issue a certificate load it.
-const authorityTools = () => import('./tls-authority.js');
 
 /** A server certificate is renewed at the deployment that finds it this close to its end. */
 const RENEW_BEFORE_MS = 30 * 24 * 3600 * 1000;
