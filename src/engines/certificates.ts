@@ -13,8 +13,6 @@ import type { ServerTls } from './engine-plans.js';
 import type { PemKeyPair } from './tls-authority.js';
 import { authorityTools } from './authority-tools.js';
 
-// The X.509 library weighs ≈ 15 MB once loaded: only deployments that issue a certificate load it.
-
 /** A server certificate is renewed at the deployment that finds it this close to its end. */
 const RENEW_BEFORE_MS = 30 * 24 * 3600 * 1000;
 
