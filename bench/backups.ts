@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { openRemoteStorage } from '../src/integrations/remote-storage.js';
 import { docker, removeProjectLeftovers } from '../test/helpers/docker.js';
+import { claimHostPorts } from '../test/helpers/host-ports.js';
 import { DB_IMAGE_ENV, dbImagesUnavailable } from '../test/helpers/engine-containers.js';
 import { policyAllowing } from '../test/helpers/outbound.js';
 import { startS3Server } from '../test/helpers/s3-server.js';
@@ -36,9 +37,8 @@ export async function backupBenchmarks(startServer: StartServer) {
   const skip = await dbImagesUnavailable();
   if (skip) return line('backups', `skipped: ${skip}`);
   const dataDir = mkdtempSync(join(tmpdir(), 'slipway-bench-backups-'));
-  const low = 20_000 + Math.floor(Math.random() * 99) * 100;
   const s3 = await startS3Server();
-  const { child, url } = await startServer(dataDir, { ...DB_IMAGE_ENV, SLIPWAY_HOST_PORT_RANGE: `${low}-${low + 99}`, SLIPWAY_DB_QUERY_TIMEOUT: '3600' });
+  const { child, url } = await startServer(dataDir, { ...DB_IMAGE_ENV, SLIPWAY_HOST_PORT_RANGE: claimHostPorts().range, SLIPWAY_DB_QUERY_TIMEOUT: '3600' });
   let projectId: string | null = null;
   try {
     const key = readFileSync(join(dataDir, 'bootstrap-key'), 'utf8').trim();

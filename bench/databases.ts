@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { docker, removeProjectLeftovers } from '../test/helpers/docker.js';
+import { claimHostPorts } from '../test/helpers/host-ports.js';
 import { DB_IMAGE_ENV, DB_TEST_IMAGES, dbImagesUnavailable } from '../test/helpers/engine-containers.js';
 import { median } from './deploy.js';
 import { line } from './print.js';
@@ -45,8 +46,7 @@ export async function databaseBenchmarks(startServer: StartServer) {
   const skip = await dbImagesUnavailable();
   if (skip) return line('database services', `skipped: ${skip}`);
   const dataDir = mkdtempSync(join(tmpdir(), 'slipway-bench-db-'));
-  const low = 20_000 + Math.floor(Math.random() * 99) * 100;
-  const { child, url } = await startServer(dataDir, { ...DB_IMAGE_ENV, SLIPWAY_HOST_PORT_RANGE: `${low}-${low + 99}` });
+  const { child, url } = await startServer(dataDir, { ...DB_IMAGE_ENV, SLIPWAY_HOST_PORT_RANGE: claimHostPorts().range });
   let projectId: string | null = null;
   try {
     const key = readFileSync(join(dataDir, 'bootstrap-key'), 'utf8').trim();
