@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { allowingConfiguredServers } from './outbound.js';
+import { seedPgliteDir } from './pglite-template.js';
 
 export const root = resolve(import.meta.dirname, '../..');
 export const cliArgs = ['--import', 'tsx', join(root, 'src/cli/main.ts')];
@@ -14,6 +15,7 @@ export async function spawnServe(
   env: Record<string, string> = {},
   startTimeoutMs?: number,
 ): Promise<{ child: ChildProcess; url: string; logs: () => string }> {
+  if (!env.DATABASE_URL) await seedPgliteDir(join(dataDir, 'pgdata'));
   const child = spawn(process.execPath, [...cliArgs, 'serve'], {
     cwd: root,
     env: { ...process.env, SLIPWAY_PROXY: 'off', SLIPWAY_HTTPS: 'off', ...allowingConfiguredServers(env), SLIPWAY_DATA_DIR: dataDir, SLIPWAY_PORT: '0', SLIPWAY_HOST: '127.0.0.1' },

@@ -9,6 +9,7 @@ import { createLogger } from '../../src/logger.js';
 import { claimHostPorts } from './host-ports.js';
 import { checkAnswer } from './openapi-check.js';
 import { allowingConfiguredServers } from './outbound.js';
+import { seedPgliteDir } from './pglite-template.js';
 
 export interface TestServer extends RunningServer {
   dataDir: string;
@@ -41,6 +42,7 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
     // The local servers the test points Slipway at (its Git server, fake DNS APIs) are allowed, exactly they.
     ...allowingConfiguredServers(env),
   });
+  if (!config.databaseUrl) await seedPgliteDir(join(dir, 'pgdata'));
   let logs = '';
   const server = await serve(config, createLogger(config.silent, (line) => (logs += line)));
   const key = readFileSync(join(dir, 'bootstrap-key'), 'utf8').trim();
