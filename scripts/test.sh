@@ -9,8 +9,8 @@ prepare_test_machine
 
 log "type-check"
 npx tsc -p tsconfig.json --noEmit
-log "dashboard build (the browser tests load it) and the Swarm health probe"
-npm run -s build:dashboard
+log "build (the browser tests load the dashboard, the CLI tests and the quick start run dist) and the Swarm health probe"
+ensure_build
 bash scripts/build-probe.sh
 
 log "tests"

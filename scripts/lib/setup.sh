@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Shared by the scripts: system packages, node modules, a throwaway Postgres server, the Docker engine.
 
-log() { printf '\n== %s\n' "$*"; }
+log() { printf '\n== %s  [%s]\n' "$*" "$(date +%T)"; }
 
 pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
 
@@ -55,7 +55,7 @@ start_postgres() {
   fi
   "${as[@]}" "$bin/initdb" -D "$dir/data" -A trust -U postgres >/dev/null
   "${as[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
-    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >/dev/null
+    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=400" start >/dev/null
   export TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$port/postgres"
   PG_STOP=("${as[@]}" "$bin/pg_ctl" -D "$dir/data" -m immediate stop)
   PG_DIR=$dir

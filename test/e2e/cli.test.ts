@@ -129,8 +129,7 @@ t.test('admin commands refuse a directory without an installation and create not
   const run = (env: Record<string, string>, ...args: string[]) => {
     const environment: Record<string, string | undefined> = { ...process.env, SLIPWAY_PROXY: 'off', ...env };
     if (!('SLIPWAY_DATA_DIR' in env)) delete environment.SLIPWAY_DATA_DIR;
-    // From another directory, the loader is found by its full address.
-    return spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), ...cliArgs.slice(2), ...args], { cwd, env: environment, encoding: 'utf8' });
+    return spawnSync(process.execPath, [...cliArgs, ...args], { cwd, env: environment, encoding: 'utf8' });
   };
   for (const args of [['projections', 'status'], ['keys', 'create', '--name', 'k', '--access', 'write'], ['keys', 'list'], ['projections', 'rebuild']]) {
     const r = run({}, ...args);

@@ -26,9 +26,8 @@ http.server.ThreadingHTTPServer(("0.0.0.0", int(os.environ["PORT"])), H).serve_f
 /** `slipway …` as a user runs it, in `cwd`. */
 function slipway(cwd: string, env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    // tsx by its full address: the CLI runs in the pushed repository, and git runs it again as credential helper there.
-    const loader = cliArgs.map((a) => (a === 'tsx' ? import.meta.resolve('tsx') : a));
-    const child = spawn(process.execPath, [...loader, ...args], { cwd, env: { ...process.env, ...gitEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // The CLI runs in the pushed repository, and git runs it again as credential helper there.
+    const child = spawn(process.execPath, [...cliArgs, ...args], { cwd, env: { ...process.env, ...gitEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

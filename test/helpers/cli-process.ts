@@ -1,10 +1,26 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { allowingConfiguredServers } from './outbound.js';
 import { seedPgliteDir } from './pglite-template.js';
 
 export const root = resolve(import.meta.dirname, '../..');
-export const cliArgs = ['--import', 'tsx', join(root, 'src/cli/main.ts')];
+
+/** Whether dist holds a build of these very sources (the digest scripts/lib/build.sh writes after a build). */
+function builtFromTheseSources(): boolean {
+  const digest = spawnSync('bash', ['-c', 'source scripts/lib/build.sh && build_digest'], { cwd: root, encoding: 'utf8' });
+  try {
+    return digest.status === 0 && readFileSync(join(root, 'dist/.build-digest'), 'utf8').trim() === digest.stdout.trim();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * How a test runs `slipway`, from any directory: the compiled CLI when it is current (npm test builds it; a
+ * process costs a fifth of the CPU), else the sources through tsx.
+ */
+export const cliArgs = builtFromTheseSources() ? [join(root, 'dist/src/cli/main.js')] : ['--import', import.meta.resolve('tsx'), join(root, 'src/cli/main.ts')];
 
 /**
  * `slipway serve` as its own process (so it can be signalled, or killed like a crash); resolves once it listens.

@@ -11,12 +11,20 @@ const noServerReason = 'TEST_DATABASE_URL is not set: start a Postgres server (n
 export const requirePostgresServer = () => required(serverUrl ? false : noServerReason);
 
 /** A fresh database on the test server, dropped by the returned function. */
-export async function freshDatabase(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `slipway_t_${randomBytes(6).toString('hex')}`;
+export const freshDatabase = (baseUrl: string) => databaseOf(baseUrl, `slipway_t_${randomBytes(6).toString('hex')}`);
+
+/** The database `name` on the test server, created unless it exists; dropped by the returned function. */
+export async function databaseOf(baseUrl: string, name: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const admin = new pg.Client({ connectionString: baseUrl });
   await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
+  try {
+    await admin.query(`create database ${name}`);
+  } catch (error) {
+    // 42P04: it exists (a server started again on its data directory).
+    if ((error as { code?: string }).code !== '42P04') throw error;
+  } finally {
+    await admin.end();
+  }
   const url = new URL(baseUrl);
   url.pathname = `/${name}`;
   return {

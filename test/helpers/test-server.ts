@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { claimHostPorts } from './host-ports.js';
 import { checkAnswer } from './openapi-check.js';
 import { allowingConfiguredServers } from './outbound.js';
 import { seedPgliteDir } from './pglite-template.js';
+import { databaseOf } from './postgres-server.js';
 
 export interface TestServer extends RunningServer {
   dataDir: string;
@@ -21,10 +23,28 @@ export interface TestServer extends RunningServer {
   logs(): string;
 }
 
+/** In a test server's env: its store is PGlite, the installation's default, whatever the suite has (see below). */
+export const ON_PGLITE = { SLIPWAY_TEST_STORAGE: 'pglite' } as const;
+
+/**
+ * Where a test server keeps its event log and read models. Most tests are about what Slipway does, not where it
+ * keeps it: under npm test they run on a database of their own on the suite's Postgres server, where a statement
+ * is native work instead of WebAssembly's (a third of a test's CPU on PGlite; the suite is CPU-bound). PGlite
+ * keeps the API suite, the store contract, the rebuild and concurrency variants marked PGlite and every test of
+ * the embedded store itself (ON_PGLITE; a store that sleeps exists only there). Without a server, all is PGlite.
+ */
+async function storageFor(env: Record<string, string>, dir: string): Promise<{ url: string; drop: () => Promise<void> } | null> {
+  if (env.DATABASE_URL || env.SLIPWAY_TEST_STORAGE === 'pglite' || env.SLIPWAY_STORE_SLEEP_AFTER || !process.env.TEST_DATABASE_URL) return null;
+  // Named after the data directory: a server started again on it finds its database.
+  return databaseOf(process.env.TEST_DATABASE_URL, `slipway_t_${createHash('sha256').update(dir).digest('hex').slice(0, 16)}`);
+}
+
 /** A real Slipway on an ephemeral port with its own data directory. */
 export async function startTestServer(env: Record<string, string> = {}, dataDir?: string): Promise<TestServer> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'slipway-test-'));
   const ports = env.SLIPWAY_HOST_PORT_RANGE ? null : claimHostPorts();
+  const { SLIPWAY_TEST_STORAGE: _storage, ...slipwayEnv } = env;
+  const database = await storageFor(env, dir);
   const config = loadConfig({
     SLIPWAY_DATA_DIR: dir,
     SLIPWAY_PORT: '0',
@@ -39,8 +59,9 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
     // The suites send many unknown keys on purpose from one address; the limit has tests of its own.
     SLIPWAY_KEY_FAILURES_PER_MINUTE: '100000',
     ...(ports ? { SLIPWAY_HOST_PORT_RANGE: ports.range } : {}),
+    ...(database ? { DATABASE_URL: database.url } : {}),
     // The local servers the test points Slipway at (its Git server, fake DNS APIs) are allowed, exactly they.
-    ...allowingConfiguredServers(env),
+    ...allowingConfiguredServers(slipwayEnv),
   });
   if (!config.databaseUrl) await seedPgliteDir(join(dir, 'pgdata'));
   let logs = '';
@@ -79,6 +100,7 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
       await server.app.upstreams?.remove();
       ports?.release();
       if (dataDir) return;
+      await database?.drop();
       // Nothing outlives a data directory the helper made: the engine's networks are few (about 30 by default).
       if (existsSync('/var/run/docker.sock')) await (await import('./docker.js')).removeInstanceLeftovers(instance).catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });

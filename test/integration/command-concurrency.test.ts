@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import t, { type Test } from 'tap';
 import { createProject, createService } from '../helpers/api-suite.js';
 import { freshDatabase, requirePostgresServer, serverUrl } from '../helpers/postgres-server.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { ON_PGLITE, startTestServer, type TestServer } from '../helpers/test-server.js';
 import { deleteEnvVar, setEnvVar } from '../../commands/service/handlers.js';
 
 const envOf = async (s: TestServer, serviceId: string) =>
@@ -105,7 +105,7 @@ async function pipelinedAfterRefusal(t: Test, s: TestServer) {
 }
 
 t.test('a command in line after a refused one is refused too, PGlite', async (t) => {
-  const s = await startTestServer();
+  const s = await startTestServer(ON_PGLITE);
   t.teardown(() => s.close());
   await pipelinedAfterRefusal(t, s);
 });
@@ -158,7 +158,7 @@ t.test('a retry finds its first attempt\'s append however far back it is, and an
 });
 
 t.test('concurrent commands on one aggregate, PGlite', async (t) => {
-  const s = await startTestServer();
+  const s = await startTestServer(ON_PGLITE);
   t.teardown(() => s.close());
   await concurrentCommands(t, s);
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import t from 'tap';
-import { startTestServer } from '../helpers/test-server.js';
+import { ON_PGLITE, startTestServer } from '../helpers/test-server.js';
 
 /** Every entry under `dir` whose mode lets group or others in, with its mode. */
 function readableByOthers(dir: string): string[] {
@@ -20,7 +20,7 @@ function readableByOthers(dir: string): string[] {
 
 t.test('a new data directory is 0700 and everything in it 0600/0700, the database included', async (t) => {
   const dir = join(mkdtempSync(join(tmpdir(), 'slipway-perm-')), 'data');
-  const s = await startTestServer({}, dir);
+  const s = await startTestServer(ON_PGLITE, dir);
   t.teardown(() => s.close());
   t.equal((await s.call('POST', '/api/projects', { body: { name: 'Private', description: '' } })).status, 200);
   t.equal(lstatSync(dir).mode & 0o777, 0o700, 'the directory');
@@ -34,7 +34,7 @@ t.test('an existing directory open to others is tightened at start, with a log l
   mkdirSync(join(dir, 'backups'), { mode: 0o755 });
   writeFileSync(join(dir, 'backups', 'old.dump'), 'x', { mode: 0o644 });
   chmodSync(join(dir, 'backups', 'old.dump'), 0o644);
-  const s = await startTestServer({ SLIPWAY_LOG: 'json' }, dir);
+  const s = await startTestServer({ ...ON_PGLITE, SLIPWAY_LOG: 'json' }, dir);
   t.teardown(() => s.close());
   t.same(readableByOthers(dir), [], 'directory and files tightened');
   t.match(s.logs(), /readable by other users: tightened/, 'the operator is told');
@@ -42,10 +42,10 @@ t.test('an existing directory open to others is tightened at start, with a log l
 
 t.test('files the store creates after a restart and a checkpoint are 0600 (pg_internal.init, stats, WAL)', async (t) => {
   const dir = join(mkdtempSync(join(tmpdir(), 'slipway-perm-used-')), 'data');
-  const first = await startTestServer({}, dir);
+  const first = await startTestServer(ON_PGLITE, dir);
   t.equal((await first.call('POST', '/api/projects', { body: { name: 'Before', description: '' } })).status, 200);
   await first.stopKeepingData();
-  const again = await startTestServer({}, dir);
+  const again = await startTestServer(ON_PGLITE, dir);
   t.teardown(() => again.close());
   t.equal((await again.call('POST', '/api/projects', { body: { name: 'After', description: '' } })).status, 200);
   await again.app.db.query('CHECKPOINT');
@@ -58,7 +58,7 @@ t.test('a library reading the umask does not open files another thread creates m
   // file): only the process umask makes those 0600. Node's process.umask() without an argument sets the umask
   // to 0 and back (tar-fs does it at every Docker build): a file created in between kept 0644.
   const dir = join(mkdtempSync(join(tmpdir(), 'slipway-perm-race-')), 'data');
-  const s = await startTestServer({}, dir);
+  const s = await startTestServer(ON_PGLITE, dir);
   t.teardown(() => s.close());
   const files = join(dir, 'race');
   mkdirSync(files);

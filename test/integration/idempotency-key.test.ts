@@ -8,7 +8,7 @@ import { requestFingerprint } from '../../src/http/idempotency.js';
 import { assertError } from '../helpers/http-errors.js';
 import { createKey, createProject, createService } from '../helpers/http-resources.js';
 import { freshDatabase, requirePostgresServer, serverUrl } from '../helpers/postgres-server.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { ON_PGLITE, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /** Everything Idempotency-Key promises, against a server `start` gives; `cleanUp` runs once it is closed. */
 function idempotencySuite(t: Test, start: () => Promise<TestServer>, cleanUp: () => Promise<void> = async () => undefined) {
@@ -286,7 +286,7 @@ function idempotencySuite(t: Test, start: () => Promise<TestServer>, cleanUp: ()
   });
 }
 
-t.test('on PGlite', async (t) => idempotencySuite(t, () => startTestServer()));
+t.test('on PGlite', async (t) => idempotencySuite(t, () => startTestServer(ON_PGLITE)));
 
 const skip = requirePostgresServer();
 t.test('on a Postgres server', { skip }, async (t) => {

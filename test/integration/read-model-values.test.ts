@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { runAdminCommand } from '../../src/cli/admin-commands.js';
 import { freshDatabase, requirePostgresServer, serverUrl } from '../helpers/postgres-server.js';
 import { dumpReadModels } from '../helpers/read-models.js';
-import { startTestServer } from '../helpers/test-server.js';
+import { ON_PGLITE, startTestServer } from '../helpers/test-server.js';
 
 // Read models are written as SQL texts with the values written in; these are the sequences a string
 // replacement would read as patterns instead of text.
@@ -28,7 +28,7 @@ async function valuesSurvive(t: Test, env: Record<string, string>) {
   for (const table of Object.keys(live)) t.same(rebuilt[table], live[table], `${table}: rebuilt equals live`);
 }
 
-t.test('PGlite', (t) => valuesSurvive(t, {}));
+t.test('PGlite', (t) => valuesSurvive(t, ON_PGLITE));
 
 t.test('Postgres server', { skip: requirePostgresServer() }, async (t) => {
   const db = await freshDatabase(serverUrl!);

@@ -6,7 +6,7 @@ import { freshDatabase, requirePostgresServer, serverUrl } from '../helpers/post
 import { dumpReadModels } from '../helpers/read-models.js';
 import { rebuildEquals, recordedTypes } from '../helpers/rebuild-check.js';
 import type { SwarmNode } from '../helpers/swarm-nodes.js';
-import { startTestServer } from '../helpers/test-server.js';
+import { ON_PGLITE, startTestServer } from '../helpers/test-server.js';
 
 const CLUSTER_TYPES: readonly string[] = Object.keys(clusterEvents);
 const REGISTRY_PORT = 5443;
@@ -29,7 +29,7 @@ async function clusterRebuildEqualsLive(t: Test, env: Record<string, string>) {
 }
 
 
-t.test('a cluster, PGlite', { skip: (await requireDocker()) || (await clusterUnavailable()) }, (t) => clusterRebuildEqualsLive(t, {}));
+t.test('a cluster, PGlite', { skip: (await requireDocker()) || (await clusterUnavailable()) }, (t) => clusterRebuildEqualsLive(t, ON_PGLITE));
 
 t.test('a cluster, Postgres server', { skip: requirePostgresServer() || (await requireDocker()) || (await clusterUnavailable()) }, async (t) => {
   const db = await freshDatabase(serverUrl!);

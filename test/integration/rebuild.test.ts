@@ -9,7 +9,7 @@ import { runDeploymentHistory, runMixedScenario, startHistoryProviders } from '.
 import { freshDatabase, requirePostgresServer, serverUrl } from '../helpers/postgres-server.js';
 import { dumpReadModels } from '../helpers/read-models.js';
 import { rebuildEquals, recordedTypes } from '../helpers/rebuild-check.js';
-import { startTestServer } from '../helpers/test-server.js';
+import { ON_PGLITE, startTestServer } from '../helpers/test-server.js';
 
 // The cluster's history needs Swarm engines of its own: rebuild-cluster.test.ts, and cluster-database.test.ts for a
 // database's move.
@@ -38,7 +38,7 @@ async function rebuildEqualsLive(t: Test, env: Record<string, string>) {
   await rebuildEquals(t, s);
 }
 
-t.test('PGlite', { skip: (await requireDocker()) || (await requireDbImages()) }, (t) => rebuildEqualsLive(t, {}));
+t.test('PGlite', { skip: (await requireDocker()) || (await requireDbImages()) }, (t) => rebuildEqualsLive(t, ON_PGLITE));
 
 t.test('Postgres server', { skip: requirePostgresServer() || (await requireDocker()) || (await requireDbImages()) }, async (t) => {
   const db = await freshDatabase(serverUrl!);

@@ -19,7 +19,7 @@ import { createKeyring } from '../../src/secrets/keyring.js';
 import { loadMasterKey } from '../../src/secrets/master-key.js';
 import { addDomain, createProject, createService } from '../helpers/http-resources.js';
 import { waitFor } from '../helpers/net.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { ON_PGLITE, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const web = (name: string) => ({ name, repoFullName: `acme/${name}`, branch: 'main' });
 const typesOf = (events: readonly RecordedEvent[]) => events.map((e) => e.type);
@@ -192,7 +192,7 @@ t.test('a deletion cut short by a crash is retired by the process manager at the
     for (const server of running) await server.stopKeepingData().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   });
-  const first = await startTestServer({}, dir);
+  const first = await startTestServer(ON_PGLITE, dir);
   running.push(first);
   const p = await createProject(first, 'Crash');
   const svc = await createService(first, p.id, { ...web('victim'), env: [{ key: 'SECRET', value: 'hunter2' }] });
@@ -214,7 +214,7 @@ t.test('a deletion cut short by a crash is retired by the process manager at the
   await store.close();
   await pg.close();
 
-  const second = await startTestServer({}, dir);
+  const second = await startTestServer(ON_PGLITE, dir);
   running.push(second);
   const history = await waitFor('ServiceRetired', () => stream(second, `service-${svc.id}`), (e) => typesOf(e).includes('ServiceRetired'));
   const deleted = history.find((e) => e.type === 'ServiceDeleted')!;
