@@ -159,13 +159,15 @@ except urllib.error.HTTPError as e:
   s = await startTestServer(env, dataDir);
   const watched = await eventually(
     async () => (await s.call('GET', `/api/services/${svc.id}/deployments`)).body.deployments as Record<string, any>[],
-    (list) => list.find((d) => d.id === crashing.id)?.status === 'rolled_back',
+    // Both, however the two writes reach the read model.
+    (list) => list.find((d) => d.id === crashing.id)?.status === 'rolled_back' && list.some((d) => d.kind === 'rollback' && d.trigger === 'auto'),
     120_000,
   );
   t.match(watched.find((d) => d.id === crashing.id)!.reason, /within 60 s of going live, its task slipway-s-[0-9a-f-]+\.\d failed on node \w+: .*non-zero exit \(3\)/, 'the watch names the task, its node and its exit');
   t.ok((await logLines(s, crashing.id)).some((l) => /Slipway restarted within the release's watch window; watching it until/.test(l)), 'by the watch resumed after the restart');
-  const auto = watched.find((d) => d.kind === 'rollback' && d.trigger === 'auto')!;
-  t.equal(auto?.rollbackOf, v2.id, 'a rollback deployment to the release before');
+  const auto = watched.find((d) => d.kind === 'rollback' && d.trigger === 'auto');
+  if (!auto) throw new Error(`no automatic rollback among the deployments: ${JSON.stringify(watched.map((d) => [d.id, d.kind, d.trigger, d.status]))}`);
+  t.equal(auto.rollbackOf, v2.id, 'a rollback deployment to the release before');
   t.equal(outcome(await waitForDeployment(s, svc.id, auto.id, 180_000)), 'succeeded');
   await eventually(() => probe(svc.hostPort), (r) => r.body === 'v2', 10_000);
   const now = (await dockerOf(manager).getService(`slipway-s-${svc.id}`).inspect()).Spec.TaskTemplate.ContainerSpec.Env as string[];
