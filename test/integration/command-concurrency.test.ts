@@ -137,8 +137,9 @@ t.test('an append the store already had leaves the cached state as the log has i
     'any',
   );
   await s.app.settle(other.position);
-  const { events } = await deleteEnvVar(s.app.commandContext('key:test'), svc.id, otherId);
+  const { events, position } = await deleteEnvVar(s.app.commandContext('key:test'), svc.id, otherId);
   t.equal(events.length, 1, 'the variable the other writer set is found and deleted');
+  await s.app.settle(position);
   t.notOk((await envOf(s, svc.id)).includes('Z'));
 });
 
