@@ -7,7 +7,7 @@ import { openPglite } from '../../src/db/pglite-client.js';
 const root = resolve(import.meta.dirname, '../..');
 
 /**
- * PGlite's initdb costs about 5 s of CPU per data directory; the suite makes hundreds, on two cores. One data
+ * PGlite's initdb costs about 5 s of CPU per data directory, and the PGlite tests make many on two cores. One data
  * directory initialised by Slipway's own code (openPglite: the same child process, the same configuration)
  * and copied is the same directory for a tenth of that. Keyed by the PGlite version and configuration, so a
  * change to either makes a new one.
