@@ -12,6 +12,7 @@ import {
 import { recordedFromRow, type EventRow as StoredEventRow } from './event-row.js';
 import { decodePosition, encodePosition } from './position.js';
 import { AppendBatcher, type AppendRequest, type BatchOutcome } from './append-batcher.js';
+import { READ_HORIZON } from './postgres-horizon.js';
 import { APPEND_BATCH_FUNCTION_DDL, APPEND_FUNCTION_DDL, EVENTS_CHANNEL, EVENT_STORE_DDL } from './postgres-schema.js';
 
 interface EventRow extends StoredEventRow {
@@ -119,12 +120,12 @@ export async function createPostgresEventStore(sql: SqlClient): Promise<EventSto
   async function readAll({ after, maxCount }: ReadAllOptions): Promise<RecordedEvent[]> {
     const [tx, gp] = after ? decodePosition(after) : [0n, 0n];
     const params = [tx.toString(), gp.toString(), maxCount];
-    // Only transactions below the snapshot horizon are known to be finished: later ones may still commit
+    // Only transactions below the read horizon are known to be finished: later ones may still commit
     // with smaller global positions, and reading past them would skip those events for good.
     // Each row also says whether `after` is an event of this store: a foreign position is an error, not "the end".
     const { rows } = await sql.query<EventRow & { anchored: boolean }>(
       `select ${COLUMNS}, ${after ? ANCHOR : 'true'} as anchored from es_events e
-       where e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+       where e.transaction_id < ${READ_HORIZON}
          and (e.transaction_id, e.global_position) > ($1::text::xid8, $2::bigint)
        order by e.transaction_id, e.global_position
        limit $3`,

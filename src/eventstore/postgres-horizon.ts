@@ -2,9 +2,22 @@ import type { SqlClient } from '../db/sql-client.js';
 import type { Logger } from '../logger.js';
 
 /**
- * The read horizon of the event log on a Postgres server: readers of `$all` see events only below the
- * oldest transaction still open (pg_snapshot_xmin), so one long transaction anywhere in the database holds
- * back every read model and process manager, and writes wait for them until they answer 503.
+ * The oldest transaction of this database still open in the statement's snapshot (its xmax when none is):
+ * readers of `$all` see events only below it, since a later commit may carry a smaller global position.
+ * Transaction ids are the whole server's, and so is pg_snapshot_xmin: a long transaction in another database
+ * on a shared server would hold back every read model here. A running transaction is left out only when
+ * pg_stat_activity shows it in another database; one it no longer shows (it ended after the snapshot was
+ * taken, or it is prepared) still counts, so the horizon never passes a commit this snapshot cannot see.
+ * pg_stat_get_activity is the view's function without the view's joins: a read costs 0.1 ms more, not 0.6.
+ */
+export const READ_HORIZON = `(select coalesce(min(x), pg_snapshot_xmax(pg_current_snapshot()))
+  from pg_snapshot_xip(pg_current_snapshot()) x
+  where not exists (select 1 from pg_stat_get_activity(null) a
+    where a.backend_xid = xid(x) and a.datid <> (select oid from pg_database where datname = current_database())))`;
+
+/**
+ * The read horizon of the event log on a Postgres server: one long transaction anywhere in this database
+ * holds back every read model and process manager, and writes wait for them until they answer 503.
  */
 export interface Horizon {
   /** Seconds the oldest transaction with an id has been open; 0 when none is. */
@@ -24,9 +37,10 @@ export async function readHorizon(db: SqlClient): Promise<Horizon> {
   const { rows } = await db.query<{ seconds: number | null; pid: number | null; application: string | null; client: string | null; held_back: number }>(
     `with oldest as (
        select pid, application_name, client_addr::text as client, extract(epoch from now() - xact_start)::float8 as seconds
-       from pg_stat_activity where backend_xid is not null and pid <> pg_backend_pid() order by xact_start limit 1)
+       from pg_stat_activity where backend_xid is not null and pid <> pg_backend_pid()
+         and datid = (select oid from pg_database where datname = current_database()) order by xact_start limit 1)
      select o.seconds, o.pid, o.application_name as application, o.client,
-       (select count(*)::int from (select 1 from es_events where transaction_id >= pg_snapshot_xmin(pg_current_snapshot()) limit ${COUNT_CAP}) e) as held_back
+       (select count(*)::int from (select 1 from es_events where transaction_id >= ${READ_HORIZON} limit ${COUNT_CAP}) e) as held_back
      from (select 1) one left join oldest o on true`,
   );
   const row = rows[0]!;

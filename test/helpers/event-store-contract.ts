@@ -10,25 +10,7 @@ export { newEvent };
 const conflict = { name: 'WrongExpectedRevisionError' };
 const stream = (prefix: string) => `${prefix}-${randomUUID()}`;
 
-/**
- * Waits until $all shows every committed event. A Postgres server's horizon is the whole server's oldest open
- * transaction, so a parallel test's transaction in another database can hold back a commit for a moment.
- */
-async function settled(store: EventStore): Promise<void> {
-  if (!store.countAll) return;
-  let visible = 0;
-  let after: string | null = null;
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 5))) {
-    for (let batch = await store.readAll({ after, maxCount: 1000 }); batch.length; batch = await store.readAll({ after, maxCount: 1000 })) {
-      visible += batch.length;
-      after = batch[batch.length - 1]!.position;
-    }
-    if (visible >= (await store.countAll())) return;
-  }
-}
-
 async function readAllFrom(store: EventStore, after: string | null): Promise<RecordedEvent[]> {
-  await settled(store);
   const out: RecordedEvent[] = [];
   for (;;) {
     const batch = await store.readAll({ after, maxCount: 100 });

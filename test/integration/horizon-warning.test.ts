@@ -2,6 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import t from 'tap';
+import { openPostgres } from '../../src/db/pg-client.js';
+import { createPostgresEventStore } from '../../src/eventstore/postgres-event-store.js';
+import { readHorizon } from '../../src/eventstore/postgres-horizon.js';
+import { newEvent } from '../helpers/new-event.js';
 import { waitFor } from '../helpers/net.js';
 import { freshDatabase, requirePostgresServer, serverUrl } from '../helpers/postgres-server.js';
 import { startTestServer } from '../helpers/test-server.js';
@@ -43,4 +47,26 @@ t.test('a transaction held open elsewhere in the database is reported once while
   t.ok(await s.app.runner.waitFor(position, 10_000), 'the runner reads on');
   await waitFor('the all-clear', async () => s.logs(), (logs) => logs.includes(MOVES), 15_000);
   t.same((await s.call('GET', '/api/health')).body.warnings, [], 'health has no warning any more');
+});
+
+t.test("another database's long transaction on the same server is not this one's horizon", { skip: requirePostgresServer() }, async (t) => {
+  const db = await freshDatabase(serverUrl!);
+  const elsewhere = await freshDatabase(serverUrl!);
+  const sql = await openPostgres(db.url, 1);
+  const store = await createPostgresEventStore(sql);
+  const other = new pg.Client({ connectionString: elsewhere.url, application_name: 'elsewhere' });
+  await other.connect();
+  t.teardown(async () => {
+    await other.end();
+    await sql.close();
+    await db.drop();
+    await elsewhere.drop();
+  });
+  await other.query('begin');
+  await other.query('select pg_current_xact_id()');
+  await store.append(`horizontest-${randomUUID()}`, [newEvent('HorizonProbed')], 'any');
+  await sleep(1100);
+  t.same(await readHorizon(sql), { heldSeconds: 0, eventsHeldBack: 0, holder: null }, 'nothing held, nobody named');
+  t.equal((await store.readAll({ after: null, maxCount: 10 })).length, 1, 'the event is read');
+  await other.query('rollback');
 });
