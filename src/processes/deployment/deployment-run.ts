@@ -48,15 +48,16 @@ export async function runDeployment(
   log.system(`Deployment ${id} started`);
   const leftovers = new RunLeftovers();
   try {
-    const p = await prepare(deps, serviceId);
+    // Independent reads, side by side. The runtime bounds a ping with its own call deadline.
+    const [p, request] = await Promise.all([
+      prepare(deps, serviceId),
+      loadAggregate(deps.cmd, deployment, id).then((d) => d.state.request),
+      deps.runtime.ping().catch((error: unknown) => {
+        throw new DeployFailure(`Docker engine unreachable: ${message(error)}`);
+      }),
+    ]);
     log.setRedactor(createRedactor(p.secrets));
     const { row } = p;
-    // The runtime bounds a ping with its own call deadline.
-    await deps.runtime.ping().catch((error: unknown) => {
-      throw new DeployFailure(`Docker engine unreachable: ${message(error)}`);
-    });
-
-    const request = (await loadAggregate(deps.cmd, deployment, id)).state.request;
     if (row.kind === 'database') {
       await deployDatabase(deps, id, p, log, signal, request);
       return null;

@@ -40,12 +40,15 @@ export async function runContainer(
   // The service as this run has it: a kept release may run with its own port and health check.
   const ranAs: ServiceRow = { ...row, internal_port: plan.internalPort, runtime_mode: web ? row.runtime_mode : 'worker', health_check: plan.healthCheck };
   const name = containerNameOf(row.slug, id);
+  // The network is made (or found) while the run's event is recorded.
+  const network = deps.runtime.ensureNetwork(networkOf(row.project_id), { [LABEL.project]: row.project_id });
+  network.catch(() => undefined);
   const draft = await releaseDraftOf(deps, p, plan);
   await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentContainerStarted', data: { containerName: name, release: draft } });
   leftovers.container = name;
   const resources = await resourcesOfRun(plan.resources, deps.defaultResources);
   const running = await step('creating the container', deps.settings.timeouts.startMs, signal, async () => {
-    await deps.runtime.ensureNetwork(networkOf(row.project_id), { [LABEL.project]: row.project_id });
+    await network;
     return deps.runtime.run({
       name,
       image: plan.image,

@@ -90,7 +90,9 @@ export async function buildFromSource(deps: RunDeps, id: string, p: Prepared, so
     });
     // The subject line is the repository's text: kept printable and short.
     const commitMessage = reasonText(commit.message).slice(0, 200);
-    await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentCommitResolved', data: { commitSha: commit.sha, commitMessage } });
+    // Recorded while the build runs: the build does not need the event, and the run waits for it after.
+    const resolved = deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentCommitResolved', data: { commitSha: commit.sha, commitMessage } });
+    resolved.catch(() => undefined);
     log.system(`Checked out commit ${commit.sha}`);
 
     const checkout = new Checkout(join(dir, 'src'));
@@ -113,6 +115,7 @@ export async function buildFromSource(deps: RunDeps, id: string, p: Prepared, so
     await step('docker build', timeouts.buildMs, signal, (s) =>
       deps.runtime.build({ contextDir, dockerfileText: dockerfile.text, tag, labels }, (l) => log.write(l), s),
     );
+    await resolved;
     return { tag, method: dockerfile.method, commitSha: commit.sha, commitMessage };
   } finally {
     rmSync(dir, { recursive: true, force: true });
