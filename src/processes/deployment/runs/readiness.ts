@@ -11,9 +11,10 @@ import { containerEnd, type RunResources } from '../toolkit/service-resources.js
 
 /**
  * Until a new container first answers: every 15 ms for its first second (most apps are up by then, and each
- * ms of the wait is a ms of the deploy), then every 100 ms (each try asks the engine too).
+ * ms of the wait is a ms of the deploy), every 25 ms up to 5 s (a database's initdb), then every 100 ms
+ * (each try asks the engine too).
  */
-export const untilReadyDelay = (elapsedMs: number) => (elapsedMs < 1_000 ? 15 : 100);
+export const untilReadyDelay = (elapsedMs: number) => (elapsedMs < 1_000 ? 15 : elapsedMs < 5_000 ? 25 : 100);
 /** Between the passes that follow the first: the check's interval, but no longer than this during a deploy. */
 const BETWEEN_PASSES_MAX_MS = 1_000;
 
