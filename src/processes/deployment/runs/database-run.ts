@@ -26,6 +26,9 @@ import type { DeploymentRequest } from '../../../../commands/deployment/aggregat
 /** The named volume that holds a database service's data across deployments. */
 export const volumeOf = (serviceId: string) => `slipway-data-${serviceId}`;
 
+/** How often, at most, the engine is asked whether a starting database's container still runs. */
+const ENGINE_EVERY_MS = 100;
+
 /**
  * Waits until the engine answers a real query through Slipway's own connection, not just until its port
  * opens (the proxy in front of a published port accepts before the engine listens, and the official images
@@ -43,13 +46,17 @@ async function waitUntilAnswering(
   const browser = await createRemoteBrowser(engine, endpoint);
   const started = Date.now();
   let last = '';
+  let inspected = 0;
   try {
     for (;;) {
       signal.throwIfAborted();
-      const state = await deps.runtime.inspect(name, null);
-      if (!state) throw new DeployFailure('the container disappeared while starting');
-      if (!state.running || state.restarts > 0) {
-        throw new DeployFailure(`the database ${containerEnd(state, resources)} before it answered; see the log above`);
+      if (Date.now() - inspected >= ENGINE_EVERY_MS) {
+        inspected = Date.now();
+        const state = await deps.runtime.inspect(name, null);
+        if (!state) throw new DeployFailure('the container disappeared while starting');
+        if (!state.running || state.restarts > 0) {
+          throw new DeployFailure(`the database ${containerEnd(state, resources)} before it answered; see the log above`);
+        }
       }
       try {
         await browser.ping();
