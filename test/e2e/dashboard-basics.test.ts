@@ -139,6 +139,49 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
     t.same(services.map((x) => x.name), ['web'], 'no second service');
   });
 
+  await t.test('the service settings form sends only what a person changed; a field left alone keeps its value', async (t) => {
+    const api = await createService(s, mine.id, {
+      name: 'settings-probe', repoUrl: 'docker-image', dockerImage: 'example/api:1', branch: 'main', runtimeMode: 'web', internalPort: 8080, env: [],
+      resources: { memory: '256m', pids: 256 },
+    });
+    const before = (await s.call('GET', `/api/services/${api.id}`)).body.service;
+    const page = await signedIn(s.key);
+    const patches: unknown[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'PATCH') patches.push(JSON.parse(r.postData() ?? 'null'));
+    });
+    await page.goto(`${s.url}/services/${api.id}`, { waitUntil: 'networkidle0' });
+    const form = 'section[aria-labelledby="settings"]';
+    await page.waitForSelector(`${form} #set-releases`);
+    const values = await page.$$eval(`${form} input`, (els) => els.map((e) => (e as unknown as { value: string }).value));
+    t.notOk(values.some((v) => /^(undefined|null|NaN)$/.test(v)), `no field shows undefined, null or NaN (${values.join(' | ')})`);
+    t.equal(await page.$eval(`${form} #set-cpus`, (e) => (e as unknown as { value: string }).value), '', 'no CPU limit: an empty field');
+
+    const save = async (note: RegExp) => {
+      await page.click(`${form} button[type=submit]`);
+      await page.waitForFunction(`new RegExp(${JSON.stringify(note.source)}).test(document.querySelector('${form} [role=status]')?.textContent ?? '')`);
+    };
+    await page.click(`${form} #set-releases`, { clickCount: 3 });
+    await page.type(`${form} #set-releases`, '7');
+    await save(/apply at the next deployment/);
+    t.same(patches, [{ releasesKept: 7 }], 'changing Releases kept sends that field alone');
+    const after = (await s.call('GET', `/api/services/${api.id}`)).body.service;
+    t.equal(after.releasesKept, 7);
+    t.same([after.healthCheck, after.resources, after.internalPort], [before.healthCheck, before.resources, before.internalPort], 'health check, limits and port untouched');
+
+    const shows = (field: string, value: string) => page.waitForFunction(`document.querySelector('${form} #${field}')?.value === ${JSON.stringify(value)}`);
+    await shows('set-releases', '7');
+    await page.click(`${form} #set-memory`, { clickCount: 3 });
+    await page.type(`${form} #set-memory`, '512m');
+    await save(/apply at the next deployment/);
+    t.same(patches[1], { resources: { memory: '512m', pids: 256 } }, 'a new memory limit keeps the limits the form does not show');
+    t.same((await s.call('GET', `/api/services/${api.id}`)).body.service.resources, { memory: '512m', pids: 256 });
+
+    await shows('set-memory', '512m');
+    await save(/Nothing changed/);
+    t.equal(patches.length, 2, 'saving an untouched form sends nothing');
+  });
+
   await t.test('revoking the key ends the session: the next action goes back to sign-in', async (t) => {
     const key = await createKey(s, 'write', null);
     const page = await signedIn(key.secret);

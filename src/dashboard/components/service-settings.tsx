@@ -1,5 +1,6 @@
-import { useSignal } from '@preact/signals';
+import { signal, useSignal } from '@preact/signals';
 import { api, messageOf, type GetAnswer } from '../api.js';
+import { changedFields } from '../changed-fields.js';
 import { canWrite } from '../session.js';
 import { ErrorNote } from './error-note.js';
 
@@ -7,41 +8,98 @@ type Service = GetAnswer<'/api/services/{serviceId}/overview'>['service'];
 
 const orNull = (text: string) => (text.trim() === '' ? null : text.trim());
 
+interface SettingsFields {
+  installCommand: string;
+  buildCommand: string;
+  startCommand: string;
+  internalPort: string;
+  healthPath: string;
+  memory: string;
+  cpus: string;
+  releasesKept: string;
+  autoRollback: boolean;
+}
+
 /**
- * Build, start, health check, limits and release settings; saved with one PATCH, applied at the next
+ * What the form's fields mean to the API; a web service's health check only (a worker has none to set here).
+ * A PATCH of `resources` replaces the whole set: the limits this form does not show, and one it shows that
+ * was left alone (absent: the installation's default), are sent as the service has them.
+ */
+const bodyOf = (f: SettingsFields, initial: SettingsFields, service: Service) => ({
+  installCommand: orNull(f.installCommand),
+  buildCommand: orNull(f.buildCommand),
+  startCommand: orNull(f.startCommand),
+  internalPort: Number(f.internalPort),
+  ...(service.runtimeMode === 'web' ? { healthCheck: orNull(f.healthPath) ? { type: 'http' as const, path: f.healthPath.trim() } : null } : {}),
+  resources: {
+    ...service.resources,
+    ...(f.memory === initial.memory ? {} : { memory: orNull(f.memory) }),
+    ...(f.cpus === initial.cpus ? {} : { cpus: orNull(f.cpus) }),
+  },
+  releasesKept: Number(f.releasesKept),
+  autoRollback: f.autoRollback,
+});
+
+/** What the last save said: the form is made again from the saved service, and the note outlives it. */
+const lastSaved = signal<{ serviceId: string; note: string } | null>(null);
+
+const fieldsOf = (service: Service): SettingsFields => ({
+  installCommand: service.installCommand ?? '',
+  buildCommand: service.buildCommand ?? '',
+  startCommand: service.startCommand ?? '',
+  internalPort: String(service.internalPort),
+  healthPath: service.healthCheck && service.healthCheck.type === 'http' ? service.healthCheck.path : '',
+  memory: service.resources.memory ?? '',
+  cpus: service.resources.cpus == null ? '' : String(service.resources.cpus),
+  releasesKept: String(service.releasesKept),
+  autoRollback: service.autoRollback,
+});
+
+/**
+ * Build, start, health check, limits and release settings; saved with one PATCH of the fields a person changed
+ * (a field left alone keeps what the service has, a default health check included), applied at the next
  * deployment. The API validates: its message is shown here.
  */
 export function ServiceSettings({ service, changed }: { service: Service; changed: () => Promise<void> }) {
-  const installCommand = useSignal(service.installCommand ?? '');
-  const buildCommand = useSignal(service.buildCommand ?? '');
-  const startCommand = useSignal(service.startCommand ?? '');
-  const internalPort = useSignal(String(service.internalPort));
-  const healthPath = useSignal(service.healthCheck && service.healthCheck.type === 'http' ? service.healthCheck.path : '');
-  const memory = useSignal(service.resources.memory ?? '');
-  const cpus = useSignal(service.resources.cpus === null ? '' : String(service.resources.cpus));
-  const releasesKept = useSignal(String(service.releasesKept));
-  const autoRollback = useSignal(service.autoRollback);
+  const initial = fieldsOf(service);
+  const installCommand = useSignal(initial.installCommand);
+  const buildCommand = useSignal(initial.buildCommand);
+  const startCommand = useSignal(initial.startCommand);
+  const internalPort = useSignal(initial.internalPort);
+  const healthPath = useSignal(initial.healthPath);
+  const memory = useSignal(initial.memory);
+  const cpus = useSignal(initial.cpus);
+  const releasesKept = useSignal(initial.releasesKept);
+  const autoRollback = useSignal(initial.autoRollback);
   const error = useSignal<string | null>(null);
-  const saved = useSignal(false);
   const disabled = !canWrite.value;
+  const web = service.runtimeMode === 'web';
 
   const save = async (event: Event) => {
     event.preventDefault();
-    const { error: failed } = await api.PATCH('/api/services/{serviceId}', {
-      params: { path: { serviceId: service.id } },
-      body: {
-        installCommand: orNull(installCommand.value),
-        buildCommand: orNull(buildCommand.value),
-        startCommand: orNull(startCommand.value),
-        internalPort: Number(internalPort.value),
-        ...(service.runtimeMode === 'web' ? { healthCheck: orNull(healthPath.value) ? { type: 'http' as const, path: healthPath.value.trim() } : null } : {}),
-        resources: { memory: orNull(memory.value), cpus: orNull(cpus.value) === null ? null : Number(cpus.value) },
-        releasesKept: Number(releasesKept.value),
-        autoRollback: autoRollback.value,
-      },
-    });
+    const now: SettingsFields = {
+      installCommand: installCommand.value,
+      buildCommand: buildCommand.value,
+      startCommand: startCommand.value,
+      internalPort: internalPort.value,
+      healthPath: healthPath.value,
+      memory: memory.value,
+      cpus: cpus.value,
+      releasesKept: releasesKept.value,
+      autoRollback: autoRollback.value,
+    };
+    const body = changedFields(bodyOf(initial, initial, service), bodyOf(now, initial, service));
+    if (Object.keys(body).length === 0) {
+      error.value = null;
+      lastSaved.value = { serviceId: service.id, note: 'Nothing changed.' };
+      return;
+    }
+    const { data, error: failed } = await api.PATCH('/api/services/{serviceId}', { params: { path: { serviceId: service.id } }, body });
     error.value = failed ? messageOf(failed) : null;
-    saved.value = !failed;
+    // New limits re-create the running release at once (a deployment of kind config); the rest waits.
+    lastSaved.value = !data
+      ? null
+      : { serviceId: service.id, note: data.deployment ? 'Saved. The new limits re-create the running release now (a config deployment).' : 'Saved: they apply at the next deployment.' };
     await changed();
   };
 
@@ -61,7 +119,7 @@ export function ServiceSettings({ service, changed }: { service: Service; change
         {text('set-build', 'Build command', buildCommand)}
         {text('set-start', 'Start command', startCommand)}
         {text('set-port', 'Port', internalPort, { inputMode: 'numeric', pattern: '[0-9]+' })}
-        {service.runtimeMode === 'web' && text('set-health', 'Health check path (empty: the default)', healthPath, { placeholder: '/health' })}
+        {web && text('set-health', 'Health check path (empty: the default)', healthPath, { placeholder: '/health' })}
         {text('set-memory', 'Memory limit (e.g. 512m; empty: none)', memory)}
         {text('set-cpus', 'CPUs (e.g. 0.5; empty: none)', cpus, { inputMode: 'decimal' })}
         {text('set-releases', 'Releases kept for rollback', releasesKept, { inputMode: 'numeric', pattern: '[0-9]+' })}
@@ -70,7 +128,7 @@ export function ServiceSettings({ service, changed }: { service: Service; change
           release misbehaves
         </label>
         {canWrite.value && <button type="submit">Save settings</button>}
-        {saved.value && <p role="status">Saved: they apply at the next deployment.</p>}
+        {lastSaved.value?.serviceId === service.id && <p role="status">{lastSaved.value.note}</p>}
       </form>
     </section>
   );
