@@ -30,7 +30,7 @@ const bodyOf = (f: SettingsFields, initial: SettingsFields, service: Service) =>
   buildCommand: orNull(f.buildCommand),
   startCommand: orNull(f.startCommand),
   internalPort: Number(f.internalPort),
-  ...(service.runtimeMode === 'web' ? { healthCheck: orNull(f.healthPath) ? { type: 'http' as const, path: f.healthPath.trim() } : null } : {}),
+  ...(service.runtimeMode === 'web' && service.repoUrl !== 'database' ? { healthCheck: orNull(f.healthPath) ? { type: 'http' as const, path: f.healthPath.trim() } : null } : {}),
   resources: {
     ...service.resources,
     ...(f.memory === initial.memory ? {} : { memory: orNull(f.memory) }),
@@ -73,7 +73,10 @@ export function ServiceSettings({ service, changed }: { service: Service; change
   const autoRollback = useSignal(initial.autoRollback);
   const error = useSignal<string | null>(null);
   const disabled = !canWrite.value;
-  const web = service.runtimeMode === 'web';
+  const database = service.repoUrl === 'database';
+  // Commands drive a build from source; an image or a database engine has none to run.
+  const built = !database && service.repoUrl !== 'docker-image';
+  const web = service.runtimeMode === 'web' && !database;
 
   const save = async (event: Event) => {
     event.preventDefault();
@@ -115,10 +118,10 @@ export function ServiceSettings({ service, changed }: { service: Service; change
       <h2 id="settings">Settings</h2>
       <ErrorNote message={error.value} />
       <form class="settings" onSubmit={save}>
-        {text('set-install', 'Install command', installCommand)}
-        {text('set-build', 'Build command', buildCommand)}
-        {text('set-start', 'Start command', startCommand)}
-        {text('set-port', 'Port', internalPort, { inputMode: 'numeric', pattern: '[0-9]+' })}
+        {built && text('set-install', 'Install command', installCommand)}
+        {built && text('set-build', 'Build command', buildCommand)}
+        {built && text('set-start', 'Start command', startCommand)}
+        {!database && text('set-port', 'Port', internalPort, { inputMode: 'numeric', pattern: '[0-9]+' })}
         {web && text('set-health', 'Health check path (empty: the default)', healthPath, { placeholder: '/health' })}
         {text('set-memory', 'Memory limit (e.g. 512m; empty: none)', memory)}
         {text('set-cpus', 'CPUs (e.g. 0.5; empty: none)', cpus, { inputMode: 'decimal' })}
