@@ -10,10 +10,12 @@ import type { Logger } from '../logger.js';
  * taken, or it is prepared) still counts, so the horizon never passes a commit this snapshot cannot see.
  * pg_stat_get_activity is the view's function without the view's joins: a read costs 0.1 ms more, not 0.6.
  */
+const THIS_DATABASE = '(select oid from pg_database where datname = current_database())';
+
 export const READ_HORIZON = `(select coalesce(min(x), pg_snapshot_xmax(pg_current_snapshot()))
   from pg_snapshot_xip(pg_current_snapshot()) x
   where not exists (select 1 from pg_stat_get_activity(null) a
-    where a.backend_xid = xid(x) and a.datid <> (select oid from pg_database where datname = current_database())))`;
+    where a.backend_xid = xid(x) and a.datid <> ${THIS_DATABASE}))`;
 
 /**
  * The read horizon of the event log on a Postgres server: one long transaction anywhere in this database
@@ -38,7 +40,7 @@ export async function readHorizon(db: SqlClient): Promise<Horizon> {
     `with oldest as (
        select pid, application_name, client_addr::text as client, extract(epoch from now() - xact_start)::float8 as seconds
        from pg_stat_activity where backend_xid is not null and pid <> pg_backend_pid()
-         and datid = (select oid from pg_database where datname = current_database()) order by xact_start limit 1)
+         and datid = ${THIS_DATABASE} order by xact_start limit 1)
      select o.seconds, o.pid, o.application_name as application, o.client,
        (select count(*)::int from (select 1 from es_events where transaction_id >= ${READ_HORIZON} limit ${COUNT_CAP}) e) as held_back
      from (select 1) one left join oldest o on true`,

@@ -20,6 +20,12 @@ interface SettingsFields {
   autoRollback: boolean;
 }
 
+/** Which settings a service has: commands drive a build from source; a database has no port or health path to set. */
+const shapeOf = (service: Service) => {
+  const database = service.repoUrl === 'database';
+  return { database, built: !database && service.repoUrl !== 'docker-image', web: service.runtimeMode === 'web' && !database };
+};
+
 /**
  * What the form's fields mean to the API; a web service's health check only (a worker has none to set here).
  * A PATCH of `resources` replaces the whole set: the limits this form does not show, and one it shows that
@@ -30,7 +36,7 @@ const bodyOf = (f: SettingsFields, initial: SettingsFields, service: Service) =>
   buildCommand: orNull(f.buildCommand),
   startCommand: orNull(f.startCommand),
   internalPort: Number(f.internalPort),
-  ...(service.runtimeMode === 'web' && service.repoUrl !== 'database' ? { healthCheck: orNull(f.healthPath) ? { type: 'http' as const, path: f.healthPath.trim() } : null } : {}),
+  ...(shapeOf(service).web ? { healthCheck: orNull(f.healthPath) ? { type: 'http' as const, path: f.healthPath.trim() } : null } : {}),
   resources: {
     ...service.resources,
     ...(f.memory === initial.memory ? {} : { memory: orNull(f.memory) }),
@@ -62,36 +68,14 @@ const fieldsOf = (service: Service): SettingsFields => ({
  */
 export function ServiceSettings({ service, changed }: { service: Service; changed: () => Promise<void> }) {
   const initial = fieldsOf(service);
-  const installCommand = useSignal(initial.installCommand);
-  const buildCommand = useSignal(initial.buildCommand);
-  const startCommand = useSignal(initial.startCommand);
-  const internalPort = useSignal(initial.internalPort);
-  const healthPath = useSignal(initial.healthPath);
-  const memory = useSignal(initial.memory);
-  const cpus = useSignal(initial.cpus);
-  const releasesKept = useSignal(initial.releasesKept);
-  const autoRollback = useSignal(initial.autoRollback);
+  const draft = useSignal(initial);
   const error = useSignal<string | null>(null);
   const disabled = !canWrite.value;
-  const database = service.repoUrl === 'database';
-  // Commands drive a build from source; an image or a database engine has none to run.
-  const built = !database && service.repoUrl !== 'docker-image';
-  const web = service.runtimeMode === 'web' && !database;
+  const { database, built, web } = shapeOf(service);
 
   const save = async (event: Event) => {
     event.preventDefault();
-    const now: SettingsFields = {
-      installCommand: installCommand.value,
-      buildCommand: buildCommand.value,
-      startCommand: startCommand.value,
-      internalPort: internalPort.value,
-      healthPath: healthPath.value,
-      memory: memory.value,
-      cpus: cpus.value,
-      releasesKept: releasesKept.value,
-      autoRollback: autoRollback.value,
-    };
-    const body = changedFields(bodyOf(initial, initial, service), bodyOf(now, initial, service));
+    const body = changedFields(bodyOf(initial, initial, service), bodyOf(draft.value, initial, service));
     if (Object.keys(body).length === 0) {
       error.value = null;
       lastSaved.value = { serviceId: service.id, note: 'Nothing changed.' };
@@ -105,11 +89,13 @@ export function ServiceSettings({ service, changed }: { service: Service; change
       : { serviceId: service.id, note: data.deployment ? 'Saved. The new limits re-create the running release now (a config deployment).' : 'Saved: they apply at the next deployment.' };
     await changed();
   };
+  const set = (patch: Partial<SettingsFields>) => (draft.value = { ...draft.value, ...patch });
 
-  const text = (id: string, label: string, value: { value: string }, extra: Record<string, string> = {}) => (
+  type TextField = Exclude<keyof SettingsFields, 'autoRollback'>;
+  const text = (id: string, label: string, field: TextField, extra: Record<string, string> = {}) => (
     <>
       <label for={id}>{label}</label>
-      <input id={id} disabled={disabled} value={value.value} onInput={(e) => (value.value = e.currentTarget.value)} {...extra} />
+      <input id={id} disabled={disabled} value={draft.value[field]} onInput={(e) => set({ [field]: e.currentTarget.value })} {...extra} />
     </>
   );
 
@@ -118,16 +104,16 @@ export function ServiceSettings({ service, changed }: { service: Service; change
       <h2 id="settings">Settings</h2>
       <ErrorNote message={error.value} />
       <form class="settings" onSubmit={save}>
-        {built && text('set-install', 'Install command', installCommand)}
-        {built && text('set-build', 'Build command', buildCommand)}
-        {built && text('set-start', 'Start command', startCommand)}
-        {!database && text('set-port', 'Port', internalPort, { inputMode: 'numeric', pattern: '[0-9]+' })}
-        {web && text('set-health', 'Health check path (empty: the default)', healthPath, { placeholder: '/health' })}
-        {text('set-memory', 'Memory limit (e.g. 512m; empty: none)', memory)}
-        {text('set-cpus', 'CPUs (e.g. 0.5; empty: none)', cpus, { inputMode: 'decimal' })}
-        {text('set-releases', 'Releases kept for rollback', releasesKept, { inputMode: 'numeric', pattern: '[0-9]+' })}
+        {built && text('set-install', 'Install command', 'installCommand')}
+        {built && text('set-build', 'Build command', 'buildCommand')}
+        {built && text('set-start', 'Start command', 'startCommand')}
+        {!database && text('set-port', 'Port', 'internalPort', { inputMode: 'numeric', pattern: '[0-9]+' })}
+        {web && text('set-health', 'Health check path (empty: the default)', 'healthPath', { placeholder: '/health' })}
+        {text('set-memory', 'Memory limit (e.g. 512m; empty: none)', 'memory')}
+        {text('set-cpus', 'CPUs (e.g. 0.5; empty: none)', 'cpus', { inputMode: 'decimal' })}
+        {text('set-releases', 'Releases kept for rollback', 'releasesKept', { inputMode: 'numeric', pattern: '[0-9]+' })}
         <label>
-          <input type="checkbox" disabled={disabled} checked={autoRollback.value} onChange={(e) => (autoRollback.value = e.currentTarget.checked)} /> Roll back on its own when a new
+          <input type="checkbox" disabled={disabled} checked={draft.value.autoRollback} onChange={(e) => set({ autoRollback: e.currentTarget.checked })} /> Roll back on its own when a new
           release misbehaves
         </label>
         {canWrite.value && <button type="submit">Save settings</button>}
