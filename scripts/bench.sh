@@ -5,4 +5,5 @@ cd "$(dirname "$0")/.."
 source scripts/lib/setup.sh
 prepare_test_machine
 npm run build --silent
+await_test_images
 node --import tsx bench/run.ts "$@"

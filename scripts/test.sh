@@ -12,6 +12,7 @@ npx tsc -p tsconfig.json --noEmit
 log "build (the browser tests load the dashboard, the CLI tests and the quick start run dist) and the Swarm health probe"
 ensure_build
 bash scripts/build-probe.sh
+await_test_images
 
 log "tests"
 [[ -n "${EVENTSTORE_URL:-}" ]] ||

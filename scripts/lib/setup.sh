@@ -74,15 +74,40 @@ source "$(dirname "${BASH_SOURCE[0]}")/docker.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/powerdns.sh"
 
 # What the tests and the benchmarks need on a fresh machine; the Postgres and PowerDNS servers stop when the script exits.
+# The images build in the background (await_test_images waits for them): on a fresh machine their apt downloads
+# inside the builds overlap npm ci, the servers' start, the type-check and the build.
 prepare_test_machine() {
-  trap 'stop_postgres; stop_powerdns' EXIT
+  trap 'stop_test_images; stop_postgres; stop_powerdns' EXIT
   # pebble is Let's Encrypt's test ACME server; each HTTPS test starts its own.
   # chromium renders the API reference page in its test.
   # musl-tools builds the static health probe of Swarm tasks; iproute2 and curl serve the cluster tests.
   # docker-registry is the registry an image service moves away from (image-service-move.test.ts).
-  ensure_packages caddy postgresql git procps pebble dnsutils chromium musl-tools iproute2 curl docker-registry
+  # docker.io and debootstrap make the images; one apt run for all, so nothing installs while the images build.
+  ensure_packages caddy postgresql git procps pebble dnsutils chromium musl-tools iproute2 curl docker-registry docker.io debootstrap
+  ensure_powerdns_packages
+  ensure_docker_engine
+  IMAGES_LOG=$(mktemp /tmp/slipway-images.XXXXXX)
+  ensure_test_images >"$IMAGES_LOG" 2>&1 &
+  IMAGES_PID=$!
   install_node_modules
   start_postgres
   start_powerdns
-  ensure_test_images
+}
+
+# Waits for the images prepare_test_machine started, prints what their builds said, and fails when one failed.
+await_test_images() {
+  local status=0
+  [[ -n "${IMAGES_PID:-}" ]] || return 0
+  log "test images"
+  wait "$IMAGES_PID" || status=$?
+  IMAGES_PID=
+  cat "$IMAGES_LOG"
+  rm -f "$IMAGES_LOG"
+  return $status
+}
+
+stop_test_images() {
+  [[ -n "${IMAGES_PID:-}" ]] || return 0
+  kill "$IMAGES_PID" 2>/dev/null || true
+  rm -f "$IMAGES_LOG"
 }

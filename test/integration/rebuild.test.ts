@@ -11,7 +11,7 @@ import { dumpReadModels } from '../helpers/read-models.js';
 import { rebuildEquals, recordedTypes } from '../helpers/rebuild-check.js';
 import { ON_PGLITE, startTestServer } from '../helpers/test-server.js';
 
-// The cluster's history needs Swarm engines of its own: rebuild-cluster.test.ts, and cluster-database.test.ts for a
+// The cluster's history needs Swarm engines of its own: e2e/cluster-rebuild.test.ts, and cluster-database.test.ts for a
 // database's move.
 const CLUSTER_TYPES: readonly string[] = [...Object.keys(clusterEvents), 'ServiceMoved'];
 
@@ -32,7 +32,7 @@ async function rebuildEqualsLive(t: Test, env: Record<string, string>) {
 
   const types = await recordedTypes(s);
   const outside = ALL_EVENT_TYPES.filter((type) => !CLUSTER_TYPES.includes(type));
-  t.same(outside.filter((type) => !types.has(type)), [], `the history holds every one of the ${outside.length} event types (the cluster's: rebuild-cluster.test.ts, cluster-database.test.ts)`);
+  t.same(outside.filter((type) => !types.has(type)), [], `the history holds every one of the ${outside.length} event types (the cluster's: e2e/cluster-rebuild.test.ts, cluster-database.test.ts)`);
   const live = await dumpReadModels(s.app.db);
   t.ok(live.rm_services!.length > 10 && live.rm_env!.length > 20 && live.rm_audit_log!.length > 200, 'a long history');
   await rebuildEquals(t, s);
