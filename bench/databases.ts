@@ -66,11 +66,12 @@ export async function databaseBenchmarks(startServer: StartServer) {
       }
     };
 
-    // Three of each, one after the other: initdb's own time varies by a few hundred ms from run to run.
+    // The project's first database also makes its network and the installation's CA: measured on its own.
+    // Then five of each, one after the other (initdb's own time varies by a few hundred ms from run to run).
     const deployed: number[] = [];
     const hand: number[] = [];
     const services: string[] = [];
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 6; i++) {
       const id = await database(`pg${i}`, 'postgres');
       services.push(id);
       const started = performance.now();
@@ -79,8 +80,9 @@ export async function databaseBenchmarks(startServer: StartServer) {
       deployed.push(performance.now() - started);
       hand.push(await byHand());
     }
-    const [a, b] = [median(deployed), median(hand)];
-    line('POST deployments → first query (Postgres, median of 3)', `${(a / 1000).toFixed(2)} s; docker run + first query by hand ${(b / 1000).toFixed(2)} s (${(a / b).toFixed(2)}×)`);
+    line("POST deployments → first query, the project's first Postgres (network and CA made)", `${(deployed[0]! / 1000).toFixed(2)} s; docker run + first query by hand ${(hand[0]! / 1000).toFixed(2)} s`);
+    const [a, b] = [median(deployed.slice(1)), median(hand.slice(1))];
+    line('POST deployments → first query (Postgres, median of the next 5)', `${(a / 1000).toFixed(2)} s; docker run + first query by hand ${(b / 1000).toFixed(2)} s (${(a / b).toFixed(2)}×)`);
     const pg = services[0]!;
     for (const extra of services.slice(1)) await call('DELETE', `/api/services/${extra}`);
 

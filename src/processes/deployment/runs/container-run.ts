@@ -43,10 +43,12 @@ export async function runContainer(
   // The network is made (or found) while the run's event is recorded.
   const network = deps.runtime.ensureNetwork(networkOf(row.project_id), { [LABEL.project]: row.project_id });
   network.catch(() => undefined);
+  const resourcesRead = resourcesOfRun(plan.resources, deps.defaultResources);
+  resourcesRead.catch(() => undefined);
   const draft = await releaseDraftOf(deps, p, plan);
   await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentContainerStarted', data: { containerName: name, release: draft } });
   leftovers.container = name;
-  const resources = await resourcesOfRun(plan.resources, deps.defaultResources);
+  const resources = await resourcesRead;
   const running = await step('creating the container', deps.settings.timeouts.startMs, signal, async () => {
     await network;
     return deps.runtime.run({
@@ -64,6 +66,9 @@ export async function runContainer(
   });
   log.system(`Started container ${name}${web ? `; waiting for it to answer on port ${plan.internalPort}` : ''}`);
   const stopFollowing = followStartup(deps, name, log);
+  // Read while the app starts: this run holds the service, so no other release is recorded meanwhile.
+  const previousRead = loadAggregate(deps.cmd, serviceAggregate, serviceId);
+  previousRead.catch(() => undefined);
   let ready = false;
   try {
     await step('starting the container', deps.settings.timeouts.startMs + 5_000, signal, (s) => passGate(gateOf(deps, ranAs, name, log, resources), s));
@@ -73,7 +78,7 @@ export async function runContainer(
   }
   log.system(web ? 'The app answers; switching the route to it' : 'The worker is up');
 
-  const previous = (await loadAggregate(deps.cmd, serviceAggregate, serviceId)).state.release;
+  const previous = (await previousRead).state.release;
   signal.throwIfAborted();
   const restartPolicy = step('setting the restart policy', 10_000, signal, () => deps.runtime.keepRunning(name));
   restartPolicy.catch(() => undefined);
