@@ -3,6 +3,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, r
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { openPglite } from '../../src/db/pglite-client.js';
+import type { SqlClient } from '../../src/db/sql-client.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -43,4 +44,16 @@ export async function seedPgliteDir(dir: string): Promise<void> {
   await (ready ??= makeTemplate());
   // Modes are copied too: initdb's files are 0666, and the server's own tightening is what is tested.
   cpSync(template, dir, { recursive: true });
+}
+
+/**
+ * A store of its own for a test that needs PGlite but not its initdb: a copy of the template in a temporary data
+ * directory, removed when the store is closed. (An in-memory store runs initdb each time.)
+ */
+export async function seededPglite(): Promise<SqlClient> {
+  const dir = mkdtempSync(join(tmpdir(), 'slipway-pglite-'));
+  await seedPgliteDir(join(dir, 'pgdata'));
+  const db = await openPglite(join(dir, 'pgdata'));
+  let closing: Promise<void> | undefined;
+  return { ...db, close: () => (closing ??= db.close().finally(() => rmSync(dir, { recursive: true, force: true }))) };
 }

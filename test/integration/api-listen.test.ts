@@ -5,12 +5,15 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { cliArgs, root } from '../helpers/cli-process.js';
+import { seedPgliteDir } from '../helpers/pglite-template.js';
 
 /** `slipway serve` with exactly this environment for the listen address (SLIPWAY_HOST absent unless given). */
 async function serve(t: Test, host: string | undefined) {
   const dataDir = mkdtempSync(join(tmpdir(), 'slipway-listen-'));
   const env: Record<string, string | undefined> = { ...process.env, SLIPWAY_DATA_DIR: dataDir, SLIPWAY_PORT: '0', SLIPWAY_PROXY: 'off', SLIPWAY_HTTPS: 'off', SLIPWAY_HOST: host };
   if (host === undefined) delete env.SLIPWAY_HOST;
+  // The listen address is under test, not the first start's initdb: the data directory starts initialised.
+  await seedPgliteDir(join(dataDir, 'pgdata'));
   const child = spawn(process.execPath, [...cliArgs, 'serve'], { cwd: root, env });
   let logs = '';
   child.stderr.setEncoding('utf8');

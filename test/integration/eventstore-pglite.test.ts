@@ -7,6 +7,7 @@ import type { SqlClient } from '../../src/db/sql-client.js';
 import { createPostgresEventStore } from '../../src/eventstore/postgres-event-store.js';
 import { appendsShareTransactions, appendsUseIndexes } from '../helpers/postgres-appends.js';
 import { eventStoreContract } from '../helpers/event-store-contract.js';
+import { seedPgliteDir } from '../helpers/pglite-template.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'slipway-es-'));
 let sql: Promise<SqlClient> | null = null;
@@ -16,11 +17,12 @@ t.teardown(async () => {
 });
 
 // PGlite has one connection per data directory: another client is another store on that connection.
-eventStoreContract(t, async () => createPostgresEventStore(await (sql ??= openPglite(join(dir, 'pg')))));
+eventStoreContract(t, async () => createPostgresEventStore(await (sql ??= seedPgliteDir(join(dir, 'pg')).then(() => openPglite(join(dir, 'pg'))))));
 
 const own = mkdtempSync(join(tmpdir(), 'slipway-es-scans-'));
 let scanned: SqlClient;
 t.before(async () => {
+  await seedPgliteDir(join(own, 'pg'));
   scanned = await openPglite(join(own, 'pg'));
 });
 t.teardown(async () => {

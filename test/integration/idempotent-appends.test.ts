@@ -10,6 +10,7 @@ import { createPostgresEventStore } from '../../src/eventstore/postgres-event-st
 import type { AppendResult, EventStore, ExpectedRevision, NewEvent } from '../../src/eventstore/port.js';
 import { newEvent } from '../helpers/event-store-contract.js';
 import { freshDatabase, requirePostgresServer, serverUrl } from '../helpers/postgres-server.js';
+import { seedPgliteDir } from '../helpers/pglite-template.js';
 
 const conflict = { name: 'WrongExpectedRevisionError' };
 let streams = 0;
@@ -94,6 +95,7 @@ t.test('PGlite', async (t) => {
   });
   // One connection: "at the same moment" is interleaved through the one client.
   idempotentAppends(t, async () => {
+    await seedPgliteDir(join(dir, 'pg'));
     sql = await openPglite(join(dir, 'pg'));
     const store = await createPostgresEventStore(sql);
     return { writers: [store, store], sql };

@@ -3,7 +3,6 @@ import { ALL_PROJECTORS } from '../../projections/all.js';
 import { ProjectionRunner } from '../../projections/runner.js';
 import type { RebuildProgress, RebuildResult } from '../../projections/rebuild.js';
 import { runAdminCommand } from '../../src/cli/admin-commands.js';
-import { openPglite } from '../../src/db/pglite-client.js';
 import { createPostgresEventStore } from '../../src/eventstore/postgres-event-store.js';
 import { versionedApp } from '../helpers/apps.js';
 import { createProject, createService } from '../helpers/api-suite.js';
@@ -13,6 +12,7 @@ import { startGitServer } from '../helpers/git-server.js';
 import { dumpReadModels } from '../helpers/read-models.js';
 import { seedEvents } from '../helpers/seed-events.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { seededPglite } from '../helpers/pglite-template.js';
 
 interface Failure {
   what: string;
@@ -154,7 +154,7 @@ t.test('one projector can be rebuilt alone; unknown names and a second rebuild a
 });
 
 t.test('a projector whose version changed is rebuilt at start-up beside its old tables, which serve meanwhile', async (t) => {
-  const db = await openPglite(undefined);
+  const db = await seededPglite();
   t.teardown(() => db.close());
   const store = await createPostgresEventStore(db);
   const { slugs } = await seedEvents(store, 60);

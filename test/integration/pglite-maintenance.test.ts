@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { openPglite } from '../../src/db/pglite-client.js';
 import { maintainTables, upkeepOf, type TableActivity } from '../../src/db/pglite-maintenance.js';
+import { seedPgliteDir } from '../helpers/pglite-template.js';
 
 const table = (over: Partial<TableActivity>): TableActivity => ({ table: 'public.t', liveRows: 1000, deadRows: 0, modifiedSinceAnalyze: 0, neverAnalysed: false, ...over });
 
@@ -19,6 +20,7 @@ t.test("autovacuum's default thresholds", async (t) => {
 
 t.test('a pass analyses and vacuums the tables that need it, and only those', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'slipway-maintenance-'));
+  await seedPgliteDir(join(dir, 'pg'));
   const db = await openPglite(join(dir, 'pg'));
   t.teardown(async () => {
     await db.close();

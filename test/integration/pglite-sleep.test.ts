@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { openPglite } from '../../src/db/pglite-client.js';
 import type { SqlClient } from '../../src/db/sql-client.js';
+import { seedPgliteDir } from '../helpers/pglite-template.js';
 
 const SLEEP_AFTER_MS = 300;
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -18,6 +19,7 @@ async function until(what: string, check: () => boolean, timeoutMs = 10_000): Pr
 
 async function sleepyStore(t: Test, sleepAfterMs = SLEEP_AFTER_MS): Promise<SqlClient> {
   const dir = mkdtempSync(join(tmpdir(), 'slipway-sleep-'));
+  await seedPgliteDir(join(dir, 'pgdata'));
   const db = await openPglite(join(dir, 'pgdata'), sleepAfterMs);
   t.teardown(async () => {
     await db.close();

@@ -1,11 +1,11 @@
 import t from 'tap';
-import { openPglite } from '../../src/db/pglite-client.js';
 import type { SqlValue } from '../../src/db/sql-client.js';
+import { seededPglite } from '../helpers/pglite-template.js';
 
 // The first run of a statement goes through PGlite's extended protocol; later runs execute it prepared,
 // with its parameters written as literals. Both must read exactly the same values.
 t.test('a prepared statement reads every kind of parameter as the first run did', async (t) => {
-  const db = await openPglite(undefined);
+  const db = await seededPglite();
   t.teardown(() => db.close());
   await db.exec(`create table kinds (id int primary key, t text, n bigint, b boolean, j jsonb, js json, a text[], u uuid[], bin bytea, at timestamptz)`);
   const insert = 'insert into kinds values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)';
@@ -43,7 +43,7 @@ t.test('a prepared statement reads every kind of parameter as the first run did'
 });
 
 t.test('row counts, errors and changed tables through a prepared statement', async (t) => {
-  const db = await openPglite(undefined);
+  const db = await seededPglite();
   t.teardown(() => db.close());
   await db.exec('create table items (id int primary key, v text)');
   for (let i = 0; i < 5; i++) await db.query('insert into items values ($1, $2)', [i, `v${i}`]);
@@ -62,7 +62,7 @@ t.test('row counts, errors and changed tables through a prepared statement', asy
 });
 
 t.test('only so many statements stay prepared', async (t) => {
-  const db = await openPglite(undefined);
+  const db = await seededPglite();
   t.teardown(() => db.close());
   for (let i = 0; i < 260; i++) await db.query(`select $1::int + ${i} as n`, [i]);
   const { rows } = await db.query<{ n: number }>('select count(*)::int as n from pg_prepared_statements');

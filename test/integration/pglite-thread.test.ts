@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { openPglite } from '../../src/db/pglite-client.js';
+import { seededPglite } from '../helpers/pglite-template.js';
 
 // PGlite runs on a thread of its own; what crosses to it and back must arrive as it would in-process.
 t.test('values, errors, transactions and notifications cross the thread intact', async (t) => {
-  const db = await openPglite(undefined);
+  const db = await seededPglite();
   t.teardown(() => db.close());
   await db.exec('create table items (id int primary key, bin bytea, at timestamptz, big bigint)');
 
@@ -47,7 +47,7 @@ t.test('values, errors, transactions and notifications cross the thread intact',
 });
 
 t.test('a closed client refuses work instead of hanging', async (t) => {
-  const db = await openPglite(undefined);
+  const db = await seededPglite();
   await db.close();
   await t.rejects(db.query('select 1'), { message: /PGlite thread stopped/ });
 });

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import t, { type Test } from 'tap';
 import { ALL_PROJECTORS } from '../../projections/all.js';
 import { ProjectionRunner } from '../../projections/runner.js';
-import { openPglite } from '../../src/db/pglite-client.js';
 import type { SqlClient } from '../../src/db/sql-client.js';
 import type { EventStore, NewEvent, RecordedEvent } from '../../src/eventstore/port.js';
 import { createPostgresEventStore } from '../../src/eventstore/postgres-event-store.js';
@@ -15,6 +14,7 @@ import { createProject, createService } from '../helpers/api-suite.js';
 import { deploymentOf } from '../helpers/deploy.js';
 import { eventually } from '../helpers/net.js';
 import { startTestServer } from '../helpers/test-server.js';
+import { seededPglite } from '../helpers/pglite-template.js';
 
 const event = (n: number): NewEvent => ({
   id: randomUUID(),
@@ -42,7 +42,7 @@ function recorder(name: string, failTimes = 0) {
 }
 
 async function setup(t: Test) {
-  const db = await openPglite(undefined);
+  const db = await seededPglite();
   const store = await createPostgresEventStore(db);
   const runner = new ProjectionRunner(db, store, ALL_PROJECTORS);
   await runner.start();

@@ -4,16 +4,16 @@ import { ALL_PROJECTORS } from '../../projections/all.js';
 import type { Projector } from '../../projections/projector.js';
 import { guardRebuildingReadModels } from '../../projections/rebuilding-guard.js';
 import { ProjectionRunner } from '../../projections/runner.js';
-import { openPglite } from '../../src/db/pglite-client.js';
 import { createPostgresEventStore } from '../../src/eventstore/postgres-event-store.js';
 import { createLogger } from '../../src/logger.js';
 import { ProcessManagers } from '../../src/processes/process-managers.js';
 import type { Reactor } from '../../src/processes/reactor.js';
 import { newEvent } from '../helpers/new-event.js';
 import { seedEvents } from '../helpers/seed-events.js';
+import { seededPglite } from '../helpers/pglite-template.js';
 
 t.test('a rebuild of one read model never moves "caught up" past the read models that lag', async (t) => {
-  const db = await openPglite(undefined);
+  const db = await seededPglite();
   t.teardown(() => db.close());
   const store = await createPostgresEventStore(db);
   await seedEvents(store, 3);
@@ -65,7 +65,7 @@ function widgets(version: 1 | 2): Projector {
 }
 
 t.test('an upgrade whose read model adds an indexed column starts, serves 503 for that read model until the swap, then the new shape', async (t) => {
-  const db = await openPglite(undefined);
+  const db = await seededPglite();
   t.teardown(() => db.close());
   const store = await createPostgresEventStore(db);
   for (const name of ['bolt', 'nut', 'gear']) await store.append(`widget-${name}`, [widgetEvent(name)], 'no_stream');
@@ -98,7 +98,7 @@ t.test('an upgrade whose read model adds an indexed column starts, serves 503 fo
 });
 
 t.test('a process manager that reads a read model being rebuilt after an upgrade waits for the swap; it parks nothing', async (t) => {
-  const db = await openPglite(undefined);
+  const db = await seededPglite();
   t.teardown(() => db.close());
   const store = await createPostgresEventStore(db);
   const runner = new ProjectionRunner(db, store, [...ALL_PROJECTORS, widgets(2)]);

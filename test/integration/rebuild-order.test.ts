@@ -3,12 +3,12 @@ import { randomUUID } from 'node:crypto';
 import { ALL_PROJECTORS } from '../../projections/all.js';
 import { ProjectionRunner } from '../../projections/runner.js';
 import { openPostgres } from '../../src/db/pg-client.js';
-import { openPglite } from '../../src/db/pglite-client.js';
 import type { SqlClient } from '../../src/db/sql-client.js';
 import { createPostgresEventStore } from '../../src/eventstore/postgres-event-store.js';
 import { newEvent } from '../helpers/new-event.js';
 import { freshDatabase, requirePostgresServer, serverUrl } from '../helpers/postgres-server.js';
 import { dumpReadModels } from '../helpers/read-models.js';
+import { seededPglite } from '../helpers/pglite-template.js';
 
 /**
  * A rebuild writes batch after batch while it reads and builds the next ones, on a Postgres server on two
@@ -45,7 +45,7 @@ async function lastWriteWins(t: Test, db: SqlClient) {
 }
 
 t.test('PGlite', async (t) => {
-  const db = await openPglite(undefined);
+  const db = await seededPglite();
   t.teardown(() => db.close());
   await lastWriteWins(t, db);
 });
