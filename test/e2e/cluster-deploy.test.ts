@@ -140,7 +140,8 @@ except urllib.error.HTTPError as e:
   const restored = await s.call('PATCH', `/api/services/${svc.id}`, { body: { healthCheck: 'default' } });
   t.equal(restored.status, 200);
   if (restored.body.deployment) t.equal(outcome(await waitForDeployment(s, svc.id, restored.body.deployment.id, 180_000)), 'succeeded', 'the default check back');
-  const v2 = ((await s.call('GET', `/api/services/${svc.id}/releases`)).body.releases as Record<string, any>[]).find((r) => r.current)!;
+  // The release is recorded just after its deployment's success: until then the list has no current one.
+  const v2 = (await waitFor('a current release', async () => ((await s.call('GET', `/api/services/${svc.id}/releases`)).body.releases as Record<string, any>[]).find((r) => r.current), Boolean, 10_000))!;
 
   // Another image that never passes the check (the registry's: nothing listens on 8000): rolled back too. Its
   // image is pushed under its deployment's tag, a digest no release runs: it leaves the registry once the next

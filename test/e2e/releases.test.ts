@@ -3,7 +3,7 @@ import t from 'tap';
 import { LABEL } from '../../src/runtime/container-runtime.js';
 import { createProject, createService } from '../helpers/api-suite.js';
 import { requireCaddy } from '../helpers/caddy.js';
-import { deploy, deployEnv, logLines, outcome, probe, steadyLoad, waitForDeployment } from '../helpers/deploy.js';
+import { deploy, deployEnv, logLines, outcome, probe, releasesUpTo, steadyLoad, waitForDeployment } from '../helpers/deploy.js';
 import { docker, imagesOf, removeProjectLeftovers, requireDocker } from '../helpers/docker.js';
 import { startGitServer } from '../helpers/git-server.js';
 import { eventually } from '../helpers/net.js';
@@ -70,7 +70,7 @@ t.test('releases: list, roll back without a build, prune beyond releasesKept, ro
   }
   t.equal(await answer(), 'v3 hello');
 
-  const listed = (await s.call('GET', `/api/services/${svc.id}/releases`)).body.releases as Record<string, any>[];
+  const listed = await releasesUpTo(s, svc.id, 3);
   t.same(listed.map((r) => [r.version, r.current, r.available]), [[3, true, true], [2, false, true], [1, false, true]], 'three releases, newest first, v3 current');
   t.same(listed.map((r) => r.commitSha), [...commits].reverse(), 'each with its commit');
   t.equal(listed[0]!.commitMessage, 'deploy me', 'and its commit message');
@@ -102,7 +102,7 @@ t.test('releases: list, roll back without a build, prune beyond releasesKept, ro
   t.equal(outcome(await waitForDeployment(s, svc.id, withToday.body.deployment.id)), 'succeeded');
   t.equal(await answer(), 'v1 changed', 'config "current": the old image with today’s variables');
 
-  const after = (await s.call('GET', `/api/services/${svc.id}/releases`)).body.releases as Record<string, any>[];
+  const after = await releasesUpTo(s, svc.id, 5);
   t.same(after.map((r) => [r.version, r.current]).slice(0, 2), [[5, true], [4, false]], 'a rollback is a release too');
   t.equal(after[0]!.imageId, listed[2]!.imageId, 'running v1’s image');
 
@@ -135,7 +135,7 @@ t.test('releases: list, roll back without a build, prune beyond releasesKept, ro
   t.equal((await docker.getContainer(configured.containerName).inspect()).HostConfig.Memory, 256 * 1024 * 1024, 'the new container has the limit');
   t.equal(await answer(), 'v4 changed', 'the same release serves');
   t.equal((await s.call('PATCH', `/api/services/${svc.id}`, { body: { resources: { memory: '256m' } } })).body.deployment, null, 'unchanged limits: nothing to re-create');
-  const beforeV5 = ((await s.call('GET', `/api/services/${svc.id}/releases`)).body.releases as Record<string, any>[])[0]!;
+  const beforeV5 = (await releasesUpTo(s, svc.id, 7))[0]!;
   t.match(beforeV5, { version: 7, current: true, imageId: pruned[0]!.imageId }, 'a config deployment is a release of the same image');
 
   // v5 passes its checks, then exits after 5 s: within its watch window, so v4 is put back on its own.

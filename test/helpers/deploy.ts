@@ -2,7 +2,7 @@ import { isFinished } from '../../commands/deployment/aggregate.js';
 import { PACK_ENV } from './docker.js';
 import type { ApiClient } from './http-resources.js';
 import { claimHostPorts } from './host-ports.js';
-import { freePort, getVia } from './net.js';
+import { freePort, getVia, waitFor } from './net.js';
 
 /** Server settings for deployment tests: a real Caddy, local packbuilder images, short waits. */
 export async function deployEnv(extra: Record<string, string> = {}) {
@@ -57,6 +57,19 @@ export async function deploy(s: ApiClient, serviceId: string) {
 
 /** A deployment's status, with its reason when it has one: an unexpected failure says why. */
 export const outcome = (d: Record<string, any>) => (d.reason ? `${d.status}: ${d.reason}` : String(d.status));
+
+/**
+ * The service's releases, newest first, once the newest is `version` and current: a release is recorded just
+ * after its deployment's success (another aggregate), so a list read at once may not have it yet.
+ */
+export async function releasesUpTo(s: ApiClient, serviceId: string, version: number): Promise<Record<string, any>[]> {
+  return waitFor(
+    `release v${version} recorded as current`,
+    async () => (await s.call('GET', `/api/services/${serviceId}/releases`)).body.releases as Record<string, any>[],
+    (list) => list[0]?.version === version && list[0].current === true,
+    10_000,
+  );
+}
 
 export async function logLines(s: ApiClient, deploymentId: string): Promise<string[]> {
   return ((await s.call('GET', `/api/deployments/${deploymentId}/logs`)).body.logs as { line: string }[]).map((l) => l.line);
