@@ -82,7 +82,7 @@ prepare_test_machine() {
   # chromium renders the API reference page in its test.
   # musl-tools builds the static health probe of Swarm tasks; iproute2 and curl serve the cluster tests.
   # docker-registry is the registry an image service moves away from (image-service-move.test.ts).
-  # docker.io and debootstrap make the images; one apt run for all, so nothing installs while the images build.
+  # docker.io and debootstrap make the images: every apt run (PowerDNS next) ends before the images build.
   ensure_packages caddy postgresql git procps pebble dnsutils chromium musl-tools iproute2 curl docker-registry docker.io debootstrap
   ensure_powerdns_packages
   ensure_docker_engine
