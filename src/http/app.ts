@@ -26,6 +26,8 @@ import { explainFailureRoutes } from './routes/explain-failure.js';
 import { domainRoutes } from './routes/domains.js';
 import { envRoutes } from './routes/env.js';
 import { auditRoutes } from './routes/audit.js';
+import { changeRoutes } from './routes/changes.js';
+import { ChangeFeed } from './change-feed.js';
 import { healthRoutes } from './routes/health.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { notificationChannelRoutes } from './routes/notification-channels.js';
@@ -110,6 +112,8 @@ export function createHttpApp(app: Slipway): Koa {
   notificationChannelRoutes(api, app);
   clusterRoutes(api, app);
   auditRoutes(api, app);
+  const changes = new ChangeFeed(app.db, app.runner, (error) => app.log.error('the change feed could not read a batch', { error: String(error) }));
+  changeRoutes(api, app, changes, { keys, sessions });
   healthRoutes(api, app);
   sessionRoutes(api, app, sessions);
 

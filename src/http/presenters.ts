@@ -6,10 +6,12 @@ import type { project, service } from './contract/projects.js';
 import type { domain } from './contract/domains.js';
 import type { deployment, logLine } from './contract/deployments.js';
 import type { auditEvent } from './contract/audit.js';
+import type { change } from './contract/changes.js';
 import type { parkedEvent, skippedEvent } from './contract/health.js';
 import type { apiKey } from './contract/api-keys.js';
 import type { ApiKeyRow } from '../../projections/api-key-queries.js';
 import type { AuditRow } from '../../projections/audit-queries.js';
+import type { ChangeRow } from '../../projections/change-queries.js';
 import { auditData } from '../../projections/audit-redaction.js';
 import type { ParkedRow, SkippedRow } from '../catch-up/parking.js';
 import type { ProjectRow } from '../../projections/project-queries.js';
@@ -135,6 +137,19 @@ export function presentApiKey(row: ApiKeyRow): z.infer<typeof apiKey> {
     prefix: row.prefix,
     createdAt: isoRequired(row.created_at),
     revokedAt: iso(row.revoked_at),
+  };
+}
+
+export function presentChange(row: ChangeRow): z.infer<typeof change> {
+  return {
+    position: row.position,
+    type: row.type,
+    streamId: row.stream_id,
+    projectId: row.project_id,
+    serviceId: row.service_id,
+    deploymentId: row.deployment_id,
+    actor: row.actor,
+    recordedAt: isoRequired(row.recorded_at),
   };
 }
 

@@ -35,6 +35,12 @@ export class SessionAuth {
     private readonly lifetime: () => Promise<SessionLifetime>,
   ) {}
 
+  /** The principal of a session that still stands, its key too, without counting this as use; null once it ended. */
+  async standing(token: string): Promise<Principal | null> {
+    const found = await this.store.peek(token, await this.lifetime());
+    return found && this.keys.findByHash(found.keyHash);
+  }
+
   async principalOf(ctx: Context): Promise<Principal> {
     const token = sessionTokenOf(ctx)!;
     const session = await this.store.touch(token, await this.lifetime());

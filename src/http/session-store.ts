@@ -88,6 +88,18 @@ export class SessionStore {
     return { keyHash: row.key_hash, csrfToken: row.csrf_token };
   }
 
+  /** The session while it stands, without counting this as use: a long-lived stream asks, and must not keep it alive. */
+  async peek(token: string, lifetime: SessionLifetime): Promise<FoundSession | null> {
+    await this.prepare();
+    const { rows } = await this.db.query<{ key_hash: string; csrf_token: string }>(
+      `select key_hash, csrf_token from http_sessions
+       where token_hash = $1 and last_seen_at >= now() - make_interval(secs => $2) and created_at >= now() - make_interval(secs => $3)`,
+      [hashToken(token), lifetime.idleMs / 1000, lifetime.maxMs / 1000],
+    );
+    const row = rows[0];
+    return row ? { keyHash: row.key_hash, csrfToken: row.csrf_token } : null;
+  }
+
   async close(token: string): Promise<void> {
     await this.prepare();
     await this.db.query('delete from http_sessions where token_hash = $1', [hashToken(token)]);

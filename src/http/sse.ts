@@ -2,7 +2,10 @@ import { PassThrough } from 'node:stream';
 import type { Context } from 'koa';
 
 export interface SseChannel {
-  send(event: string, data: unknown): void;
+  /** With an `id`, a client that reconnects sends it back as `Last-Event-ID`. */
+  send(event: string, data: unknown, id?: string): void;
+  /** How long a client waits before it reconnects. */
+  retry(ms: number): void;
   /** A comment line: keeps proxies from closing an idle stream, invisible to EventSource. */
   comment(text: string): void;
   close(): void;
@@ -29,8 +32,11 @@ export function openSse(ctx: Context): SseChannel {
   ctx.req.on('close', finish);
   stream.on('error', finish);
   return {
-    send(event, data) {
-      if (!closed) stream.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    send(event, data, id) {
+      if (!closed) stream.write(`${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    },
+    retry(ms) {
+      if (!closed) stream.write(`retry: ${ms}\n\n`);
     },
     comment(text) {
       if (!closed) stream.write(`: ${text}\n\n`);

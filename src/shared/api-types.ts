@@ -1500,6 +1500,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What changes, as it changes: one Server-Sent Event per event, once the read models show it
+         * @description The feed the dashboard keeps every screen current with, whoever made the change (dashboard, CLI, `git push`, a webhook, the scheduler). Scoped like every read: a project-scoped key hears only its projects.
+         *
+         *     First `ready` (its id is the feed’s position), then a `change` per event once every GET shows it (a deployment’s log lines are left out: they have their own stream). Each event’s SSE id is its position: a client that reconnects with `Last-Event-ID` (an EventSource does it itself) or `after` first gets what it missed; when more than 1,000 changes were missed, or the read models were rebuilt, it gets `reset` instead (reload everything), and the feed goes on.
+         *
+         *     A comment line every 25 s keeps proxies from closing it. The stream ends (`end`) when its session or key no longer stands; the check costs no request of its own, so an open feed never keeps a session alive.
+         *
+         *     Any key (read or write).
+         */
+        get: operations["streamChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -2414,6 +2440,22 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
+        };
+        Change: {
+            /** @description Where the event is in the log; also the SSE event id, which `Last-Event-ID` sends back on a reconnection. */
+            position: string;
+            /** @description The event type, e.g. `DeploymentSucceeded`. */
+            type: string;
+            /** @description The aggregate it happened to, e.g. `deployment-<id>`. */
+            streamId: string;
+            /** @description The project it belongs to; null for the installation’s own (keys, settings, the cluster). */
+            projectId: string | null;
+            serviceId: string | null;
+            deploymentId: string | null;
+            /** @description `key:<id>`, `cli`, `system` or `system:<process>`. */
+            actor: string;
+            /** Format: date-time */
+            recordedAt: string;
         };
         Health: {
             /** @description No parked event, every read model live (not paused, stale or being rebuilt), no process manager paused, the Docker engine and the proxy answer, and (cluster mode) every node is ready and every service at its replica count. */
@@ -6546,6 +6588,58 @@ export interface operations {
                         events: components["schemas"]["AuditEvent"][];
                         /** @description Pass as `after` for the next page; null at the end. */
                         next: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    streamChanges: {
+        parameters: {
+            query?: {
+                project?: string;
+                after?: string;
+            };
+            header?: {
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A stream of Server-Sent Events that stays open. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        /** @constant */
+                        event: "ready";
+                        data: {
+                            position: string | null;
+                        };
+                    } | {
+                        /** @constant */
+                        event: "change";
+                        data: components["schemas"]["Change"];
+                    } | {
+                        /** @constant */
+                        event: "reset";
+                        data: {
+                            reason: string;
+                        };
+                    } | {
+                        /** @constant */
+                        event: "end";
+                        data: {
+                            reason: string;
+                        };
                     };
                 };
             };

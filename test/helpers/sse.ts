@@ -3,6 +3,8 @@ import { request } from 'node:http';
 export interface SseEvent {
   event: string;
   data: any;
+  /** The event's `id:` line, when it has one. */
+  id?: string;
   /** When the client received it (ms since the epoch). */
   at: number;
 }
@@ -16,11 +18,11 @@ export interface SseReader {
   close(): void;
 }
 
-/** Reads a Server-Sent Events stream as a client would. */
-export function readSse(url: string, key: string): Promise<SseReader> {
+/** Reads a Server-Sent Events stream as a client would; `key` null sends only the given headers (a session's cookie). */
+export function readSse(url: string, key: string | null, headers: Record<string, string> = {}): Promise<SseReader> {
   return new Promise((resolve, reject) => {
     const events: SseEvent[] = [];
-    const req = request(url, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' }, agent: false }, (res) => {
+    const req = request(url, { headers: { ...(key === null ? {} : { authorization: `Bearer ${key}` }), accept: 'text/event-stream', ...headers }, agent: false }, (res) => {
       let buffer = '';
       let endResolve!: () => void;
       const ended = new Promise<void>((r) => (endResolve = r));
@@ -33,7 +35,8 @@ export function readSse(url: string, key: string): Promise<SseReader> {
           buffer = buffer.slice(split + 2);
           const event = /^event: (.*)$/m.exec(block)?.[1];
           const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (event && data !== undefined) events.push({ event, data: JSON.parse(data), at: Date.now() });
+          const id = /^id: (.*)$/m.exec(block)?.[1];
+          if (event && data !== undefined) events.push({ event, data: JSON.parse(data), at: Date.now(), ...(id === undefined ? {} : { id }) });
         }
       });
       res.on('end', endResolve);

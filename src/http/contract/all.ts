@@ -9,6 +9,7 @@ import { dnsProvidersApi } from './dns-providers.js';
 import { domainsApi } from './domains.js';
 import { envApi } from './env.js';
 import { auditApi } from './audit.js';
+import { changesApi } from './changes.js';
 import { explainFailureApi } from './explain-failure.js';
 import { gitApi } from './git.js';
 import { healthApi } from './health.js';
@@ -44,6 +45,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   notificationChannelsApi,
   clusterApi,
   auditApi,
+  changesApi,
   healthApi,
   metaApi,
 ].flatMap((group) => Object.values(group));
