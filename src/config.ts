@@ -107,6 +107,7 @@ const schema = z.object({
   SLIPWAY_IDEMPOTENCY_ABANDON_AFTER: seconds(60),
   SLIPWAY_STORE_SLEEP_AFTER: seconds(60),
   SLIPWAY_NOTIFICATION_RETRY: seconds(30),
+  SLIPWAY_USAGE_QUIET: seconds(60),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -184,6 +185,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     reservationGraceMs: c.SLIPWAY_RESERVATION_GRACE,
     /** An Idempotency-Key whose request has given no sign of life for this long may be taken over by a retry. */
     idempotencyAbandonAfterMs: Math.max(500, c.SLIPWAY_IDEMPOTENCY_ABANDON_AFTER),
+    /** A container's use is no longer sampled once no overview has asked for it this long. */
+    usageQuietMs: Math.max(100, c.SLIPWAY_USAGE_QUIET),
     /** The embedded store (PGlite) closes its thread after this long without requests or appends; 0: never. */
     storeSleepAfterMs: c.SLIPWAY_STORE_SLEEP_AFTER,
     docker: { socketPath: c.SLIPWAY_DOCKER_SOCKET, callTimeoutMs: c.SLIPWAY_DOCKER_TIMEOUT },

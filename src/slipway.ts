@@ -17,6 +17,7 @@ import { createReactors } from './composition/reactors.js';
 import { settingsInForce } from './composition/settings.js';
 import { startStorage } from './composition/storage.js';
 import { startUpkeep } from './composition/upkeep.js';
+import { startUsageSampling, type UsageSampling } from './composition/usage.js';
 import type { Config } from './config.js';
 import { prepareDataDir } from './data-dir.js';
 import { loadInstanceId } from './db/instance-id.js';
@@ -56,6 +57,8 @@ export interface Slipway {
   nodes: NodeHosts;
   /** Cluster mode: whether each node's daemon sets no-new-privileges by default, as last asked. */
   nodePrivileges: NodePrivilegeCheck;
+  /** The use of the services overviews look at, sampled in the background. */
+  usage: UsageSampling;
   /** null in one-shot CLI commands. */
   deployer: Deployer | null;
   /** Feeds the process managers from their own checkpoints. */
@@ -125,6 +128,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
   const proxy = await startProxy({ config, log, db, runner, settings, commandContext, instance, useProxy: server });
   const stopUpkeep = startUpkeep({ db, store, log });
   const hosts = startDockerHosts({ config, log, db, commandContext, instance });
+  const usage = startUsageSampling({ quietMs: config.usageQuietMs, nodes: hosts.nodes, managerHost: hosts.managerHost });
   const certificates = new Certificates(commandContext('system:certificates'), async () => (await settings()).publicIp);
   const databases = new BrowserPool<ServiceRow>();
   const pushRepositories = new PushRepositories(config.dataDir, { pushBytes: config.gitPushLimitBytes, repositoryBytes: config.gitRepoLimitBytes });
@@ -153,6 +157,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     managerHost: hosts.managerHost,
     nodes: hosts.nodes,
     nodePrivileges: hosts.nodePrivileges,
+    usage,
     backups,
     api,
     notifier: reactors.notifier,
@@ -171,6 +176,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
       await processManagers.stop();
       await reactors.stop();
       await databases.closeAll();
+      await usage.stop();
       await hosts.close();
       await proxy.supervisor?.stop();
       await proxy.reconciler.detachUpstreams();

@@ -1,28 +1,42 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type Docker from 'dockerode';
 import type { ContainerUsage } from '../runtime/container-runtime.js';
-import type { NodeHosts } from './node-hosts.js';
 
-interface RunningTask {
+/** A running task of a Swarm service: the node it runs on and its container there. */
+export interface SwarmTask {
+  nodeId: string;
+  containerId: string;
+}
+
+interface ListedTask {
   NodeID?: string;
   Status?: { State?: string; ContainerStatus?: { ContainerID?: string } };
 }
 
 /**
- * A Swarm service's use: the sum over its running tasks, each sampled on its own node through the node's agent;
- * null when none could be sampled. A task whose node does not answer in time is left out.
+ * The running tasks of a Swarm service, listed on the manager every `everyMs` until the signal fires: tasks come and
+ * go with updates, scaling and nodes that fail.
  */
-export async function swarmUsage(manager: Docker, nodes: NodeHosts, service: string, timeoutMs: number): Promise<ContainerUsage | null> {
-  const tasks = (await manager.listTasks({ filters: { service: [service], 'desired-state': ['running'] } })) as RunningTask[];
-  const samples = await Promise.all(
-    tasks
-      .filter((task) => task.Status?.State === 'running' && task.NodeID && task.Status.ContainerStatus?.ContainerID)
-      .map(async (task) => {
-        const sampling = nodes.runtime(task.NodeID!).then((runtime) => runtime.stats(task.Status!.ContainerStatus!.ContainerID!, timeoutMs));
-        const late = new Promise<null>((resolve) => setTimeout(resolve, timeoutMs * 2, null).unref());
-        return Promise.race([sampling.catch(() => null), late]);
-      }),
-  );
-  const taken = samples.filter((s): s is ContainerUsage => s !== null);
+export async function followSwarmTasks(manager: Docker, service: string, everyMs: number, publish: (tasks: SwarmTask[]) => void, signal: AbortSignal): Promise<void> {
+  while (!signal.aborted) {
+    const listed = (await manager.listTasks({ filters: { service: [service], 'desired-state': ['running'] }, abortSignal: signal })) as ListedTask[];
+    publish(
+      listed.flatMap((task) =>
+        task.Status?.State === 'running' && task.NodeID && task.Status.ContainerStatus?.ContainerID
+          ? [{ nodeId: task.NodeID, containerId: task.Status.ContainerStatus.ContainerID }]
+          : [],
+      ),
+    );
+    await sleep(everyMs, undefined, { signal }).catch(() => undefined);
+  }
+}
+
+/**
+ * A Swarm service's use: the sum over its tasks that have a reading (one whose node has not answered yet is left
+ * out), the limit too; null when none has one.
+ */
+export function summedUsage(readings: (ContainerUsage | null | undefined)[]): ContainerUsage | null {
+  const taken = readings.filter((u): u is ContainerUsage => !!u);
   if (taken.length === 0) return null;
   const sum = (pick: (u: ContainerUsage) => number) => taken.reduce((total, u) => total + pick(u), 0);
   return {

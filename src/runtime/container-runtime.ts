@@ -179,8 +179,12 @@ export interface ContainerRuntime {
    * the engine has restarted a crashed container, its state no longer says how it ended. null when none.
    */
   lastExit(name: string, sinceMs: number): Promise<number | null>;
-  /** One reading of a running container's use; null when it is not running or the engine is slower than `timeoutMs`. */
-  stats(name: string, timeoutMs: number): Promise<ContainerUsage | null>;
+  /**
+   * The container's use as the engine streams it, a reading a second (the first with CPU 0: the engine has no
+   * earlier one to compare with), null while it is not running. Ends when the container is removed or the
+   * signal fires; throws when there is no such container.
+   */
+  usage(name: string, signal: AbortSignal): AsyncIterable<ContainerUsage | null>;
   /** Stops (SIGTERM, then SIGKILL after `graceSeconds`) and removes; a missing container is fine. */
   remove(name: string, graceSeconds: number): Promise<void>;
   /** Stops without removing (SIGTERM, then SIGKILL after `graceSeconds`); a stopped or missing one is fine. */

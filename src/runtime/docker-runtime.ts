@@ -18,7 +18,7 @@ import {
 } from './container-runtime.js';
 import { privilegedHostConfig } from './container-privileges.js';
 import { execIn } from './docker-exec.js';
-import { usageOf } from './docker-stats.js';
+import { usageReadings } from './docker-stats.js';
 import { followProgress, LogDemuxer } from './docker-streams.js';
 import { registryFailureText } from '../outbound/outside-answers.js';
 import { labelFinalStage } from '../build/final-stage-labels.js';
@@ -397,15 +397,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
       });
     },
 
-    async stats(name, timeoutMs) {
-      try {
-        // One-shot: the engine samples twice, a second apart, unless asked for one sample; precpu comes from its cache.
-        const sample = await within(timeoutMs, 'stats', () => docker.getContainer(name).stats({ stream: false }));
-        return usageOf(sample);
-      } catch {
-        return null;
-      }
-    },
+    usage: (name, signal) => usageReadings(docker, name, signal),
 
     async remove(name, graceSeconds) {
       const container = docker.getContainer(name);

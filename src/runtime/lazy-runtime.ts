@@ -23,7 +23,6 @@ export function lazyRuntime(load: () => Promise<ContainerRuntime>): ContainerRun
     keepRunning: async (name) => (await get()).keepRunning(name),
     inspect: async (name, internalPort) => (await get()).inspect(name, internalPort),
     lastExit: async (name, sinceMs) => (await get()).lastExit(name, sinceMs),
-    stats: async (name, timeoutMs) => (await get()).stats(name, timeoutMs),
     remove: async (name, graceSeconds) => (await get()).remove(name, graceSeconds),
     stop: async (name, graceSeconds) => (await get()).stop(name, graceSeconds),
     start: async (name) => (await get()).start(name),
@@ -32,6 +31,9 @@ export function lazyRuntime(load: () => Promise<ContainerRuntime>): ContainerRun
     removeNetworks: async (labels) => (await get()).removeNetworks(labels),
     exec: async (name, spec, signal) => (await get()).exec(name, spec, signal),
     putFile: async (name, file, content) => (await get()).putFile(name, file, content),
+    async *usage(name, signal) {
+      yield* (await get()).usage(name, signal);
+    },
     async *logs(name, options) {
       yield* (await get()).logs(name, options);
     },

@@ -1932,7 +1932,7 @@ export interface components {
             cpus: string | null;
             pids: number | null;
         };
-        /** @description The current container’s use, read from Docker when asked; null when nothing runs or the engine did not answer within 2 s. Cluster mode: a pinned database’s is read on its node; a Swarm service’s is the sum over its running tasks, each read on its node (the limit too is the sum). */
+        /** @description The current container’s use, from a sampler that follows Docker’s stats stream (a reading a second) while someone looks: the first overview of a container starts it and waits at most 0.1 s for a first reading, and sampling stops after a quiet period (`SLIPWAY_USAGE_QUIET`, 60 s) without an overview of it. null when nothing runs or no reading is known yet (not yet sampled: ask again a second later); `cpuPercent` is 0 in the first reading, until a second one. Cluster mode: a pinned database’s is read on its node; a Swarm service’s is the sum over its running tasks, each read on its node (the limit too is the sum; its tasks are listed every 5 s). */
         ContainerUsage: {
             /** @description Of one CPU over the last second: 150 is one and a half CPUs busy. */
             cpuPercent: number;

@@ -92,7 +92,7 @@ t.test(
     } finally {
       logs.close();
     }
-    const overview = await s.call('GET', `/api/services/${db.id}/overview`);
+    const overview = await eventually(() => s.call('GET', `/api/services/${db.id}/overview`), (o) => o.body.usage !== null, 20_000);
     t.ok(overview.body.usage && overview.body.usage.memoryBytes > 0, 'its usage is read on the worker');
 
     const backup = await s.call('POST', `/api/services/${db.id}/database/backups`, { body: { storage: 'disk' } });

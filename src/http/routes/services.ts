@@ -5,8 +5,6 @@ import { rerunCurrentRelease } from '../../../commands/release/handlers.js';
 import { latest } from '../../../commands/shared/execute.js';
 import { findService, listDomainsOf } from '../../../projections/service-queries.js';
 import { findCluster } from '../../../projections/cluster-queries.js';
-import { swarmServiceOf } from '../../cluster/swarm-release-name.js';
-import { swarmUsage } from '../../cluster/swarm-usage.js';
 import { conflict } from '../../../commands/shared/domain-error.js';
 import type { Slipway } from '../../slipway.js';
 import { loadProjectVariables } from '../../variables/project-variables.js';
@@ -24,9 +22,6 @@ import { requireNodeForDatabase } from '../node-choice.js';
 import { servicesApi } from '../contract/services.js';
 import { retirementDeps } from '../../processes/retirement.js';
 import { effectiveResources } from '../../../commands/service/resources.js';
-
-/** A slow engine must not hold the overview: its use is then shown as unknown. */
-const STATS_TIMEOUT_MS = 2_000;
 
 async function presentServiceById(app: Slipway, id: string) {
   const row = await findService(app.db, id);
@@ -67,15 +62,8 @@ export function serviceRoutes(router: Router, app: Slipway) {
 
   route(router, servicesApi.overview, async (ctx) => {
     const service = await visibleService(app.db, principalOf(ctx), ctx.params.serviceId!);
-    // The engine takes about a second to sample: asked first, read last.
-    const container = service.current_container;
-    const swarm = swarmServiceOf(container);
-    const usage = !container
-      ? Promise.resolve(null)
-      : swarm
-        ? // Its tasks run on several nodes: each is sampled on its own, and the service's use is their sum.
-          app.managerHost.docker().then((docker) => swarmUsage(docker, app.nodes, swarm, STATS_TIMEOUT_MS)).catch(() => null)
-        : app.nodes.runtime(service.node_id).then((runtime) => runtime.stats(container, STATS_TIMEOUT_MS)).catch(() => null);
+    // From the sampler, which may wait a moment for a container's first reading: asked first, read last.
+    const usage = app.usage.ofService(service);
     const variables = await loadProjectVariables(app.db, app.keyring, service.project_id);
     const env = variables.variablesOf(service.id).map(({ row, value }) => ({
       id: row.id,
