@@ -8,11 +8,18 @@ import { ServiceScreen } from './screens/service.js';
 import { SignInScreen } from './screens/sign-in.js';
 import { session } from './session.js';
 import { loadSession } from './session-actions.js';
+import { closeChangeFeed, openChangeFeed } from './changes.js';
 
 export function App() {
   useEffect(() => {
     void loadSession();
   }, []);
+  const signedIn = Boolean(session.value);
+  // Every screen follows the server through one feed while someone is signed in.
+  useEffect(() => {
+    if (signedIn) openChangeFeed();
+    else closeChangeFeed();
+  }, [signedIn]);
   if (session.value === undefined) return <p class="loading" role="status">Loading…</p>;
   if (session.value === null) return <SignInScreen />;
   return (
