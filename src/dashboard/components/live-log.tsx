@@ -8,6 +8,9 @@ interface Line {
   stream: string;
 }
 
+/** Slipway's own line that a deployment or one of its steps failed: the one line a log paints as an error. */
+const failedStep = (l: Line) => l.stream === 'system' && /^Deployment (failed|aborted)|\bfailed\b/.test(l.line);
+
 /**
  * A Server-Sent Events log (`snapshot`, then `log` per line), coloured, following the tail unless the reader
  * scrolled up. A lost stream reconnects (EventSource does) and says so; `isOver` tells a stream that ended
@@ -68,7 +71,7 @@ export function LiveLog({ url, filter = '', label, isOver }: { url: string; filt
         }}
       >
         {shown.map((l) => (
-          <div key={l.id} data-line={l.id} class={`line line-${l.stream}`} dangerouslySetInnerHTML={{ __html: logLineHtml(l.line) }} />
+          <div key={l.id} data-line={l.id} class={`line line-${l.stream}${failedStep(l) ? ' line-failed' : ''}`} dangerouslySetInnerHTML={{ __html: logLineHtml(l.line) }} />
         ))}
       </pre>
     </div>
