@@ -1,5 +1,23 @@
 import { render } from 'preact';
+import '@fontsource-variable/inter/wght.css';
+import './styles/tokens.css';
+import './styles/base.css';
+import './styles/shell.css';
+import './styles/buttons.css';
+import './styles/forms.css';
+import './styles/tables.css';
+import './styles/cards.css';
+import './styles/lists.css';
+import './styles/badges.css';
+import './styles/tabs.css';
+import './styles/toasts.css';
+import './styles/empty-state.css';
+import './styles/skeleton.css';
+import './styles/code.css';
+import './styles/sign-in.css';
+import './styles/projects.css';
+import './styles/audit-log.css';
+import './styles/service.css';
 import { App } from './app.js';
-import './styles.css';
 
 render(<App />, document.getElementById('app')!);
