@@ -86,3 +86,14 @@ t.test('a chunk the database keeps refusing leaves a line saying how many lines 
   await log.flush();
   t.equal((await linesFrom(first, 2))[1]!.line, 'after the loss', 'later lines are stored as before');
 });
+
+t.test('a line after a quiet spell goes at once; a burst goes as one event', async (t) => {
+  const { first, log } = deploymentLog();
+  const chunks = async () =>
+    (await s.app.db.query<{ n: number }>(`select count(*)::int as n from es_events where stream_id = $1 and type = 'DeploymentLogAppended' and data::text like '%"quiet-%'`, [`deploymentlog-${deployment.id}`])).rows[0]!.n;
+  log.write('quiet-1');
+  await linesFrom(first, 1);
+  for (let i = 2; i <= 101; i++) log.write(`quiet-${i}`);
+  await linesFrom(first, 101);
+  t.equal(await chunks(), 2, 'the lone line in one event, the burst of 100 in one more');
+});

@@ -28,14 +28,15 @@ function truncated(line: string): string {
 }
 
 /**
- * Collects a deployment's output and appends it in chunks to `deploymentlog-<id>`, redacted, at most
- * every few tens of milliseconds: few events, and a line reaches the stream readers quickly.
+ * Collects a deployment's output and appends it in chunks to `deploymentlog-<id>`, redacted: a line after a
+ * quiet spell at once, a steady stream at most every FLUSH_MS (few events either way).
  */
 export class DeploymentLog {
   private buffer: LogLine[] = [];
   private timer: NodeJS.Timeout | null = null;
   private chain: Promise<void> = Promise.resolve();
   private truncated = false;
+  private lastFlushAt = 0;
 
   constructor(
     private readonly store: EventStore,
@@ -64,7 +65,9 @@ export class DeploymentLog {
     // Control characters go first, so none can split a secret and slip it past the redaction.
     this.buffer.push({ line: truncated(wellFormed(this.redact(printable(line)))), stream, at: new Date().toISOString() });
     if (this.buffer.length >= MAX_CHUNK) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
+    // The first line after a quiet spell goes at once (with whatever else this chunk of output holds); a
+    // steady stream goes every FLUSH_MS, so a busy build still makes few events.
+    else this.timer ??= setTimeout(() => this.flush(), Math.max(0, this.lastFlushAt + FLUSH_MS - Date.now()));
   }
 
   system(line: string) {
@@ -78,6 +81,7 @@ export class DeploymentLog {
     const lines = this.buffer;
     this.buffer = [];
     if (lines.length > 0) {
+      this.lastFlushAt = Date.now();
       const first = this.next;
       this.next += lines.length;
       this.chain = this.chain.then(() => this.append(first, lines));
