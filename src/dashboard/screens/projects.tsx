@@ -1,31 +1,44 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import { api, messageOf, type GetAnswer } from '../api.js';
+import { api, messageOf } from '../api.js';
+import { useLiveReload } from '../live-reload.js';
 import { ErrorNote } from '../components/error-note.js';
 import { canWrite } from '../session.js';
 import { DangerButton } from '../components/danger-button.js';
 import { HealthBadge } from '../components/service-health.js';
 import { NewService } from '../components/new-service.js';
+import { Badge } from '../components/ui/badge.js';
+import { EmptyState } from '../components/ui/empty-state.js';
+import { ProjectsIcon } from '../components/ui/icons.js';
+import { RelativeTime } from '../components/ui/relative-time.js';
+import { Skeleton } from '../components/ui/skeleton.js';
+import { toast } from '../components/ui/toast.js';
+import { loadProjects, projects, type Project } from '../projects-store.js';
 
-type Project = GetAnswer<'/api/projects'>['projects'][number];
+type Service = Project['services'][number];
+
+/** What a service runs, in a word: its database engine, an image, or code built from Git. */
+const kindOf = (s: Service) => (s.repoUrl === 'database' ? (s.repoFullName ?? 'database').replace('database:', '') : s.repoUrl === 'docker-image' ? 'image' : 'git');
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 
 export function ProjectsScreen() {
-  const projects = useSignal<Project[] | null>(null);
   const error = useSignal<string | null>(null);
   const newName = useSignal('');
   const load = async () => {
-    const { data, error: failed } = await api.GET('/api/projects');
-    if (failed) error.value = messageOf(failed);
-    else projects.value = data.projects;
+    const failed = await loadProjects();
+    if (failed) error.value = failed;
   };
   useEffect(() => {
     void load();
   }, []);
+  // A project or service made, renamed, deployed or removed anywhere shows here as it happens.
+  useLiveReload((change) => change.projectId !== null, load);
 
   const create = async (event: Event) => {
     event.preventDefault();
     const { error: failed } = await api.POST('/api/projects', { body: { name: newName.value } });
     if (failed) return void (error.value = messageOf(failed));
+    toast(`Project ${newName.value} created`);
     newName.value = '';
     error.value = null;
     await load();
@@ -36,6 +49,7 @@ export function ProjectsScreen() {
     if (!name || name === project.name) return;
     const { error: failed } = await api.PATCH('/api/projects/{projectId}', { params: { path: { projectId: project.id } }, body: { name } });
     if (failed) return void (error.value = messageOf(failed));
+    toast(`${project.name} renamed to ${name}`);
     await load();
   };
 
@@ -45,44 +59,71 @@ export function ProjectsScreen() {
     if (!window.confirm(`Delete ${what}? This cannot be undone.`)) return;
     const { error: failed } = await api.DELETE('/api/projects/{projectId}', { params: { path: { projectId: project.id } } });
     if (failed) return void (error.value = messageOf(failed));
+    toast(`Project ${project.name} deleted`);
     await load();
   };
 
+  const all = projects.value;
   return (
     <section>
-      <h1>Projects</h1>
+      <div class="page-header">
+        <div>
+          <h1>Projects</h1>
+          {all && all.length > 0 && (
+            <p>
+              {count(all.length, 'project')} · {count(all.reduce((n, p) => n + p.services.length, 0), 'service')}
+            </p>
+          )}
+        </div>
+        {canWrite.value && (
+          <form class="inline new-project" onSubmit={create}>
+            <label for="new-project" class="visually-hidden">
+              New project
+            </label>
+            <input id="new-project" required maxLength={100} placeholder="New project name" value={newName.value} onInput={(e) => (newName.value = e.currentTarget.value)} />
+            <button type="submit">Create project</button>
+          </form>
+        )}
+      </div>
       <ErrorNote message={error.value} />
-      {canWrite.value && (
-        <form class="inline" onSubmit={create}>
-          <label for="new-project">New project</label>
-          <input id="new-project" required maxLength={100} value={newName.value} onInput={(e) => (newName.value = e.currentTarget.value)} />
-          <button type="submit">Create</button>
-        </form>
-      )}
-      {projects.value === null ? (
-        <p role="status">Loading…</p>
-      ) : projects.value.length === 0 ? (
-        <p>No projects yet.</p>
+      {all === null ? (
+        <Skeleton shape="cards" />
+      ) : all.length === 0 ? (
+        <EmptyState title="No projects yet" icon={<ProjectsIcon />}>
+          <p>{canWrite.value ? 'A project groups the services of one app: name one above to start.' : 'A write key can create one.'}</p>
+        </EmptyState>
       ) : (
         <ul class="cards">
-          {projects.value.map((project) => (
+          {all.map((project) => (
             <li key={project.id} class="card">
               <h2>{project.name}</h2>
-              <ul class="services">
-                {project.services.map((s) => (
-                  <li key={s.id}>
-                    <a href={`/services/${s.id}`}>{s.name}</a> <span class={`status status-${s.status}`}>{s.status}</span> <HealthBadge health={s.health} />
-                  </li>
-                ))}
-              </ul>
+              <p class="project-meta">
+                {count(project.services.length, 'service')} · updated <RelativeTime at={project.lastUpdatedAt} />
+              </p>
+              {project.services.length === 0 ? (
+                <p class="services-empty">No services yet</p>
+              ) : (
+                <ul class="services">
+                  {project.services.map((s) => (
+                    <li key={s.id}>
+                      <a class="service-name" href={`/services/${s.id}`}>
+                        {s.name}
+                      </a>
+                      <span class="service-kind">{kindOf(s)}</span>
+                      <Badge status={s.status} />
+                      {s.health.status !== 'none' && <HealthBadge health={s.health} />}
+                    </li>
+                  ))}
+                </ul>
+              )}
               {canWrite.value && (
-                <>
+                <div class="row-actions card-actions">
                   <button type="button" onClick={() => void rename(project)}>
                     Rename… <span class="visually-hidden">{project.name}</span>
                   </button>
                   <DangerButton label="Delete…" what={project.name} onClick={() => void remove(project)} />
                   <NewService projectId={project.id} projectName={project.name} />
-                </>
+                </div>
               )}
             </li>
           ))}
