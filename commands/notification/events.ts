@@ -12,7 +12,10 @@ export const notificationPayload = z.object({
   deployment: z.object({ id: z.string(), commitSha: z.string().nullable() }).optional(),
   reason: z.string().optional(),
   explanationUrl: z.string().optional(),
+  /** Dashboard pages, for people (Slack, Discord and email show these). */
   links: z.record(z.string(), z.string()),
+  /** The same things in the API, for programs; absent from notifications recorded before it existed. */
+  apiLinks: z.record(z.string(), z.string()).optional(),
 });
 export type NotificationPayload = z.infer<typeof notificationPayload>;
 

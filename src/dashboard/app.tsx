@@ -5,6 +5,7 @@ import { AuditLogScreen } from './screens/audit-log.js';
 import { InstallationScreen } from './screens/installation.js';
 import { ProjectsScreen } from './screens/projects.js';
 import { ServiceScreen } from './screens/service.js';
+import { DeploymentScreen } from './screens/deployment.js';
 import { SignInScreen } from './screens/sign-in.js';
 import { session } from './session.js';
 import { loadSession } from './session-actions.js';
@@ -28,6 +29,7 @@ export function App() {
         <Router>
           <Route path="/" component={ProjectsScreen} />
           <Route path="/services/:serviceId" component={ServiceScreen} />
+          <Route path="/deployments/:deploymentId" component={DeploymentScreen} />
           <Route path="/audit" component={AuditLogScreen} />
           {/* Its address before it was named the audit log (docs/GLOSSARY.md): old bookmarks still open it. */}
           <Route path="/history" component={AuditLogScreen} />

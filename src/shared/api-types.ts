@@ -358,6 +358,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/deployments/{deploymentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One deployment, found by its id alone (a notification or a link names it)
+         * @description Any key (read or write).
+         */
+        get: operations["getDeployment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/deployments/{deploymentId}/abort": {
         parameters: {
             query?: never;
@@ -2368,6 +2388,9 @@ export interface components {
                 links: {
                     [key: string]: string;
                 };
+                apiLinks?: {
+                    [key: string]: string;
+                };
             };
             /** Format: date-time */
             createdAt: string;
@@ -3936,6 +3959,34 @@ export interface operations {
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    getDeployment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deploymentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deployment: components["schemas"]["Deployment"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
     };

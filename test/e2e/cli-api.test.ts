@@ -112,6 +112,7 @@ t.test('the CLI drives a real server over HTTP', { skip: await requireDocker() }
     t.match(run.stdout, /test-web listening on 8080/, "the app's own first line");
     t.match(run.stdout, /\ndeployment [0-9a-f-]+ succeeded\n$/);
     t.match(run.stderr, /queued; waiting for its first line/, 'a progress line while waiting');
+    t.match(run.stderr, new RegExp(`in the dashboard: ${s.url.replace(/[.]/g, '\\.')}/deployments/[0-9a-f-]{36}\n`), "the deployment's page in the dashboard");
     const deployed = JSON.parse((await cli('services', 'cli-shop', '--json')).stdout).services[0];
     t.not(deployed.lastDeployedAt, null);
   });

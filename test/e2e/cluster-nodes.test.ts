@@ -110,7 +110,7 @@ t.test('cluster: init with a registry, join a node with the command shown, label
   t.equal(health.ok, false, 'a node down makes the installation unhealthy');
   t.match(health.cluster, { ok: false, nodesDown: [{ id: workerId, hostname: 'node2', state: 'down', availability: 'drain' }] }, 'and health names it');
   const [told] = await receiver.waitFor(1, '/ops', 30_000);
-  t.match(JSON.parse(told!.body), { event: 'node.down', project: null, service: null, reason: /node node2 \(100\.115\.0\.12\) is down/, links: { nodes: /\/api\/cluster\/nodes$/ } }, 'node.down is told to a channel of every project');
+  t.match(JSON.parse(told!.body), { event: 'node.down', project: null, service: null, reason: /node node2 \(100\.115\.0\.12\) is down/, links: { nodes: /\/installation$/ }, apiLinks: { nodes: /\/api\/cluster\/nodes$/ } }, 'node.down is told to a channel of every project');
   t.same(receiver.received.filter((r) => r.path === '/team'), [], 'not to a channel of some projects: a node is no project’s');
   const removed = await s.call('DELETE', `/api/cluster/nodes/${workerId}`);
   t.equal(removed.status, 200, JSON.stringify(removed.body));

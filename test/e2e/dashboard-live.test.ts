@@ -71,6 +71,20 @@ t.test('an open page follows what happens elsewhere, without a reload', { skip }
     await notReloaded();
   });
 
+  await t.test('a link to a deployment, opened signed out, signs in and lands on its log', async (t) => {
+    const first = (await s.call('GET', `/api/services/${web.id}/deployments`)).body.deployments.at(-1) as { id: string };
+    const stranger = await (await browser.createBrowserContext()).newPage();
+    await stranger.goto(`${s.url}/deployments/${first.id}`, { waitUntil: 'domcontentloaded' });
+    await stranger.type('#api-key', s.key);
+    await stranger.click('button[type=submit]');
+    await stranger.waitForFunction(`location.pathname === '/services/${web.id}' && new URLSearchParams(location.search).get('deployment') === '${first.id}'`, { timeout: 60_000 });
+    await stranger.waitForFunction("document.querySelector('main h1')?.textContent.includes('web')", { timeout: 60_000 });
+    t.pass("the service's page, following that deployment");
+    // The oldest deployment (the last row) is the one followed, not the newest.
+    await stranger.waitForFunction(`document.querySelector('tr[aria-current="true"]') === [...document.querySelectorAll('main table tbody tr')].at(-1)`, { timeout: 60_000 });
+    t.equal((await s.call('GET', `/api/deployments/${first.id}`)).body.deployment.serviceId, web.id, 'GET /api/deployments/:id names its service');
+  });
+
   await t.test("a statement in the console updates the grid and the table's count together", async (t) => {
     const db = await createService(s, project.id, { name: 'db', repoFullName: 'database:postgres', repoUrl: 'database', branch: 'main', internalPort: 5432, databasePublicEnabled: false, env: [] });
     const queued = await s.call('POST', `/api/services/${db.id}/deployments`);

@@ -31,10 +31,13 @@ t.test('a build that fails on the real engine is notified, and the links lead to
   const body = JSON.parse(hit!.body);
   t.match(body, { event: 'deployment.failed', service: { id: broken.id, name: 'broken' }, deployment: { id: queued.id }, reason: done.reason });
 
-  // The links are the API's own: followed with a key, they answer the log and the explanation.
+  // `links` open the dashboard's page for a person; `apiLinks`, followed with a key, answer the log and the explanation.
   const path = (url: string) => url.slice(s.url.length);
-  t.ok(body.links.log.startsWith(s.url));
-  const log = await s.call('GET', path(body.links.log));
+  const page = await fetch(body.links.deployment);
+  t.equal(page.status, 200);
+  t.match(page.headers.get('content-type'), /^text\/html/, "the deployment's link is a page of the dashboard");
+  t.ok(body.apiLinks.log.startsWith(s.url));
+  const log = await s.call('GET', path(body.apiLinks.log));
   t.equal(log.status, 200);
   t.ok(JSON.stringify(log.body).includes('about-to-fail'), 'the log link shows the build’s own lines');
   const explained = await s.call('POST', path(body.explanationUrl), { body: { providerId: 'builtin' } });

@@ -56,7 +56,8 @@ t.test('a failed deployment reaches a webhook, signed, with links to its explana
     deployment: { id: deploymentId },
     reason: String,
     explanationUrl: `${s.url}/api/deployments/${deploymentId}/explain-failure`,
-    links: { log: `${s.url}/api/deployments/${deploymentId}/logs`, explanation: `${s.url}/api/deployments/${deploymentId}/explain-failure` },
+    links: { service: `${s.url}/services/${service.id}`, deployment: `${s.url}/deployments/${deploymentId}` },
+    apiLinks: { deployment: `${s.url}/api/deployments/${deploymentId}`, log: `${s.url}/api/deployments/${deploymentId}/logs`, explanation: `${s.url}/api/deployments/${deploymentId}/explain-failure` },
   });
   const deployment = (await s.call('GET', `/api/services/${service.id}/deployments`)).body.deployments.find((d: any) => d.id === deploymentId);
   t.equal(body.reason, deployment.reason, 'the reason is the deployment’s');
@@ -146,11 +147,11 @@ t.test('Slack- and Discord-shaped receivers get their formats; email goes throug
   const slackBody = JSON.parse(slackHit!.body);
   t.same(Object.keys(slackBody), ['text']);
   t.match(slackBody.text, new RegExp(`^Deployment failed: Chat / ${service.name}`));
-  t.match(slackBody.text, `<${s.url}/api/deployments/${deploymentId}/logs|log>`);
+  t.match(slackBody.text, `<${s.url}/deployments/${deploymentId}|deployment>`, "a person's link opens the dashboard's page");
   const [discordHit] = await receiver.waitFor(1, '/discord');
   const discordBody = JSON.parse(discordHit!.body);
   t.match(discordBody.content, new RegExp(`^Deployment failed: Chat / ${service.name}`));
-  t.match(discordBody.content, `[log](<${s.url}/api/deployments/${deploymentId}/logs>)`);
+  t.match(discordBody.content, `[deployment](<${s.url}/deployments/${deploymentId}>)`);
   t.same(discordBody.allowed_mentions, { parse: [] }, 'a reason cannot ping anyone');
 
   const [m] = await smtp.waitFor(1);

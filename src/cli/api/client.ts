@@ -43,6 +43,9 @@ function refuseClearText(url: string) {
   }
 }
 
+/** The dashboard's page at `path` on the server this CLI talks to: what a person opens (signing in first). */
+export const dashboardLink = (path: string) => `${current().url}${path}`;
+
 /**
  * The client of the server in `SLIPWAY_URL` (or the one `slipway login` saved) with its key, or of the
  * server and key given (`slipway login` checks them before saving).

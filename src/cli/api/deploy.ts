@@ -1,5 +1,5 @@
 import type { components } from '../../shared/api-types.js';
-import { answer, apiClient, CliError, type Api } from './client.js';
+import { answer, apiClient, CliError, dashboardLink, type Api } from './client.js';
 import { ask } from './confirm.js';
 import { readEvents } from './event-stream.js';
 import { endProgress, out, progress } from './output.js';
@@ -83,7 +83,10 @@ async function onlyService(api: Api): Promise<string> {
 
 async function follow(api: Api, service: { id: string; slug: string }, queued: Deployment, o: { json?: boolean }): Promise<number> {
   if (o.json) out(JSON.stringify({ deployment: queued }));
-  else progress(`${queued.kind === 'deploy' ? 'deployment' : queued.kind} ${queued.id} of ${service.slug} queued; waiting for its first line…`);
+  else {
+    process.stderr.write(`in the dashboard: ${dashboardLink(`/deployments/${queued.id}`)}\n`);
+    progress(`${queued.kind === 'deploy' ? 'deployment' : queued.kind} ${queued.id} of ${service.slug} queued; waiting for its first line…`);
+  }
 
   const stop = new AbortController();
   let asking = false;

@@ -67,6 +67,15 @@ export const deploymentsApi = {
     access: 'read',
     response: z.object({ deployments: z.array(deployment) }),
   }),
+  get: endpoint({
+    method: 'get',
+    path: '/api/deployments/:deploymentId',
+    operationId: 'getDeployment',
+    tag,
+    summary: 'One deployment, found by its id alone (a notification or a link names it)',
+    access: 'read',
+    response: z.object({ deployment }),
+  }),
   abort: endpoint({
     method: 'post',
     path: '/api/deployments/:deploymentId/abort',

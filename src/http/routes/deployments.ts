@@ -30,6 +30,11 @@ export function deploymentRoutes(router: Router, app: Slipway) {
     ctx.body = { deployments: (await listDeploymentsOf(app.db, service.id)).map(presentDeployment) };
   });
 
+  route(router, deploymentsApi.get, async (ctx) => {
+    const { deployment } = await visibleDeployment(app.db, principalOf(ctx), ctx.params.deploymentId!);
+    ctx.body = { deployment: presentDeployment(deployment) };
+  });
+
   route(router, deploymentsApi.abort, async (ctx) => {
     const principal = writerOf(ctx);
     const { deployment } = await visibleDeployment(app.db, principal, ctx.params.deploymentId!);

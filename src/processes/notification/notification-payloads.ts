@@ -10,7 +10,7 @@ export type PayloadDraft = Omit<NotificationPayload, 'id'>;
 
 /**
  * What a receiver is told of `cause`, from the read models (they include the causing event when a process
- * manager sees it), and the project it belongs to (which channels may hear of it). Links point at the API.
+ * manager sees it), and the project it belongs to (which channels may hear of it).
  */
 export async function payloadOf(db: SqlExecutor, cause: NotificationCause, occurredAt: string, apiBase: string): Promise<{ projectId: string | null; draft: PayloadDraft }> {
   let serviceId: string | null = null;
@@ -24,20 +24,31 @@ export async function payloadOf(db: SqlExecutor, cause: NotificationCause, occur
   const projectId = service?.project_id ?? deployment?.project_id ?? null;
   const project = projectId ? await findProject(db, { id: projectId }) : null;
 
+  // A person follows `links` to the dashboard's page of the thing (signing in first if need be); a program
+  // follows `apiLinks`.
   const links: Record<string, string> = {};
-  if (service) links.service = `${apiBase}/api/services/${service.id}`;
+  const apiLinks: Record<string, string> = {};
+  if (service) {
+    links.service = `${apiBase}/services/${service.id}`;
+    apiLinks.service = `${apiBase}/api/services/${service.id}`;
+  }
   let explanationUrl: string | undefined;
   if (deployment) {
-    links.deployments = `${apiBase}/api/services/${deployment.service_id}/deployments`;
-    links.log = `${apiBase}/api/deployments/${deployment.id}/logs`;
+    links.deployment = `${apiBase}/deployments/${deployment.id}`;
+    apiLinks.deployment = `${apiBase}/api/deployments/${deployment.id}`;
+    apiLinks.deployments = `${apiBase}/api/services/${deployment.service_id}/deployments`;
+    apiLinks.log = `${apiBase}/api/deployments/${deployment.id}/logs`;
     if (cause.event === 'deployment.failed') {
       explanationUrl = `${apiBase}/api/deployments/${deployment.id}/explain-failure`;
-      links.explanation = explanationUrl;
+      apiLinks.explanation = explanationUrl;
     }
   }
   // A node belongs to no project: only channels of every project hear of it.
-  if ('nodeId' in cause) links.nodes = `${apiBase}/api/cluster/nodes`;
-  if ('backupId' in cause && service) links.backups = `${apiBase}/api/services/${service.id}/database/backups`;
+  if ('nodeId' in cause) {
+    links.nodes = `${apiBase}/installation`;
+    apiLinks.nodes = `${apiBase}/api/cluster/nodes`;
+  }
+  if ('backupId' in cause && service) apiLinks.backups = `${apiBase}/api/services/${service.id}/database/backups`;
 
   const draft: PayloadDraft = {
     event: cause.event,
@@ -48,6 +59,7 @@ export async function payloadOf(db: SqlExecutor, cause: NotificationCause, occur
     ...(cause.reason ? { reason: cause.reason } : {}),
     ...(explanationUrl ? { explanationUrl } : {}),
     links,
+    apiLinks,
   };
   return { projectId, draft };
 }
