@@ -1,13 +1,30 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { api, messageOf, type GetAnswer } from '../api.js';
+import { fieldsByPath, formErrors, NO_ERRORS } from '../form-errors.js';
 import { canWrite } from '../session.js';
 import { ErrorNote } from './error-note.js';
+import { FieldError, invalidProps } from './field-error.js';
 import { TableHead } from './table-head.js';
+import { confirmDialog } from './ui/dialog.js';
 
 type Settings = NonNullable<GetAnswer<'/api/services/{serviceId}/auto-deploy'>['autoDeploy']>;
 type Delivery = GetAnswer<'/api/services/{serviceId}/auto-deploy/deliveries'>['deliveries'][number];
 const PROVIDERS = ['github', 'gitlab', 'gitea', 'bitbucket', 'generic'] as const;
+const fieldOf = fieldsByPath({ provider: 'provider' });
+
+/**
+ * The settings this form does not show, as the service has them. The API's PUT puts back the default of any
+ * field not given, so they are sent again to be kept; a branch that follows the service's is not sent, so it
+ * keeps following.
+ */
+const unshown = (s: Settings) => ({
+  ...(s.followsServiceBranch ? {} : { branch: s.branch }),
+  tagPattern: s.tagPattern,
+  watchPaths: s.watchPaths,
+  ignorePaths: s.ignorePaths,
+  skipKeywords: s.skipKeywords,
+});
 
 /** Auto-deploy: the webhook URL, the secret once, and what each webhook delivery did. */
 export function AutoDeploy({ serviceId }: { serviceId: string }) {
@@ -15,7 +32,7 @@ export function AutoDeploy({ serviceId }: { serviceId: string }) {
   const deliveries = useSignal<Delivery[]>([]);
   const provider = useSignal<(typeof PROVIDERS)[number]>('github');
   const secret = useSignal<string | null>(null);
-  const error = useSignal<string | null>(null);
+  const errors = useSignal(NO_ERRORS);
   const path = { params: { path: { serviceId } } };
   const load = async () => {
     const [a, d] = await Promise.all([api.GET('/api/services/{serviceId}/auto-deploy', path), api.GET('/api/services/{serviceId}/auto-deploy/deliveries', path)]);
@@ -28,16 +45,23 @@ export function AutoDeploy({ serviceId }: { serviceId: string }) {
   }, [serviceId]);
 
   const save = async (enabled: boolean) => {
-    const { data, error: failed } = await api.PUT('/api/services/{serviceId}/auto-deploy', { ...path, body: { enabled, provider: provider.value } });
-    if (failed) return void (error.value = messageOf(failed));
-    error.value = null;
+    const body = { enabled, provider: provider.value, ...(settings.value ? unshown(settings.value) : {}) };
+    const { data, error: failed } = await api.PUT('/api/services/{serviceId}/auto-deploy', { ...path, body });
+    if (failed) return void (errors.value = formErrors(failed, fieldOf));
+    errors.value = NO_ERRORS;
     secret.value = data.autoDeploy.secret ?? null;
     await load();
   };
   const rotate = async () => {
-    if (!window.confirm('Replace the secret? The Git host must be given the new one.')) return;
+    const confirmed = await confirmDialog({
+      title: 'Replace the webhook secret?',
+      body: 'Deliveries signed with the current secret are refused from now on, until the Git host is given the new one.',
+      confirmLabel: 'Replace the secret',
+      danger: true,
+    });
+    if (!confirmed) return;
     const { data, error: failed } = await api.POST('/api/services/{serviceId}/auto-deploy/rotate-secret', path);
-    if (failed) return void (error.value = messageOf(failed));
+    if (failed) return void (errors.value = { general: messageOf(failed), fields: {} });
     secret.value = data.autoDeploy.secret;
   };
 
@@ -45,7 +69,7 @@ export function AutoDeploy({ serviceId }: { serviceId: string }) {
   return (
     <section aria-labelledby="auto-deploy">
       <h2 id="auto-deploy">Auto-deploy</h2>
-      <ErrorNote message={error.value} />
+      <ErrorNote message={errors.value.general} />
       {s && (
         <p>
           {s.enabled ? 'On' : 'Off'} — {s.provider} pushes to <code>{s.branch}</code>. Webhook URL: <code>{s.webhookUrl}</code>
@@ -59,13 +83,19 @@ export function AutoDeploy({ serviceId }: { serviceId: string }) {
       {canWrite.value && (
         <div class="inline">
           <label for="hook-provider">Git host</label>
-          <select id="hook-provider" value={provider.value} onChange={(e) => (provider.value = e.currentTarget.value as (typeof PROVIDERS)[number])}>
+          <select
+            id="hook-provider"
+            value={provider.value}
+            onChange={(e) => (provider.value = e.currentTarget.value as (typeof PROVIDERS)[number])}
+            {...invalidProps('hook-provider', errors.value.fields.provider)}
+          >
             {PROVIDERS.map((p) => (
               <option key={p} value={p}>
                 {p}
               </option>
             ))}
           </select>
+          <FieldError id="hook-provider" message={errors.value.fields.provider} />
           <button type="button" onClick={() => void save(true)}>
             {s?.enabled ? 'Save' : 'Turn on'}
           </button>

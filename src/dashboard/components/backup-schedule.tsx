@@ -1,9 +1,12 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import type { paths } from '../../shared/api-types.js';
-import { api, messageOf, type GetAnswer } from '../api.js';
+import { api, type GetAnswer } from '../api.js';
+import { changedFields } from '../changed-fields.js';
+import { fieldsByPath, focusFirstInvalid, formErrors, NO_ERRORS } from '../form-errors.js';
 import { canWrite } from '../session.js';
 import { ErrorNote } from './error-note.js';
+import { FieldError, invalidProps } from './field-error.js';
 
 type Listing = GetAnswer<'/api/services/{serviceId}/database/backups'>;
 type Schedule = Listing['settings'];
@@ -22,36 +25,63 @@ const TIERS = [
   { name: 'monthlyEnabled', label: 'Keep the newest of each of 12 months' },
 ] as const;
 
-/** Where a database's backups go and which automatic backups are made and kept; saved as one change. */
+// The tiers are checkboxes that cannot hold a wrong value: a refusal of one is said at the top.
+const fieldOf = fieldsByPath({ storage: 'storage' });
+const changeOf = (s: Schedule): Required<ScheduleChange> => ({
+  storage: s.storage,
+  automaticEnabled: s.automaticEnabled,
+  dailyEnabled: s.dailyEnabled,
+  weeklyEnabled: s.weeklyEnabled,
+  monthlyEnabled: s.monthlyEnabled,
+});
+
+/** Where a database's backups go and which automatic backups are made and kept; saved as one change of what was changed. */
 export function BackupSchedule({ serviceId, listing, hourUtc }: { serviceId: string; listing: Listing; hourUtc: number | null }) {
+  // What the service has: the listing's, then what the last save answered.
+  const stored = useSignal<Schedule>(listing.settings);
   const draft = useSignal<Schedule>(listing.settings);
-  const error = useSignal<string | null>(null);
-  const saved = useSignal(false);
+  const errors = useSignal(NO_ERRORS);
+  const saved = useSignal<string | null>(null);
   useEffect(() => {
+    stored.value = listing.settings;
     draft.value = listing.settings;
   }, [listing.settings.updatedAt]);
 
   const save = async (event: Event) => {
     event.preventDefault();
-    const body: ScheduleChange = { storage: draft.value.storage, ...Object.fromEntries(TIERS.map((t) => [t.name, draft.value[t.name]])) };
+    const form = event.currentTarget as HTMLFormElement;
+    const body: ScheduleChange = changedFields(changeOf(stored.value), changeOf(draft.value));
+    if (Object.keys(body).length === 0) {
+      errors.value = NO_ERRORS;
+      saved.value = 'Nothing changed.';
+      return;
+    }
     const { data, error: failed } = await api.PUT('/api/services/{serviceId}/database/backups/settings', { params: { path: { serviceId } }, body });
-    error.value = failed ? messageOf(failed) : null;
-    saved.value = !failed;
-    if (data) draft.value = data.settings;
+    errors.value = failed ? formErrors(failed, fieldOf) : NO_ERRORS;
+    saved.value = failed ? null : 'Backup schedule saved.';
+    if (data) stored.value = draft.value = data.settings;
+    if (failed) focusFirstInvalid(form);
   };
 
   const readOnly = !canWrite.value;
   return (
     <form class="settings" aria-label="Backup schedule" onSubmit={save}>
-      <ErrorNote message={error.value} />
+      <ErrorNote message={errors.value.general} />
       <label for="backup-storage">Backups go to</label>
-      <select id="backup-storage" disabled={readOnly} value={draft.value.storage} onChange={(e) => (draft.value = { ...draft.value, storage: e.currentTarget.value as Storage })}>
+      <select
+        id="backup-storage"
+        disabled={readOnly}
+        value={draft.value.storage}
+        onChange={(e) => (draft.value = { ...draft.value, storage: e.currentTarget.value as Storage })}
+        {...invalidProps('backup-storage', errors.value.fields.storage)}
+      >
         {STORAGE.map((s) => (
           <option key={s.value} value={s.value} disabled={s.value !== 'disk' && !listing.remote.connected}>
             {s.label}
           </option>
         ))}
       </select>
+      <FieldError id="backup-storage" message={errors.value.fields.storage} />
       {TIERS.map((t) => (
         <label key={t.name} class="check">
           <input
@@ -68,7 +98,7 @@ export function BackupSchedule({ serviceId, listing, hourUtc }: { serviceId: str
         {!listing.remote.connected && ' Remote storage is not connected.'}
       </p>
       {!readOnly && <button type="submit">Save backup schedule</button>}
-      {saved.value && <p role="status">Backup schedule saved.</p>}
+      {saved.value && <p role="status">{saved.value}</p>}
     </form>
   );
 }

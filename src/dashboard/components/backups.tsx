@@ -5,12 +5,13 @@ import { canWrite } from '../session.js';
 import { BackupSchedule } from './backup-schedule.js';
 import { ErrorNote } from './error-note.js';
 import { TableHead } from './table-head.js';
+import { confirmDialog } from './ui/dialog.js';
 
 type Listing = GetAnswer<'/api/services/{serviceId}/database/backups'>;
 type Backup = Listing['backups'][number];
 
 /** A database's backups: take one, download it, restore it (after saying what it replaces), and their schedule. */
-export function Backups({ serviceId }: { serviceId: string }) {
+export function Backups({ serviceId, serviceName }: { serviceId: string; serviceName: string }) {
   const listing = useSignal<Listing | null>(null);
   const hourUtc = useSignal<number | null>(null);
   const backups = useComputed(() => listing.value?.backups ?? []);
@@ -36,7 +37,14 @@ export function Backups({ serviceId }: { serviceId: string }) {
     await load();
   };
   const restore = async (b: Backup) => {
-    if (!window.confirm(`Restore the backup of ${b.createdAt.replace('T', ' ').slice(0, 19)}? The database's current data is replaced.`)) return;
+    const confirmed = await confirmDialog({
+      title: `Restore ${serviceName} from the backup of ${b.createdAt.replace('T', ' ').slice(0, 19)} UTC?`,
+      body: `What the backup holds replaces ${serviceName}'s current data: changes made since then are lost.`,
+      confirmLabel: 'Restore',
+      danger: true,
+      typeToConfirm: serviceName,
+    });
+    if (!confirmed) return;
     const { data, error: failed } = await api.POST('/api/services/{serviceId}/database/backups/{backupId}/restore', { params: { path: { serviceId, backupId: b.id } } });
     error.value = failed ? messageOf(failed) : null;
     note.value = data ? `Restored at ${data.restoredAt}` : null;

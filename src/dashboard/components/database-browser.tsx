@@ -4,6 +4,7 @@ import { api, messageOf, type GetAnswer } from '../api.js';
 import { focusOnMount } from '../focus-on-mount.js';
 import { canWrite } from '../session.js';
 import { ErrorNote } from './error-note.js';
+import { confirmDialog } from './ui/dialog.js';
 
 type Tables = GetAnswer<'/api/services/{serviceId}/database/tables'>['tables'];
 type Page = GetAnswer<'/api/services/{serviceId}/database/rows'>;
@@ -76,7 +77,13 @@ export function DatabaseBrowser({ serviceId, engine }: { serviceId: string; engi
     endEdit();
   };
   const removeRow = async (row: Record<string, unknown>) => {
-    if (!window.confirm(`Delete the row ${JSON.stringify(keyOf(row))}?`)) return;
+    const confirmed = await confirmDialog({
+      title: `Delete the row ${JSON.stringify(keyOf(row))} of ${table.value}?`,
+      body: 'It is deleted from the database at once. This cannot be undone.',
+      confirmLabel: 'Delete row',
+      danger: true,
+    });
+    if (!confirmed) return;
     const { error: failed } = await api.DELETE('/api/services/{serviceId}/database/rows', { params: { path }, body: { table: table.value!, primaryKey: keyOf(row) } });
     error.value = failed ? messageOf(failed) : null;
     await loadRows();

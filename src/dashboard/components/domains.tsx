@@ -1,33 +1,49 @@
 import { useSignal } from '@preact/signals';
-import { api, messageOf, type GetAnswer } from '../api.js';
+import { api, type GetAnswer } from '../api.js';
+import { fieldsByPath, focusFirstInvalid, formErrors, NO_ERRORS } from '../form-errors.js';
 import { canWrite } from '../session.js';
 import { ErrorNote } from './error-note.js';
 import { DangerButton } from './danger-button.js';
+import { FieldError, invalidProps } from './field-error.js';
 import { TableHead } from './table-head.js';
+import { confirmDialog } from './ui/dialog.js';
 
 type Domain = GetAnswer<'/api/services/{serviceId}/overview'>['domains'][number];
+
+const fieldOf = fieldsByPath({ hostname: 'hostname' });
 
 /** A service's domains with their DNS record and certificate state. */
 export function Domains({ serviceId, domains, changed }: { serviceId: string; domains: Domain[]; changed: () => Promise<void> }) {
   const hostname = useSignal('');
-  const error = useSignal<string | null>(null);
+  const errors = useSignal(NO_ERRORS);
   const add = async (event: Event) => {
     event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
     const { error: failed } = await api.POST('/api/services/{serviceId}/domains', { params: { path: { serviceId } }, body: { hostname: hostname.value.trim() } });
-    error.value = failed ? messageOf(failed) : null;
-    if (!failed) hostname.value = '';
+    if (failed) {
+      errors.value = formErrors(failed, fieldOf);
+      return focusFirstInvalid(form);
+    }
+    errors.value = NO_ERRORS;
+    hostname.value = '';
     await changed();
   };
   const remove = async (domain: Domain) => {
-    if (!window.confirm(`Stop routing ${domain.hostname} to this service?`)) return;
+    const confirmed = await confirmDialog({
+      title: `Remove the domain ${domain.hostname}?`,
+      body: `Requests for ${domain.hostname} stop reaching this service.`,
+      confirmLabel: 'Remove domain',
+      danger: true,
+    });
+    if (!confirmed) return;
     const { error: failed } = await api.DELETE('/api/services/{serviceId}/domains/{domainId}', { params: { path: { serviceId, domainId: domain.id } } });
-    error.value = failed ? messageOf(failed) : null;
+    errors.value = failed ? formErrors(failed, () => null) : NO_ERRORS;
     await changed();
   };
   return (
     <section aria-labelledby="domains">
       <h2 id="domains">Domains</h2>
-      <ErrorNote message={error.value} />
+      <ErrorNote message={errors.value.general} />
       <table>
         <TableHead columns={['Hostname', 'DNS record', 'Certificate']} actions />
         <tbody>
@@ -52,7 +68,15 @@ export function Domains({ serviceId, domains, changed }: { serviceId: string; do
       {canWrite.value && (
         <form class="inline" onSubmit={add}>
           <label for="new-domain">Add a domain</label>
-          <input id="new-domain" required placeholder="shop.example.com" value={hostname.value} onInput={(e) => (hostname.value = e.currentTarget.value)} />
+          <input
+            id="new-domain"
+            required
+            placeholder="shop.example.com"
+            value={hostname.value}
+            onInput={(e) => (hostname.value = e.currentTarget.value)}
+            {...invalidProps('new-domain', errors.value.fields.hostname)}
+          />
+          <FieldError id="new-domain" message={errors.value.fields.hostname} />
           <button type="submit">Add</button>
         </form>
       )}

@@ -1,9 +1,12 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { api, messageOf, type GetAnswer } from '../api.js';
+import { fieldsByPath, focusFirstInvalid, formErrors, NO_ERRORS } from '../form-errors.js';
 import { canWrite } from '../session.js';
 import { ErrorNote } from './error-note.js';
+import { FieldError, invalidProps } from './field-error.js';
 import { TableHead } from './table-head.js';
+import { confirmDialog } from './ui/dialog.js';
 
 type DataImport = GetAnswer<'/api/services/{serviceId}/database/imports'>['imports'][number];
 export type ImportSource = DataImport['source'];
@@ -12,15 +15,16 @@ const EXAMPLE: Record<ImportSource, string> = {
   'postgres-url': 'postgres://user:password@host:5432/database',
   'redis-url': 'redis://:password@host:6379/0',
 };
+const fieldOf = fieldsByPath({ sourceUrl: 'sourceUrl' });
 
 /** Copies another database into this one from a URL; the URL (and its password) is sent once and never shown again. */
 export function Imports({ serviceId, source }: { serviceId: string; source: ImportSource }) {
   const imports = useSignal<DataImport[]>([]);
-  const error = useSignal<string | null>(null);
+  const errors = useSignal(NO_ERRORS);
   const path = { params: { path: { serviceId } } };
   const load = async () => {
     const { data, error: failed } = await api.GET('/api/services/{serviceId}/database/imports', path);
-    if (failed) return void (error.value = messageOf(failed));
+    if (failed) return void (errors.value = { general: messageOf(failed), fields: {} });
     imports.value = data.imports;
   };
   useEffect(() => {
@@ -31,21 +35,28 @@ export function Imports({ serviceId, source }: { serviceId: string; source: Impo
 
   const start = async (form: HTMLFormElement) => {
     const sourceUrl = String(new FormData(form).get('sourceUrl') ?? '').trim();
-    if (!window.confirm(`Import from ${sourceUrl.replace(/\/\/[^@/]*@/, '//')} into this database? Data with the same names is replaced.`)) return;
+    const confirmed = await confirmDialog({
+      title: `Import from ${sourceUrl.replace(/\/\/[^@/]*@/, '//')} into this database?`,
+      body: 'What the source holds is copied in: data with the same names here is replaced.',
+      confirmLabel: 'Import',
+      danger: true,
+    });
+    if (!confirmed) return;
     const request = { ...path, body: { sourceUrl } };
     const { error: failed } =
       source === 'postgres-url'
         ? await api.POST('/api/services/{serviceId}/database/import/postgres-url', request)
         : await api.POST('/api/services/{serviceId}/database/import/redis-url', request);
-    error.value = failed ? messageOf(failed) : null;
-    if (!failed) form.reset();
+    errors.value = failed ? formErrors(failed, fieldOf) : NO_ERRORS;
+    if (failed) focusFirstInvalid(form);
+    else form.reset();
     await load();
   };
 
   return (
     <section aria-labelledby="imports">
       <h2 id="imports">Imports</h2>
-      <ErrorNote message={error.value} />
+      <ErrorNote message={errors.value.general} />
       {canWrite.value && (
         <form
           class="settings"
@@ -56,7 +67,8 @@ export function Imports({ serviceId, source }: { serviceId: string; source: Impo
           }}
         >
           <label for="import-url">Source URL</label>
-          <input id="import-url" name="sourceUrl" type="password" required autocomplete="off" placeholder={EXAMPLE[source]} />
+          <input id="import-url" name="sourceUrl" type="password" required autocomplete="off" placeholder={EXAMPLE[source]} {...invalidProps('import-url', errors.value.fields.sourceUrl)} />
+          <FieldError id="import-url" message={errors.value.fields.sourceUrl} />
           <button type="submit">Import</button>
         </form>
       )}

@@ -1,8 +1,11 @@
 import { signal, useSignal } from '@preact/signals';
-import { api, messageOf, type GetAnswer } from '../api.js';
+import { api, type GetAnswer } from '../api.js';
 import { changedFields } from '../changed-fields.js';
+import { fieldsByPath, focusFirstInvalid, formErrors, NO_ERRORS } from '../form-errors.js';
 import { canWrite } from '../session.js';
 import { ErrorNote } from './error-note.js';
+import { FieldError, invalidProps } from './field-error.js';
+import { confirmDialog } from './ui/dialog.js';
 
 type Service = GetAnswer<'/api/services/{serviceId}/overview'>['service'];
 
@@ -46,6 +49,26 @@ const bodyOf = (f: SettingsFields, initial: SettingsFields, service: Service) =>
   autoRollback: f.autoRollback,
 });
 
+/**
+ * The settings the API applies at once to a service with a running release, by re-creating it without a build
+ * (a deployment of kind `config`: RUN_SETTINGS in src/http/routes/services.ts); the rest waits for a deployment.
+ */
+const RESTARTING = { resources: 'limits', healthCheck: 'health check' } as const;
+const restartingIn = (body: object) => (Object.keys(RESTARTING) as (keyof typeof RESTARTING)[]).filter((key) => key in body).map((key) => RESTARTING[key]).join(' and ');
+
+/** The API's paths of the form's fields. */
+const fieldOf = fieldsByPath({
+  installCommand: 'installCommand',
+  buildCommand: 'buildCommand',
+  startCommand: 'startCommand',
+  internalPort: 'internalPort',
+  healthCheck: 'healthPath',
+  'resources.memory': 'memory',
+  'resources.cpus': 'cpus',
+  releasesKept: 'releasesKept',
+  autoRollback: 'autoRollback',
+});
+
 /** What the last save said: the form is made again from the saved service, and the note outlives it. */
 const lastSaved = signal<{ serviceId: string; note: string } | null>(null);
 
@@ -63,55 +86,82 @@ const fieldsOf = (service: Service): SettingsFields => ({
 
 /**
  * Build, start, health check, limits and release settings; saved with one PATCH of the fields a person changed
- * (a field left alone keeps what the service has, a default health check included), applied at the next
- * deployment. The API validates: its message is shown here.
+ * (a field left alone keeps what the service has, a default health check included). Limits and the health
+ * check restart a running service at once, which it asks first; the rest applies at the next deployment.
+ * The API validates: each refusal is shown at its field.
  */
-export function ServiceSettings({ service, changed }: { service: Service; changed: () => Promise<void> }) {
+export function ServiceSettings({ service, running, changed }: { service: Service; running: boolean; changed: () => Promise<void> }) {
   const initial = fieldsOf(service);
   const draft = useSignal(initial);
-  const error = useSignal<string | null>(null);
+  const errors = useSignal(NO_ERRORS);
   const disabled = !canWrite.value;
   const { database, built, web } = shapeOf(service);
 
   const save = async (event: Event) => {
     event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
     const body = changedFields(bodyOf(initial, initial, service), bodyOf(draft.value, initial, service));
     if (Object.keys(body).length === 0) {
-      error.value = null;
+      errors.value = NO_ERRORS;
       lastSaved.value = { serviceId: service.id, note: 'Nothing changed.' };
       return;
     }
+    const restarting = running ? restartingIn(body) : '';
+    const others = Object.keys(body).some((key) => !(key in RESTARTING));
+    if (
+      restarting &&
+      !(await confirmDialog({
+        title: `Saving new ${restarting} restarts ${service.name} now (a config deployment). Continue?`,
+        body: `The running release is re-created with them, without a build${others ? '; the other changes apply at the next deployment' : ''}.`,
+        confirmLabel: 'Save and restart',
+      }))
+    )
+      return;
     const { data, error: failed } = await api.PATCH('/api/services/{serviceId}', { params: { path: { serviceId: service.id } }, body });
-    error.value = failed ? messageOf(failed) : null;
-    // New limits re-create the running release at once (a deployment of kind config); the rest waits.
-    lastSaved.value = !data
-      ? null
-      : { serviceId: service.id, note: data.deployment ? 'Saved. The new limits re-create the running release now (a config deployment).' : 'Saved: they apply at the next deployment.' };
+    if (failed) {
+      errors.value = formErrors(failed, fieldOf);
+      lastSaved.value = null;
+      return focusFirstInvalid(form);
+    }
+    errors.value = NO_ERRORS;
+    // What the API did, not what was expected: it answers the config deployment it started, if any.
+    const now = data.deployment ? `${service.name} restarts now with the new ${restartingIn(body)} (a config deployment)` : null;
+    const later = now ? (others ? '; the other changes apply at the next deployment.' : '.') : ': the changes apply at the next deployment.';
+    lastSaved.value = { serviceId: service.id, note: `Saved${now ? `. ${now}` : ''}${later}` };
     await changed();
   };
   const set = (patch: Partial<SettingsFields>) => (draft.value = { ...draft.value, ...patch });
 
   type TextField = Exclude<keyof SettingsFields, 'autoRollback'>;
-  const text = (id: string, label: string, field: TextField, extra: Record<string, string> = {}) => (
+  const text = (id: string, label: string, field: TextField, extra: Record<string, string | boolean> = {}) => (
     <>
       <label for={id}>{label}</label>
-      <input id={id} disabled={disabled} value={draft.value[field]} onInput={(e) => set({ [field]: e.currentTarget.value })} {...extra} />
+      <input id={id} disabled={disabled} value={draft.value[field]} onInput={(e) => set({ [field]: e.currentTarget.value })} {...extra} {...invalidProps(id, errors.value.fields[field])} />
+      <FieldError id={id} message={errors.value.fields[field]} />
     </>
   );
+  const atOnce = web ? 'Limits and the health check' : 'Limits';
 
   return (
     <section aria-labelledby="settings">
       <h2 id="settings">Settings</h2>
-      <ErrorNote message={error.value} />
+      <ErrorNote message={errors.value.general} />
+      {canWrite.value && (
+        <p class="help">
+          {running
+            ? `${atOnce} apply at once: ${service.name} restarts with them (a config deployment). Everything else applies at the next deployment.`
+            : `${service.name} is not running: every change applies at its next deployment.`}
+        </p>
+      )}
       <form class="settings" onSubmit={save}>
         {built && text('set-install', 'Install command', 'installCommand')}
         {built && text('set-build', 'Build command', 'buildCommand')}
         {built && text('set-start', 'Start command', 'startCommand')}
-        {!database && text('set-port', 'Port', 'internalPort', { inputMode: 'numeric', pattern: '[0-9]+' })}
+        {!database && text('set-port', 'Port', 'internalPort', { inputMode: 'numeric', pattern: '[0-9]+', required: true })}
         {web && text('set-health', 'Health check path (empty: the default)', 'healthPath', { placeholder: '/health' })}
         {text('set-memory', 'Memory limit (e.g. 512m; empty: none)', 'memory')}
         {text('set-cpus', 'CPUs (e.g. 0.5; empty: none)', 'cpus', { inputMode: 'decimal' })}
-        {text('set-releases', 'Releases kept for rollback', 'releasesKept', { inputMode: 'numeric', pattern: '[0-9]+' })}
+        {text('set-releases', 'Releases kept for rollback', 'releasesKept', { inputMode: 'numeric', pattern: '[0-9]+', required: true })}
         <label>
           <input type="checkbox" disabled={disabled} checked={draft.value.autoRollback} onChange={(e) => set({ autoRollback: e.currentTarget.checked })} /> Roll back on its own when a new
           release misbehaves

@@ -1,6 +1,6 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import { useRoute } from 'preact-iso';
+import { useLocation, useRoute } from 'preact-iso';
 import { api, messageOf, type GetAnswer } from '../api.js';
 import { ErrorNote } from '../components/error-note.js';
 import { AutoDeploy } from '../components/auto-deploy.js';
@@ -15,6 +15,9 @@ import { LiveLog } from '../components/live-log.js';
 import { Variables } from '../components/variables.js';
 import { canWrite } from '../session.js';
 import { TableHead } from '../components/table-head.js';
+import { confirmDialog } from '../components/ui/dialog.js';
+import { DangerButton } from '../components/danger-button.js';
+import { deletionOf } from '../service-deletion.js';
 
 type Overview = GetAnswer<'/api/services/{serviceId}/overview'>;
 type Deployment = Overview['deployments'][number];
@@ -25,6 +28,7 @@ const FINISHED = new Set(['succeeded', 'failed', 'aborted', 'canceled', 'rolled_
 
 export function ServiceScreen() {
   const { params } = useRoute();
+  const { route } = useLocation();
   const serviceId = params.serviceId!;
   const overview = useSignal<Overview | null>(null);
   const releases = useSignal<Release[]>([]);
@@ -65,7 +69,12 @@ export function ServiceScreen() {
   const abort = (id: string) => act(() => api.POST('/api/deployments/{deploymentId}/abort', { params: { path: { deploymentId: id } } }));
   const rollback = (release: Release) =>
     act(async () => {
-      if (!window.confirm(`Roll back to v${release.version}? Its image runs again with its own configuration.`)) return {};
+      const confirmed = await confirmDialog({
+        title: `Roll ${overview.value!.service.name} back to v${release.version}?`,
+        body: 'A deployment starts now: the image of that release runs again with the configuration it had then.',
+        confirmLabel: `Roll back to v${release.version}`,
+      });
+      if (!confirmed) return {};
       const answer = await api.POST('/api/services/{serviceId}/rollback', { params: { path: { serviceId } }, body: { releaseId: release.id, config: 'release' } });
       if (answer.data) watching.value = answer.data.deployment.id;
       return answer;
@@ -74,6 +83,14 @@ export function ServiceScreen() {
     const { data, error: failed } = await api.POST('/api/deployments/{deploymentId}/explain-failure', { params: { path: { deploymentId: id }, query: {} }, body: { providerId: 'builtin' } });
     if (failed) return void (error.value = messageOf(failed));
     explanation.value = data.explanation;
+  };
+  const remove = async () => {
+    const o = overview.value!;
+    const { title, body } = deletionOf(o);
+    if (!(await confirmDialog({ title, body, confirmLabel: 'Delete service', danger: true, typeToConfirm: o.service.name }))) return;
+    const { error: failed } = await api.DELETE('/api/services/{serviceId}', { params: { path: { serviceId } } });
+    if (failed) return void (error.value = messageOf(failed));
+    route('/');
   };
   const isOver = async () => {
     await load();
@@ -157,12 +174,12 @@ export function ServiceScreen() {
       {watching.value && <LiveLog url={`/api/deployments/${watching.value}/stream`} label="Deployment log" isOver={isOver} />}
 
       {s.repoUrl === 'database' && s.status === 'active' && <DatabaseBrowser serviceId={serviceId} engine={engine!} />}
-      {s.repoUrl === 'database' && <Backups serviceId={serviceId} />}
+      {s.repoUrl === 'database' && <Backups serviceId={serviceId} serviceName={s.name} />}
       {postgres && <DatabaseTls serviceId={serviceId} />}
       {importSource && <Imports serviceId={serviceId} source={importSource} />}
-      <Variables serviceId={serviceId} variables={o.env} suggestions={suggestions.value} changed={load} />
+      <Variables serviceId={serviceId} engine={engine} variables={o.env} suggestions={suggestions.value} changed={load} />
       <Domains serviceId={serviceId} domains={o.domains} changed={load} />
-      <ServiceSettings key={s.updatedAt} service={s} changed={load} />
+      <ServiceSettings key={s.updatedAt} service={s} running={currentRelease !== undefined} changed={load} />
       {s.repoUrl !== 'docker-image' && s.repoUrl !== 'database' && <AutoDeploy serviceId={serviceId} />}
       <h2>Runtime logs</h2>
       <label for="runtime-filter">Filter</label>
@@ -183,6 +200,12 @@ export function ServiceScreen() {
           </li>
         ))}
       </ul>
+      {canWrite.value && (
+        <>
+          <h2>Delete</h2>
+          <DangerButton label="Delete service…" what={s.name} onClick={() => void remove()} />
+        </>
+      )}
     </section>
   );
 }
