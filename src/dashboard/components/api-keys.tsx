@@ -1,12 +1,18 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { api, messageOf, type GetAnswer } from '../api.js';
+import { fieldsByPath, focusFirstInvalid, formErrors, NO_ERRORS } from '../form-errors.js';
 import { ErrorNote } from './error-note.js';
 import { DangerButton } from './danger-button.js';
+import { FieldError, invalidProps } from './field-error.js';
 import { TableHead } from './table-head.js';
+import { confirmDialog } from './ui/dialog.js';
 
 type Key = GetAnswer<'/api/keys'>['keys'][number];
 type Project = GetAnswer<'/api/projects'>['projects'][number];
+
+const fieldOf = fieldsByPath({ name: 'name', access: 'access', projectIds: 'projectIds' });
+const FIELD_IDS = { name: 'key-name', access: 'key-access', projectIds: 'key-scope' } as const;
 
 /** API keys (an all-project write key's business): create with a scope, the secret shown once, revoke. */
 export function ApiKeys() {
@@ -16,10 +22,10 @@ export function ApiKeys() {
   const access = useSignal<'read' | 'write'>('read');
   const scope = useSignal<string[]>([]);
   const secret = useSignal<string | null>(null);
-  const error = useSignal<string | null>(null);
+  const errors = useSignal(NO_ERRORS);
   const load = async () => {
     const [k, p] = await Promise.all([api.GET('/api/keys'), api.GET('/api/projects')]);
-    if (k.error) return void (error.value = messageOf(k.error));
+    if (k.error) return void (errors.value = { general: messageOf(k.error), fields: {} });
     keys.value = k.data.keys;
     projects.value = p.data?.projects ?? [];
   };
@@ -29,24 +35,38 @@ export function ApiKeys() {
 
   const create = async (event: Event) => {
     event.preventDefault();
-    const { data, error: failed } = await api.POST('/api/keys', { body: { name: name.value, access: access.value, projectIds: scope.value.length ? scope.value : null } });
-    if (failed) return void (error.value = messageOf(failed));
+    const form = event.currentTarget as HTMLFormElement;
+    // No project chosen is not sent: the API's default is every project.
+    const body = { name: name.value, access: access.value, ...(scope.value.length ? { projectIds: scope.value } : {}) };
+    const { data, error: failed } = await api.POST('/api/keys', { body });
+    if (failed) {
+      errors.value = formErrors(failed, fieldOf);
+      return focusFirstInvalid(form);
+    }
     secret.value = data.secret;
     name.value = '';
-    error.value = null;
+    errors.value = NO_ERRORS;
     await load();
   };
   const revoke = async (key: Key) => {
-    if (!window.confirm(`Revoke ${key.name}? Everything using it, signed-in browsers included, is refused from now on.`)) return;
+    const confirmed = await confirmDialog({
+      title: `Revoke the API key ${key.name}?`,
+      body: 'Everything using it, browsers signed in with it included, is refused from now on. This cannot be undone.',
+      confirmLabel: 'Revoke',
+      danger: true,
+    });
+    if (!confirmed) return;
     const { error: failed } = await api.DELETE('/api/keys/{keyId}', { params: { path: { keyId: key.id } } });
-    error.value = failed ? messageOf(failed) : null;
+    errors.value = failed ? { general: messageOf(failed), fields: {} } : NO_ERRORS;
     await load();
   };
+  const invalid = (field: keyof typeof FIELD_IDS) => invalidProps(FIELD_IDS[field], errors.value.fields[field]);
+  const fieldError = (field: keyof typeof FIELD_IDS) => <FieldError id={FIELD_IDS[field]} message={errors.value.fields[field]} />;
 
   return (
     <section aria-labelledby="keys">
       <h2 id="keys">API keys</h2>
-      <ErrorNote message={error.value} />
+      <ErrorNote message={errors.value.general} />
       {secret.value && (
         <p class="secret" role="status">
           The new key, shown this once: <code>{secret.value}</code>{' '}
@@ -79,20 +99,23 @@ export function ApiKeys() {
       </table>
       <form class="filters" onSubmit={create}>
         <label for="key-name">New key</label>
-        <input id="key-name" required maxLength={100} value={name.value} onInput={(e) => (name.value = e.currentTarget.value)} />
+        <input id="key-name" required maxLength={100} value={name.value} onInput={(e) => (name.value = e.currentTarget.value)} {...invalid('name')} />
+        {fieldError('name')}
         <label for="key-access">Access</label>
-        <select id="key-access" value={access.value} onChange={(e) => (access.value = e.currentTarget.value as 'read' | 'write')}>
+        <select id="key-access" value={access.value} onChange={(e) => (access.value = e.currentTarget.value as 'read' | 'write')} {...invalid('access')}>
           <option value="read">read</option>
           <option value="write">write</option>
         </select>
+        {fieldError('access')}
         <label for="key-scope">Projects (none selected: every project)</label>
-        <select id="key-scope" multiple onChange={(e) => (scope.value = [...e.currentTarget.selectedOptions].map((o) => o.value))}>
+        <select id="key-scope" multiple onChange={(e) => (scope.value = [...e.currentTarget.selectedOptions].map((o) => o.value))} {...invalid('projectIds')}>
           {projects.value.map((p) => (
             <option key={p.id} value={p.id}>
               {p.name}
             </option>
           ))}
         </select>
+        {fieldError('projectIds')}
         <button type="submit">Create key</button>
       </form>
     </section>

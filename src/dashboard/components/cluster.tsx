@@ -1,10 +1,13 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import { api, messageOf, type GetAnswer } from '../api.js';
+import { api, type GetAnswer } from '../api.js';
+import { fieldsByPath, focusFirstInvalid, formErrors, NO_ERRORS } from '../form-errors.js';
 import { canWrite } from '../session.js';
 import { DangerButton } from './danger-button.js';
 import { ErrorNote } from './error-note.js';
+import { FieldError, invalidProps } from './field-error.js';
 import { TableHead } from './table-head.js';
+import { confirmDialog } from './ui/dialog.js';
 
 type ClusterInfo = NonNullable<GetAnswer<'/api/cluster'>['cluster']>;
 type ClusterNode = GetAnswer<'/api/cluster/nodes'>['nodes'][number];
@@ -12,6 +15,7 @@ type Availability = ClusterNode['availability'];
 
 const AVAILABILITIES: Availability[] = ['active', 'pause', 'drain'];
 const gib = (bytes: number) => `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
+const fieldOf = fieldsByPath({ advertiseAddress: 'advertiseAddress' });
 
 /**
  * More than one server (an all-project key's business): make the installation a Swarm manager, show the join
@@ -22,14 +26,15 @@ export function Cluster() {
   const nodes = useSignal<ClusterNode[]>([]);
   const joinCommand = useSignal<string | null>(null);
   const address = useSignal('');
-  const error = useSignal<string | null>(null);
+  const errors = useSignal(NO_ERRORS);
+  const error = (failed: unknown) => (errors.value = failed ? formErrors(failed, () => null) : NO_ERRORS);
   const load = async () => {
     const { data, error: failed } = await api.GET('/api/cluster');
-    if (failed) return void (error.value = messageOf(failed));
+    if (failed) return void error(failed);
     cluster.value = data.cluster;
     if (!data.cluster) return;
     const listed = await api.GET('/api/cluster/nodes');
-    if (listed.error) return void (error.value = messageOf(listed.error));
+    if (listed.error) return void error(listed.error);
     nodes.value = listed.data.nodes;
   };
   useEffect(() => {
@@ -38,41 +43,55 @@ export function Cluster() {
 
   const init = async (event: Event) => {
     event.preventDefault();
-    if (!window.confirm('Make this server a Docker Swarm manager? Its Docker host joins Swarm mode, and a registry starts on it.')) return;
+    const form = event.currentTarget as HTMLFormElement;
+    const confirmed = await confirmDialog({
+      title: 'Make this server a Docker Swarm manager?',
+      body: 'Its Docker engine becomes a Swarm manager, and a registry (slipway-registry) starts on it.',
+      confirmLabel: 'Make this a cluster',
+    });
+    if (!confirmed) return;
     const { error: failed } = await api.POST('/api/cluster', { body: address.value.trim() ? { advertiseAddress: address.value.trim() } : {} });
-    error.value = failed ? messageOf(failed) : null;
+    errors.value = failed ? formErrors(failed, fieldOf) : NO_ERRORS;
+    if (failed) focusFirstInvalid(form);
     await load();
   };
   const issueJoinCommand = async () => {
     const { data, error: failed } = await api.POST('/api/cluster/nodes', { body: { role: 'worker' } });
-    error.value = failed ? messageOf(failed) : null;
+    error(failed);
     joinCommand.value = data?.joinCommand ?? null;
     await load();
   };
   const setAvailability = async (node: ClusterNode, availability: Availability) => {
     const { error: failed } = await api.PATCH('/api/cluster/nodes/{nodeId}', { params: { path: { nodeId: node.id } }, body: { availability } });
-    error.value = failed ? messageOf(failed) : null;
+    error(failed);
     await load();
   };
   const remove = async (node: ClusterNode) => {
-    if (!window.confirm(`Remove ${node.hostname} from the cluster?`)) return;
+    const confirmed = await confirmDialog({
+      title: `Remove the server ${node.hostname} from the cluster?`,
+      body: 'The Swarm forgets it; to come back it must join again with a new join command.',
+      confirmLabel: 'Remove server',
+      danger: true,
+    });
+    if (!confirmed) return;
     const { error: failed } = await api.DELETE('/api/cluster/nodes/{nodeId}', { params: { path: { nodeId: node.id } } });
-    error.value = failed ? messageOf(failed) : null;
+    error(failed);
     await load();
   };
 
-  if (cluster.value === undefined) return <ErrorNote message={error.value} />;
+  if (cluster.value === undefined) return <ErrorNote message={errors.value.general} />;
   return (
     <section aria-labelledby="cluster">
       <h2 id="cluster">Cluster</h2>
-      <ErrorNote message={error.value} />
+      <ErrorNote message={errors.value.general} />
       {cluster.value === null ? (
         <>
           <p>A single server: services run as plain containers. Make it a Docker Swarm manager to add servers.</p>
           {canWrite.value && (
             <form class="filters cluster-init" onSubmit={init}>
               <label for="cluster-address">Address other servers reach this one at (optional)</label>
-              <input id="cluster-address" value={address.value} onInput={(e) => (address.value = e.currentTarget.value)} />
+              <input id="cluster-address" value={address.value} onInput={(e) => (address.value = e.currentTarget.value)} {...invalidProps('cluster-address', errors.value.fields.advertiseAddress)} />
+              <FieldError id="cluster-address" message={errors.value.fields.advertiseAddress} />
               <button type="submit">Make this a cluster</button>
             </form>
           )}

@@ -5,6 +5,7 @@ import { api, messageOf, type GetAnswer } from '../api.js';
 import { ConnectionForm, type ConnectionField } from './connection-form.js';
 import { DangerButton } from './danger-button.js';
 import { ErrorNote } from './error-note.js';
+import { confirmDialog } from './ui/dialog.js';
 
 type Settings = GetAnswer<'/api/settings'>['settings'];
 type BodyOf<P extends '/api/settings/dns-providers/{providerId}' | '/api/settings/remote-storage'> = paths[P]['put']['requestBody']['content']['application/json'];
@@ -36,6 +37,8 @@ const STORAGE_FIELDS: ConnectionField[] = [
 ];
 
 const when = (at: string) => at.replace('T', ' ').slice(0, 16);
+/** A connection is saved whole: the API keeps nothing of the one it replaces. */
+const REPLACES = 'Saving replaces the whole connection: a field left empty is not kept from the current one.';
 
 /** DNS providers, AI providers and the backups' remote storage: connect (checked by the provider first), see what was found, disconnect. */
 export function Connections() {
@@ -52,13 +55,14 @@ export function Connections() {
   // Each answer's error is shown at its own form; success reloads what the settings show.
   const after = async (answer: Promise<{ error?: unknown }>) => {
     const { error: failed } = await answer;
-    if (failed) return messageOf(failed);
+    if (failed) return failed;
     await load();
     return null;
   };
-  const disconnect = async (what: string, answer: () => Promise<{ error?: unknown }>) => {
-    if (!window.confirm(`Disconnect ${what}?`)) return;
-    error.value = await after(answer());
+  const disconnect = async (what: string, consequence: string, answer: () => Promise<{ error?: unknown }>) => {
+    if (!(await confirmDialog({ title: `Disconnect ${what}?`, body: consequence, confirmLabel: 'Disconnect', danger: true }))) return;
+    const failed = await after(answer());
+    error.value = failed ? messageOf(failed) : null;
   };
 
   const s = settings.value;
@@ -76,7 +80,13 @@ export function Connections() {
             <summary>
               {p.name} — {p.connected ? `connected ${when(p.connectedAt)}, zones: ${p.zones.join(', ') || 'none'}` : 'not connected'}
             </summary>
-            {p.connected && <DangerButton label="Disconnect" what={p.name} onClick={() => void disconnect(p.name, () => api.DELETE('/api/settings/dns-providers/{providerId}', dnsPath(p)))} />}
+            {p.connected && (
+              <DangerButton
+                label="Disconnect"
+                what={p.name}
+                onClick={() => void disconnect(p.name, `Slipway stops managing DNS records through ${p.name}; connecting it again needs its credentials.`, () => api.DELETE('/api/settings/dns-providers/{providerId}', dnsPath(p)))}
+              />
+            )}
             <ConnectionForm
               id={`dns-${p.id}`}
               label={`Connect ${p.name}`}
@@ -98,12 +108,19 @@ export function Connections() {
               <summary>
                 {p.name} — {'models' in p ? `connected ${when(p.connectedAt)}, model ${p.defaultModel ?? p.models[0] ?? 'default'}` : 'not connected'}
               </summary>
-              {p.connected && <DangerButton label="Disconnect" what={p.name} onClick={() => void disconnect(p.name, () => api.DELETE('/api/settings/ai-providers/{providerId}', aiPath(p)))} />}
+              {p.connected && (
+                <DangerButton
+                  label="Disconnect"
+                  what={p.name}
+                  onClick={() => void disconnect(p.name, `Failed deployments are no longer explained through ${p.name}; connecting it again needs its settings.`, () => api.DELETE('/api/settings/ai-providers/{providerId}', aiPath(p)))}
+                />
+              )}
               <ConnectionForm
                 id={`ai-${p.id}`}
                 label={`Connect ${p.name}`}
                 fields={AI_FIELDS}
                 submit={p.connected ? 'Change connection' : 'Connect'}
+                note={p.connected ? REPLACES : undefined}
                 connect={(body) => after(api.PUT('/api/settings/ai-providers/{providerId}', { ...aiPath(p), body }))}
               />
             </details>
@@ -116,7 +133,11 @@ export function Connections() {
           <p>
             Connected {when(storage.connectedAt)}: <code>{storage.bucket}</code> at {storage.endpoint} ({storage.region}), key {storage.accessKeyId}
             {storage.prefix && `, prefix ${storage.prefix}`}{' '}
-            <DangerButton label="Disconnect" what="the remote storage" onClick={() => void disconnect('the remote storage', () => api.DELETE('/api/settings/remote-storage'))} />
+            <DangerButton
+              label="Disconnect"
+              what="the remote storage"
+              onClick={() => void disconnect('the remote storage', 'Backups can no longer be written to it or read from it until it is connected again, with its credentials.', () => api.DELETE('/api/settings/remote-storage'))}
+            />
           </p>
         ) : (
           <p>Not connected. Slipway writes, reads back and deletes a probe object before it saves the connection.</p>
@@ -126,6 +147,7 @@ export function Connections() {
           label="Connect remote storage"
           fields={STORAGE_FIELDS}
           submit={storage.connected ? 'Replace connection' : 'Connect'}
+          note={storage.connected ? REPLACES : undefined}
           connect={(body) => after(api.PUT('/api/settings/remote-storage', { body: body as BodyOf<'/api/settings/remote-storage'> }))}
         />
       </section>

@@ -7,6 +7,7 @@ import { canWrite } from '../session.js';
 import { DangerButton } from '../components/danger-button.js';
 import { HealthBadge } from '../components/service-health.js';
 import { NewService } from '../components/new-service.js';
+import { confirmDialog } from '../components/ui/dialog.js';
 import { Badge } from '../components/ui/badge.js';
 import { EmptyState } from '../components/ui/empty-state.js';
 import { ProjectsIcon } from '../components/ui/icons.js';
@@ -55,8 +56,17 @@ export function ProjectsScreen() {
 
   const remove = async (project: Project) => {
     const databases = project.services.filter((s) => s.repoUrl === 'database').length;
-    const what = `project ${project.name} with its ${project.services.length} service(s)${databases ? ` (${databases} database(s) and their data)` : ''}`;
-    if (!window.confirm(`Delete ${what}? This cannot be undone.`)) return;
+    const serviceCount = project.services.length;
+    const services = serviceCount === 0 ? '' : ` and its ${serviceCount === 1 ? 'service' : `${serviceCount} services`}`;
+    const data = databases === 0 ? '' : databases === 1 ? ', and a database with its data and backups' : `, and ${databases} databases with their data and backups`;
+    const confirmed = await confirmDialog({
+      title: `Delete project ${project.name}${services}?`,
+      body: `${serviceCount ? `Every service stops: its containers, releases and domains go${data}. ` : ''}This cannot be undone.`,
+      confirmLabel: 'Delete project',
+      danger: true,
+      typeToConfirm: project.name,
+    });
+    if (!confirmed) return;
     const { error: failed } = await api.DELETE('/api/projects/{projectId}', { params: { path: { projectId: project.id } } });
     if (failed) return void (error.value = messageOf(failed));
     toast(`Project ${project.name} deleted`);
