@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { launchChromium, requireChromium, seriousViolations, signedInPage } from '../helpers/browser.js';
+import { answerDialog, launchChromium, requireChromium, seriousViolations, signedInPage } from '../helpers/browser.js';
 import { CLUSTER_IMAGES, clusterEnv, clusterUnavailable, startNodes } from '../helpers/cluster.js';
 import { requireDocker } from '../helpers/docker.js';
 import { startTestServer } from '../helpers/test-server.js';
@@ -28,11 +28,12 @@ t.test('the dashboard’s cluster: make one, add a server with the command shown
   t.teardown(() => browser.close());
 
   const page = await signedInPage(browser, s.url, s.key);
-  await page.goto(`${s.url}/installation`, { waitUntil: 'networkidle0' });
+  await page.goto(`${s.url}/installation?tab=cluster`, { waitUntil: 'networkidle0' });
   await page.waitForSelector('#cluster');
   t.match(await page.$eval('section[aria-labelledby=cluster]', (e) => e.textContent), /A single server/, 'a single server says so');
   await page.type('#cluster-address', manager.address);
   await page.click('form.cluster-init button[type=submit]');
+  t.equal(await answerDialog(page), 'Make this server a Docker Swarm manager?');
   await page.waitForFunction(`document.querySelector('section[aria-labelledby=cluster]')?.textContent.includes('Manager at ${manager.address}')`, { timeout: 60_000 });
   t.ok((await s.call('GET', '/api/cluster')).body.cluster, 'the API has the cluster');
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { launchChromium, requireChromium, seriousViolations, signedInPage } from '../helpers/browser.js';
+import { answerDialog, launchChromium, requireChromium, seriousViolations, signedInPage } from '../helpers/browser.js';
 import { startFakeOpenAi } from '../helpers/fake-ai-servers.js';
 import { allowingIn } from '../helpers/outbound.js';
 import { startS3Server } from '../helpers/s3-server.js';
@@ -17,7 +17,7 @@ t.test('the installation screen connects DNS, AI and remote storage, and shows e
   const browser = await launchChromium();
   t.teardown(() => browser.close());
   const page = await signedInPage(browser, s.url, s.key);
-  await page.goto(s.url + '/installation', { waitUntil: 'networkidle0' });
+  await page.goto(s.url + '/installation?tab=connections', { waitUntil: 'networkidle0' });
   await page.waitForSelector('#storage-endpoint');
   const settings = async () => (await s.call('GET', '/api/settings')).body.settings;
   const section = (id: string) => `xpath/.//section[@aria-labelledby="${id}"]`;
@@ -46,6 +46,7 @@ t.test('the installation screen connects DNS, AI and remote storage, and shows e
     t.match(await settings(), { remoteStorage: { connected: true, bucket: s3.bucket, forcePathStyle: true } });
     t.notMatch(await page.content(), new RegExp(`value="${s3.secretAccessKey}"`), 'the secret is not left on the page');
     await page.click(`${section('remote-storage')}//button[contains(@class, "danger")]`);
+    t.equal(await answerDialog(page), 'Disconnect the remote storage?');
     await page.waitForSelector(`${section('remote-storage')}//p[starts-with(text(), "Not connected")]`);
     t.equal((await settings()).remoteStorage.connected, false);
   });
@@ -71,6 +72,7 @@ t.test('the installation screen connects DNS, AI and remote storage, and shows e
     await page.waitForSelector(`${section('dns-providers')}//summary[starts-with(normalize-space(.), "PowerDNS — connected")]`);
     t.match((await settings()).dnsProviders.find((p: { id: string }) => p.id === 'powerdns'), { connected: true });
     await page.click(`${section('dns-providers')}//button[contains(@class, "danger")]`);
+    await answerDialog(page);
     await page.waitForSelector(`${section('dns-providers')}//summary[normalize-space(.)="PowerDNS — not connected"]`);
   });
 });

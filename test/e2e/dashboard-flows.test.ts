@@ -1,6 +1,6 @@
 import t from 'tap';
 import { createProject, createService } from '../helpers/api-suite.js';
-import { launchChromium, requireChromium, seriousViolations, signedInPage } from '../helpers/browser.js';
+import { answerDialog, launchChromium, requireChromium, seriousViolations, signedInPage } from '../helpers/browser.js';
 import { deployEnv, probe, waitForDeployment } from '../helpers/deploy.js';
 import { removeProjectLeftovers, requireDocker, TEST_IMAGES } from '../helpers/docker.js';
 import { DB_IMAGE_ENV, requireDbImages } from '../helpers/engine-containers.js';
@@ -127,6 +127,7 @@ t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres
     }
     await page.reload({ waitUntil: 'domcontentloaded' });
     await clickButton('Roll back to this');
+    t.equal(await answerDialog(page), 'Roll web back to v1?', 'the rollback is asked first');
     const rollback = await queuedAfter(second.id);
     t.equal((await waitForDeployment(s, web.id, rollback.id)).status, 'succeeded');
     t.equal((await probe(proxyPort, 'flows.dashboard.test')).body, 'one', 'v1 answers again');
@@ -191,6 +192,7 @@ t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres
     await page.waitForSelector('xpath/.//section[@aria-labelledby="backups"]//td[contains(@class, "status-succeeded")]', { timeout: 60_000 });
     await s.call('POST', `/api/services/${db.id}/database/query`, { body: { sql: 'delete from items' } });
     await clickButton('Restore…');
+    t.match(await answerDialog(page, 'db'), /^Restore db from the backup of /, 'a restore asks for the service’s name');
     await page.waitForSelector('xpath/.//p[starts-with(text(), "Restored at")]', { timeout: 60_000 });
     const after = (await s.call('POST', `/api/services/${db.id}/database/query`, { body: { sql: 'select count(*)::int as n from items' } })).body.rows[0].n;
     t.equal(after, 2, 'the restore brought the rows back');
@@ -205,6 +207,7 @@ t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres
     await open(`/services/${db.id}`);
     await page.type('#import-url', 'postgresql://postgres:legacy-Pw-1@legacy:5432/legacy');
     await clickButton('Import');
+    await answerDialog(page);
     await page.waitForSelector('xpath/.//section[@aria-labelledby="imports"]//td[contains(@class, "status-succeeded")]', { timeout: 120_000 });
     t.match(await text('section[aria-labelledby="imports"] table'), /postgresql:\/\/legacy:5432\/legacy/, 'the source, without its password');
     t.notMatch(await page.content(), /legacy-Pw-1/, 'the password is nowhere on the page');

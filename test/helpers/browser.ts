@@ -36,12 +36,29 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
-/** A fresh browser profile signed in to the dashboard at `url` with `key`, that accepts every confirmation. */
+/**
+ * A fresh browser profile signed in to the dashboard at `url` with `key`. The dashboard asks its questions in a
+ * `<dialog>` of its own (answer them with `answerDialog`); a native one is dismissed, so that nothing is done
+ * without a test saying yes.
+ */
 export async function signedInPage(browser: Browser, url: string, key: string): Promise<Page> {
   const page = await (await browser.createBrowserContext()).newPage();
-  page.on('dialog', (d) => void d.accept());
+  page.on('dialog', (d) => void d.dismiss());
   await page.goto(url + '/', { waitUntil: 'networkidle0' });
   await page.type('#api-key', key);
   await Promise.all([page.waitForSelector('header.top'), page.click('button[type=submit]')]);
   return page;
+}
+
+/**
+ * Says yes to the dashboard's confirmation dialog (components/ui/dialog.tsx), typing `name` first when it asks
+ * for one; answers the question it asked.
+ */
+export async function answerDialog(page: Page, name?: string): Promise<string> {
+  const dialog = (await page.waitForSelector('dialog.confirm[open]'))!;
+  const title = await dialog.$eval('h2', (e) => e.textContent ?? '');
+  if (name !== undefined) await (await dialog.$('input'))!.type(name);
+  await dialog.$eval('button[type=submit]', (b) => (b as unknown as { click(): void }).click());
+  await page.waitForSelector('dialog.confirm', { hidden: true });
+  return title;
 }
