@@ -28,7 +28,7 @@ t.test('the dashboard’s cluster: make one, add a server with the command shown
   t.teardown(() => browser.close());
 
   const page = await signedInPage(browser, s.url, s.key);
-  await page.goto(`${s.url}/installation?tab=cluster`, { waitUntil: 'networkidle0' });
+  await page.goto(`${s.url}/installation`, { waitUntil: 'networkidle0' });
   await page.waitForSelector('#cluster');
   t.match(await page.$eval('section[aria-labelledby=cluster]', (e) => e.textContent), /A single server/, 'a single server says so');
   await page.type('#cluster-address', manager.address);
