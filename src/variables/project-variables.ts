@@ -1,8 +1,8 @@
-import type { EnvRow, ServiceRow } from '../../projections/service-queries.js';
+import type { EnvRow } from '../../projections/service-queries.js';
 import { listEnvOf, listServicesOf } from '../../projections/service-queries.js';
 import type { SqlExecutor } from '../db/sql-client.js';
 import type { Keyring } from '../secrets/keyring.js';
-import { resolveReferences, type VariableLookup } from './references.js';
+import { resolveReferences, servicesByReferenceName, type VariableLookup } from './references.js';
 
 export interface PlainVariable {
   row: EnvRow;
@@ -15,8 +15,7 @@ export async function loadProjectVariables(db: SqlExecutor, keyring: Keyring, pr
   const rows = await listEnvOf(db, services.map((s) => s.id));
   const byService = new Map<string, PlainVariable[]>(services.map((s) => [s.id, []]));
   for (const row of rows) byService.get(row.service_id)?.push({ row, value: (await keyring.decrypt(row.value)) ?? '' });
-  const byName = new Map<string, ServiceRow>();
-  for (const s of services) byName.set(s.slug, s).set(s.name, s);
+  const byName = servicesByReferenceName(services);
   const lookup: VariableLookup = (service, key) => {
     const target = byName.get(service);
     return target ? byService.get(target.id)?.find((v) => v.row.key === key)?.value : undefined;

@@ -17,6 +17,18 @@ export function referenceTo(service: string, key: string): string {
   return `\${${service}.${key}}`;
 }
 
+/** The `${service.KEY}` references a value holds, in order: the service as written (trimmed) and the key. */
+export function referencesIn(value: string): { service: string; key: string }[] {
+  return [...value.matchAll(REFERENCE)].map((m) => ({ service: m[1]!.trim(), key: m[2]! }));
+}
+
+/** A project's services by the names a reference may use: each one's slug and its name. */
+export function servicesByReferenceName<S extends { name: string; slug: string }>(services: readonly S[]): Map<string, S> {
+  const byName = new Map<string, S>();
+  for (const s of services) byName.set(s.slug, s).set(s.name, s);
+  return byName;
+}
+
 /** References still left in a value after resolving it: each names a service or variable that does not exist. */
 export function unresolvedReferences(value: string): string[] {
   return [...value.matchAll(REFERENCE)].map((m) => m[0]);

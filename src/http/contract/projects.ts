@@ -90,6 +90,15 @@ export const databaseSuggestion = z
   .object({ key: z.string(), value: z.string().meta({ description: 'A reference such as `${db.DATABASE_URL}`.' }), label: z.string() })
   .meta({ id: 'DatabaseVariableSuggestion' });
 
+export const serviceReference = z
+  .object({
+    fromServiceId: id.meta({ description: 'The service whose variable holds the reference.' }),
+    key: z.string().meta({ description: 'That variable.' }),
+    toServiceId: id.meta({ description: 'The service the reference names.' }),
+    toKey: z.string().meta({ description: 'The variable of that service it names.' }),
+  })
+  .meta({ id: 'ServiceReference' });
+
 export const projectsApi = {
   list: endpoint({
     method: 'get',
@@ -149,5 +158,16 @@ export const projectsApi = {
     summary: 'References to the connection URLs of the project’s databases, to use as variable values',
     access: 'read',
     response: z.object({ suggestions: z.array(databaseSuggestion) }),
+  }),
+  references: endpoint({
+    method: 'get',
+    path: '/api/projects/:projectId/references',
+    operationId: 'listProjectReferences',
+    tag: 'Projects',
+    summary: 'The `${service.KEY}` references between the project’s services: which variable uses which (never a value)',
+    description:
+      'One entry per variable and referenced variable, in the order of the services and their variables. A reference to a service that does not exist, or to the service itself, is left out; one to a variable the named service does not have is listed (it stays unresolved).',
+    access: 'read',
+    response: z.object({ references: z.array(serviceReference) }),
   }),
 };

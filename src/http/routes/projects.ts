@@ -6,6 +6,8 @@ import { findProject } from '../../../projections/project-queries.js';
 import { listServicesOf, type ServiceRow } from '../../../projections/service-queries.js';
 import type { Slipway } from '../../slipway.js';
 import { referenceTo } from '../../variables/references.js';
+import { referenceEdges } from '../../variables/reference-edges.js';
+import { loadProjectVariables } from '../../variables/project-variables.js';
 import { isId, principalOf, requireAllProjects, visibleProject, writerOf } from '../auth.js';
 import { requestContext } from '../request-context.js';
 import { notFoundHttp } from '../errors.js';
@@ -78,5 +80,12 @@ export function projectRoutes(router: Router, app: Slipway) {
   route(router, projectsApi.databaseVariableSuggestions, async (ctx) => {
     const project = await visibleProject(app.db, principalOf(ctx), { id: ctx.params.projectId! });
     ctx.body = { suggestions: databaseSuggestions(await listServicesOf(app.db, [project.id])) };
+  });
+
+  route(router, projectsApi.references, async (ctx) => {
+    const project = await visibleProject(app.db, principalOf(ctx), { id: ctx.params.projectId! });
+    const variables = await loadProjectVariables(app.db, app.keyring, project.id);
+    const services = variables.services.map((s) => ({ ...s, variables: variables.variablesOf(s.id).map(({ row, value }) => ({ key: row.key, value })) }));
+    ctx.body = { references: referenceEdges(services) };
   });
 }
