@@ -18,9 +18,11 @@ const COLUMNS = `a.position, a.event_id, a.stream_id, a.revision, a.type, a.sche
   a.correlation_id, a.causation_id, a.data`;
 
 export interface AuditFilter {
-  /** Exclusive; null starts at the beginning. */
+  /** Exclusive; null starts at the beginning (the newest end with `desc`). */
   after: string | null;
   limit: number;
+  /** Oldest first (the default) or newest first, where `after` means older than. */
+  order?: 'asc' | 'desc';
   /** Only what this project may see: its own streams, and the events that moved a service out of it. */
   projectId?: string;
   stream?: string;
@@ -28,13 +30,20 @@ export interface AuditFilter {
   correlationId?: string;
   actor?: string;
   type?: string;
+  excludeType?: string;
 }
 
-/** One page of history after `after`, narrowed by any of project, stream, correlation id, actor and type. */
+/**
+ * One page of history after `after` (before it, newest first, with `desc`), narrowed by any of project, stream,
+ * correlation id, actor and type, or all but one type.
+ */
 export async function listAuditEvents(db: SqlExecutor, options: AuditFilter): Promise<AuditRow[]> {
-  const params: SqlValue[] = [options.after ?? ''];
-  const where = [`a.position > $1`];
+  const params: SqlValue[] = [];
   const bind = (value: SqlValue) => `$${params.push(value)}`;
+  const descending = options.order === 'desc';
+  const where: string[] = [];
+  if (!descending) where.push(`a.position > ${bind(options.after ?? '')}`);
+  else if (options.after) where.push(`a.position < ${bind(options.after)}`);
   if (options.projectId) {
     const p = bind(options.projectId);
     where.push(`(a.project_id = ${p} or a.previous_project_id = ${p})`);
@@ -43,8 +52,9 @@ export async function listAuditEvents(db: SqlExecutor, options: AuditFilter): Pr
   if (options.correlationId) where.push(`a.correlation_id = ${bind(options.correlationId)}`);
   if (options.actor) where.push(`a.actor = ${bind(options.actor)}`);
   if (options.type) where.push(`a.type = ${bind(options.type)}`);
+  if (options.excludeType) where.push(`a.type <> ${bind(options.excludeType)}`);
   const { rows } = await db.query<AuditRow>(
-    `select ${COLUMNS} from rm_audit_log a where ${where.join(' and ')} order by a.position limit ${bind(options.limit)}`,
+    `select ${COLUMNS} from rm_audit_log a ${where.length ? `where ${where.join(' and ')}` : ''} order by a.position ${descending ? 'desc' : 'asc'} limit ${bind(options.limit)}`,
     params,
   );
   return rows;

@@ -88,6 +88,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{projectId}/references": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The `${service.KEY}` references between the project’s services: which variable uses which (never a value)
+         * @description One entry per variable and referenced variable, in the order of the services and their variables. A reference to a service that does not exist, or to the service itself, is left out; one to a variable the named service does not have is listed (it stays unresolved).
+         *
+         *     Any key (read or write).
+         */
+        get: operations["listProjectReferences"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{projectId}/services": {
         parameters: {
             query?: never;
@@ -1488,8 +1510,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The whole event history, oldest first, in pages
-         * @description Any key (read or write). A key scoped to some projects is refused.
+         * The whole event history, oldest first (or newest first), in pages
+         * @description In pages of `limit` events by position: oldest first, or newest first with `order=desc` (then `after` means older than). Each page’s `next` is the last position it lists: pass it as `after`, with the same order and filters, for the page that follows; it is null at the end.
+         *
+         *     Any key (read or write). A key scoped to some projects is refused.
          */
         get: operations["listEvents"];
         put?: never;
@@ -1508,8 +1532,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The event history of one project and its services, oldest first, in pages
-         * @description Any key (read or write).
+         * The event history of one project and its services, oldest first (or newest first), in pages
+         * @description In pages of `limit` events by position: oldest first, or newest first with `order=desc` (then `after` means older than). Each page’s `next` is the last position it lists: pass it as `after`, with the same order and filters, for the page that follows; it is null at the end.
+         *
+         *     Any key (read or write).
          */
         get: operations["listProjectEvents"];
         put?: never;
@@ -1867,6 +1893,22 @@ export interface components {
             /** @description A reference such as `${db.DATABASE_URL}`. */
             value: string;
             label: string;
+        };
+        ServiceReference: {
+            /**
+             * Format: uuid
+             * @description The service whose variable holds the reference.
+             */
+            fromServiceId: string;
+            /** @description That variable. */
+            key: string;
+            /**
+             * Format: uuid
+             * @description The service the reference names.
+             */
+            toServiceId: string;
+            /** @description The variable of that service it names. */
+            toKey: string;
         };
         Deployment: {
             /** Format: uuid */
@@ -2920,6 +2962,34 @@ export interface operations {
                 content: {
                     "application/json": {
                         suggestions: components["schemas"]["DatabaseVariableSuggestion"][];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    listProjectReferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        references: components["schemas"]["ServiceReference"][];
                     };
                 };
             };
@@ -6580,10 +6650,12 @@ export interface operations {
             query?: {
                 after?: string;
                 limit?: number;
+                order?: "asc" | "desc";
                 stream?: string;
                 correlationId?: string;
                 actor?: string;
                 type?: string;
+                excludeType?: string;
             };
             header?: never;
             path?: never;
@@ -6599,7 +6671,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         events: components["schemas"]["AuditEvent"][];
-                        /** @description Pass as `after` for the next page; null at the end. */
+                        /** @description The last position listed: pass it as `after` (with the same `order`) for the next page; null at the end. */
                         next: string | null;
                     };
                 };
@@ -6616,10 +6688,12 @@ export interface operations {
             query?: {
                 after?: string;
                 limit?: number;
+                order?: "asc" | "desc";
                 stream?: string;
                 correlationId?: string;
                 actor?: string;
                 type?: string;
+                excludeType?: string;
             };
             header?: never;
             path: {
@@ -6637,7 +6711,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         events: components["schemas"]["AuditEvent"][];
-                        /** @description Pass as `after` for the next page; null at the end. */
+                        /** @description The last position listed: pass it as `after` (with the same `order`) for the next page; null at the end. */
                         next: string | null;
                     };
                 };

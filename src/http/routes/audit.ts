@@ -8,15 +8,17 @@ import { auditApi, auditQuery } from '../contract/audit.js';
 import { parseInput } from '../validation.js';
 
 async function page(app: Slipway, query: unknown, projectId?: string) {
-  const { after, limit, stream, correlationId, actor, type } = parseInput(auditQuery, query);
+  const { after, limit, order, stream, correlationId, actor, type, excludeType } = parseInput(auditQuery, query);
   const rows = await listAuditEvents(app.db, {
     after: after || null,
     limit,
+    order,
     ...(projectId ? { projectId } : {}),
     ...(stream ? { stream } : {}),
     ...(correlationId ? { correlationId } : {}),
     ...(actor ? { actor } : {}),
     ...(type ? { type } : {}),
+    ...(excludeType ? { excludeType } : {}),
   });
   return { events: rows.map(presentAuditEvent), next: rows.length === limit ? rows[rows.length - 1]!.position : null };
 }
