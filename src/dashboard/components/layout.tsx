@@ -4,6 +4,7 @@ import { useLocation } from 'preact-iso';
 import { useEffect, useRef } from 'preact/hooks';
 import { useLiveReload } from '../live-reload.js';
 import { loadProjects, projects } from '../projects-store.js';
+import { CommandPalette } from './command-palette.js';
 import { FeedStatus } from './feed-status.js';
 import { Sidebar } from './sidebar.js';
 import { TopBar } from './top-bar.js';
@@ -47,6 +48,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
           </main>
         </div>
       </div>
+      <CommandPalette />
       <Toaster />
     </>
   );

@@ -1,6 +1,7 @@
 import type { Ref } from 'preact';
 import { signOut } from '../session-actions.js';
 import { Breadcrumbs } from './breadcrumbs.js';
+import { paletteOpen } from './command-palette.js';
 import { MenuIcon, SignOutIcon } from './ui/icons.js';
 import { Who } from './who.js';
 
@@ -12,6 +13,9 @@ export function TopBar({ menuOpen, toggleMenu, menuButton }: { menuOpen: boolean
         <MenuIcon />
       </button>
       <Breadcrumbs />
+      <button type="button" class="palette-button btn-ghost" aria-keyshortcuts="Control+K Meta+K" onClick={() => (paletteOpen.value = true)}>
+        Search or run… <kbd>Ctrl K</kbd>
+      </button>
       <div class="account">
         <Who />
         <button type="button" class="btn-ghost" onClick={() => void signOut()}>
