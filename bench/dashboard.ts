@@ -5,11 +5,12 @@ import { dockerUnavailable, removeProjectLeftovers, TEST_IMAGES } from '../test/
 import { startGitServer } from '../test/helpers/git-server.js';
 import { startTestServer } from '../test/helpers/test-server.js';
 import { median } from './deploy.js';
+import { lighthouseScores } from './lighthouse.js';
 import { line } from './print.js';
 
 const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))]!;
 
-/** The dashboard in Debian's Chromium: the first screen, and a build's lines from the build's clock to the page. */
+/** The dashboard in Debian's Chromium: the first screen, Lighthouse's scores, and a build's lines from the build's clock to the page. */
 export async function dashboardBenchmarks() {
   const skip = requireChromium() || (await dockerUnavailable());
   if (skip) {
@@ -38,6 +39,14 @@ export async function dashboardBenchmarks() {
       firstScreen.push(performance.now() - started);
     }
     line('dashboard: the projects screen, signed in, no cache (median / p99 of 10)', `${median(firstScreen).toFixed(0)} ms / ${p99(firstScreen).toFixed(0)} ms`);
+    await page.setCacheEnabled(true);
+    const first = (await s.call('GET', `/api/projects/${project.id}`)).body.project as { services: { id: string }[] };
+    await lighthouseScores(page, [
+      { name: 'projects', url: `${s.url}/` },
+      { name: 'project', url: `${s.url}/projects/${project.id}` },
+      { name: 'service', url: `${s.url}/services/${first.services[0]!.id}` },
+      { name: 'installation', url: `${s.url}/installation` },
+    ]);
 
     // Each line carries the build's clock; the page notes when each line element appears.
     const ticks = `FROM ${TEST_IMAGES.python}\nRUN for i in $(seq 1 40); do echo "tick $(date +%s%N)"; sleep 0.05; done # ${Date.now()}\nCMD ["python3", "-c", "print(1)"]\n`;
