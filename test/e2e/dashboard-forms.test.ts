@@ -55,7 +55,8 @@ const activeElement = (page: Page) =>
 /** Shows the panel of the installation's tab `label`, where the screen has tabs; waits for `ready` in it. */
 async function showPanel(page: Page, label: string, ready: string) {
   const tab = await page.$(`xpath/.//*[@role="tab"][normalize-space(.)="${label}"]`);
-  if (tab) await tab.click();
+  // A click in the DOM: scrolled into view, the tab can sit under the sticky top bar, where a mouse click would land.
+  if (tab) await tab.evaluate((b) => (b as unknown as { click(): void }).click());
   await page.waitForSelector(ready);
 }
 /** Waits until `selector`'s text is `text`; says what it was instead if it never is. */
