@@ -47,15 +47,22 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
     t.equal(await reader.$('#new-project'), null, 'no create form');
     t.equal(await reader.$('button.danger'), null, 'no delete buttons');
     const web = await createService(s, mine.id, { name: 'web', repoUrl: 'docker-image', dockerImage: 'example/web:1', branch: 'main', runtimeMode: 'web', internalPort: 8080, env: [{ key: 'GREETING', value: 'hi' }] });
-    await reader.goto(`${s.url}/services/${web.id}`, { waitUntil: 'networkidle0' });
+    // Signed in, a page keeps the change feed open: the network is never idle, so the tests wait for what they read.
+    await reader.goto(`${s.url}/services/${web.id}`, { waitUntil: 'domcontentloaded' });
     await reader.waitForSelector('main h1');
     const buttons = await reader.$$eval('main button', (els) => els.map((e) => e.textContent?.trim()));
     t.same(buttons.filter((b) => !/^(Log|Reveal.*)$/.test(b ?? '')), [], `only reading buttons on a service (${buttons.join(', ')})`);
     const fields = await reader.$$eval('main form input:not([type=search]):not([disabled]), main textarea:not([disabled])', (els) => els.map((e) => e.outerHTML));
     t.same(fields, [], 'no field to change anything (settings are shown disabled)');
-    await reader.goto(`${s.url}/installation`, { waitUntil: 'networkidle0' });
+    await reader.goto(`${s.url}/installation`, { waitUntil: 'domcontentloaded' });
     await reader.waitForSelector('main h1');
-    t.equal(await reader.$('main form, main button.danger, #key-name'), null, 'no settings, channels, connections or keys to change');
+    const tabs = await reader.$$eval('[role=tab]', (els) => els.map((e) => e.textContent ?? ''));
+    t.same(tabs, ['Health', 'Notifications', 'Cluster'], 'no settings, connections or keys tabs');
+    for (const tab of tabs) {
+      await reader.click(`xpath/.//button[@role="tab"][normalize-space(.)="${tab}"]`);
+      await reader.waitForFunction(`document.querySelector('[role=tab][aria-selected=true]')?.textContent === ${JSON.stringify(tab)} && document.querySelector('[role=tabpanel] h2')`);
+      t.equal(await reader.$('main form, main button.danger, #key-name'), null, `${tab}: nothing to change`);
+    }
     const scoped = await signedIn((await createKey(s, 'write', [mine.id])).secret);
     await scoped.waitForSelector('.card h2');
     t.same(await scoped.$$eval('.card h2', (els) => els.map((e) => e.textContent)), ['Mine']);
@@ -63,7 +70,7 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
 
   await t.test('installation: a key created with a scope is shown once and can be revoked; the audit log shows it; both screens accessible', async (t) => {
     const page = await signedIn(s.key);
-    await page.goto(s.url + '/installation', { waitUntil: 'networkidle0' });
+    await page.goto(s.url + '/installation?tab=keys', { waitUntil: 'domcontentloaded' });
     await page.waitForSelector('#key-name');
     t.same(await seriousViolations(page), [], 'the installation screen is accessible');
     await page.type('#key-name', 'from-the-browser');
@@ -78,18 +85,20 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
     t.equal(await answerDialog(page), 'Revoke the API key from-the-browser?', 'the dialog names the key');
     await page.waitForSelector('xpath/.//tr[td[1][text()="from-the-browser"]][contains(@class, "revoked")]');
     t.equal((await s.call('GET', '/api/projects', { key: secret })).status, 401, 'revoked');
+    await page.click('xpath/.//button[@role="tab"][normalize-space(.)="Settings"]');
     const idle = await page.waitForSelector('#setting-sessionIdleMinutes');
     await idle!.click({ count: 3 });
     await page.keyboard.type('30');
     await page.click('xpath/.//section[@aria-labelledby="general"]//button[normalize-space(.)="Save settings"]');
     await page.waitForSelector('xpath/.//section[@aria-labelledby="general"]//p[text()="Saved."]');
     t.equal((await s.call('GET', '/api/settings')).body.settings.sessionIdleMinutes, 30, 'a setting changed from the page');
-    await page.goto(s.url + '/audit', { waitUntil: 'networkidle0' });
+    await page.goto(s.url + '/audit', { waitUntil: 'domcontentloaded' });
+    await page.waitForSelector('.audit-log');
     await page.type('#filter-type', 'ApiKeyRevoked');
     await page.keyboard.press('Tab');
     await page.waitForFunction("[...document.querySelectorAll('.audit-log summary strong')].some((e) => e.textContent === 'ApiKeyRevoked')");
     t.same(await seriousViolations(page), [], 'the audit log screen is accessible');
-    await page.goto(s.url + '/history', { waitUntil: 'networkidle0' });
+    await page.goto(s.url + '/history', { waitUntil: 'domcontentloaded' });
     await page.waitForFunction("document.querySelector('main h1')?.textContent === 'Audit log'");
     t.pass('its former address /history still opens it');
   });
@@ -151,7 +160,7 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
     page.on('request', (r) => {
       if (r.method() === 'PATCH') patches.push(JSON.parse(r.postData() ?? 'null'));
     });
-    await page.goto(`${s.url}/services/${api.id}`, { waitUntil: 'networkidle0' });
+    await page.goto(`${s.url}/services/${api.id}`, { waitUntil: 'domcontentloaded' });
     const form = 'section[aria-labelledby="settings"]';
     await page.waitForSelector(`${form} #set-releases`);
     const values = await page.$$eval(`${form} input`, (els) => els.map((e) => (e as unknown as { value: string }).value));
@@ -187,7 +196,7 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
     t.same(await page.$$eval(`${form} #set-install, ${form} #set-build, ${form} #set-start`, (els) => els.length), 0, 'an image has no build commands to set');
 
     const db = await createService(s, mine.id, { name: 'settings-db', repoFullName: 'database:postgres', repoUrl: 'database', branch: 'main', internalPort: 5432, env: [] });
-    await page.goto(`${s.url}/services/${db.id}`, { waitUntil: 'networkidle0' });
+    await page.goto(`${s.url}/services/${db.id}`, { waitUntil: 'domcontentloaded' });
     await page.waitForSelector(`${form} #set-memory`);
     const shown = await page.$$eval(`${form} input`, (els) => els.map((e) => e.id));
     t.same(shown.filter((id) => ['set-install', 'set-build', 'set-start', 'set-port', 'set-health'].includes(id)), [], `a database shows no commands, port or health path (${shown.join(', ')})`);
@@ -198,7 +207,7 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
     const page = await signedIn(key.secret);
     await page.waitForSelector('.card h2');
     t.equal((await s.call('DELETE', `/api/keys/${key.key.id}`)).status, 200);
-    await page.reload({ waitUntil: 'networkidle0' });
+    await page.reload({ waitUntil: 'domcontentloaded' });
     await page.waitForSelector('#api-key');
     t.pass('signed out');
   });

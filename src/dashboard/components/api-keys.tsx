@@ -7,6 +7,8 @@ import { DangerButton } from './danger-button.js';
 import { FieldError, invalidProps } from './field-error.js';
 import { TableHead } from './table-head.js';
 import { confirmDialog } from './ui/dialog.js';
+import { RelativeTime } from './ui/relative-time.js';
+import { TableScroll } from './ui/table-scroll.js';
 
 type Key = GetAnswer<'/api/keys'>['keys'][number];
 type Project = GetAnswer<'/api/projects'>['projects'][number];
@@ -75,29 +77,33 @@ export function ApiKeys() {
           </button>
         </p>
       )}
-      <table>
-        <TableHead columns={['Name', 'Access', 'Projects', 'Starts with']} actions />
-        <tbody>
-          {keys.value.map((k) => (
-            <tr key={k.id} class={k.revokedAt ? 'revoked' : undefined}>
-              <td>{k.name}</td>
-              <td>{k.access}</td>
-              <td>{k.projectIds === null ? 'every project' : k.projectIds.map((id) => projects.value.find((p) => p.id === id)?.name ?? id).join(', ')}</td>
-              <td>
-                <code>{k.prefix}</code>
-              </td>
-              <td>
-                {k.revokedAt ? (
-                  `revoked ${k.revokedAt.slice(0, 10)}`
-                ) : (
-                  <DangerButton label="Revoke" what={k.name} onClick={() => void revoke(k)} />
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <form class="filters" onSubmit={create}>
+      <TableScroll label="API keys">
+        <table>
+          <TableHead columns={['Name', 'Access', 'Projects', 'Starts with']} actions />
+          <tbody>
+            {keys.value.map((k) => (
+              <tr key={k.id} class={k.revokedAt ? 'revoked' : undefined}>
+                <td>{k.name}</td>
+                <td>{k.access}</td>
+                <td>{k.projectIds === null ? 'every project' : k.projectIds.map((id) => projects.value.find((p) => p.id === id)?.name ?? id).join(', ')}</td>
+                <td>
+                  <code>{k.prefix}</code>
+                </td>
+                <td>
+                  {k.revokedAt ? (
+                    <>
+                      revoked <RelativeTime at={k.revokedAt} />
+                    </>
+                  ) : (
+                    <DangerButton label="Revoke" what={k.name} onClick={() => void revoke(k)} />
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
+      <form class="settings new-key" aria-label="New key" onSubmit={create}>
         <label for="key-name">New key</label>
         <input id="key-name" required maxLength={100} value={name.value} onInput={(e) => (name.value = e.currentTarget.value)} {...invalid('name')} />
         {fieldError('name')}

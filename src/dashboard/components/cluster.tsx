@@ -7,6 +7,8 @@ import { DangerButton } from './danger-button.js';
 import { ErrorNote } from './error-note.js';
 import { FieldError, invalidProps } from './field-error.js';
 import { TableHead } from './table-head.js';
+import { Badge } from './ui/badge.js';
+import { TableScroll } from './ui/table-scroll.js';
 import { confirmDialog } from './ui/dialog.js';
 
 type ClusterInfo = NonNullable<GetAnswer<'/api/cluster'>['cluster']>;
@@ -114,40 +116,44 @@ export function Cluster() {
               Add a server
             </button>
           )}
-          <table>
-            <TableHead columns={['Node', 'Role', 'State', 'Availability', 'Address', 'CPUs, memory', 'Labels', 'Tasks', 'Databases']} actions={canWrite.value} />
-            <tbody>
-              {nodes.value.map((n) => (
-                <tr key={n.id}>
-                  <td>{n.hostname}</td>
-                  <td>{n.role + (n.leader ? ' (leader)' : '')}</td>
-                  <td>
-                    {n.state}
-                    {n.noNewPrivileges === false && <small> (its Docker does not set no-new-privileges)</small>}
-                  </td>
-                  <td>{n.availability}</td>
-                  <td>{n.address}</td>
-                  <td>{`${n.cpus} CPUs, ${gib(n.memoryBytes)}`}</td>
-                  <td>{Object.entries(n.labels).map(([k, v]) => `${k}=${v}`).join(', ')}</td>
-                  <td>{n.tasks.filter((t) => t.state === 'running').length}</td>
-                  <td>{n.databases.map((d) => d.name).join(', ')}</td>
-                  {canWrite.value && (
+          <TableScroll label="Nodes">
+            <table>
+              <TableHead columns={['Node', 'Role', 'State', 'Availability', 'Address', 'CPUs, memory', 'Labels', 'Tasks', 'Databases']} actions={canWrite.value} />
+              <tbody>
+                {nodes.value.map((n) => (
+                  <tr key={n.id}>
+                    <td>{n.hostname}</td>
+                    <td>{n.role + (n.leader ? ' (leader)' : '')}</td>
                     <td>
-                      {n.role === 'worker' &&
-                        AVAILABILITIES.filter((a) => a !== n.availability).map((a) => (
-                          <button key={a} type="button" onClick={() => void setAvailability(n, a)}>
-                            {a === 'active' ? 'Activate' : a === 'pause' ? 'Pause' : 'Drain'} <span class="visually-hidden">{n.hostname}</span>
-                          </button>
-                        ))}
-                      {n.role === 'worker' && n.availability === 'drain' && n.state !== 'ready' && (
-                        <DangerButton label="Remove" what={n.hostname} onClick={() => void remove(n)} />
-                      )}
+                      <Badge status={n.state} />
+                      {n.noNewPrivileges === false && <small> (its Docker does not set no-new-privileges)</small>}
                     </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                    <td>
+                      <Badge status={n.availability} />
+                    </td>
+                    <td>{n.address}</td>
+                    <td>{`${n.cpus} CPUs, ${gib(n.memoryBytes)}`}</td>
+                    <td>{Object.entries(n.labels).map(([k, v]) => `${k}=${v}`).join(', ')}</td>
+                    <td>{n.tasks.filter((t) => t.state === 'running').length}</td>
+                    <td>{n.databases.map((d) => d.name).join(', ')}</td>
+                    {canWrite.value && (
+                      <td>
+                        {n.role === 'worker' &&
+                          AVAILABILITIES.filter((a) => a !== n.availability).map((a) => (
+                            <button key={a} type="button" onClick={() => void setAvailability(n, a)}>
+                              {a === 'active' ? 'Activate' : a === 'pause' ? 'Pause' : 'Drain'} <span class="visually-hidden">{n.hostname}</span>
+                            </button>
+                          ))}
+                        {n.role === 'worker' && n.availability === 'drain' && n.state !== 'ready' && (
+                          <DangerButton label="Remove" what={n.hostname} onClick={() => void remove(n)} />
+                        )}
+                      </td>
+                    )}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
         </>
       )}
     </section>

@@ -6,6 +6,7 @@ import { ConnectionForm, type ConnectionField } from './connection-form.js';
 import { DangerButton } from './danger-button.js';
 import { ErrorNote } from './error-note.js';
 import { confirmDialog } from './ui/dialog.js';
+import { RelativeTime } from './ui/relative-time.js';
 
 type Settings = GetAnswer<'/api/settings'>['settings'];
 type BodyOf<P extends '/api/settings/dns-providers/{providerId}' | '/api/settings/remote-storage'> = paths[P]['put']['requestBody']['content']['application/json'];
@@ -36,7 +37,6 @@ const STORAGE_FIELDS: ConnectionField[] = [
   { name: 'forcePathStyle', label: 'Path-style addressing (MinIO)', kind: 'boolean' },
 ];
 
-const when = (at: string) => at.replace('T', ' ').slice(0, 16);
 /** A connection is saved whole: the API keeps nothing of the one it replaces. */
 const REPLACES = 'Saving replaces the whole connection: a field left empty is not kept from the current one.';
 
@@ -78,7 +78,14 @@ export function Connections() {
         {s.dnsProviders.map((p) => (
           <details key={p.id} open={p.connected}>
             <summary>
-              {p.name} — {p.connected ? `connected ${when(p.connectedAt)}, zones: ${p.zones.join(', ') || 'none'}` : 'not connected'}
+              <strong>{p.name}</strong> —{' '}
+              {p.connected ? (
+                <>
+                  connected <RelativeTime at={p.connectedAt} />, zones: {p.zones.join(', ') || 'none'}
+                </>
+              ) : (
+                'not connected'
+              )}
             </summary>
             {p.connected && (
               <DangerButton
@@ -102,11 +109,20 @@ export function Connections() {
         <p class="type">Failed deployments are explained by the connected provider; the built-in rules work offline.</p>
         {s.aiProviders.map((p) =>
           p.id === 'builtin' ? (
-            <p key={p.id}>{p.name} — always on</p>
+            <p key={p.id} class="always-on">
+              <strong>{p.name}</strong> — always on
+            </p>
           ) : (
             <details key={p.id} open={p.connected}>
               <summary>
-                {p.name} — {'models' in p ? `connected ${when(p.connectedAt)}, model ${p.defaultModel ?? p.models[0] ?? 'default'}` : 'not connected'}
+                <strong>{p.name}</strong> —{' '}
+                {'models' in p ? (
+                  <>
+                    connected <RelativeTime at={p.connectedAt} />, model {p.defaultModel ?? p.models[0] ?? 'default'}
+                  </>
+                ) : (
+                  'not connected'
+                )}
               </summary>
               {p.connected && (
                 <DangerButton
@@ -131,7 +147,7 @@ export function Connections() {
         <h2 id="remote-storage">Remote storage for backups</h2>
         {'bucket' in storage ? (
           <p>
-            Connected {when(storage.connectedAt)}: <code>{storage.bucket}</code> at {storage.endpoint} ({storage.region}), key {storage.accessKeyId}
+            Connected <RelativeTime at={storage.connectedAt} />: <code>{storage.bucket}</code> at {storage.endpoint} ({storage.region}), key {storage.accessKeyId}
             {storage.prefix && `, prefix ${storage.prefix}`}{' '}
             <DangerButton
               label="Disconnect"

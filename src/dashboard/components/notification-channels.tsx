@@ -9,6 +9,7 @@ import { ErrorNote } from './error-note.js';
 import { DangerButton } from './danger-button.js';
 import { FieldError, invalidProps } from './field-error.js';
 import { confirmDialog } from './ui/dialog.js';
+import { Badge } from './ui/badge.js';
 
 type Channel = GetAnswer<'/api/notification-channels'>['channels'][number];
 
@@ -116,17 +117,22 @@ export function NotificationChannels() {
           The signing secret, shown this once: <code>{secret.value}</code>
         </p>
       )}
-      <ul>
+      <ul class="item-list">
         {channels.value.map((c) => (
           <li key={c.id}>
-            <strong>{c.name}</strong> ({c.type}) — {c.events.join(', ')} — <span class={c.status === 'failing' ? 'error' : ''}>{c.status}</span>{' '}
+            <div class="item-main">
+              <p class="item-title">
+                <strong>{c.name}</strong> <span class="muted">{c.type}</span> <Badge status={c.status} />
+              </p>
+              <p class="item-detail">{c.events.join(', ')}</p>
+            </div>
             {canWrite.value && (
-              <>
+              <div class="row-actions">
                 <button type="button" onClick={() => void test(c)}>
                   Send a test <span class="visually-hidden">to {c.name}</span>
                 </button>
                 <DangerButton label="Delete" what={c.name} onClick={() => void remove(c)} />
-              </>
+              </div>
             )}
           </li>
         ))}

@@ -4,6 +4,8 @@ import { api, messageOf, type GetAnswer } from '../api.js';
 import { canWrite } from '../session.js';
 import { ErrorNote } from './error-note.js';
 import { TableHead } from './table-head.js';
+import { Badge } from './ui/badge.js';
+import { TableScroll } from './ui/table-scroll.js';
 
 type Health = GetAnswer<'/api/health'>;
 type Parked = GetAnswer<'/api/health/parked'>['parked'][number];
@@ -39,36 +41,48 @@ export function ReadModelHealth() {
   const h = health.value;
   return (
     <section aria-labelledby="health">
-      <h2 id="health">Health {h && <span class={h.ok ? 'status-active' : 'status-failed'}>{h.ok ? 'ok' : 'needs attention'}</span>}</h2>
+      <h2 id="health" class="section-title">
+        Health {h && <Badge status={h.ok ? 'ok' : 'failing'}>{h.ok ? 'ok' : 'needs attention'}</Badge>}
+      </h2>
       <ErrorNote message={error.value} />
       {h && (
         <>
-          <ul>
-            <li>Docker host: {h.docker.ok ? 'ok' : h.docker.detail}</li>
-            <li>Proxy: {h.proxy.ok ? 'ok' : h.proxy.detail}</li>
+          <ul class="checks">
+            <li>
+              <span class={`dot tone-${h.docker.ok ? 'success' : 'danger'}`} aria-hidden="true" />
+              Docker host: {h.docker.ok ? 'ok' : h.docker.detail}
+            </li>
+            <li>
+              <span class={`dot tone-${h.proxy.ok ? 'success' : 'danger'}`} aria-hidden="true" />
+              Proxy: {h.proxy.ok ? 'ok' : h.proxy.detail}
+            </li>
             {h.warnings.map((w) => (
               <li key={w} class="error">
                 {w}
               </li>
             ))}
           </ul>
-          <table>
-            <TableHead columns={['Read model', 'State', 'Behind', 'Parked']} />
-            <tbody>
-              {h.projectors.map((p) => (
-                <tr key={p.name}>
-                  <td>{p.name}</td>
-                  <td>{p.state}</td>
-                  <td>{p.behind}</td>
-                  <td>{p.parked}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <TableScroll label="Read models">
+            <table>
+              <TableHead columns={['Read model', 'State', 'Behind', 'Parked']} />
+              <tbody>
+                {h.projectors.map((p) => (
+                  <tr key={p.name}>
+                    <td class="mono">{p.name}</td>
+                    <td>
+                      <Badge status={p.state} />
+                    </td>
+                    <td>{p.behind}</td>
+                    <td>{p.parked}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
         </>
       )}
       {parked.value.length > 0 && (
-        <ul>
+        <ul class="item-list" aria-label="Parked events">
           {parked.value.map((p) => (
             <li key={`${p.projector}/${p.eventId}`}>
               {p.projector}: {p.type} on {p.streamId} — {p.error}{' '}

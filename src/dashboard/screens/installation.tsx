@@ -4,20 +4,48 @@ import { Connections } from '../components/connections.js';
 import { GeneralSettings } from '../components/general-settings.js';
 import { NotificationChannels } from '../components/notification-channels.js';
 import { ReadModelHealth } from '../components/read-model-health.js';
+import { Tabs, type Tab } from '../components/ui/tabs.js';
 import { session } from '../session.js';
 
-/** The installation: what an all-project key manages, and the health of the whole. */
+const PANELS = {
+  health: ReadModelHealth,
+  notifications: NotificationChannels,
+  cluster: Cluster,
+  settings: GeneralSettings,
+  connections: Connections,
+  keys: ApiKeys,
+};
+
+/** The installation: what an all-project key manages, and the health of the whole, one tab each. */
 export function InstallationScreen() {
-  const allProjectWriter = session.value?.access === 'write' && session.value.projectIds === null;
+  const allProjects = session.value?.projectIds === null;
+  const allProjectWriter = session.value?.access === 'write' && allProjects;
+  const tabs: Tab<keyof typeof PANELS>[] = [
+    { id: 'health', label: 'Health' },
+    { id: 'notifications', label: 'Notifications' },
+    ...(allProjects ? [{ id: 'cluster' as const, label: 'Cluster' }] : []),
+    ...(allProjectWriter
+      ? [
+          { id: 'settings' as const, label: 'Settings' },
+          { id: 'connections' as const, label: 'Connections' },
+          { id: 'keys' as const, label: 'API keys' },
+        ]
+      : []),
+  ];
   return (
     <section>
-      <h1>Installation</h1>
-      <ReadModelHealth />
-      <NotificationChannels />
-      {session.value?.projectIds === null && <Cluster />}
-      {allProjectWriter && <GeneralSettings />}
-      {allProjectWriter && <Connections />}
-      {allProjectWriter && <ApiKeys />}
+      <div class="page-header">
+        <div>
+          <h1>Installation</h1>
+          <p>The health of this Slipway, where it sends notifications{allProjectWriter ? ', its settings, connections and API keys' : ''}.</p>
+        </div>
+      </div>
+      <Tabs label="Installation" tabs={tabs}>
+        {(selected) => {
+          const Panel = PANELS[selected];
+          return <Panel />;
+        }}
+      </Tabs>
     </section>
   );
 }
