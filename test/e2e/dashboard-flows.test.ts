@@ -20,7 +20,8 @@ t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres
 
   /** Creates a service on the projects screen, as a user would; the page moves to it. */
   const createInBrowser = async (name: string, fill: (field: (name: string) => string) => Promise<void>) => {
-    await page.goto(s.url + '/', { waitUntil: 'networkidle0' });
+    // Not network idle: the change feed's stream stays open on every signed-in page.
+    await page.goto(s.url + '/', { waitUntil: 'domcontentloaded' });
     const field = (f: string) => `#new-${project.id}-${f}`;
     // Opening the form is the user's click on "Add a service"; under load a click can land while the list still
     // lays out, so it is given again until the form shows.
