@@ -116,3 +116,20 @@ t.test("a session's feed does not keep it alive, and ends with it", async (t) =>
   await reader.ended;
   t.equal(reader.events.at(-1)!.event, 'end');
 });
+
+t.test('a key holds at most 20 feeds open; closing one makes room', async (t) => {
+  const key = await createKey(s, 'read', null);
+  const open = [];
+  for (let i = 0; i < 20; i++) open.push(await feed(key.secret));
+  assertError(t, await s.call('GET', '/api/changes', { key: key.secret }), 429, 'rate_limited', 'a 21st');
+  const other = await readSse(`${s.url}/api/changes`, s.key);
+  t.equal(other.status, 200, "another key's count is its own");
+  other.close();
+  open[0]!.close();
+  const again = await waitForValue('room for one more', async () => (await readSse(`${s.url}/api/changes`, key.secret)), (r) => {
+    if (r.status !== 200) r.close();
+    return r.status === 200;
+  });
+  again.close();
+  for (const r of open) r.close();
+});

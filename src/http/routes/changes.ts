@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import { lastChangePosition, listChanges, type ChangeRow } from '../../../projections/change-queries.js';
 import type { Slipway } from '../../slipway.js';
 import { canSee, principalOf, visibleProject } from '../auth.js';
+import { HttpError } from '../errors.js';
 import type { ChangeFeed, ChangeNews } from '../change-feed.js';
 import { changesApi } from '../contract/changes.js';
 import { route } from '../contract/endpoint.js';
@@ -15,6 +16,8 @@ import { parseInput } from '../validation.js';
 /** More missed than this and the client is told to reload everything instead. */
 const CATCH_UP_LIMIT = 1_000;
 const KEEP_ALIVE_MS = 25_000;
+/** Open feeds per key: a dashboard holds one per tab; a hostile key cannot hold the server's sockets. */
+export const FEEDS_PER_KEY = 20;
 
 /**
  * Whether the request's credential still stands: its session (not counted as use, so an open feed does not
@@ -30,6 +33,7 @@ function standingOf(ctx: Context, principal: Principal, credentials: { keys: Pri
 }
 
 export function changeRoutes(router: Router, app: Slipway, feed: ChangeFeed, credentials: { keys: PrincipalCache; sessions: SessionAuth }) {
+  const openFeeds = new Map<string, number>();
   route(router, changesApi.stream, async (ctx) => {
     const principal = principalOf(ctx);
     const query = parseInput(changesApi.stream.query, ctx.query);
@@ -42,6 +46,10 @@ export function changeRoutes(router: Router, app: Slipway, feed: ChangeFeed, cre
       row.project_id === null
         ? project === null && principal.projectIds === null
         : [row.project_id, row.previous_project_id].some((p) => p !== null && canSee(principal, p) && (project === null || p === project.id));
+
+    const open = openFeeds.get(principal.keyId) ?? 0;
+    if (open >= FEEDS_PER_KEY) throw new HttpError(429, 'rate_limited', `this key already has ${FEEDS_PER_KEY} change feeds open: close one first`);
+    openFeeds.set(principal.keyId, open + 1);
 
     const sse = openSse(ctx);
     sse.retry(1_000);
@@ -71,6 +79,9 @@ export function changeRoutes(router: Router, app: Slipway, feed: ChangeFeed, cre
     sse.onClose(() => {
       unsubscribe();
       clearInterval(keepAlive);
+      const left = (openFeeds.get(principal.keyId) ?? 1) - 1;
+      if (left > 0) openFeeds.set(principal.keyId, left);
+      else openFeeds.delete(principal.keyId);
     });
 
     const catchUp = async () => {
