@@ -1,6 +1,8 @@
 // Regenerates the README's screenshots of the dashboard: `npm run screenshots` (Docker, the test images and Chromium, as npm test sets up).
+// Every screen at 1,440 × 900 in the light and the dark theme (`<name>.png`, `<name>-dark.png`), and two on a phone.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { BrowserContext, Page } from 'puppeteer-core';
 import { createProject, createService } from '../test/helpers/api-suite.js';
 import { launchChromium } from '../test/helpers/browser.js';
 import { deployEnv, waitForDeployment } from '../test/helpers/deploy.js';
@@ -14,6 +16,7 @@ mkdirSync(OUT, { recursive: true });
 const { env } = await deployEnv(DB_IMAGE_ENV);
 const s = await startTestServer(env);
 const project = await createProject(s, 'Shop');
+const blog = await createProject(s, 'Blog');
 const browser = await launchChromium();
 try {
   const web = await createService(s, project.id, { name: 'web', repoUrl: 'docker-image', dockerImage: TEST_IMAGES.web, branch: 'main', runtimeMode: 'web', internalPort: 8080, env: [{ key: 'GREETING', value: 'hello' }] });
@@ -21,32 +24,63 @@ try {
   const db = await createService(s, project.id, { name: 'db', repoFullName: 'database:postgres', repoUrl: 'database', branch: 'main', internalPort: 5432, databasePublicEnabled: false, env: [] });
   for (const serviceId of [web.id, db.id]) await waitForDeployment(s, serviceId, (await s.call('POST', `/api/services/${serviceId}/deployments`)).body.deployment.id);
   await s.call('POST', `/api/services/${db.id}/database/query`, { body: { sql: "create table orders (id int primary key, customer text, total numeric); insert into orders values (1, 'Ada', 42.50), (2, 'Grace', 17.00), (3, 'Linus', 99.90)" } });
-  await createProject(s, 'Blog');
+  await createService(s, blog.id, { name: 'ghost', repoUrl: 'docker-image', dockerImage: 'ghost:5', branch: 'main', runtimeMode: 'web', internalPort: 2368, env: [] });
+  await s.call('POST', '/api/keys', { body: { name: 'ci', access: 'write', projectIds: [project.id] } });
+  await s.call('POST', '/api/notification-channels', { body: { name: 'ops', type: 'webhook', config: { url: 'https://hooks.example.com/slipway' }, events: ['deployment.failed'] } });
 
-  const page = await (await browser.createBrowserContext()).newPage();
-  await page.setViewport({ width: 1280, height: 860 });
-  const shot = async (name: string) => page.screenshot({ path: join(OUT, `${name}.png`), fullPage: false });
-  await page.goto(s.url + '/', { waitUntil: 'networkidle0' });
-  await shot('sign-in');
-  await page.type('#api-key', s.key);
-  await Promise.all([page.waitForSelector('.card h2'), page.click('button[type=submit]')]);
-  await shot('projects');
-  await page.goto(`${s.url}/services/${web.id}`, { waitUntil: 'domcontentloaded' });
-  await page.waitForFunction("document.querySelector('.log')?.textContent.includes('listening')");
-  await shot('service');
-  await page.goto(`${s.url}/services/${db.id}`, { waitUntil: 'domcontentloaded' });
-  await page.waitForSelector('xpath/.//select[@id="db-table"]/option[@value="public.orders"]');
-  await page.select('#db-table', 'public.orders');
-  await page.waitForSelector('xpath/.//button[contains(@class, "cell") and text()="Ada"]');
-  await (await page.$('#database'))!.scrollIntoView();
-  await shot('database');
-  await page.goto(`${s.url}/audit`, { waitUntil: 'networkidle0' });
-  await shot('audit-log');
-  await page.goto(`${s.url}/installation`, { waitUntil: 'networkidle0' });
-  await shot('installation');
+  const context = await browser.createBrowserContext();
+  /**
+   * A new page for each picture: a signed-in page keeps the change feed open, so it is waited for by what it
+   * shows (`ready`), and pages kept for the back button would hold the browser's connections.
+   */
+  const open = async (ctx: BrowserContext, path: string, ready: string, dark: boolean, width = 1440): Promise<Page> => {
+    const page = await ctx.newPage();
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: dark ? 'dark' : 'light' }]);
+    await page.setViewport({ width, height: width > 600 ? 900 : 844 });
+    await page.goto(s.url + path, { waitUntil: 'domcontentloaded' });
+    await page.waitForSelector(ready);
+    await page.waitForFunction("!document.querySelector('.skeleton')");
+    return page;
+  };
+  const shot = async (page: Page, name: string, dark: boolean) => {
+    // The web font and the last answers settle before the picture.
+    await page.evaluate('document.fonts.ready');
+    await new Promise((r) => setTimeout(r, 400));
+    await page.screenshot({ path: join(OUT, `${name}${dark ? '-dark' : ''}.png`) });
+    await page.close();
+  };
+
+  const signIn = await open(context, '/', '#api-key', false);
+  await signIn.type('#api-key', s.key);
+  await Promise.all([signIn.waitForSelector('.card h2'), signIn.click('button[type=submit]')]);
+  await signIn.close();
+
+  for (const dark of [false, true]) {
+    await shot(await open(await browser.createBrowserContext(), '/', '#api-key', dark), 'sign-in', dark);
+    await shot(await open(context, '/', '.card h2', dark), 'projects', dark);
+    const service = await open(context, `/services/${web.id}`, 'main h1', dark);
+    await service.waitForFunction("document.querySelector('.log')?.textContent.includes('listening')");
+    await shot(service, 'service', dark);
+    const database = await open(context, `/services/${db.id}`, 'main h1', dark);
+    await database.waitForSelector('xpath/.//select[@id="db-table"]/option[@value="public.orders"]');
+    await database.select('#db-table', 'public.orders');
+    await database.waitForSelector('xpath/.//button[contains(@class, "cell") and text()="Ada"]');
+    await (await database.$('#database'))!.scrollIntoView();
+    await shot(database, 'database', dark);
+    await shot(await open(context, '/audit', '.audit-log', dark), 'audit-log', dark);
+    await shot(await open(context, '/installation', '[role=tabpanel] table', dark), 'installation', dark);
+    await shot(await open(context, '/installation?tab=keys', '#key-name', dark), 'installation-keys', dark);
+  }
+  await shot(await open(context, `/services/${web.id}`, 'main h1', false, 390), 'phone-service', false);
+  const menu = await open(context, '/', '.card h2', false, 390);
+  await menu.click('.menu-button');
+  await menu.waitForFunction("getComputedStyle(document.querySelector('.sidebar')).visibility === 'visible'");
+  await new Promise((r) => setTimeout(r, 300));
+  await shot(menu, 'phone-menu', false);
   console.log(`screenshots written to ${OUT}`);
 } finally {
   await browser.close();
   await s.close();
   await removeProjectLeftovers(project.id);
+  await removeProjectLeftovers(blog.id);
 }
