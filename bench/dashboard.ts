@@ -41,12 +41,25 @@ export async function dashboardBenchmarks() {
     line('dashboard: the projects screen, signed in, no cache (median / p99 of 10)', `${median(firstScreen).toFixed(0)} ms / ${p99(firstScreen).toFixed(0)} ms`);
     await page.setCacheEnabled(true);
     const first = (await s.call('GET', `/api/projects/${project.id}`)).body.project as { services: { id: string }[] };
-    await lighthouseScores(page, [
+    const screens = [
       { name: 'projects', url: `${s.url}/` },
       { name: 'project', url: `${s.url}/projects/${project.id}` },
       { name: 'service', url: `${s.url}/services/${first.services[0]!.id}` },
       { name: 'installation', url: `${s.url}/installation` },
-    ]);
+      { name: 'audit log', url: `${s.url}/audit` },
+    ];
+    // A warm session and cache: what a person who has the dashboard open sees on each screen's load.
+    for (const screen of screens) {
+      const paints: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        await page.goto(screen.url, { waitUntil: 'domcontentloaded' });
+        await page.waitForSelector('main h1');
+        const paint = (await page.evaluate("performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null")) as number | null;
+        if (i > 0 && paint !== null) paints.push(paint);
+      }
+      line(`dashboard: first paint, ${screen.name}, warm session and cache (median / max of 5)`, `${median(paints).toFixed(0)} ms / ${Math.max(...paints).toFixed(0)} ms`);
+    }
+    await lighthouseScores(page, screens.filter((screen) => screen.name !== 'audit log'));
 
     // Each line carries the build's clock; the page notes when each line element appears.
     const ticks = `FROM ${TEST_IMAGES.python}\nRUN for i in $(seq 1 40); do echo "tick $(date +%s%N)"; sleep 0.05; done # ${Date.now()}\nCMD ["python3", "-c", "print(1)"]\n`;
