@@ -12,10 +12,14 @@ export interface AuditRow {
   correlation_id: string;
   causation_id: string | null;
   data: Record<string, unknown>;
+  /** The key's name for a `key:<id>` actor; null for any other actor. */
+  actor_name: string | null;
 }
 
 const COLUMNS = `a.position, a.event_id, a.stream_id, a.revision, a.type, a.schema_version, a.recorded_at, a.actor,
-  a.correlation_id, a.causation_id, a.data`;
+  a.correlation_id, a.causation_id, a.data, k.name as actor_name`;
+// Through the keys' primary key, so only the rows of the page are looked up.
+const ACTOR_KEY = `left join rm_api_keys k on a.actor like 'key:%' and k.id = substr(a.actor, 5)`;
 
 export interface AuditFilter {
   /** Exclusive; null starts at the beginning (the newest end with `desc`). */
@@ -35,7 +39,7 @@ export interface AuditFilter {
 
 /**
  * One page of history after `after` (before it, newest first, with `desc`), narrowed by any of project, stream,
- * correlation id, actor and type, or all but one type.
+ * correlation id, actor and type, or all but one type; each with its key's name when a key made it.
  */
 export async function listAuditEvents(db: SqlExecutor, options: AuditFilter): Promise<AuditRow[]> {
   const params: SqlValue[] = [];
@@ -54,7 +58,7 @@ export async function listAuditEvents(db: SqlExecutor, options: AuditFilter): Pr
   if (options.type) where.push(`a.type = ${bind(options.type)}`);
   if (options.excludeType) where.push(`a.type <> ${bind(options.excludeType)}`);
   const { rows } = await db.query<AuditRow>(
-    `select ${COLUMNS} from rm_audit_log a ${where.length ? `where ${where.join(' and ')}` : ''} order by a.position ${descending ? 'desc' : 'asc'} limit ${bind(options.limit)}`,
+    `select ${COLUMNS} from rm_audit_log a ${ACTOR_KEY} ${where.length ? `where ${where.join(' and ')}` : ''} order by a.position ${descending ? 'desc' : 'asc'} limit ${bind(options.limit)}`,
     params,
   );
   return rows;

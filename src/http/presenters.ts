@@ -163,13 +163,14 @@ export function presentAuditEvent(row: AuditRow): z.infer<typeof auditEvent> {
     schemaVersion: row.schema_version,
     recordedAt: isoRequired(row.recorded_at),
     actor: row.actor,
+    actorName: row.actor_name,
     correlationId: row.correlation_id,
     causationId: row.causation_id,
     data: row.data,
   };
 }
 
-export function presentDeployment(row: DeploymentRow): z.infer<typeof deployment> {
+export function presentDeployment(row: DeploymentRow, actor: string | null): z.infer<typeof deployment> {
   return {
     id: row.id,
     serviceId: row.service_id,
@@ -186,12 +187,13 @@ export function presentDeployment(row: DeploymentRow): z.infer<typeof deployment
     startedAt: iso(row.started_at),
     finishedAt: iso(row.finished_at),
     createdAt: isoRequired(row.created_at),
+    actor,
   };
 }
 
 /** A deployment as it was queued, even if the deployer has already taken it in the meantime. */
-export const presentQueuedDeployment = (row: DeploymentRow): z.infer<typeof deployment> => ({
-  ...presentDeployment(row),
+export const presentQueuedDeployment = (row: DeploymentRow, actor: string): z.infer<typeof deployment> => ({
+  ...presentDeployment(row, actor),
   status: 'queued',
   commitSha: null,
   imageTag: null,
@@ -229,7 +231,7 @@ export function presentParked(row: ParkedRow): z.infer<typeof parkedEvent> {
   };
 }
 
-export function presentRelease(row: ReleaseRow): z.infer<typeof release> {
+export function presentRelease(row: ReleaseRow, actor: string | null, changes: z.infer<typeof release>['changes']): z.infer<typeof release> {
   return {
     id: row.id,
     version: row.version,
@@ -240,5 +242,7 @@ export function presentRelease(row: ReleaseRow): z.infer<typeof release> {
     createdAt: isoRequired(row.created_at),
     current: row.current,
     available: row.available,
+    actor,
+    changes,
   };
 }
