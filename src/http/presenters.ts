@@ -170,7 +170,7 @@ export function presentAuditEvent(row: AuditRow): z.infer<typeof auditEvent> {
   };
 }
 
-export function presentDeployment(row: DeploymentRow, actor: string | null): z.infer<typeof deployment> {
+export function presentDeployment(row: DeploymentRow): z.infer<typeof deployment> {
   return {
     id: row.id,
     serviceId: row.service_id,
@@ -187,13 +187,12 @@ export function presentDeployment(row: DeploymentRow, actor: string | null): z.i
     startedAt: iso(row.started_at),
     finishedAt: iso(row.finished_at),
     createdAt: isoRequired(row.created_at),
-    actor,
   };
 }
 
 /** A deployment as it was queued, even if the deployer has already taken it in the meantime. */
-export const presentQueuedDeployment = (row: DeploymentRow, actor: string): z.infer<typeof deployment> => ({
-  ...presentDeployment(row, actor),
+export const presentQueuedDeployment = (row: DeploymentRow): z.infer<typeof deployment> => ({
+  ...presentDeployment(row),
   status: 'queued',
   commitSha: null,
   imageTag: null,
@@ -231,7 +230,7 @@ export function presentParked(row: ParkedRow): z.infer<typeof parkedEvent> {
   };
 }
 
-export function presentRelease(row: ReleaseRow, actor: string | null, changes: z.infer<typeof release>['changes']): z.infer<typeof release> {
+export function presentRelease(row: ReleaseRow): z.infer<typeof release> {
   return {
     id: row.id,
     version: row.version,
@@ -242,7 +241,5 @@ export function presentRelease(row: ReleaseRow, actor: string | null, changes: z
     createdAt: isoRequired(row.created_at),
     current: row.current,
     available: row.available,
-    actor,
-    changes,
   };
 }
