@@ -16,6 +16,7 @@ import { auditData } from '../../projections/audit-redaction.js';
 import type { ParkedRow, SkippedRow } from '../catch-up/parking.js';
 import type { ProjectRow } from '../../projections/project-queries.js';
 import type { DeploymentLogRow, DeploymentRow } from '../../projections/deployment-queries.js';
+import type { DeploymentActor } from '../../projections/deployment-actor-queries.js';
 import type { DomainRow, ServiceRow } from '../../projections/service-queries.js';
 import { ENGINE_CATALOGUE } from '../../commands/service/engines.js';
 import type { Engine } from '../../commands/service/fields.js';
@@ -170,7 +171,7 @@ export function presentAuditEvent(row: AuditRow): z.infer<typeof auditEvent> {
   };
 }
 
-export function presentDeployment(row: DeploymentRow): z.infer<typeof deployment> {
+export function presentDeployment(row: DeploymentRow, by: DeploymentActor | undefined): z.infer<typeof deployment> {
   return {
     id: row.id,
     serviceId: row.service_id,
@@ -187,12 +188,14 @@ export function presentDeployment(row: DeploymentRow): z.infer<typeof deployment
     startedAt: iso(row.started_at),
     finishedAt: iso(row.finished_at),
     createdAt: isoRequired(row.created_at),
+    actor: by?.actor ?? null,
+    actorName: by?.name ?? null,
   };
 }
 
 /** A deployment as it was queued, even if the deployer has already taken it in the meantime. */
-export const presentQueuedDeployment = (row: DeploymentRow): z.infer<typeof deployment> => ({
-  ...presentDeployment(row),
+export const presentQueuedDeployment = (row: DeploymentRow, by: DeploymentActor | undefined): z.infer<typeof deployment> => ({
+  ...presentDeployment(row, by),
   status: 'queued',
   commitSha: null,
   imageTag: null,
@@ -230,7 +233,7 @@ export function presentParked(row: ParkedRow): z.infer<typeof parkedEvent> {
   };
 }
 
-export function presentRelease(row: ReleaseRow): z.infer<typeof release> {
+export function presentRelease(row: ReleaseRow, by: DeploymentActor | undefined, changes: z.infer<typeof release>['changes']): z.infer<typeof release> {
   return {
     id: row.id,
     version: row.version,
@@ -241,5 +244,8 @@ export function presentRelease(row: ReleaseRow): z.infer<typeof release> {
     createdAt: isoRequired(row.created_at),
     current: row.current,
     available: row.available,
+    actor: by?.actor ?? null,
+    actorName: by?.name ?? null,
+    changes,
   };
 }

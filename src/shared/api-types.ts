@@ -1942,6 +1942,10 @@ export interface components {
             finishedAt: string | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description Who started it: `key:<id>`, `cli`, `system:…` (Slipway itself); null while the audit log has not caught up with it. */
+            actor: string | null;
+            /** @description The name of the API key a `key:<id>` actor stands for (revoked or not); null for any other actor. */
+            actorName: string | null;
         };
         Variable: {
             /** Format: uuid */
@@ -2047,6 +2051,24 @@ export interface components {
             current: boolean;
             /** @description False once its image was pruned (older than the service’s `releasesKept`): it cannot be rolled back to. */
             available: boolean;
+            /** @description Who started the deployment that made it: `key:<id>`, `cli`, `system:…`; null while the audit log has not caught up. */
+            actor: string | null;
+            /** @description The name of the API key a `key:<id>` actor stands for (revoked or not); null for any other actor. */
+            actorName: string | null;
+            /** @description What differs from the release before it; null for the first. */
+            changes: components["schemas"]["ReleaseChanges"] | null;
+        };
+        ReleaseChanges: {
+            /** @description Whether it runs another image than the release before. */
+            image: boolean;
+            /** @description Variables by name only, never a value; null when either release’s variables can no longer be read. */
+            variables: {
+                added: string[];
+                removed: string[];
+                changed: string[];
+            } | null;
+            /** @description The settings that differ: `startCommand`, `internalPort`, `runtimeMode`, `healthCheck`, `resources`. */
+            settings: string[];
         };
         AutoDeploySettings: {
             /** Format: uuid */

@@ -21,6 +21,8 @@ export const deployment = z
     startedAt: nullableTimestamp,
     finishedAt: nullableTimestamp,
     createdAt: timestamp,
+    actor: z.string().nullable().meta({ description: 'Who started it: `key:<id>`, `cli`, `system:…` (Slipway itself); null while the audit log has not caught up with it.' }),
+    actorName: z.string().nullable().meta({ description: 'The name of the API key a `key:<id>` actor stands for (revoked or not); null for any other actor.' }),
   })
   .meta({ id: 'Deployment' });
 

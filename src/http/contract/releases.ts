@@ -5,6 +5,18 @@ import { id, timestamp } from './common.js';
 import { deployment } from './deployments.js';
 import { endpoint } from './endpoint.js';
 
+const names = z.array(z.string());
+const releaseChanges = z
+  .object({
+    image: z.boolean().meta({ description: 'Whether it runs another image than the release before.' }),
+    variables: z
+      .object({ added: names, removed: names, changed: names })
+      .nullable()
+      .meta({ description: 'Variables by name only, never a value; null when either release’s variables can no longer be read.' }),
+    settings: names.meta({ description: 'The settings that differ: `startCommand`, `internalPort`, `runtimeMode`, `healthCheck`, `resources`.' }),
+  })
+  .meta({ id: 'ReleaseChanges' });
+
 export const release = z
   .object({
     id,
@@ -16,6 +28,9 @@ export const release = z
     createdAt: timestamp,
     current: z.boolean().meta({ description: 'Whether the service runs this release now.' }),
     available: z.boolean().meta({ description: 'False once its image was pruned (older than the service’s `releasesKept`): it cannot be rolled back to.' }),
+    actor: z.string().nullable().meta({ description: 'Who started the deployment that made it: `key:<id>`, `cli`, `system:…`; null while the audit log has not caught up.' }),
+    actorName: z.string().nullable().meta({ description: 'The name of the API key a `key:<id>` actor stands for (revoked or not); null for any other actor.' }),
+    changes: releaseChanges.nullable().meta({ description: 'What differs from the release before it; null for the first.' }),
   })
   .meta({ id: 'Release' });
 

@@ -6,7 +6,8 @@ import type { Slipway } from '../../slipway.js';
 import { principalOf, visibleDeployment, visibleService, writerOf } from '../auth.js';
 import { requestContext } from '../request-context.js';
 import { notFoundHttp } from '../errors.js';
-import { presentDeployment, presentDeploymentLog, presentQueuedDeployment } from '../presenters.js';
+import { presentDeploymentLog } from '../presenters.js';
+import { presentDeployments, presentOneDeployment } from '../deployment-answers.js';
 import { openSse } from '../sse.js';
 import { route } from '../contract/endpoint.js';
 import { deploymentsApi } from '../contract/deployments.js';
@@ -22,17 +23,17 @@ export function deploymentRoutes(router: Router, app: Slipway) {
     await app.settle(position);
     const row = await findDeployment(app.db, id);
     if (!row) throw notFoundHttp('deployment');
-    ctx.body = { deployment: presentQueuedDeployment(row) };
+    ctx.body = { deployment: await presentOneDeployment(app.db, row, { queued: true }) };
   });
 
   route(router, deploymentsApi.list, async (ctx) => {
     const service = await visibleService(app.db, principalOf(ctx), ctx.params.serviceId!);
-    ctx.body = { deployments: (await listDeploymentsOf(app.db, service.id)).map(presentDeployment) };
+    ctx.body = { deployments: await presentDeployments(app.db, await listDeploymentsOf(app.db, service.id)) };
   });
 
   route(router, deploymentsApi.get, async (ctx) => {
     const { deployment } = await visibleDeployment(app.db, principalOf(ctx), ctx.params.deploymentId!);
-    ctx.body = { deployment: presentDeployment(deployment) };
+    ctx.body = { deployment: await presentOneDeployment(app.db, deployment) };
   });
 
   route(router, deploymentsApi.abort, async (ctx) => {

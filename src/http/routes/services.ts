@@ -13,7 +13,8 @@ import { requestContext } from '../request-context.js';
 import { notFoundHttp } from '../errors.js';
 import { issuesCertificates } from '../../installation-settings.js';
 import { currentPublicAddress, publicAddressOf } from '../../proxy/public-url.js';
-import { iso, presentDeployment, presentDomain, presentQueuedDeployment, presentService } from '../presenters.js';
+import { iso, presentDomain, presentService } from '../presenters.js';
+import { presentDeployments, presentOneDeployment } from '../deployment-answers.js';
 import { parseCreateService, vetServiceChanges, vetServiceSource } from '../service-bodies.js';
 import { parseInput } from '../validation.js';
 import { databaseSuggestions, projectWithServices } from './projects.js';
@@ -76,7 +77,7 @@ export function serviceRoutes(router: Router, app: Slipway) {
     }));
     const settings = await app.settings();
     const domains = (await listDomainsOf(app.db, service.id)).map((d) => presentDomain(d, issuesCertificates(app, settings)));
-    const deployments = (await listDeploymentsOf(app.db, service.id, 20)).map(presentDeployment);
+    const deployments = await presentDeployments(app.db, await listDeploymentsOf(app.db, service.id, 20));
     ctx.body = {
       service: presentService(service, publicAddressOf(app.config, settings)),
       deployments,
@@ -102,7 +103,7 @@ export function serviceRoutes(router: Router, app: Slipway) {
     const queued = rerun ? await rerunCurrentRelease(cmd, service.id, 'config') : null;
     await app.settle(latest(updated.position, queued?.position ?? null));
     const row = queued ? await findDeployment(app.db, queued.id) : null;
-    ctx.body = { service: await presentServiceById(app, service.id), deployment: row ? presentQueuedDeployment(row) : null };
+    ctx.body = { service: await presentServiceById(app, service.id), deployment: row ? await presentOneDeployment(app.db, row, { queued: true }) : null };
   });
 
   route(router, servicesApi.transfer, async (ctx) => {
