@@ -1,63 +1,27 @@
 import { useSignal } from '@preact/signals';
-import { useEffect } from 'preact/hooks';
-import { api, messageOf, type GetAnswer } from '../api.js';
+import { useAuditFeed, type AuditFilters } from '../audit-feed.js';
+import { AuditEntry } from '../components/audit-entry.js';
 import { ErrorNote } from '../components/error-note.js';
 import { EmptyState } from '../components/ui/empty-state.js';
 import { ListIcon } from '../components/ui/icons.js';
-import { RelativeTime } from '../components/ui/relative-time.js';
 import { Skeleton } from '../components/ui/skeleton.js';
-import { shortIds } from '../short-id.js';
+import { groupByRequest } from '../history-groups.js';
+import { historyNames } from '../history-names.js';
+import { projects } from '../projects-store.js';
 import { session } from '../session.js';
 
-type AuditEvent = GetAnswer<'/api/events'>['events'][number];
-type Project = GetAnswer<'/api/projects'>['projects'][number];
+const EMPTY: AuditFilters = { projectId: '', stream: '', actor: '', type: '', correlationId: '' };
 
-interface Filters {
-  projectId: string;
-  stream: string;
-  actor: string;
-  type: string;
-  correlationId: string;
-}
-
-const EMPTY: Filters = { projectId: '', stream: '', actor: '', type: '', correlationId: '' };
-
-/** The audit log, oldest first, in pages; each entry opens to its (redacted) data and to its whole request. */
+/**
+ * The audit log in sentences, newest first, what happens joining at the top; one entry per request, each opening
+ * to its events in full (type, stream, ids, redacted data) and to everything its request did.
+ */
 export function AuditLogScreen() {
-  const projects = useSignal<Project[]>([]);
-  const filters = useSignal<Filters>({ ...EMPTY, projectId: session.value?.projectIds?.[0] ?? '' });
-  const events = useSignal<AuditEvent[]>([]);
-  const next = useSignal<string | null>(null);
-  const error = useSignal<string | null>(null);
-  const loaded = useSignal(false);
+  const filters = useSignal<AuditFilters>({ ...EMPTY, projectId: session.value?.projectIds?.[0] ?? '' });
+  const { events, older, loaded, error, loadOlder } = useAuditFeed(filters);
+  const names = historyNames(projects.value ?? [], events.value);
 
-  const fetchPage = async (after: string) => {
-    const f = filters.value;
-    const query = {
-      limit: 100,
-      after,
-      ...(f.stream ? { stream: f.stream } : {}),
-      ...(f.actor ? { actor: f.actor } : {}),
-      ...(f.type ? { type: f.type } : {}),
-      ...(f.correlationId ? { correlationId: f.correlationId } : {}),
-    };
-    const answer = f.projectId
-      ? await api.GET('/api/projects/{projectId}/events', { params: { path: { projectId: f.projectId }, query } })
-      : await api.GET('/api/events', { params: { query } });
-    loaded.value = true;
-    if (answer.error) return void (error.value = messageOf(answer.error));
-    error.value = null;
-    events.value = after ? [...events.value, ...answer.data.events] : answer.data.events;
-    next.value = answer.data.next;
-  };
-  useEffect(() => {
-    void api.GET('/api/projects').then(({ data }) => (projects.value = data?.projects ?? []));
-  }, []);
-  useEffect(() => {
-    void fetchPage('');
-  }, [filters.value]);
-
-  const field = (name: keyof Filters, label: string, placeholder: string) => (
+  const field = (name: keyof AuditFilters, label: string, placeholder: string) => (
     <div class="field">
       <label for={`filter-${name}`}>{label}</label>
       <input id={`filter-${name}`} placeholder={placeholder} value={filters.value[name]} onChange={(e) => (filters.value = { ...filters.value, [name]: e.currentTarget.value.trim() })} />
@@ -69,7 +33,7 @@ export function AuditLogScreen() {
       <div class="page-header">
         <div>
           <h1>Audit log</h1>
-          <p>Every change recorded, who made it and the request it came from. Open an entry for its data.</p>
+          <p>Every change, newest first: who made it and what it did. Open an entry for the events it recorded.</p>
         </div>
       </div>
       <form class="filters audit-filters" onSubmit={(e) => e.preventDefault()}>
@@ -77,7 +41,7 @@ export function AuditLogScreen() {
           <label for="filter-project">Project</label>
           <select id="filter-project" value={filters.value.projectId} onChange={(e) => (filters.value = { ...filters.value, projectId: e.currentTarget.value })}>
             {session.value?.projectIds === null && <option value="">Every project</option>}
-            {projects.value.map((p) => (
+            {(projects.value ?? []).map((p) => (
               <option key={p.id} value={p.id}>
                 {p.name}
               </option>
@@ -85,7 +49,7 @@ export function AuditLogScreen() {
           </select>
         </div>
         {field('stream', 'Stream', 'service-<id>, …')}
-        {field('actor', 'Actor', 'key:<id>, system…')}
+        {field('actor', 'Actor', 'key:<id>, cli, system…')}
         {field('type', 'Event type', 'ServiceCreated')}
         {field('correlationId', 'Request id', 'req-…')}
         <button type="button" class="btn-ghost" onClick={() => (filters.value = { ...EMPTY, projectId: filters.value.projectId })}>
@@ -103,41 +67,15 @@ export function AuditLogScreen() {
         )
       ) : (
         <ol class="audit-log">
-          {events.value.map((e) => (
-            <li key={e.id}>
-              <details>
-                <summary>
-                  <RelativeTime at={e.recordedAt} /> <strong>{e.type}</strong>{' '}
-                  <span class="stream" title={e.streamId}>
-                    {shortIds(e.streamId)}
-                  </span>{' '}
-                  <span class="actor" title={e.actor}>
-                    {shortIds(e.actor)}
-                  </span>
-                </summary>
-                <div class="audit-entry">
-                  <dl class="facts">
-                    <dt>Stream</dt>
-                    <dd class="mono">{e.streamId}</dd>
-                    <dt>Actor</dt>
-                    <dd class="mono">{e.actor}</dd>
-                    <dt>Request</dt>
-                    <dd class="mono">{e.correlationId}</dd>
-                  </dl>
-                  <pre>{JSON.stringify(e.data, null, 2)}</pre>
-                  <button type="button" onClick={() => (filters.value = { ...EMPTY, projectId: filters.value.projectId, correlationId: e.correlationId })}>
-                    What happened in this request
-                  </button>
-                </div>
-              </details>
-            </li>
+          {groupByRequest(events.value).map((group) => (
+            <AuditEntry key={group.events[0]!.id} group={group} names={names} onRequest={(correlationId) => (filters.value = { ...EMPTY, projectId: filters.value.projectId, correlationId })} />
           ))}
         </ol>
       )}
-      {next.value && (
+      {older.value && (
         <p class="list-more">
-          <button type="button" onClick={() => void fetchPage(next.value!)}>
-            Load more
+          <button type="button" onClick={() => void loadOlder()}>
+            Load older
           </button>
         </p>
       )}
