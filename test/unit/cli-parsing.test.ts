@@ -82,9 +82,11 @@ const deployment = (over: Partial<Deployment>): Deployment => ({
   startedAt: '2026-11-26T10:00:00.000Z',
   finishedAt: '2026-11-26T10:01:00.000Z',
   createdAt: '2026-11-26T10:00:00.000Z',
+  actor: null,
+  actorName: null,
   ...over,
 });
-const release = (over: Partial<Release>): Release => ({ id: 'r', version: 1, deploymentId: 'd', imageId: 'sha256:0', commitSha: null, commitMessage: null, createdAt: '2026-11-26T10:01:00.000Z', current: false, available: true, ...over });
+const release = (over: Partial<Release>): Release => ({ id: 'r', version: 1, deploymentId: 'd', imageId: 'sha256:0', commitSha: null, commitMessage: null, createdAt: '2026-11-26T10:01:00.000Z', current: false, available: true, actor: null, actorName: null, changes: null, ...over });
 
 t.test('release timeline: releases and the deployments that ran a kept one, newest first; failed builds left out', async (t) => {
   const releases = [release({ id: 'r2', version: 2, deploymentId: 'd2', commitSha: 'bbbbbbbbb', commitMessage: 'Second' }), release({ id: 'r1', version: 1, deploymentId: 'd1', commitSha: 'aaaaaaaaa', commitMessage: 'First', current: true })];
