@@ -4,6 +4,7 @@ import { Layout } from './components/layout.js';
 import { AuditLogScreen } from './screens/audit-log.js';
 import { InstallationScreen } from './screens/installation.js';
 import { ProjectsScreen } from './screens/projects.js';
+import { ProjectScreen } from './screens/project.js';
 import { ServiceScreen } from './screens/service.js';
 import { DeploymentScreen } from './screens/deployment.js';
 import { SignInScreen } from './screens/sign-in.js';
@@ -28,6 +29,7 @@ export function App() {
       <Layout>
         <Router>
           <Route path="/" component={ProjectsScreen} />
+          <Route path="/projects/:projectId" component={ProjectScreen} />
           <Route path="/services/:serviceId" component={ServiceScreen} />
           <Route path="/deployments/:deploymentId" component={DeploymentScreen} />
           <Route path="/audit" component={AuditLogScreen} />

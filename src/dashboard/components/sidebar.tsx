@@ -18,12 +18,12 @@ function ProjectGroup({ project, path }: { project: Project; path: string }) {
   const labelId = `nav-project-${project.id}`;
   return (
     <li>
-      <p class="nav-project" id={labelId}>
+      <a class="nav-project" id={labelId} href={`/projects/${project.id}`} aria-current={path === `/projects/${project.id}` ? 'page' : undefined}>
         <span class="nav-project-initial" aria-hidden="true">
           {project.name.slice(0, 1).toUpperCase()}
         </span>
         <span class="label">{project.name}</span>
-      </p>
+      </a>
       {project.services.length === 0 ? (
         <p class="nav-empty">No services yet</p>
       ) : (

@@ -106,7 +106,9 @@ export function ProjectsScreen() {
         <ul class="cards">
           {all.map((project) => (
             <li key={project.id} class="card">
-              <h2>{project.name}</h2>
+              <h2>
+                <a href={`/projects/${project.id}`}>{project.name}</a>
+              </h2>
               <p class="project-meta">
                 {count(project.services.length, 'service')} · updated <RelativeTime at={project.lastUpdatedAt} />
               </p>

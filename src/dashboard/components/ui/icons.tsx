@@ -62,3 +62,17 @@ export const ListIcon = () => (
     <path d="M8 6h13M8 12h13M8 18h13M3 6h.01M3 12h.01M3 18h.01" />
   </Icon>
 );
+export const DatabaseIcon = () => (
+  <Icon>
+    <ellipse cx="12" cy="5" rx="8" ry="3" />
+    <path d="M4 5v14c0 1.66 3.58 3 8 3s8-1.34 8-3V5M4 12c0 1.66 3.58 3 8 3s8-1.34 8-3" />
+  </Icon>
+);
+export const GitIcon = () => (
+  <Icon>
+    <circle cx="6" cy="6" r="2.5" />
+    <circle cx="6" cy="18" r="2.5" />
+    <circle cx="18" cy="8" r="2.5" />
+    <path d="M6 8.5v7M18 10.5c0 4-6 3-10.5 6" />
+  </Icon>
+);
