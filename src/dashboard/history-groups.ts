@@ -1,5 +1,8 @@
-/** Events that echo another of the same request (a service joining its project as it is created): never its headline. */
-const ECHOES = new Set(['ProjectServiceAttached', 'ProjectServiceDetached']);
+/**
+ * Events that echo another of the same request (a service joining its project as it is created, a name held for
+ * it): never its headline.
+ */
+const ECHOES = new Set(['ProjectServiceAttached', 'ProjectServiceDetached', 'Reserved', 'Released']);
 
 export interface RequestGroup<E> {
   /** The request's events in the order they happened. */

@@ -34,11 +34,11 @@ export function streamParts(streamId: string): [string, string] {
 }
 
 /**
- * The names of the projects and services as they are now, and what the events themselves tell: the names of
+ * The names of the projects, services and (for a key allowed to list them) keys as they are now, and what the events themselves tell: the names of
  * what has since gone, keys (by their creation and by the name each event's actor carries), channels, release
  * versions and which service each deployment, backup and import is of.
  */
-export function historyNames(projects: readonly KnownProject[], events: readonly HistoryEvent[]): HistoryNames {
+export function historyNames(projects: readonly KnownProject[], events: readonly HistoryEvent[], keys: readonly { id: string; name: string }[] = []): HistoryNames {
   const names = {
     projects: new Map<string, string>(),
     services: new Map<string, string>(),
@@ -62,6 +62,7 @@ export function historyNames(projects: readonly KnownProject[], events: readonly
     }
   }
   // Today's names win over the names things were created with.
+  for (const k of keys) names.keys.set(k.id, k.name);
   for (const p of projects) {
     names.projects.set(p.id, p.name);
     for (const s of p.services) names.services.set(s.id, s.name);

@@ -1,7 +1,7 @@
 import { nameOf, str, type Phrase, type Said } from './history-names.js';
 
 const because = (reason: unknown) => (str(reason) ? `: ${str(reason)}` : '');
-const key = (s: Said) => nameOf(s.names.keys, s.id, 'an API key');
+const key = (s: Said) => (s.names.keys.has(s.id) ? `the key ${s.names.keys.get(s.id)}` : 'an API key');
 const channel = (s: Said, id: string) => nameOf(s.names.channels, id, 'a notification channel');
 /** `sessionIdleMinutes` → `session idle minutes`. */
 const words = (field: string) => field.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
@@ -25,6 +25,25 @@ function nodeChanged({ who, d }: Said): string {
   return `${who} ${availability[str(d.availability)] ?? 'changed'} node ${str(d.nodeId)}`;
 }
 
+/** A name, a port or a restore held for one owner: what is held, as a person knows it. */
+const reservation =
+  (verb: string): Phrase =>
+  (s) => {
+    const value = str(s.d.value);
+    switch (str(s.d.kind)) {
+      case 'service-name':
+        return `${s.who} ${verb} the service name ${value.slice(value.indexOf(':') + 1)}`;
+      case 'project-slug':
+        return `${s.who} ${verb} the project name ${value}`;
+      case 'host-port':
+        return `${s.who} ${verb} the port ${value}`;
+      case 'database-restore':
+        return `${s.who} ${verb} ${nameOf(s.names.services, value, 'a service')} for a restore`;
+      default:
+        return `${s.who} ${verb} the ${words(str(s.d.kind))} ${value}`;
+    }
+  };
+
 /** Backups, imports, database edits, keys, settings, notifications, the cluster and certificates. */
 export const INSTALLATION_PHRASES: Record<string, Phrase> = {
   BackupRequested: ({ who, d, service }) => `${who} started ${d.trigger === 'scheduled' ? 'the scheduled' : 'a'} backup of ${service}`,
@@ -47,7 +66,7 @@ export const INSTALLATION_PHRASES: Record<string, Phrase> = {
   DatabaseRowDeleted: ({ who, d, service }) => `${who} deleted a row of ${str(d.table)} in ${service}`,
 
   ApiKeyCreated: keyCreated,
-  ApiKeyRevoked: (s) => `${s.who} revoked the key ${key(s)}`,
+  ApiKeyRevoked: (s) => `${s.who} revoked ${key(s)}`,
   GeneralSettingsChanged: ({ who, d }) => `${who} changed the settings: ${Object.keys(d).map(words).join(', ')}`,
   RemoteStorageConnected: ({ who, d }) => `${who} connected remote storage (${str(d.bucket)} at ${str(d.endpoint)})`,
   RemoteStorageDisconnected: ({ who }) => `${who} disconnected the remote storage`,
@@ -73,6 +92,6 @@ export const INSTALLATION_PHRASES: Record<string, Phrase> = {
 
   CertificateAuthorityCreated: ({ who }) => `${who} created the installation’s certificate authority`,
   ServerCertificateIssued: ({ who, service }) => `${who} issued a TLS certificate to ${service}`,
-  Reserved: ({ who, d }) => `${who} reserved the ${words(str(d.kind))} ${str(d.value)}`,
-  Released: ({ who, d }) => `${who} released the ${words(str(d.kind))} ${str(d.value)}`,
+  Reserved: reservation('reserved'),
+  Released: reservation('released'),
 };

@@ -96,11 +96,64 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
     await page.waitForSelector('.audit-log');
     await page.type('#filter-type', 'ApiKeyRevoked');
     await page.keyboard.press('Tab');
-    await page.waitForFunction("[...document.querySelectorAll('.audit-log summary strong')].some((e) => e.textContent === 'ApiKeyRevoked')");
+    await page.waitForFunction("[...document.querySelectorAll('.audit-log .audit-sentence')].some((e) => e.textContent === 'bootstrap revoked the key from-the-browser')");
     t.same(await seriousViolations(page), [], 'the audit log screen is accessible');
     await page.goto(s.url + '/history', { waitUntil: 'domcontentloaded' });
     await page.waitForFunction("document.querySelector('main h1')?.textContent === 'Audit log'");
     t.pass('its former address /history still opens it');
+  });
+
+  await t.test('the audit log in sentences: newest first, keys and services by name, one entry per request, the raw event a click away, live, on a phone, in light and dark', async (t) => {
+    const ci = (await s.call('POST', '/api/keys', { body: { name: 'ci', access: 'write', projectIds: [mine.id] } })).body.secret as string;
+    const asCi = (method: string, path: string, body: unknown) => s.call(method, path, { key: ci, body });
+    const created = await asCi('POST', `/api/projects/${mine.id}/services`, { name: 'audit-web', repoUrl: 'docker-image', dockerImage: 'example/web:1', branch: 'main', runtimeMode: 'web', internalPort: 8080, env: [] });
+    const serviceId = created.body.service.id as string;
+    await asCi('POST', `/api/services/${serviceId}/env`, { key: 'DATABASE_URL', value: 'postgres://db' });
+    await asCi('POST', `/api/services/${serviceId}/domains`, { hostname: 'shop.example.com' });
+
+    const page = await signedIn(s.key);
+    await page.goto(s.url + '/audit', { waitUntil: 'domcontentloaded' });
+    await page.waitForSelector('.audit-log .audit-sentence');
+    const sentences = () => page.$$eval('.audit-log > li .audit-sentence', (els) => els.map((e) => e.textContent ?? ''));
+    const shown = await sentences();
+    const at = (sentence: string) => shown.indexOf(sentence);
+    t.ok(at('ci added the domain shop.example.com to audit-web') >= 0, `the key and the service by their names (${shown.slice(0, 4).join(' | ')})`);
+    t.ok(at('ci added the domain shop.example.com to audit-web') < at('ci set DATABASE_URL on audit-web'), 'newest first');
+    t.ok(at('ci set DATABASE_URL on audit-web') < at('ci created the service audit-web in Mine'), 'newest first, further down');
+    t.ok(shown.every((x) => !/key:|[0-9a-f]{8}-[0-9a-f]{4}/.test(x)), 'no ids in the sentences');
+    const times = await page.$$eval('.audit-log > li > details > summary time', (els) => els.map((e) => e.getAttribute('datetime') ?? ''));
+    t.same(times, [...times].sort().reverse(), 'every entry newer than the next');
+
+    const entry = `xpath/.//ol[contains(@class, "audit-log")]/li[.//span[@class="audit-sentence"][text()="ci created the service audit-web in Mine"]]`;
+    const creation = (await page.waitForSelector(entry))!;
+    t.match(await creation.$eval('.audit-more', (e) => e.textContent), /^and \d+ more$/, 'the request’s other events folded under its headline');
+    await creation.$eval('summary', (e) => (e as unknown as { click(): void }).click());
+    await page.waitForSelector(`${entry}/details[@open]//pre`);
+    const raw = await creation.$eval('.audit-entry', (e) => e.textContent ?? '');
+    t.match(raw, 'ProjectServiceAttached', 'opened: every event of the request…');
+    t.match(raw, 'ServiceCreated', '…by its type…');
+    t.match(raw, `service-${serviceId}`, '…its stream…');
+    t.match(raw, '"name": "audit-web"', '…and its data');
+
+    await asCi('POST', `/api/services/${serviceId}/env`, { key: 'LIVE_FLAG', value: 'on' });
+    await page.waitForFunction("document.querySelector('.audit-log > li .audit-sentence')?.textContent === 'ci set LIVE_FLAG on audit-web'");
+    t.pass('what happens meanwhile appears at the top');
+    t.ok(await page.$(`${entry}/details[@open]`), 'and the entry opened stays open');
+
+    await page.close();
+
+    // A page per theme, its scheme chosen before it draws: colours change with a transition axe would catch midway.
+    for (const theme of ['light', 'dark']) {
+      const phone = await signedIn(s.key);
+      await phone.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: theme }]);
+      await phone.setViewport({ width: 390, height: 844 });
+      await phone.goto(s.url + '/audit', { waitUntil: 'domcontentloaded' });
+      await (await phone.waitForSelector(entry))!.$eval('summary', (e) => (e as unknown as { click(): void }).click());
+      await phone.waitForSelector(`${entry}/details[@open]//pre`);
+      t.equal(await phone.evaluate('document.documentElement.scrollWidth - innerWidth'), 0, `${theme}: nothing wider than a phone, an entry open`);
+      t.same(await seriousViolations(phone), [], `${theme}: no serious accessibility violation`);
+      await phone.close();
+    }
   });
 
   await t.test('keyboard only: sign in, skip to content, every stop named and visible, create a project, follow a link', async (t) => {

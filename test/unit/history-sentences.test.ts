@@ -82,9 +82,14 @@ t.test('backups, imports, keys, settings, channels, cluster', async (t) => {
   t.equal(say(event('ApiKeyCreated', 'apikey-k-ci', { name: 'ci', access: 'read', scope: { kind: 'projects', projectIds: ['a', 'b'] }, secretHash: '[redacted]', prefix: 'slw_ab' })), 'Ada created the key ci (read, 2 projects)');
   t.equal(say(event('ApiKeyCreated', 'apikey-k-all', { name: 'admin', access: 'write', scope: { kind: 'all' }, secretHash: '[redacted]', prefix: 'slw_cd' })), 'Ada created the key admin (write, every project)');
   t.equal(say(event('ApiKeyRevoked', 'apikey-k-ci', {})), 'Ada revoked the key ci', 'the revoked key named by the events it made');
+  t.equal(say(event('ApiKeyRevoked', 'apikey-k-old', {})), 'Ada revoked an API key', 'a key not named anywhere');
+  const listed = historyNames([], [], [{ id: 'k-old', name: 'deploy-bot' }]);
+  t.equal(historySentence(event('ApiKeyRevoked', 'apikey-k-old', {}), listed), 'Ada revoked the key deploy-bot', 'or named by the keys listed');
   t.equal(say(event('GeneralSettingsChanged', 'settings-installation', { sessionIdleMinutes: 30, rootDomain: 'example.com' })), 'Ada changed the settings: session idle minutes, root domain');
   t.equal(say(event('NotificationChannelDeleted', 'notificationchannel-ch-1', {})), 'Ada deleted the notification channel ops');
   t.equal(say(event('ClusterNodeChanged', 'cluster-installation', { nodeId: 'n1abc', availability: 'drain', labels: {} })), 'Ada drained node n1abc');
+  t.equal(say(event('Reserved', 'reservation-service-name-x', { kind: 'service-name', value: `${PROJECT}:web`, owner: WEB })), 'Ada reserved the service name web');
+  t.equal(say(event('Released', 'reservation-hostname-x', { kind: 'hostname', value: 'shop.example.com', owner: WEB })), 'Ada released the hostname shop.example.com');
   t.equal(say(event('ClusterNodeWentDown', 'cluster-installation', { nodeId: 'n1abc', hostname: 'worker-2', address: '10.0.0.2', state: 'down' }, 'system:cluster')), 'The node worker-2 went down');
 });
 
@@ -96,7 +101,7 @@ t.test('an event it has no words for reads as its type; an unknown service as "a
 
 t.test('grouped by request: consecutive events of one request are one entry, in the order they happened', async (t) => {
   const e = (type: string, correlationId: string) => ({ type, correlationId });
-  const groups = groupByRequest([e('EnvVarSet', 'r3'), e('ServiceCreated', 'r2'), e('ProjectServiceAttached', 'r2'), e('DeploymentQueued', 'r1'), e('EnvVarSet', 'r3')]);
-  t.same(groups.map((g) => g.events.map((x) => x.type)), [['EnvVarSet'], ['ProjectServiceAttached', 'ServiceCreated'], ['DeploymentQueued'], ['EnvVarSet']], 'only neighbours are grouped');
-  t.equal(groups[1]!.headline.type, 'ServiceCreated', 'an echo of the request is not its headline');
+  const groups = groupByRequest([e('EnvVarSet', 'r3'), e('ServiceCreated', 'r2'), e('ProjectServiceAttached', 'r2'), e('Reserved', 'r2'), e('DeploymentQueued', 'r1'), e('EnvVarSet', 'r3')]);
+  t.same(groups.map((g) => g.events.map((x) => x.type)), [['EnvVarSet'], ['Reserved', 'ProjectServiceAttached', 'ServiceCreated'], ['DeploymentQueued'], ['EnvVarSet']], 'only neighbours are grouped');
+  t.equal(groups[1]!.headline.type, 'ServiceCreated', 'an echo of the request (a name held, the project told) is not its headline');
 });

@@ -1,4 +1,6 @@
 import { useSignal } from '@preact/signals';
+import { useEffect } from 'preact/hooks';
+import { api, type GetAnswer } from '../api.js';
 import { useAuditFeed, type AuditFilters } from '../audit-feed.js';
 import { AuditEntry } from '../components/audit-entry.js';
 import { ErrorNote } from '../components/error-note.js';
@@ -10,6 +12,8 @@ import { historyNames } from '../history-names.js';
 import { projects } from '../projects-store.js';
 import { session } from '../session.js';
 
+type ApiKey = GetAnswer<'/api/keys'>['keys'][number];
+
 const EMPTY: AuditFilters = { projectId: '', stream: '', actor: '', type: '', correlationId: '' };
 
 /**
@@ -19,7 +23,12 @@ const EMPTY: AuditFilters = { projectId: '', stream: '', actor: '', type: '', co
 export function AuditLogScreen() {
   const filters = useSignal<AuditFilters>({ ...EMPTY, projectId: session.value?.projectIds?.[0] ?? '' });
   const { events, older, loaded, error, loadOlder } = useAuditFeed(filters);
-  const names = historyNames(projects.value ?? [], events.value);
+  const keys = useSignal<ApiKey[]>([]);
+  useEffect(() => {
+    // Only an all-project write key may list keys: the others name keys by the events they see.
+    if (session.value?.access === 'write' && session.value.projectIds === null) void api.GET('/api/keys').then(({ data }) => (keys.value = data?.keys ?? []));
+  }, []);
+  const names = historyNames(projects.value ?? [], events.value, keys.value);
 
   const field = (name: keyof AuditFilters, label: string, placeholder: string) => (
     <div class="field">
