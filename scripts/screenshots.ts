@@ -19,7 +19,7 @@ const project = await createProject(s, 'Shop');
 const blog = await createProject(s, 'Blog');
 const browser = await launchChromium();
 try {
-  const web = await createService(s, project.id, { name: 'web', repoUrl: 'docker-image', dockerImage: TEST_IMAGES.web, branch: 'main', runtimeMode: 'web', internalPort: 8080, env: [{ key: 'GREETING', value: 'hello' }] });
+  const web = await createService(s, project.id, { name: 'web', repoUrl: 'docker-image', dockerImage: TEST_IMAGES.web, branch: 'main', runtimeMode: 'web', internalPort: 8080, env: [{ key: 'GREETING', value: 'hello' }, { key: 'DATABASE_URL', value: '${db.DATABASE_URL}' }] });
   await s.call('POST', `/api/services/${web.id}/domains`, { body: { hostname: 'shop.example.com' } });
   const db = await createService(s, project.id, { name: 'db', repoFullName: 'database:postgres', repoUrl: 'database', branch: 'main', internalPort: 5432, databasePublicEnabled: false, env: [] });
   for (const serviceId of [web.id, db.id]) await waitForDeployment(s, serviceId, (await s.call('POST', `/api/services/${serviceId}/deployments`)).body.deployment.id);
@@ -58,6 +58,7 @@ try {
   for (const dark of [false, true]) {
     await shot(await open(await browser.createBrowserContext(), '/', '#api-key', dark), 'sign-in', dark);
     await shot(await open(context, '/', '.card h2', dark), 'projects', dark);
+    await shot(await open(context, `/projects/${project.id}`, 'svg.graph-edges .graph-edge', dark), 'project', dark);
     const service = await open(context, `/services/${web.id}`, 'main h1', dark);
     await service.waitForFunction("document.querySelector('.log')?.textContent.includes('listening')");
     await shot(service, 'service', dark);
