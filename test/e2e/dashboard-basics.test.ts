@@ -140,7 +140,6 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
     t.pass('what happens meanwhile appears at the top');
     t.ok(await page.$(`${entry}/details[@open]`), 'and the entry opened stays open');
 
-    await page.close();
 
     // A page per theme, its scheme chosen before it draws: colours change with a transition axe would catch midway.
     for (const theme of ['light', 'dark']) {
@@ -154,6 +153,23 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
       t.same(await seriousViolations(phone), [], `${theme}: no serious accessibility violation`);
       await phone.close();
     }
+
+    // More than a page (100 events) after the creation: the open page keeps it below what joined on top; a page
+    // opened now starts from the newest, and goes back on request.
+    for (let i = 0; i < 100; i++) await asCi('POST', `/api/services/${serviceId}/env`, { key: `BULK_${i}`, value: 'x' });
+    const newestIsLast = "document.querySelector('.audit-log > li .audit-sentence')?.textContent === 'ci set BULK_99 on audit-web'";
+    await page.waitForFunction(newestIsLast);
+    t.ok(await page.$(entry), 'the open page keeps what it listed below what joined');
+    await page.close();
+    const later = await signedIn(s.key);
+    await later.goto(s.url + '/audit', { waitUntil: 'domcontentloaded' });
+    await later.waitForFunction(newestIsLast);
+    t.equal(await later.$(entry), null, 'a new page lists the newest 100 events: the creation is older');
+    const before = await later.$$eval('.audit-log > li', (els) => els.length);
+    await later.click('xpath/.//button[normalize-space(.)="Load older"]');
+    await later.waitForSelector(entry);
+    t.ok((await later.$$eval('.audit-log > li', (els) => els.length)) > before, 'Load older adds the page before it at the bottom');
+    await later.close();
   });
 
   await t.test('keyboard only: sign in, skip to content, every stop named and visible, create a project, follow a link', async (t) => {
