@@ -104,9 +104,10 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
   });
 
   await t.test('the audit log in sentences: newest first, keys and services by name, one entry per request, the raw event a click away, live, on a phone, in light and dark', async (t) => {
-    const ci = (await s.call('POST', '/api/keys', { body: { name: 'ci', access: 'write', projectIds: [mine.id] } })).body.secret as string;
+    const audited = await createProject(s, 'Audited');
+    const ci = (await s.call('POST', '/api/keys', { body: { name: 'ci', access: 'write', projectIds: [audited.id] } })).body.secret as string;
     const asCi = (method: string, path: string, body: unknown) => s.call(method, path, { key: ci, body });
-    const created = await asCi('POST', `/api/projects/${mine.id}/services`, { name: 'audit-web', repoUrl: 'docker-image', dockerImage: 'example/web:1', branch: 'main', runtimeMode: 'web', internalPort: 8080, env: [] });
+    const created = await asCi('POST', `/api/projects/${audited.id}/services`, { name: 'audit-web', repoUrl: 'docker-image', dockerImage: 'example/web:1', branch: 'main', runtimeMode: 'web', internalPort: 8080, env: [] });
     const serviceId = created.body.service.id as string;
     await asCi('POST', `/api/services/${serviceId}/env`, { key: 'DATABASE_URL', value: 'postgres://db' });
     await asCi('POST', `/api/services/${serviceId}/domains`, { hostname: 'shop.example.com' });
@@ -119,12 +120,12 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
     const at = (sentence: string) => shown.indexOf(sentence);
     t.ok(at('ci added the domain shop.example.com to audit-web') >= 0, `the key and the service by their names (${shown.slice(0, 4).join(' | ')})`);
     t.ok(at('ci added the domain shop.example.com to audit-web') < at('ci set DATABASE_URL on audit-web'), 'newest first');
-    t.ok(at('ci set DATABASE_URL on audit-web') < at('ci created the service audit-web in Mine'), 'newest first, further down');
+    t.ok(at('ci set DATABASE_URL on audit-web') < at('ci created the service audit-web in Audited'), 'newest first, further down');
     t.ok(shown.every((x) => !/key:|[0-9a-f]{8}-[0-9a-f]{4}/.test(x)), 'no ids in the sentences');
     const times = await page.$$eval('.audit-log > li > details > summary time', (els) => els.map((e) => e.getAttribute('datetime') ?? ''));
     t.same(times, [...times].sort().reverse(), 'every entry newer than the next');
 
-    const entry = `xpath/.//ol[contains(@class, "audit-log")]/li[.//span[@class="audit-sentence"][text()="ci created the service audit-web in Mine"]]`;
+    const entry = `xpath/.//ol[contains(@class, "audit-log")]/li[.//span[@class="audit-sentence"][text()="ci created the service audit-web in Audited"]]`;
     const creation = (await page.waitForSelector(entry))!;
     t.match(await creation.$eval('.audit-more', (e) => e.textContent), /^and \d+ more$/, 'the request’s other events folded under its headline');
     await creation.$eval('summary', (e) => (e as unknown as { click(): void }).click());
