@@ -40,6 +40,8 @@ export interface AuditFeed {
   older: Signal<string | null>;
   loaded: Signal<boolean>;
   error: Signal<string | null>;
+  /** A page of older events is on its way: a second click would add it twice. */
+  loadingOlder: Signal<boolean>;
   loadOlder: () => Promise<void>;
 }
 
@@ -52,6 +54,7 @@ export function useAuditFeed(filters: Signal<AuditFilters>): AuditFeed {
   const older = useSignal<string | null>(null);
   const loaded = useSignal(false);
   const error = useSignal<string | null>(null);
+  const loadingOlder = useSignal(false);
 
   const read = async (after: string) => {
     const asked = filters.value;
@@ -83,15 +86,20 @@ export function useAuditFeed(filters: Signal<AuditFilters>): AuditFeed {
   };
 
   const loadOlder = async () => {
-    if (!older.value) return;
-    const page = await read(older.value);
-    if (!page) return;
-    events.value = [...events.value, ...page.events];
-    older.value = page.next;
+    if (!older.value || loadingOlder.value) return;
+    loadingOlder.value = true;
+    try {
+      const page = await read(older.value);
+      if (!page) return;
+      events.value = [...events.value, ...page.events];
+      older.value = page.next;
+    } finally {
+      loadingOlder.value = false;
+    }
   };
 
   useEffect(() => void reloadNewest(true), [filters.value]);
   useLiveReload(() => true, reloadNewest);
 
-  return { events, older, loaded, error, loadOlder };
+  return { events, older, loaded, error, loadingOlder, loadOlder };
 }

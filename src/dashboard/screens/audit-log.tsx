@@ -22,7 +22,7 @@ const EMPTY: AuditFilters = { projectId: '', stream: '', actor: '', type: '', co
  */
 export function AuditLogScreen() {
   const filters = useSignal<AuditFilters>({ ...EMPTY, projectId: session.value?.projectIds?.[0] ?? '' });
-  const { events, older, loaded, error, loadOlder } = useAuditFeed(filters);
+  const { events, older, loaded, error, loadingOlder, loadOlder } = useAuditFeed(filters);
   const keys = useSignal<ApiKey[]>([]);
   useEffect(() => {
     // Only an all-project write key may list keys: the others name keys by the events they see.
@@ -83,7 +83,7 @@ export function AuditLogScreen() {
       )}
       {older.value && (
         <p class="list-more">
-          <button type="button" onClick={() => void loadOlder()}>
+          <button type="button" disabled={loadingOlder.value} onClick={() => void loadOlder()}>
             Load older
           </button>
         </p>
