@@ -1,6 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import { logLineHtml } from '../log-line-html.js';
+import { pageVisible } from '../page-visible.js';
 
 interface Line {
   id: number;
@@ -22,8 +23,13 @@ export function LiveLog({ url, filter = '', label, isOver }: { url: string; filt
   const box = useRef<HTMLPreElement>(null);
   const follow = useRef(true);
 
+  const visible = pageVisible.value;
   useEffect(() => {
     lines.value = [];
+  }, [url]);
+  useEffect(() => {
+    // A hidden page holds no stream (see page-visible.ts); shown again, the snapshot brings it up to date.
+    if (!visible) return;
     const source = new EventSource(url);
     source.addEventListener('snapshot', (e) => {
       lines.value = JSON.parse((e as MessageEvent<string>).data) as Line[];
@@ -46,7 +52,7 @@ export function LiveLog({ url, filter = '', label, isOver }: { url: string; filt
       } else state.value = 'reconnecting';
     };
     return () => source.close();
-  }, [url]);
+  }, [url, visible]);
 
   useEffect(() => {
     const el = box.current;
