@@ -50,10 +50,16 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
     // Signed in, a page keeps the change feed open: the network is never idle, so the tests wait for what they read.
     await reader.goto(`${s.url}/services/${web.id}`, { waitUntil: 'domcontentloaded' });
     await reader.waitForSelector('main h1');
-    const buttons = await reader.$$eval('main button', (els) => els.map((e) => e.textContent?.trim()));
-    t.same(buttons.filter((b) => !/^(Log|Reveal.*)$/.test(b ?? '')), [], `only reading buttons on a service (${buttons.join(', ')})`);
-    const fields = await reader.$$eval('main form input:not([type=search]):not([disabled]), main textarea:not([disabled])', (els) => els.map((e) => e.outerHTML));
-    t.same(fields, [], 'no field to change anything (settings are shown disabled)');
+    const serviceTabs = await reader.$$eval('[role=tab]', (els) => els.map((e) => e.textContent ?? ''));
+    t.same(serviceTabs, ['Overview', 'Deployments', 'Logs', 'Variables', 'Domains', 'Releases', 'Settings'], 'the service in tabs');
+    for (const tab of serviceTabs) {
+      await reader.click(`xpath/.//button[@role="tab"][normalize-space(.)="${tab}"]`);
+      await reader.waitForFunction(`document.querySelector('[role=tab][aria-selected=true]')?.textContent === ${JSON.stringify(tab)}`);
+      const buttons = await reader.$$eval('main button:not([role=tab])', (els) => els.map((e) => e.textContent?.trim()));
+      t.same(buttons.filter((b) => !/^(Log|Reveal.*)$/.test(b ?? '')), [], `${tab}: only reading buttons (${buttons.join(', ')})`);
+      const fields = await reader.$$eval('main form input:not([type=search]):not([disabled]), main textarea:not([disabled])', (els) => els.map((e) => e.outerHTML));
+      t.same(fields, [], `${tab}: no field to change anything (settings are shown disabled)`);
+    }
     await reader.goto(`${s.url}/installation`, { waitUntil: 'domcontentloaded' });
     await reader.waitForSelector('main h1');
     const tabs = await reader.$$eval('[role=tab]', (els) => els.map((e) => e.textContent ?? ''));
@@ -209,7 +215,7 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
   await t.test('a service the API refuses is said at its form, and nothing is created', async (t) => {
     const page = await signedIn(s.key);
     const form = `form[aria-label="New service of Mine"]`;
-    await (await page.waitForSelector(`xpath/.//li[h2[text()="Mine"]]//details[contains(@class, "new-service")]/summary`))!.click();
+    await (await page.waitForSelector(`xpath/.//li[h2[normalize-space(.)="Mine"]]//details[contains(@class, "new-service")]/summary`))!.click();
     await page.type(`#new-${mine.id}-name`, 'web');
     await page.type(`#new-${mine.id}-source`, 'example/other:2');
     await page.click(`${form} button[type=submit]`);
@@ -230,7 +236,7 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
     page.on('request', (r) => {
       if (r.method() === 'PATCH') patches.push(JSON.parse(r.postData() ?? 'null'));
     });
-    await page.goto(`${s.url}/services/${api.id}`, { waitUntil: 'domcontentloaded' });
+    await page.goto(`${s.url}/services/${api.id}?tab=settings`, { waitUntil: 'domcontentloaded' });
     const form = 'section[aria-labelledby="settings"]';
     await page.waitForSelector(`${form} #set-releases`);
     const values = await page.$$eval(`${form} input`, (els) => els.map((e) => (e as unknown as { value: string }).value));
@@ -266,7 +272,7 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
     t.same(await page.$$eval(`${form} #set-install, ${form} #set-build, ${form} #set-start`, (els) => els.length), 0, 'an image has no build commands to set');
 
     const db = await createService(s, mine.id, { name: 'settings-db', repoFullName: 'database:postgres', repoUrl: 'database', branch: 'main', internalPort: 5432, env: [] });
-    await page.goto(`${s.url}/services/${db.id}`, { waitUntil: 'domcontentloaded' });
+    await page.goto(`${s.url}/services/${db.id}?tab=settings`, { waitUntil: 'domcontentloaded' });
     await page.waitForSelector(`${form} #set-memory`);
     const shown = await page.$$eval(`${form} input`, (els) => els.map((e) => e.id));
     t.same(shown.filter((id) => ['set-install', 'set-build', 'set-start', 'set-port', 'set-health'].includes(id)), [], `a database shows no commands, port or health path (${shown.join(', ')})`);

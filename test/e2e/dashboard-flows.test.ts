@@ -38,7 +38,7 @@ t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres
     await page.waitForFunction(`document.querySelector('main h1')?.textContent.startsWith(${JSON.stringify(name)}) || document.querySelector('${form} [role=alert]')`);
     const refused = await page.$eval(`${form} [role=alert]`, (e) => e.textContent).catch(() => null);
     if (refused) throw new Error(`creating ${name}: ${refused}`);
-    return { id: page.url().split('/services/')[1]! };
+    return { id: new URL(page.url()).pathname.split('/services/')[1]! };
   };
   const web = await createInBrowser('web', async (field) => {
     await page.type(field('source'), TEST_IMAGES.web);
@@ -69,19 +69,30 @@ t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres
     // and under load a mouse click could land where it was a moment before.
     await button!.evaluate((b) => (b as unknown as { click(): void }).click());
   };
+  /** Opens a tab of the service page by a click, and waits until it is the one shown. */
+  const tab = async (label: string) => {
+    const button = await page.waitForSelector(`xpath/.//button[@role="tab"][normalize-space(.)="${label}"]`);
+    await button!.evaluate((b) => (b as unknown as { click(): void }).click());
+    await page.waitForFunction(`document.querySelector('[role=tab][aria-selected=true]')?.textContent === ${JSON.stringify(label)}`);
+  };
 
   await t.test('a variable, a domain, a deploy with its log arriving live', async (t) => {
     await open(`/services/${web.id}`);
     t.same(await seriousViolations(page), [], 'the service screen is accessible');
+    await tab('Variables');
     await page.type('#var-key', 'GREETING');
     await page.type('#var-value', 'one');
     await clickButton('Set');
     await page.waitForSelector('xpath/.//th[text()="GREETING"]');
+    await tab('Domains');
     await page.type('#new-domain', 'flows.dashboard.test');
     await clickButton('Add');
     await page.waitForSelector('xpath/.//td[text()="flows.dashboard.test"]');
+    await tab('Overview');
     await clickButton('Deploy');
     const first = await queuedAfter(undefined);
+    // Deploying moves to the Deployments tab, to the new deployment's log.
+    await page.waitForFunction("document.querySelector('[role=tab][aria-selected=true]')?.textContent === 'Deployments'");
     await page.waitForFunction("document.querySelector('.log')?.textContent.includes('test-web listening on 8080')", { timeout: 60_000 });
     t.pass('the container’s first line arrived in the live log');
     t.equal((await waitForDeployment(s, web.id, first.id)).status, 'succeeded');
@@ -98,7 +109,8 @@ t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres
     t.match(await text('dd.usage'), /CPU [\d.]+% \(no limit\).*memory \d+ MiB of [\d.]+ (MiB|GiB)/, 'the container’s use against its limits');
     t.match(await text('.facts'), /Current releasev1, /, 'the current release');
     // The runtime log's stream stays open while the container runs: cut the network under it.
-    const runtimeState = "document.querySelectorAll('.stream-state')[1]?.textContent";
+    await tab('Logs');
+    const runtimeState = "document.querySelector('.stream-state')?.textContent";
     await page.waitForFunction(`${runtimeState} === 'Live'`);
     await page.evaluate(`window.__states = []; new MutationObserver(() => window.__states.push(${runtimeState})).observe(document.body, { subtree: true, characterData: true, childList: true })`);
     s.http.closeAllConnections();
@@ -109,12 +121,14 @@ t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres
   });
 
   await t.test('a pasted .env reviewed as a diff, a second release, then a rollback from the releases list', async (t) => {
+    await tab('Variables');
     await page.type('#env-paste', 'GREETING=two\nOTHER=x\n');
     await clickButton('Review changes');
     t.match(await text('.diff'), /~ GREETING.*\+ OTHER/s, 'changed and added, values not shown');
     await clickButton('Save 2 change(s)');
     await page.waitForSelector('xpath/.//th[text()="OTHER"]');
     const before = (await latestDeployment())!.id;
+    await tab('Overview');
     await clickButton('Deploy');
     const second = await queuedAfter(before);
     t.equal((await waitForDeployment(s, web.id, second.id)).status, 'succeeded');
@@ -127,6 +141,9 @@ t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres
       await new Promise((r) => setTimeout(r, 100));
     }
     await page.reload({ waitUntil: 'domcontentloaded' });
+    await tab('Releases');
+    t.match(await text('.releases li:first-child .release-head'), /^v2\s*current.*by bootstrap \(you\)$/, 'the newest release: current, and who deployed it, by the key’s name');
+    t.match(await text('.releases li:first-child .release-changes'), /\+OTHER · changed: GREETING/, 'v2 added OTHER and changed GREETING, by name');
     await clickButton('Roll back to this');
     t.equal(await answerDialog(page), 'Roll web back to v1?', 'the rollback is asked first');
     const rollback = await queuedAfter(second.id);
@@ -138,7 +155,7 @@ t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres
     const broken = await createService(s, project.id, { name: 'broken', repoUrl: 'docker-image', dockerImage: 'slipway/not-built-here:1', branch: 'main', runtimeMode: 'web', internalPort: 8080, env: [] });
     await open(`/services/${broken.id}`);
     await clickButton('Deploy');
-    await page.waitForSelector('xpath/.//td[contains(@class, "status-failed")]', { timeout: 60_000 });
+    await page.waitForSelector('tr[data-status="failed"]', { timeout: 60_000 });
     await page.reload({ waitUntil: 'domcontentloaded' });
     await clickButton('Explain');
     await page.waitForSelector('.explanation');
@@ -157,7 +174,7 @@ t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres
       t.equal((await waitForDeployment(s, service.id, queued.body.deployment.id)).status, 'succeeded');
     }
     await s.call('POST', `/api/services/${db.id}/database/query`, { body: { sql: "create table items (id int primary key, name text); insert into items values (1, 'first'), (2, 'second')" } });
-    await open(`/services/${db.id}`);
+    await open(`/services/${db.id}?tab=data`);
     await page.waitForSelector('#db-table option[value="public.items"]');
     await page.select('#db-table', 'public.items');
     // By keyboard: Enter opens the cell, Escape leaves it unchanged with the focus back on it, Enter saves.
@@ -179,16 +196,19 @@ t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres
     const rows = (await s.call('GET', `/api/services/${db.id}/database/rows?table=public.items`)).body.rows as { id: number; name: string }[];
     t.same(rows.find((r) => r.id === 1)?.name, 'edited', 'the database has the edit');
     t.same(await seriousViolations(page), [], 'the database screen is accessible');
+    await tab('Connect');
     await page.waitForSelector('section[aria-labelledby="tls"] a[download]');
     t.match(await text('section[aria-labelledby="tls"]'), /serves TLS.*sslmode=verify-full/, 'how to connect over TLS');
     const ca = await page.$eval('section[aria-labelledby="tls"] a[download]', async (a) => (await fetch(a.getAttribute('href')!)).text());
     t.match(ca, /^-----BEGIN CERTIFICATE-----/, 'the CA certificate downloads through the session');
 
+    await tab('Console');
     await page.type('#db-statement', 'select count(*) as n from items');
     await clickButton('Run');
     await page.waitForSelector('table[aria-label="Result"]');
     t.match(await text('table[aria-label="Result"]'), /n\s*2/, 'the result as a table');
 
+    await tab('Backups');
     await clickButton('Back up now');
     await page.waitForSelector('xpath/.//section[@aria-labelledby="backups"]//td[contains(@class, "status-succeeded")]', { timeout: 60_000 });
     await s.call('POST', `/api/services/${db.id}/database/query`, { body: { sql: 'delete from items' } });
@@ -205,7 +225,7 @@ t.test('the dashboard drives real deployments, rollbacks, domains and a Postgres
 
     // An import from another database of the project; its password is never shown.
     await s.call('POST', `/api/services/${legacy.id}/database/query`, { body: { sql: "create table customers (name text); insert into customers values ('Ada')" } });
-    await open(`/services/${db.id}`);
+    await open(`/services/${db.id}?tab=backups`);
     await page.type('#import-url', 'postgresql://postgres:legacy-Pw-1@legacy:5432/legacy');
     await clickButton('Import');
     await answerDialog(page);

@@ -144,7 +144,7 @@ t.test('the dashboard’s forms send what a person changed, ask before what cann
     await open('/', '.card h2');
     const field = (f: string) => `#new-${project.id}-${f}`;
     for (let i = 0; !(await page.$(`details[open] ${field('name')}`)) && i < 5; i++) {
-      await (await page.waitForSelector(`xpath/.//li[h2[text()="Forms"]]//details[contains(@class, "new-service")]/summary`))!.click();
+      await (await page.waitForSelector(`xpath/.//li[h2[normalize-space(.)="Forms"]]//details[contains(@class, "new-service")]/summary`))!.click();
       await pause(200);
     }
     await page.type(field('name'), 'worker-one');
@@ -156,7 +156,7 @@ t.test('the dashboard’s forms send what a person changed, ask before what cann
   });
 
   await t.test('variables: one sent as typed, a pasted .env sends only what it changes, a key the API refuses is said at the key', async (t) => {
-    await open(`/services/${web.id}`, '#var-key');
+    await open(`/services/${web.id}?tab=variables`, '#var-key');
     t.same(await junkValues(page), [], 'no field shows undefined, null or NaN');
     t.match(await page.$eval('section[aria-labelledby="variables"]', (e) => e.textContent), /applies at the next deployment: the running release keeps the values it started with/, 'the form says when a change applies');
     await page.type('#var-key', 'lowercase');
@@ -200,6 +200,7 @@ t.test('the dashboard’s forms send what a person changed, ask before what cann
   });
 
   await t.test('domains: the hostname alone; one the API refuses is said at the field', async (t) => {
+    await showPanel(page, 'Domains', '#new-domain');
     await page.type('#new-domain', 'not a host');
     await page.click('section[aria-labelledby="domains"] form button[type=submit]');
     const refused = await fieldError(page, 'new-domain');
@@ -212,6 +213,7 @@ t.test('the dashboard’s forms send what a person changed, ask before what cann
 
   await t.test('settings: a stopped service says changes wait for a deployment; a refused port is said at the port', async (t) => {
     const form = 'section[aria-labelledby="settings"]';
+    await showPanel(page, 'Settings', form);
     t.match(await page.$eval(form, (e) => e.textContent), /web is not running: every change applies at its next deployment/, 'it says when changes apply');
     await retype(page, '#set-memory', '300m');
     await retype(page, '#set-port', '70000');
@@ -228,7 +230,7 @@ t.test('the dashboard’s forms send what a person changed, ask before what cann
   });
 
   await t.test('deleting a service names what goes and asks for its name', async (t) => {
-    await open(`/services/${web.id}`, '#var-key');
+    await open(`/services/${web.id}?tab=settings`, 'section[aria-labelledby="settings"]');
     await page.click('xpath/.//button[contains(., "Delete service…")]');
     const title = await (await page.waitForSelector('dialog.confirm[open] h2'))!.evaluate((e) => e.textContent);
     t.equal(title, 'Delete service web, its 1 domain and its 2 variables?');
@@ -243,8 +245,13 @@ t.test('the dashboard’s forms send what a person changed, ask before what cann
 
   await t.test('a database: its engine’s variables cannot be removed, no build command or health path, the schedule sends what changed', async (t) => {
     const db = await createService(s, project.id, { name: 'db', repoFullName: 'database:postgres', repoUrl: 'database', branch: 'main', internalPort: 5432, env: [{ key: 'EXTRA', value: '1' }] });
-    await open(`/services/${db.id}`, '#var-key');
-    await page.waitForSelector('#backup-storage');
+    await open(`/services/${db.id}`, '[role=tab]');
+    t.same(
+      await page.$$eval('[role=tab]', (els) => els.map((e) => e.textContent)),
+      ['Overview', 'Data', 'Console', 'Backups', 'Connect', 'Variables', 'Settings'],
+      'a database’s own tabs, no build controls',
+    );
+    await showPanel(page, 'Variables', '#var-key');
     t.same(await junkValues(page), [], 'no field shows undefined, null or NaN');
     const removable = await page.$$eval('section[aria-labelledby="variables"] tr', (rows) =>
       rows.map((r) => [r.querySelector('th')?.textContent, Boolean(r.querySelector('button.danger'))]),
@@ -255,9 +262,13 @@ t.test('the dashboard’s forms send what a person changed, ask before what cann
       'only the variable a person added can be removed',
     );
     t.match(await page.$eval('section[aria-labelledby="variables"]', (e) => e.textContent), /POSTGRES_PASSWORD.*came with this Postgres database.*cannot be removed here/s, 'a note says why');
+    await showPanel(page, 'Settings', 'section[aria-labelledby="settings"]');
+    t.same(await junkValues(page), [], 'no settings field shows undefined, null or NaN');
     const fields = await page.$$eval('section[aria-labelledby="settings"] input', (els) => els.map((e) => e.id));
     t.notOk(fields.includes('set-build') || fields.includes('set-health'), `no build command or health path (${fields.join(', ')})`);
 
+    await showPanel(page, 'Backups', '#backup-storage');
+    t.same(await junkValues(page), [], 'no backup field shows undefined, null or NaN');
     await page.click('xpath/.//label[normalize-space(.)="Automatic backups"]/input');
     await page.click('xpath/.//button[normalize-space(.)="Save backup schedule"]');
     const saved = await sent.next('PUT', `/api/services/${db.id}/database/backups/settings`, 0);
@@ -282,7 +293,7 @@ t.test('the dashboard’s forms send what a person changed, ask before what cann
     const app = await createService(s, project.id, { name: 'app', repoUrl: 'https://git.example.com/acme/app.git', branch: 'main' });
     const hook = `/api/services/${app.id}/auto-deploy`;
     t.equal((await s.call('PUT', hook, { body: { enabled: false, provider: 'github', tagPattern: 'v*', watchPaths: ['src/**'] } })).status, 200);
-    await open(`/services/${app.id}`, '#hook-provider');
+    await open(`/services/${app.id}?tab=settings`, '#hook-provider');
     await page.waitForFunction(`document.querySelector('#hook-provider')?.value === 'github'`);
     await page.select('#hook-provider', 'gitlab');
     await page.click('xpath/.//section[@aria-labelledby="auto-deploy"]//button[normalize-space(.)="Turn on"]');
@@ -391,7 +402,7 @@ t.test('a running service: new limits restart it, so the form asks first and say
   const page = await signedInPage(browser, s.url, s.key);
   const sent = recordWrites(page);
   const form = 'section[aria-labelledby="settings"]';
-  await page.goto(`${s.url}/services/${web.id}`, { waitUntil: 'domcontentloaded' });
+  await page.goto(`${s.url}/services/${web.id}?tab=settings`, { waitUntil: 'domcontentloaded' });
   await page.waitForFunction(`document.querySelector('${form}')?.textContent.includes('restarts with them')`);
   t.match(await page.$eval(form, (e) => e.textContent), /Limits and the health check apply at once: web restarts with them \(a config deployment\)\. Everything else applies at the next deployment\./);
 

@@ -43,6 +43,8 @@ export function BackupSchedule({ serviceId, listing, hourUtc }: { serviceId: str
   const errors = useSignal(NO_ERRORS);
   const saved = useSignal<string | null>(null);
   useEffect(() => {
+    // The reload that follows a save here brings what the save answered: what was ticked since stays.
+    if (listing.settings.updatedAt === stored.value.updatedAt) return;
     stored.value = listing.settings;
     draft.value = listing.settings;
   }, [listing.settings.updatedAt]);

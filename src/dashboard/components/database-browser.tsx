@@ -3,15 +3,17 @@ import { useEffect } from 'preact/hooks';
 import { api, messageOf, type GetAnswer } from '../api.js';
 import { focusOnMount } from '../focus-on-mount.js';
 import { canWrite } from '../session.js';
+import { cellText } from './cell-text.js';
 import { ErrorNote } from './error-note.js';
 import { confirmDialog } from './ui/dialog.js';
+import { useLiveReload } from '../live-reload.js';
 
 type Tables = GetAnswer<'/api/services/{serviceId}/database/tables'>['tables'];
 type Page = GetAnswer<'/api/services/{serviceId}/database/rows'>;
-type Result = { columns: { name: string }[]; rows: Record<string, unknown>[]; rowCount: number; truncated: boolean };
 const PAGE = 50;
+/** The events after which the data itself may be different: a restore or an import ended. */
+const DATA_CHANGES = new Set(['BackupRestored', 'BackupRestoreFailed', 'ImportSucceeded', 'ImportFailed']);
 
-const show = (value: unknown) => (value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value));
 /** What the user typed, as the value to send: JSON when it reads as JSON (numbers, true, null, objects), else text. */
 function typed(text: string): unknown {
   try {
@@ -21,18 +23,13 @@ function typed(text: string): unknown {
   }
 }
 
-// Each engine's console takes its own language; SQL engines take statements.
-const CONSOLE_LABEL: Record<string, string> = { redis: 'Redis command', mongodb: 'MongoDB command (JSON)' };
-
-/** A database service's tables, a page of rows edited in place, and a console for statements. */
-export function DatabaseBrowser({ serviceId, engine }: { serviceId: string; engine: string }) {
+/** A database service's tables and a page of rows edited in place (statements: DatabaseConsole). */
+export function DatabaseBrowser({ serviceId }: { serviceId: string }) {
   const tables = useSignal<Tables>([]);
   const table = useSignal<string | null>(null);
   const page = useSignal<Page | null>(null);
   const offset = useSignal(0);
   const editing = useSignal<{ row: number; column: string; text: string } | null>(null);
-  const statement = useSignal('');
-  const result = useSignal<Result | null>(null);
   const error = useSignal<string | null>(null);
   const path = { serviceId };
 
@@ -51,9 +48,13 @@ export function DatabaseBrowser({ serviceId, engine }: { serviceId: string; engi
     error.value = null;
     page.value = data;
   };
+  /** The grid and the tables' counts are read together after any change, so they never disagree. */
+  const reload = () => Promise.all([loadTables(), loadRows()]);
   useEffect(() => {
     void loadTables();
   }, [serviceId]);
+  // A restore or an import that finishes (here or anywhere else) changes the data shown.
+  useLiveReload((change) => change.serviceId === serviceId && DATA_CHANGES.has(change.type), reload);
   useEffect(() => {
     void loadRows();
   }, [table.value, offset.value]);
@@ -73,7 +74,7 @@ export function DatabaseBrowser({ serviceId, engine }: { serviceId: string; engi
       body: { table: table.value!, primaryKey: keyOf(row), values: { [edit.column]: typed(edit.text) } },
     });
     error.value = failed ? messageOf(failed) : null;
-    await loadRows();
+    await reload();
     endEdit();
   };
   const removeRow = async (row: Record<string, unknown>) => {
@@ -86,21 +87,14 @@ export function DatabaseBrowser({ serviceId, engine }: { serviceId: string; engi
     if (!confirmed) return;
     const { error: failed } = await api.DELETE('/api/services/{serviceId}/database/rows', { params: { path }, body: { table: table.value!, primaryKey: keyOf(row) } });
     error.value = failed ? messageOf(failed) : null;
-    await loadRows();
+    await reload();
   };
   const insertRow = async (form: HTMLFormElement) => {
     const values = Object.fromEntries([...new FormData(form)].filter(([, v]) => v !== '').map(([k, v]) => [k, typed(String(v))]));
     const { error: failed } = await api.POST('/api/services/{serviceId}/database/rows', { params: { path }, body: { table: table.value!, values } });
     error.value = failed ? messageOf(failed) : null;
     if (!failed) form.reset();
-    await loadRows();
-  };
-  const run = async (event: Event) => {
-    event.preventDefault();
-    const { data, error: failed } = await api.POST('/api/services/{serviceId}/database/query', { params: { path }, body: { sql: statement.value } });
-    error.value = failed ? messageOf(failed) : null;
-    result.value = data ?? null;
-    await loadTables();
+    await reload();
   };
 
   const p = page.value;
@@ -161,11 +155,11 @@ export function DatabaseBrowser({ serviceId, engine }: { serviceId: string; engi
                     ) : (
                       <td key={c.name}>
                         {canWrite.value && hasKey && !c.primary ? (
-                          <button type="button" class="cell" data-cell={`${r}:${c.name}`} onClick={() => (editing.value = { row: r, column: c.name, text: show(row[c.name]) })}>
-                            {show(row[c.name]) || <span class="visually-hidden">empty; edit {c.name}</span>}
+                          <button type="button" class="cell" data-cell={`${r}:${c.name}`} onClick={() => (editing.value = { row: r, column: c.name, text: cellText(row[c.name]) })}>
+                            {cellText(row[c.name]) || <span class="visually-hidden">empty; edit {c.name}</span>}
                           </button>
                         ) : (
-                          show(row[c.name])
+                          cellText(row[c.name])
                         )}
                       </td>
                     );
@@ -208,38 +202,6 @@ export function DatabaseBrowser({ serviceId, engine }: { serviceId: string; engi
             </form>
           )}
         </>
-      )}
-      {canWrite.value && (
-        <form onSubmit={run} class="console">
-          <label for="db-statement">{CONSOLE_LABEL[engine] ?? 'Statement'}</label>
-          <textarea id="db-statement" rows={3} value={statement.value} onInput={(e) => (statement.value = e.currentTarget.value)} />
-          <button type="submit">Run</button>
-        </form>
-      )}
-      {result.value && (
-        <table class="grid" aria-label="Result">
-          <caption>
-            {result.value.rowCount} row(s){result.value.truncated ? ', cut off' : ''}
-          </caption>
-          <thead>
-            <tr>
-              {result.value.columns.map((c) => (
-                <th key={c.name} scope="col">
-                  {c.name}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {result.value.rows.map((row, i) => (
-              <tr key={i}>
-                {result.value!.columns.map((c) => (
-                  <td key={c.name}>{show(row[c.name])}</td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
       )}
     </section>
   );

@@ -18,9 +18,13 @@ export function HealthBadge({ health }: { health: Health }) {
 const MiB = 1024 * 1024;
 const megabytes = (bytes: number) => (bytes >= 10 * 1024 * MiB ? `${(bytes / 1024 / MiB).toFixed(1)} GiB` : `${Math.round(bytes / MiB)} MiB`);
 
-/** CPU and memory the running container uses, each against its limit; a meter that turns red near the limit. */
-export function Usage({ usage, resources }: { usage: Overview['usage']; resources: Overview['resources'] }) {
-  if (!usage) return <dd>not running</dd>;
+/**
+ * CPU and memory the running container uses, each against its limit; a meter that turns red near the limit.
+ * No reading yet (`usage: null`: the sampler has not answered) is not the same as nothing running.
+ */
+export function Usage({ usage, resources, running }: { usage: Overview['usage']; resources: Overview['resources']; running: boolean }) {
+  if (!running) return <dd>not running</dd>;
+  if (!usage) return <dd>not known yet</dd>;
   const cpuLimit = resources.cpus ? Number(resources.cpus) * 100 : null;
   return (
     <dd class="usage">

@@ -1,69 +1,99 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
-import { api, messageOf, type GetAnswer } from '../api.js';
-import { ErrorNote } from '../components/error-note.js';
-import { AutoDeploy } from '../components/auto-deploy.js';
-import { Backups } from '../components/backups.js';
+import { api, messageOf } from '../api.js';
 import { DatabaseBrowser } from '../components/database-browser.js';
-import { DatabaseTls } from '../components/database-tls.js';
-import { Imports, type ImportSource } from '../components/imports.js';
+import { DatabaseConsole } from '../components/database-console.js';
 import { Domains } from '../components/domains.js';
-import { HealthBadge, Usage } from '../components/service-health.js';
-import { ServiceSettings } from '../components/service-settings.js';
-import { LiveLog } from '../components/live-log.js';
-import { Variables } from '../components/variables.js';
-import { canWrite } from '../session.js';
-import { TableHead } from '../components/table-head.js';
+import { ErrorNote } from '../components/error-note.js';
+import { BackupsTab } from '../components/service-tabs/backups-tab.js';
+import { ConnectTab } from '../components/service-tabs/connect-tab.js';
+import { DeploymentLog, type Explanation } from '../components/service-tabs/deployment-log.js';
+import { DeploymentsTab } from '../components/service-tabs/deployments-tab.js';
+import { LogsTab } from '../components/service-tabs/logs-tab.js';
+import { OverviewTab } from '../components/service-tabs/overview-tab.js';
+import { ReleasesTab } from '../components/service-tabs/releases-tab.js';
+import { RunningOnly } from '../components/service-tabs/running-only.js';
+import { engineOf, FINISHED, type Overview, type Release } from '../components/service-tabs/service-view.js';
+import { SettingsTab } from '../components/service-tabs/settings-tab.js';
+import { Badge } from '../components/ui/badge.js';
 import { confirmDialog } from '../components/ui/dialog.js';
-import { DangerButton } from '../components/danger-button.js';
+import { Skeleton } from '../components/ui/skeleton.js';
+import { Tabs, type Tab } from '../components/ui/tabs.js';
+import { Variables } from '../components/variables.js';
+import { useLiveReload } from '../live-reload.js';
 import { deletionOf } from '../service-deletion.js';
 
-type Overview = GetAnswer<'/api/services/{serviceId}/overview'>;
-type Deployment = Overview['deployments'][number];
-type Release = GetAnswer<'/api/services/{serviceId}/releases'>['releases'][number];
-type Explanation = { summary: string; likelyCause: string; suggestedFix: string; commands: string[] };
+type AppTab = 'overview' | 'deployments' | 'logs' | 'variables' | 'domains' | 'releases' | 'settings';
+type DatabaseTab = 'overview' | 'data' | 'console' | 'backups' | 'connect' | 'variables' | 'settings';
 
-const FINISHED = new Set(['succeeded', 'failed', 'aborted', 'canceled', 'rolled_back']);
+const APP_TABS: Tab<AppTab>[] = [
+  { id: 'overview', label: 'Overview' },
+  { id: 'deployments', label: 'Deployments' },
+  { id: 'logs', label: 'Logs' },
+  { id: 'variables', label: 'Variables' },
+  { id: 'domains', label: 'Domains' },
+  { id: 'releases', label: 'Releases' },
+  { id: 'settings', label: 'Settings' },
+];
+const DATABASE_TABS: Tab<DatabaseTab>[] = [
+  { id: 'overview', label: 'Overview' },
+  { id: 'data', label: 'Data' },
+  { id: 'console', label: 'Console' },
+  { id: 'backups', label: 'Backups' },
+  { id: 'connect', label: 'Connect' },
+  { id: 'variables', label: 'Variables' },
+  { id: 'settings', label: 'Settings' },
+];
 
+/** A service, one tab per concern (`?tab=`); a database has its own tabs and no build controls. */
 export function ServiceScreen() {
-  const { params } = useRoute();
-  const { route } = useLocation();
+  const { params, query } = useRoute();
+  const { path, route } = useLocation();
   const serviceId = params.serviceId!;
   const overview = useSignal<Overview | null>(null);
   const releases = useSignal<Release[]>([]);
   const suggestions = useSignal<string[]>([]);
-  const runtimeFilter = useSignal('');
-  const watching = useSignal<string | null>(null);
+  // A link to one deployment (a notification, the CLI) opens its log.
+  const watching = useSignal<string | null>(query.deployment ?? null);
   const explanation = useSignal<Explanation | null>(null);
   const error = useSignal<string | null>(null);
 
   const load = async () => {
-    const path = { params: { path: { serviceId } } };
+    const at = { params: { path: { serviceId } } };
     const [o, r, k] = await Promise.all([
-      api.GET('/api/services/{serviceId}/overview', path),
-      api.GET('/api/services/{serviceId}/releases', path),
-      api.GET('/api/services/{serviceId}/suggestion-keys', path),
+      api.GET('/api/services/{serviceId}/overview', at),
+      api.GET('/api/services/{serviceId}/releases', at),
+      api.GET('/api/services/{serviceId}/suggestion-keys', at),
     ]);
     if (o.error) return void (error.value = messageOf(o.error));
+    const newestBefore = overview.value?.deployments[0]?.id ?? null;
     overview.value = o.data;
     releases.value = r.data?.releases ?? [];
     suggestions.value = (k.data?.suggestions ?? []).map((x) => x.key);
-    watching.value ??= o.data.deployments[0]?.id ?? null;
+    // A new deployment, started here or anywhere else, is followed, unless an older one's log was chosen.
+    if (watching.value === null || watching.value === newestBefore) watching.value = o.data.deployments[0]?.id ?? null;
   };
   useEffect(() => {
     void load();
   }, [serviceId]);
+  // Whoever changes the service (another person, the CLI, git push, a webhook, the scheduler), the page follows.
+  useLiveReload((change) => change.serviceId === serviceId, load);
 
+  /** A deployment just started here: its log, on the tab that shows it. */
+  const follow = (deploymentId: string, database: boolean) => {
+    watching.value = deploymentId;
+    route(`${path}?${new URLSearchParams({ ...query, tab: database ? 'overview' : 'deployments' })}`, true);
+  };
   const act = async (run: () => Promise<{ error?: unknown }>) => {
     const { error: failed } = await run();
     error.value = failed ? messageOf(failed) : null;
     await load();
   };
-  const deploy = () =>
+  const deploy = (database: boolean) =>
     act(async () => {
       const answer = await api.POST('/api/services/{serviceId}/deployments', { params: { path: { serviceId } } });
-      if (answer.data) watching.value = answer.data.deployment.id;
+      if (answer.data) follow(answer.data.deployment.id, database);
       return answer;
     });
   const abort = (id: string) => act(() => api.POST('/api/deployments/{deploymentId}/abort', { params: { path: { deploymentId: id } } }));
@@ -76,7 +106,7 @@ export function ServiceScreen() {
       });
       if (!confirmed) return {};
       const answer = await api.POST('/api/services/{serviceId}/rollback', { params: { path: { serviceId } }, body: { releaseId: release.id, config: 'release' } });
-      if (answer.data) watching.value = answer.data.deployment.id;
+      if (answer.data) follow(answer.data.deployment.id, false);
       return answer;
     });
   const explain = async (id: string) => {
@@ -99,112 +129,79 @@ export function ServiceScreen() {
   };
 
   const o = overview.value;
-  if (!o) return error.value ? <ErrorNote message={error.value} /> : <p role="status">Loading…</p>;
+  if (!o)
+    return (
+      <section>
+        <ErrorNote message={error.value} />
+        {!error.value && <Skeleton />}
+      </section>
+    );
   const s = o.service;
-  const engine = s.repoUrl === 'database' ? (s.repoFullName ?? '').replace('database:', '') : null;
-  const postgres = engine === 'postgres' || engine === 'timeseries';
-  const currentRelease = releases.value.find((r) => r.current);
-  const importSource: ImportSource | null = postgres ? 'postgres-url' : engine === 'redis' ? 'redis-url' : null;
+  const engine = engineOf(s);
+  const running = releases.value.some((r) => r.current);
+  const variables = <Variables serviceId={serviceId} engine={engine} variables={o.env} suggestions={suggestions.value} changed={load} />;
+  const settings = <SettingsTab service={s} running={running} changed={load} remove={() => void remove()} />;
+  const overviewTab = <OverviewTab overview={o} releases={releases.value} deploy={() => void deploy(engine !== null)} />;
   return (
-    <section>
-      <h1>
-        {s.name} <span class={`status status-${s.status}`}>{s.status}</span>
-      </h1>
+    <section class="service-page">
+      <div class="page-header">
+        <h1>
+          {s.name} <Badge status={s.status} />
+        </h1>
+      </div>
       <ErrorNote message={error.value} />
-      <dl class="facts">
-        <dt>Address</dt>
-        <dd>{s.primaryUrl ? <a href={s.primaryUrl}>{s.primaryUrl}</a> : '—'}</dd>
-        <dt>Source</dt>
-        <dd>{s.dockerImage ?? s.repoFullName ?? s.repoUrl}</dd>
-        <dt>Current release</dt>
-        <dd>{currentRelease ? `v${currentRelease.version}, ${currentRelease.createdAt.replace('T', ' ').slice(0, 16)}` : 'none'}</dd>
-        <dt>Health</dt>
-        <dd>
-          <HealthBadge health={s.health} />
-          {s.restarts > 0 && `, ${s.restarts} restart(s)`}
-        </dd>
-        <dt>Use</dt>
-        <Usage usage={o.usage} resources={o.resources} />
-      </dl>
-      {canWrite.value && (
-        <button type="button" onClick={() => void deploy()}>
-          Deploy
-        </button>
-      )}
-
-      <h2>Deployments</h2>
-      <table>
-        <TableHead columns={['Status', 'Kind', 'Started', 'Reason']} actions />
-        <tbody>
-          {o.deployments.map((d: Deployment) => (
-            <tr key={d.id} aria-current={d.id === watching.value ? 'true' : undefined}>
-              <td class={`status status-${d.status}`}>{d.status}</td>
-              <td>{d.kind}</td>
-              <td>{d.startedAt ?? d.createdAt}</td>
-              <td>{d.reason ?? ''}</td>
-              <td>
-                <button type="button" onClick={() => (watching.value = d.id)}>
-                  Log
-                </button>
-                {canWrite.value && !FINISHED.has(d.status) && (
-                  <button type="button" onClick={() => void abort(d.id)}>
-                    Abort
-                  </button>
-                )}
-                {canWrite.value && (d.status === 'failed' || d.status === 'rolled_back') && (
-                  <button type="button" onClick={() => void explain(d.id)}>
-                    Explain
-                  </button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {explanation.value && (
-        <aside class="explanation" aria-label="Why it failed">
-          <p>
-            <strong>{explanation.value.summary}</strong>
-          </p>
-          <p>{explanation.value.likelyCause}</p>
-          <p>{explanation.value.suggestedFix}</p>
-          <pre>{explanation.value.commands.join('\n')}</pre>
-        </aside>
-      )}
-      {watching.value && <LiveLog url={`/api/deployments/${watching.value}/stream`} label="Deployment log" isOver={isOver} />}
-
-      {s.repoUrl === 'database' && s.status === 'active' && <DatabaseBrowser serviceId={serviceId} engine={engine!} />}
-      {s.repoUrl === 'database' && <Backups serviceId={serviceId} serviceName={s.name} />}
-      {postgres && <DatabaseTls serviceId={serviceId} />}
-      {importSource && <Imports serviceId={serviceId} source={importSource} />}
-      <Variables serviceId={serviceId} engine={engine} variables={o.env} suggestions={suggestions.value} changed={load} />
-      <Domains serviceId={serviceId} domains={o.domains} changed={load} />
-      <ServiceSettings key={s.updatedAt} service={s} running={currentRelease !== undefined} changed={load} />
-      {s.repoUrl !== 'docker-image' && s.repoUrl !== 'database' && <AutoDeploy serviceId={serviceId} />}
-      <h2>Runtime logs</h2>
-      <label for="runtime-filter">Filter</label>
-      <input id="runtime-filter" type="search" value={runtimeFilter.value} onInput={(e) => (runtimeFilter.value = e.currentTarget.value)} />
-      {/* A new release has new output: its stream starts again. */}
-      <LiveLog key={s.lastDeployedAt ?? 'never'} url={`/api/services/${serviceId}/runtime-logs/stream`} label="Runtime log" filter={runtimeFilter.value} />
-
-      <h2>Releases</h2>
-      <ul class="releases">
-        {releases.value.map((r) => (
-          <li key={r.id}>
-            v{r.version} {r.current && <strong>(current)</strong>} {r.commitMessage ?? r.imageId.slice(0, 19)}{' '}
-            {canWrite.value && !r.current && r.available && (
-              <button type="button" onClick={() => void rollback(r)}>
-                Roll back to this
-              </button>
-            )}
-          </li>
-        ))}
-      </ul>
-      {canWrite.value && (
-        <>
-          <h2>Delete</h2>
-          <DangerButton label="Delete service…" what={s.name} onClick={() => void remove()} />
-        </>
+      {engine === null ? (
+        <Tabs label={`Service ${s.name}`} tabs={APP_TABS} fallback={query.deployment ? 'deployments' : undefined}>
+          {(tab) =>
+            ({
+              overview: overviewTab,
+              deployments: (
+                <DeploymentsTab
+                  deployments={o.deployments}
+                  releases={releases.value}
+                  watching={watching}
+                  explanation={explanation.value}
+                  abort={(id) => void abort(id)}
+                  explain={(id) => void explain(id)}
+                  isOver={isOver}
+                />
+              ),
+              logs: <LogsTab serviceId={serviceId} lastDeployedAt={s.lastDeployedAt} />,
+              variables,
+              domains: <Domains serviceId={serviceId} domains={o.domains} changed={load} />,
+              releases: <ReleasesTab releases={releases.value} rollback={(r) => void rollback(r)} />,
+              settings,
+            })[tab]
+          }
+        </Tabs>
+      ) : (
+        <Tabs label={`Database ${s.name}`} tabs={DATABASE_TABS}>
+          {(tab) =>
+            ({
+              overview: (
+                <>
+                  {overviewTab}
+                  <h2>Deployment log</h2>
+                  <DeploymentLog watching={watching.value} explanation={null} isOver={isOver} />
+                </>
+              ),
+              data: (
+                <RunningOnly running={s.status === 'active'}>
+                  <DatabaseBrowser serviceId={serviceId} />
+                </RunningOnly>
+              ),
+              console: (
+                <RunningOnly running={s.status === 'active'}>
+                  <DatabaseConsole serviceId={serviceId} engine={engine} />
+                </RunningOnly>
+              ),
+              backups: <BackupsTab serviceId={serviceId} serviceName={s.name} engine={engine} />,
+              connect: <ConnectTab service={s} engine={engine} />,
+              variables,
+              settings,
+            })[tab]
+          }
+        </Tabs>
       )}
     </section>
   );

@@ -18,11 +18,12 @@ const STEP: Record<string, (i: number, n: number) => number> = {
  * Tabs after the WAI-ARIA pattern: one tab stop, arrow keys, Home and End move between tabs. The selected tab
  * is the address's `?tab=`, so a reload or a shared link opens the same one; only its panel is drawn.
  */
-export function Tabs<Id extends string>({ label, tabs, children }: { label: string; tabs: Tab<Id>[]; children: (selected: Id) => ComponentChildren }) {
+export function Tabs<Id extends string>({ label, tabs, fallback, children }: { label: string; tabs: Tab<Id>[]; fallback?: Id; children: (selected: Id) => ComponentChildren }) {
   const { path, query, route } = useLocation();
   const buttons = useRef(new Map<Id, HTMLButtonElement>());
   const base = useId();
-  const selected = tabs.find((t) => t.id === query.tab)?.id ?? tabs[0]!.id;
+  // `fallback`: the tab an address without `?tab=` opens, when it is not the first.
+  const selected = tabs.find((t) => t.id === query.tab)?.id ?? fallback ?? tabs[0]!.id;
 
   const select = (id: Id) => route(`${path}?${new URLSearchParams({ ...query, tab: id })}`, true);
   const onKeyDown = (event: KeyboardEvent) => {
