@@ -34,7 +34,7 @@ t.test('an open page follows what happens elsewhere, without a reload', { skip }
   const until = (condition: string) => page.waitForFunction(condition, { timeout: 120_000 });
 
   await t.test('a deployment made with the CLI appears and follows to succeeded', async (t) => {
-    await open(`/services/${web.id}`);
+    await open(`/services/${web.id}?tab=deployments`);
     const cli = spawn(process.execPath, [...cliArgs, 'deploy', web.id], {
       cwd: root,
       env: { ...process.env, SLIPWAY_URL: s.url, SLIPWAY_KEY: s.key },
@@ -50,8 +50,8 @@ t.test('an open page follows what happens elsewhere, without a reload', { skip }
     t.pass('the CLI’s deployment shows');
     await until(`${newestRow}.includes('succeeded')`);
     t.equal(await exited, 0, 'the CLI saw it succeed too');
-    await until("document.querySelector('main')?.textContent.includes('v1')");
-    t.pass('the current release follows');
+    await until("document.querySelector('main table tbody tr')?.textContent.includes('v1')");
+    t.pass('the release it made follows');
     await until("document.querySelector('.log')?.textContent.length > 0");
     t.pass("the new deployment's log is followed");
     await notReloaded();
@@ -60,8 +60,8 @@ t.test('an open page follows what happens elsewhere, without a reload', { skip }
   await t.test('a rollback made through the API shows, and the release it put back', async (t) => {
     const second = await s.call('POST', `/api/services/${web.id}/deployments`);
     await waitForDeployment(s, web.id, second.body.deployment.id);
-    await until("document.querySelector('main')?.textContent.includes('v2')");
-    t.pass('the second release shows as current');
+    await until("document.querySelector('main table tbody tr')?.textContent.includes('v2')");
+    t.pass('the second release shows');
     const releases = (await s.call('GET', `/api/services/${web.id}/releases`)).body.releases as { id: string; version: number }[];
     const first = releases.find((r) => r.version === 1)!;
     const rollback = await s.call('POST', `/api/services/${web.id}/rollback`, { body: { releaseId: first.id, config: 'release' } });
@@ -79,27 +79,30 @@ t.test('an open page follows what happens elsewhere, without a reload', { skip }
     await stranger.click('button[type=submit]');
     await stranger.waitForFunction(`location.pathname === '/services/${web.id}' && new URLSearchParams(location.search).get('deployment') === '${first.id}'`, { timeout: 60_000 });
     await stranger.waitForFunction("document.querySelector('main h1')?.textContent.includes('web')", { timeout: 60_000 });
+    t.equal(await stranger.$eval('[role=tab][aria-selected=true]', (e) => e.textContent), 'Deployments', 'on its Deployments tab');
     t.pass("the service's page, following that deployment");
     // The oldest deployment (the last row) is the one followed, not the newest.
     await stranger.waitForFunction(`document.querySelector('tr[aria-current="true"]') === [...document.querySelectorAll('main table tbody tr')].at(-1)`, { timeout: 60_000 });
     t.equal((await s.call('GET', `/api/deployments/${first.id}`)).body.deployment.serviceId, web.id, 'GET /api/deployments/:id names its service');
   });
 
-  await t.test("a statement in the console updates the grid and the table's count together", async (t) => {
+  await t.test("a statement in the console shows in the grid and the table's count together", async (t) => {
     const db = await createService(s, project.id, { name: 'db', repoFullName: 'database:postgres', repoUrl: 'database', branch: 'main', internalPort: 5432, databasePublicEnabled: false, env: [] });
     const queued = await s.call('POST', `/api/services/${db.id}/deployments`);
     t.equal((await waitForDeployment(s, db.id, queued.body.deployment.id)).status, 'succeeded');
     await s.call('POST', `/api/services/${db.id}/database/query`, { body: { sql: "create table items (id int primary key, name text); insert into items values (1, 'first')" } });
-    await open(`/services/${db.id}`);
-    await page.waitForSelector('#db-table option[value="public.items"]');
-    await page.select('#db-table', 'public.items');
-    await page.waitForSelector('xpath/.//button[contains(@class, "cell") and text()="first"]');
+    await open(`/services/${db.id}?tab=console`);
     await page.type('#db-statement', "insert into items values (2, 'second')");
     await (await page.waitForSelector('xpath/.//button[normalize-space(.)="Run"]'))!.click();
+    await page.waitForSelector('table[aria-label="Result"]');
+    await page.click('xpath/.//button[@role="tab"][normalize-space(.)="Data"]');
+    await page.waitForSelector('#db-table option[value="public.items"]');
+    await page.select('#db-table', 'public.items');
     await page.waitForSelector('xpath/.//button[contains(@class, "cell") and text()="second"]');
     const option = await page.$eval('#db-table option[value="public.items"]', (o) => o.textContent);
     t.match(option, /\(2\)/, 'the count says 2 as the grid shows 2 rows');
-    // Postgres logs its ordinary start-up on stderr: shown, but not as an error.
+    // Postgres logs its ordinary start-up on stderr: shown, but not as an error (its log is on the Overview).
+    await page.click('xpath/.//button[@role="tab"][normalize-space(.)="Overview"]');
     await until("[...document.querySelectorAll('.line-stderr')].some((l) => l.textContent.includes('ready to accept connections'))");
     t.equal(await page.$$eval('.line-stderr.line-failed', (lines) => lines.length), 0, "the database's own stderr is not painted as a failure");
     await notReloaded();
