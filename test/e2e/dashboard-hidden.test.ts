@@ -33,3 +33,16 @@ t.test('a hidden page gives its streams back and catches up when it shows again'
   t.pass('shown again: what changed meanwhile is on the page');
   t.ok(await page.evaluate("window.streams.at(-1).url.includes('after=')"), 'the feed went on after the last change it heard');
 });
+
+t.test('the installation follows keys made elsewhere', { skip: requireChromium() }, async (t) => {
+  const s = await startTestServer();
+  t.teardown(() => s.close());
+  const browser = await launchChromium();
+  t.teardown(() => browser.close());
+  const page = await signedInPage(browser, s.url, s.key);
+  await page.goto(s.url + '/installation?tab=keys', { waitUntil: 'domcontentloaded' });
+  await page.waitForSelector('main h1');
+  t.equal((await s.call('POST', '/api/keys', { body: { name: 'made-by-the-cli', access: 'read', projectIds: null } })).status, 200);
+  await page.waitForFunction("document.querySelector('main')?.textContent.includes('made-by-the-cli')", { timeout: 30_000 });
+  t.pass('a key made through the API appears without a reload');
+});

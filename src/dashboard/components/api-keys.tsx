@@ -1,6 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { api, messageOf, type GetAnswer } from '../api.js';
+import { useLiveReload } from '../live-reload.js';
 import { fieldsByPath, focusFirstInvalid, formErrors, NO_ERRORS } from '../form-errors.js';
 import { ErrorNote } from './error-note.js';
 import { DangerButton } from './danger-button.js';
@@ -34,6 +35,8 @@ export function ApiKeys() {
   useEffect(() => {
     void load();
   }, []);
+  // A key made or revoked anywhere (another person, the CLI) shows here.
+  useLiveReload((change) => change.streamId.startsWith('apikey-'), load);
 
   const create = async (event: Event) => {
     event.preventDefault();

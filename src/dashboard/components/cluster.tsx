@@ -1,6 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { api, type GetAnswer } from '../api.js';
+import { useLiveReload } from '../live-reload.js';
 import { fieldsByPath, focusFirstInvalid, formErrors, NO_ERRORS } from '../form-errors.js';
 import { canWrite } from '../session.js';
 import { DangerButton } from './danger-button.js';
@@ -42,6 +43,8 @@ export function Cluster() {
   useEffect(() => {
     void load();
   }, []);
+  // A node joining, leaving or changing state shows here.
+  useLiveReload((change) => change.streamId.startsWith('cluster-'), load);
 
   const init = async (event: Event) => {
     event.preventDefault();

@@ -3,6 +3,7 @@ import { Fragment } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { CHANNEL_TYPES, DEFAULT_NOTIFICATION_EVENTS, NOTIFICATION_EVENTS, type ChannelType } from '../../../commands/notification-channel/event-names.js';
 import { api, messageOf, type GetAnswer } from '../api.js';
+import { useLiveReload } from '../live-reload.js';
 import { fieldsByPath, focusFirstInvalid, formErrors, NO_ERRORS } from '../form-errors.js';
 import { canWrite } from '../session.js';
 import { ErrorNote } from './error-note.js';
@@ -71,6 +72,8 @@ export function NotificationChannels() {
   useEffect(() => {
     void load();
   }, []);
+  // A channel made, changed or removed anywhere, and its deliveries, show here.
+  useLiveReload((change) => /^notification(channel)?-/.test(change.streamId), load);
 
   const create = async (form: HTMLFormElement) => {
     const data = new FormData(form);
