@@ -1,6 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { api, messageOf, type GetAnswer } from '../api.js';
+import { askDialog } from './ui/ask-dialog.js';
 import { canWrite } from '../session.js';
 import { ErrorNote } from './error-note.js';
 import { TableHead } from './table-head.js';
@@ -31,7 +32,12 @@ export function ReadModelHealth() {
     await load();
   };
   const skip = async (p: Parked) => {
-    const reason = window.prompt(`Why skip ${p.type} for ${p.projector}? (recorded)`);
+    const reason = await askDialog({
+      title: `Skip ${p.type} in ${p.projector}?`,
+      body: 'The read model goes on without it; the event stays in the log.',
+      label: 'Why (kept with the skip)',
+      confirmLabel: 'Skip the event',
+    });
     if (!reason) return;
     const { error: failed } = await api.POST('/api/health/parked/{projector}/{eventId}/skip', { ...path(p), body: { reason } });
     error.value = failed ? messageOf(failed) : null;

@@ -1,6 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { api, messageOf } from '../api.js';
+import { askDialog } from '../components/ui/ask-dialog.js';
 import { useLiveReload } from '../live-reload.js';
 import { ErrorNote } from '../components/error-note.js';
 import { canWrite } from '../session.js';
@@ -46,7 +47,7 @@ export function ProjectsScreen() {
   };
 
   const rename = async (project: Project) => {
-    const name = window.prompt(`New name for ${project.name}`, project.name)?.trim();
+    const name = await askDialog({ title: `Rename ${project.name}`, body: 'Its slug, its services and their addresses stay as they are.', label: 'New name', value: project.name, confirmLabel: 'Rename' });
     if (!name || name === project.name) return;
     const { error: failed } = await api.PATCH('/api/projects/{projectId}', { params: { path: { projectId: project.id } }, body: { name } });
     if (failed) return void (error.value = messageOf(failed));
