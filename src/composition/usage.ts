@@ -9,7 +9,7 @@ import { Sampler } from '../runtime/sampler.js';
 const FIRST_READING_MS = 100;
 /**
  * The most containers (and Swarm services) sampled at once, whatever keys ask: one stream costs Slipway and the
- * engine about a millisecond of CPU a second each. Past it, a new one's use is shown as unknown until others go quiet.
+ * engine about a millisecond of CPU a second each. Past it, a new one ends the stream read least recently.
  */
 export const MAX_SAMPLED = 100;
 /** Tasks change only with an update, a scale or a failed node: a new one is summed within this. */

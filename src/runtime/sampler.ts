@@ -4,7 +4,10 @@ export type Source<T> = (publish: (value: T) => void, signal: AbortSignal) => Pr
 export interface SamplerOptions {
   /** A thing nobody has read for this long is no longer sampled. */
   quietMs: number;
-  /** The most things sampled at once: a read of one more starts nothing and answers "not known". */
+  /**
+   * The most things sampled at once: a read of one more ends the one read least recently, so nobody's reads
+   * (a hostile key's polling included) can keep another's out.
+   */
   max: number;
 }
 
@@ -61,7 +64,8 @@ export class Sampler<T> {
   }
 
   private start(key: string, source: Source<T>): Sampling<T> | null {
-    if (this.stopped || this.sampling.size >= this.options.max) return null;
+    if (this.stopped) return null;
+    if (this.sampling.size >= this.options.max) this.endLeastRecentlyRead();
     this.startedCount++;
     let firstValue: () => void = () => undefined;
     const first = new Promise<void>((resolve) => (firstValue = resolve));
@@ -83,6 +87,12 @@ export class Sampler<T> {
     this.running.add(ended);
     this.watchQuiet(key, sampling, this.options.quietMs);
     return sampling;
+  }
+
+  private endLeastRecentlyRead() {
+    let oldest: [string, Sampling<T>] | null = null;
+    for (const entry of this.sampling) if (!oldest || entry[1].readAt < oldest[1].readAt) oldest = entry;
+    if (oldest) this.end(...oldest);
   }
 
   /** No longer sampled: a read from now on starts a new source. */

@@ -76,17 +76,20 @@ t.test('a source that ends (its container is gone) or fails is dropped', async (
   t.same(sampler.keys(), []);
 });
 
-t.test('no more than `max` things are sampled, whatever is read', async (t) => {
+t.test('no more than `max` things are sampled: one more ends the one read least recently', async (t) => {
   const sampler = new Sampler<number>({ quietMs: 60_000, max: 2 });
   t.teardown(() => sampler.stop());
   const sources = [driven(), driven(), driven()];
-  for (const [i, s] of sources.entries()) await sampler.read(`c${i}`, s.source, never());
-  t.same(sampler.keys(), ['c0', 'c1']);
-  t.equal(sources[2]!.state.started, 0, 'the third is not started');
-  sources[0]!.end();
-  await until(() => sampler.keys().length < 2);
+  await sampler.read('c0', sources[0]!.source, never());
+  await new Promise((r) => setTimeout(r, 5));
+  await sampler.read('c1', sources[1]!.source, never());
+  await new Promise((r) => setTimeout(r, 5));
+  // c0 is read again: c1 is now the one read least recently.
+  await sampler.read('c0', sources[0]!.source, never());
   await sampler.read('c2', sources[2]!.source, never());
-  t.same(sampler.keys().sort(), ['c1', 'c2'], 'a slot freed is taken');
+  t.same(sampler.keys().sort(), ['c0', 'c2'], 'the third is sampled; the one read least recently is not');
+  t.equal(sources[1]!.state.stopped, 1, "its source was stopped");
+  t.equal(sources[2]!.state.started, 1);
 });
 
 t.test('stop ends every source and starts none afterwards', async (t) => {
