@@ -9,8 +9,11 @@ interface Line {
   stream: string;
 }
 
-/** Slipway's own line that a deployment or one of its steps failed: the one line a log paints as an error. */
-const failedStep = (l: Line) => l.stream === 'system' && /^Deployment (failed|aborted)|\bfailed\b/.test(l.line);
+/**
+ * Slipway's own line that the deployment failed (it names the step and why): the one line a log paints as an
+ * error. A step that went on another way ("Could not pull …; using the image present locally") is not one.
+ */
+const failedStep = (l: Line) => l.stream === 'system' && /^Deployment (failed|aborted)\b/.test(l.line);
 
 /**
  * A Server-Sent Events log (`snapshot`, then `log` per line), coloured, following the tail unless the reader
