@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useId, useRef } from 'preact/hooks';
+import { useEffect, useId, useRef } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 
 export interface Tab<Id extends string = string> {
@@ -24,6 +24,14 @@ export function Tabs<Id extends string>({ label, tabs, fallback, children }: { l
   const base = useId();
   // `fallback`: the tab an address without `?tab=` opens, when it is not the first.
   const selected = tabs.find((t) => t.id === query.tab)?.id ?? fallback ?? tabs[0]!.id;
+
+  // On a phone the row scrolls sideways: the selected tab (one opened by its address too) is brought into it.
+  useEffect(() => {
+    const button = buttons.current.get(selected);
+    // The row is positioned (tabs.css): a tab's offsetLeft is measured from it.
+    const row = button?.parentElement;
+    if (button && row) row.scrollLeft = Math.max(0, button.offsetLeft - (row.clientWidth - button.offsetWidth) / 2);
+  }, [selected]);
 
   const select = (id: Id) => route(`${path}?${new URLSearchParams({ ...query, tab: id })}`, true);
   const onKeyDown = (event: KeyboardEvent) => {
