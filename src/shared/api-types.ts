@@ -1559,7 +1559,7 @@ export interface paths {
          *
          *     First `ready` (its id is the feed’s position), then a `change` per event once every GET shows it (a deployment’s log lines are left out: they have their own stream). Each event’s SSE id is its position: a client that reconnects with `Last-Event-ID` (an EventSource does it itself) or `after` first gets what it missed; when more than 1,000 changes were missed, or the read models were rebuilt, it gets `reset` instead (reload everything), and the feed goes on.
          *
-         *     A comment line every 25 s keeps proxies from closing it. The stream ends (`end`) when its session or key no longer stands; the check costs no request of its own, so an open feed never keeps a session alive.
+         *     A key may hold 20 feeds open at once (a 21st is answered 429). A comment line every 25 s keeps proxies from closing it. The stream ends (`end`) when its session or key no longer stands; the check costs no request of its own, so an open feed never keeps a session alive.
          *
          *     Any key (read or write).
          */
