@@ -32,9 +32,15 @@ export function usageOf(sample: Docker.ContainerStats): ContainerUsage | null {
  */
 export async function* usageReadings(docker: Docker, name: string, signal: AbortSignal): AsyncIterable<ContainerUsage | null> {
   let stream: Readable | null = null;
+  // A signal that fired before the request went out (or while its answer was on the way) is heard by nobody
+  // else: the stream would then run until its container goes, holding a server's stop.
+  const stop = () => stream?.destroy();
+  signal.addEventListener('abort', stop, { once: true });
   try {
+    if (signal.aborted) return;
     // @types/dockerode leaves out abortSignal, which dockerode hands to the request.
     stream = (await docker.getContainer(name).stats({ stream: true, abortSignal: signal } as { stream: true })) as Readable;
+    if (signal.aborted) return;
     const decoder = new StringDecoder('utf8');
     let pending = '';
     for await (const chunk of stream) {
@@ -46,6 +52,7 @@ export async function* usageReadings(docker: Docker, name: string, signal: Abort
   } catch (error) {
     if (!signal.aborted) throw error;
   } finally {
+    signal.removeEventListener('abort', stop);
     stream?.destroy();
   }
 }
