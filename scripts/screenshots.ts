@@ -59,14 +59,13 @@ try {
     await shot(await open(await browser.createBrowserContext(), '/', '#api-key', dark), 'sign-in', dark);
     await shot(await open(context, '/', '.card h2', dark), 'projects', dark);
     await shot(await open(context, `/projects/${project.id}`, 'svg.graph-edges .graph-edge', dark), 'project', dark);
-    const service = await open(context, `/services/${web.id}`, 'main h1', dark);
+    const service = await open(context, `/services/${web.id}?tab=deployments`, 'main h1', dark);
     await service.waitForFunction("document.querySelector('.log')?.textContent.includes('listening')");
     await shot(service, 'service', dark);
-    const database = await open(context, `/services/${db.id}`, 'main h1', dark);
+    const database = await open(context, `/services/${db.id}?tab=data`, 'main h1', dark);
     await database.waitForSelector('xpath/.//select[@id="db-table"]/option[@value="public.orders"]');
     await database.select('#db-table', 'public.orders');
     await database.waitForSelector('xpath/.//button[contains(@class, "cell") and text()="Ada"]');
-    await (await database.$('#database'))!.scrollIntoView();
     await shot(database, 'database', dark);
     await shot(await open(context, '/audit', '.audit-log', dark), 'audit-log', dark);
     await shot(await open(context, '/installation', '[role=tabpanel] table', dark), 'installation', dark);
