@@ -2,6 +2,7 @@ import { useComputed, useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { api, messageOf, type GetAnswer } from '../api.js';
 import { canWrite } from '../session.js';
+import { useLiveReload } from '../live-reload.js';
 import { BackupSchedule } from './backup-schedule.js';
 import { ErrorNote } from './error-note.js';
 import { TableHead } from './table-head.js';
@@ -26,10 +27,9 @@ export function Backups({ serviceId, serviceName }: { serviceId: string; service
   useEffect(() => {
     void load();
     void api.GET('/api/settings').then(({ data }) => (hourUtc.value = data?.settings.backups.hourUtc ?? null));
-    // A running backup ends on its own: look again while one runs.
-    const timer = setInterval(() => backups.value.some((b) => b.status === 'running') && void load(), 2000);
-    return () => clearInterval(timer);
   }, [serviceId]);
+  // A backup taken, ended, restored or deleted anywhere (the schedule included) shows as it happens.
+  useLiveReload((change) => change.serviceId === serviceId && change.type.startsWith('Backup'), load);
 
   const take = async () => {
     const { error: failed } = await api.POST('/api/services/{serviceId}/database/backups', { ...path, body: {} });
