@@ -10,7 +10,8 @@ const TABS = ['health', 'notifications', 'cluster', 'settings', 'connections', '
 const SERVICE_TABS = ['overview', 'deployments', 'logs', 'variables', 'domains', 'releases', 'settings'];
 const DATABASE_TABS = ['overview', 'data', 'console', 'backups', 'connect', 'variables', 'settings'];
 
-t.setTimeout(900_000);
+// Its checks take about 2 min on this machine, 3 under a loaded suite.
+t.setTimeout(420_000);
 
 /** A signed-in browser profile: its pages share the session cookie. */
 async function signedInContext(browser: Browser, s: TestServer): Promise<BrowserContext> {

@@ -9,9 +9,22 @@ export const CHROMIUM = process.env.SLIPWAY_CHROMIUM ?? '/usr/bin/chromium';
 /** tap's `skip` for browser tests; fatal under `npm test`, which installs Chromium. */
 export const requireChromium = () => required(existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (npm test installs Debian's chromium)`);
 
-export function launchChromium(): Promise<Browser> {
+/** How long `close()` may take before Chromium is killed: a browser that does not exit must not hold a test file. */
+const CLOSE_GRACE_MS = 10_000;
+
+export async function launchChromium(): Promise<Browser> {
   // As root in a container Chromium needs --no-sandbox; nothing it opens here is outside this test.
-  return puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  const browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  const close = browser.close.bind(browser);
+  browser.close = async () => {
+    const kill = setTimeout(() => browser.process()?.kill('SIGKILL'), CLOSE_GRACE_MS);
+    try {
+      await close();
+    } finally {
+      clearTimeout(kill);
+    }
+  };
+  return browser;
 }
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
