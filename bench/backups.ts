@@ -11,6 +11,7 @@ import { claimHostPorts } from '../test/helpers/host-ports.js';
 import { DB_IMAGE_ENV, dbImagesUnavailable } from '../test/helpers/engine-containers.js';
 import { policyAllowing } from '../test/helpers/outbound.js';
 import { startS3Server } from '../test/helpers/s3-server.js';
+import { bootstrapClient } from './bootstrap-client.js';
 import { line } from './print.js';
 import { rssMb } from './rss.js';
 
@@ -41,11 +42,7 @@ export async function backupBenchmarks(startServer: StartServer) {
   const { child, url } = await startServer(dataDir, { ...DB_IMAGE_ENV, SLIPWAY_HOST_PORT_RANGE: claimHostPorts().range, SLIPWAY_DB_QUERY_TIMEOUT: '3600' });
   let projectId: string | null = null;
   try {
-    const key = readFileSync(join(dataDir, 'bootstrap-key'), 'utf8').trim();
-    const call = async (method: string, path: string, body?: unknown) => {
-      const r = await fetch(url + path, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-      return { status: r.status, body: (await r.json()) as Record<string, any> };
-    };
+    const { call } = bootstrapClient(dataDir, url);
     projectId = (await call('POST', '/api/projects', { name: 'Backups', description: 'bench' })).body.project.id as string;
     const pg = (await call('POST', `/api/projects/${projectId}/services`, { name: 'pg', repoFullName: 'database:postgres', repoUrl: 'database', branch: 'main', internalPort: 1, databasePublicEnabled: false, env: [] })).body.service;
     const deployment = (await call('POST', `/api/services/${pg.id}/deployments`)).body.deployment.id;

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -9,6 +9,7 @@ import { docker, removeProjectLeftovers } from '../test/helpers/docker.js';
 import { claimHostPorts } from '../test/helpers/host-ports.js';
 import { DB_IMAGE_ENV, DB_TEST_IMAGES, dbImagesUnavailable } from '../test/helpers/engine-containers.js';
 import { median } from './deploy.js';
+import { bootstrapClient } from './bootstrap-client.js';
 import { line } from './print.js';
 import { rssMb } from './rss.js';
 
@@ -49,12 +50,7 @@ export async function databaseBenchmarks(startServer: StartServer) {
   const { child, url } = await startServer(dataDir, { ...DB_IMAGE_ENV, SLIPWAY_HOST_PORT_RANGE: claimHostPorts().range });
   let projectId: string | null = null;
   try {
-    const key = readFileSync(join(dataDir, 'bootstrap-key'), 'utf8').trim();
-    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const call = async (method: string, path: string, body?: unknown) => {
-      const r = await fetch(url + path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-      return { status: r.status, body: (await r.json()) as Record<string, any> };
-    };
+    const { headers, call } = bootstrapClient(dataDir, url);
     const project = (await call('POST', '/api/projects', { name: 'Databases', description: 'bench' })).body.project;
     projectId = project.id as string;
     const database = async (name: string, engine: string) =>

@@ -7,6 +7,7 @@ import { dockerUnavailable, docker, removeProjectLeftovers } from '../test/helpe
 import { claimHostPorts } from '../test/helpers/host-ports.js';
 import { testWebService } from '../test/helpers/http-resources.js';
 import { median } from './deploy.js';
+import { bootstrapClient } from './bootstrap-client.js';
 import { line } from './print.js';
 
 type StartServer = (dataDir: string, env?: Record<string, string>) => Promise<{ child: ChildProcess; url: string }>;
@@ -29,12 +30,7 @@ export async function overviewBenchmarks(startServer: StartServer) {
   const { child, url } = await startServer(dataDir, { SLIPWAY_HOST_PORT_RANGE: claimHostPorts().range, SLIPWAY_USAGE_QUIET: String(quietSeconds) });
   let projectId: string | null = null;
   try {
-    const key = readFileSync(join(dataDir, 'bootstrap-key'), 'utf8').trim();
-    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const call = async (method: string, path: string, body?: unknown) => {
-      const r = await fetch(url + path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-      return { status: r.status, body: (await r.json()) as Record<string, any> };
-    };
+    const { call } = bootstrapClient(dataDir, url);
     projectId = (await call('POST', '/api/projects', { name: 'Overview', description: 'bench' })).body.project.id as string;
     const service = (await call('POST', `/api/projects/${projectId}/services`, testWebService('overview'))).body.service.id as string;
     const deployment = (await call('POST', `/api/services/${service}/deployments`)).body.deployment.id as string;
