@@ -23,17 +23,20 @@ export function authenticate(keys: PrincipalCache, failures: KeyFailureLimiter, 
       ctx.state.principal = await sessions.principalOf(ctx);
       return next();
     }
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) throw unauthorized('missing API key: send Authorization: Bearer <key>, or sign in (POST /api/sessions)');
-    const principal = await keys.find(match[1]!);
+    const key = bearerKeyOf(ctx);
+    if (!key) throw unauthorized('missing API key: send Authorization: Bearer <key>, or sign in (POST /api/sessions)');
+    const principal = await keys.find(key);
     if (!principal) {
-      await failures.failed(clientAddressOf(ctx), match[1]!);
+      await failures.failed(clientAddressOf(ctx), key);
       throw unauthorized('unknown or revoked API key');
     }
     ctx.state.principal = principal;
     await next();
   };
 }
+
+/** The key of `Authorization: Bearer <key>`, if the request sends one. */
+export const bearerKeyOf = (ctx: Context): string | undefined => /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'))?.[1];
 
 export const principalOf = (ctx: Context): Principal => ctx.state.principal as Principal;
 export const actorOf = (principal: Principal) => `key:${principal.keyId}`;

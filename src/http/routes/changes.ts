@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { lastChangePosition, listChanges, type ChangeRow } from '../../../projections/change-queries.js';
 import type { Slipway } from '../../slipway.js';
-import { canSee, principalOf, visibleProject } from '../auth.js';
+import { bearerKeyOf, canSee, principalOf, visibleProject } from '../auth.js';
 import { HttpError } from '../errors.js';
 import type { ChangeFeed, ChangeNews } from '../change-feed.js';
 import { changesApi } from '../contract/changes.js';
@@ -17,7 +17,7 @@ import { parseInput } from '../validation.js';
 const CATCH_UP_LIMIT = 1_000;
 const KEEP_ALIVE_MS = 25_000;
 /** Open feeds per key: a dashboard holds one per tab; a hostile key cannot hold the server's sockets. */
-export const FEEDS_PER_KEY = 20;
+const FEEDS_PER_KEY = 20;
 
 /**
  * Whether the request's credential still stands: its session (not counted as use, so an open feed does not
@@ -25,7 +25,7 @@ export const FEEDS_PER_KEY = 20;
  */
 function standingOf(ctx: Context, principal: Principal, credentials: { keys: PrincipalCache; sessions: SessionAuth }) {
   const session = ctx.state.session as { token: string } | undefined;
-  const key = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'))?.[1];
+  const key = bearerKeyOf(ctx);
   return async (): Promise<boolean> => {
     const now = session ? await credentials.sessions.standing(session.token) : key ? await credentials.keys.find(key) : null;
     return now?.keyId === principal.keyId;
