@@ -1,6 +1,6 @@
-import { render } from 'preact';
 import { useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import '../../styles/dialog.css';
+import { showDialog } from './dialog-host.js';
 
 export interface AskOptions {
   title: string;
@@ -16,17 +16,7 @@ export interface AskOptions {
  * null when cancelled or left empty. Escape cancels; the focus goes back to the control that asked.
  */
 export function askDialog(options: AskOptions): Promise<string | null> {
-  const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-  const host = document.body.appendChild(document.createElement('div'));
-  return new Promise((resolve) => {
-    const answer = (text: string | null) => {
-      render(null, host);
-      host.remove();
-      if (opener?.isConnected) opener.focus();
-      resolve(text);
-    };
-    render(<AskDialog {...options} answer={answer} />, host);
-  });
+  return showDialog<string | null>((answer) => <AskDialog {...options} answer={answer} />);
 }
 
 function AskDialog({ title, body, label, value = '', confirmLabel, answer }: AskOptions & { answer: (text: string | null) => void }) {

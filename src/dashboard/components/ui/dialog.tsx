@@ -1,6 +1,6 @@
-import { render } from 'preact';
 import { useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import '../../styles/dialog.css';
+import { showDialog } from './dialog-host.js';
 
 export interface ConfirmOptions {
   /** The question, naming what goes: `Delete service web and its 3 domains?` */
@@ -19,17 +19,7 @@ export interface ConfirmOptions {
  * back to the control that asked. Each question gets a host of its own, so no screen has to render one.
  */
 export function confirmDialog(options: ConfirmOptions): Promise<boolean> {
-  const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-  const host = document.body.appendChild(document.createElement('div'));
-  return new Promise((resolve) => {
-    const answer = (confirmed: boolean) => {
-      render(null, host);
-      host.remove();
-      if (opener?.isConnected) opener.focus();
-      resolve(confirmed);
-    };
-    render(<ConfirmDialog {...options} answer={answer} />, host);
-  });
+  return showDialog<boolean>((answer) => <ConfirmDialog {...options} answer={answer} />);
 }
 
 function ConfirmDialog({ title, body, confirmLabel, danger = false, typeToConfirm, answer }: ConfirmOptions & { answer: (confirmed: boolean) => void }) {
