@@ -75,7 +75,7 @@ export function AuditLogScreen() {
           </EmptyState>
         )
       ) : (
-        <ol class="audit-log">
+        <ol class="surface-list audit-log">
           {groupByRequest(events.value).map((group) => (
             <AuditEntry key={group.events[0]!.id} group={group} names={names} onRequest={(correlationId) => (filters.value = { ...EMPTY, projectId: filters.value.projectId, correlationId })} />
           ))}

@@ -11,7 +11,7 @@ export function ReleasesTab({ releases, rollback }: { releases: Release[]; rollb
   if (releases.length === 0) return <EmptyState title="No release yet">A deployment that goes live makes one.</EmptyState>;
   const myKeyId = session.value?.keyId ?? null;
   return (
-    <ul class="releases">
+    <ul class="surface-list releases">
       {releases.map((r) => (
         <li key={r.id}>
           <div class="release-head">
