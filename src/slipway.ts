@@ -16,6 +16,7 @@ import { startProxy } from './composition/proxy.js';
 import { createReactors } from './composition/reactors.js';
 import { settingsInForce } from './composition/settings.js';
 import { startStorage } from './composition/storage.js';
+import { stopInSteps } from './composition/stop-in-steps.js';
 import { startUpkeep } from './composition/upkeep.js';
 import { startUsageSampling, type UsageSampling } from './composition/usage.js';
 import type { Config } from './config.js';
@@ -172,19 +173,21 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     settle,
     async stop() {
       proxy.stopWatching();
-      await stopUpkeep();
-      await processManagers.stop();
-      await reactors.stop();
-      await databases.closeAll();
-      await usage.stop();
-      await hosts.close();
-      await proxy.supervisor?.stop();
-      await proxy.reconciler.detachUpstreams();
-      await runner.stop();
-      await proxy.reconciler.idle();
-      await store.close();
-      await db.close();
-      await storage.unlock();
+      await stopInSteps(log, [
+        ['upkeep', stopUpkeep],
+        ['process managers', () => processManagers.stop()],
+        ['reactors', () => reactors.stop()],
+        ['database connections', () => databases.closeAll()],
+        ['usage sampling', () => usage.stop()],
+        ['Docker hosts', () => hosts.close()],
+        ['the proxy', async () => proxy.supervisor?.stop()],
+        ['upstreams', () => proxy.reconciler.detachUpstreams()],
+        ['projections', () => runner.stop()],
+        ['the proxy reconciler', () => proxy.reconciler.idle()],
+        ['the event store', () => store.close()],
+        ['the read-model database', () => db.close()],
+        ['the data directory lock', () => storage.unlock()],
+      ]);
     },
   };
 

@@ -12,6 +12,7 @@ import { checkAnswer } from './openapi-check.js';
 import { allowingConfiguredServers } from './outbound.js';
 import { seedPgliteDir } from './pglite-template.js';
 import { databaseOf } from './postgres-server.js';
+import { whatIsAlive } from './lingering.js';
 
 export interface TestServer extends RunningServer {
   dataDir: string;
@@ -40,6 +41,9 @@ async function storageFor(env: Record<string, string>, dir: string): Promise<{ u
 }
 
 /** A real Slipway on an ephemeral port with its own data directory. */
+/** A close() slower than this is reported with what it waits on. */
+const STUCK_MS = 30_000;
+
 export async function startTestServer(env: Record<string, string> = {}, dataDir?: string): Promise<TestServer> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'slipway-test-'));
   const ports = env.SLIPWAY_HOST_PORT_RANGE ? null : claimHostPorts();
@@ -94,16 +98,26 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
     stopKeepingData: () => server.close(),
     logs: () => logs,
     async close() {
-      await server.close();
-      // Caddy and the NAT rules outlive Slipway on purpose; a test's go with its test.
-      spawnSync('pkill', ['-f', `${dir}/caddy/bootstrap.json`]);
-      await server.app.upstreams?.remove();
-      ports?.release();
-      if (dataDir) return;
-      await database?.drop();
-      // Nothing outlives a data directory the helper made: the engine's networks are few (about 30 by default).
-      if (existsSync('/var/run/docker.sock')) await (await import('./docker.js')).removeInstanceLeftovers(instance).catch(() => undefined);
-      rmSync(dir, { recursive: true, force: true });
+      let step = 'the server';
+      const stuck = setTimeout(() => process.stderr.write(`the test server's close() waits on ${step} after ${STUCK_MS / 1000} s: ${whatIsAlive()}\n`), STUCK_MS);
+      stuck.unref();
+      try {
+        await server.close();
+        // Caddy and the NAT rules outlive Slipway on purpose; a test's go with its test.
+        spawnSync('pkill', ['-f', `${dir}/caddy/bootstrap.json`]);
+        step = 'the upstream rules';
+        await server.app.upstreams?.remove();
+        ports?.release();
+        if (dataDir) return;
+        step = 'dropping its database';
+        await database?.drop();
+        step = 'the engine leftovers';
+        // Nothing outlives a data directory the helper made: the engine's networks are few (about 30 by default).
+        if (existsSync('/var/run/docker.sock')) await (await import('./docker.js')).removeInstanceLeftovers(instance).catch(() => undefined);
+        rmSync(dir, { recursive: true, force: true });
+      } finally {
+        clearTimeout(stuck);
+      }
     },
   };
 }

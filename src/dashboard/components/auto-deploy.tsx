@@ -8,9 +8,10 @@ import { FieldError, invalidProps } from './field-error.js';
 import { TableHead } from './table-head.js';
 import { confirmDialog } from './ui/dialog.js';
 
-type Settings = NonNullable<GetAnswer<'/api/services/{serviceId}/auto-deploy'>['autoDeploy']>;
-type Delivery = GetAnswer<'/api/services/{serviceId}/auto-deploy/deliveries'>['deliveries'][number];
 const PROVIDERS = ['github', 'gitlab', 'gitea', 'bitbucket', 'generic'] as const;
+type Settings = NonNullable<GetAnswer<'/api/services/{serviceId}/auto-deploy'>['autoDeploy']>;
+type Provider = (typeof PROVIDERS)[number];
+type Delivery = GetAnswer<'/api/services/{serviceId}/auto-deploy/deliveries'>['deliveries'][number];
 const fieldOf = fieldsByPath({ provider: 'provider' });
 
 /**
@@ -30,26 +31,30 @@ const unshown = (s: Settings) => ({
 export function AutoDeploy({ serviceId }: { serviceId: string }) {
   const settings = useSignal<Settings | null>(null);
   const deliveries = useSignal<Delivery[]>([]);
-  const provider = useSignal<(typeof PROVIDERS)[number]>('github');
+  const loaded = useSignal(false);
+  // The host a person picked; until then the select shows the saved one, so a slow load never undoes a pick.
+  const picked = useSignal<Provider | null>(null);
   const secret = useSignal<string | null>(null);
   const errors = useSignal(NO_ERRORS);
   const path = { params: { path: { serviceId } } };
   const load = async () => {
     const [a, d] = await Promise.all([api.GET('/api/services/{serviceId}/auto-deploy', path), api.GET('/api/services/{serviceId}/auto-deploy/deliveries', path)]);
     settings.value = a.data?.autoDeploy ?? null;
-    if (settings.value) provider.value = settings.value.provider;
     deliveries.value = d.data?.deliveries ?? [];
+    loaded.value = true;
   };
   useEffect(() => {
     void load();
   }, [serviceId]);
 
+  const provider = (): Provider => picked.value ?? settings.value?.provider ?? 'github';
   const save = async (enabled: boolean) => {
-    const body = { enabled, provider: provider.value, ...(settings.value ? unshown(settings.value) : {}) };
+    const body = { enabled, provider: provider(), ...(settings.value ? unshown(settings.value) : {}) };
     const { data, error: failed } = await api.PUT('/api/services/{serviceId}/auto-deploy', { ...path, body });
     if (failed) return void (errors.value = formErrors(failed, fieldOf));
     errors.value = NO_ERRORS;
     secret.value = data.autoDeploy.secret ?? null;
+    picked.value = null;
     await load();
   };
   const rotate = async () => {
@@ -80,13 +85,13 @@ export function AutoDeploy({ serviceId }: { serviceId: string }) {
           The secret, shown this once: <code>{secret.value}</code>
         </p>
       )}
-      {canWrite.value && (
+      {canWrite.value && loaded.value && (
         <div class="inline">
           <label for="hook-provider">Git host</label>
           <select
             id="hook-provider"
-            value={provider.value}
-            onChange={(e) => (provider.value = e.currentTarget.value as (typeof PROVIDERS)[number])}
+            value={provider()}
+            onChange={(e) => (picked.value = e.currentTarget.value as Provider)}
             {...invalidProps('hook-provider', errors.value.fields.provider)}
           >
             {PROVIDERS.map((p) => (

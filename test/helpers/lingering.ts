@@ -1,0 +1,27 @@
+import t from 'tap';
+
+/** How long a test file may stay alive after its last test: a handle that holds it longer is a leak. */
+const GRACE_MS = 20_000;
+
+/** What keeps this process alive: the kinds of resource, and each handle's peer or program where it has one. */
+export function whatIsAlive(): string {
+  const handles = (process as unknown as { _getActiveHandles(): object[] })._getActiveHandles();
+  const described = handles.map((h) => {
+    const socket = h as { remoteAddress?: string; remotePort?: number; localPort?: number; _host?: string; path?: string };
+    const child = h as { spawnfile?: string; spawnargs?: string[] };
+    const peer = [socket.remoteAddress ?? socket._host ?? socket.path, socket.remotePort ?? socket.localPort, child.spawnargs?.slice(0, 3).join(' ')];
+    return [h.constructor?.name ?? typeof h, ...peer.filter((p) => p !== undefined && p !== null && p !== '')].join(' ');
+  });
+  return `${process.getActiveResourcesInfo().join(', ')}\n  ${described.join('\n  ')}`;
+}
+
+/**
+ * Names what keeps a finished test file alive, then ends it: a leak shows as a failure that says what leaked,
+ * not as the file's timeout with nothing said. Imported by the helper every server test uses.
+ */
+t.teardown(() => {
+  setTimeout(() => {
+    process.stderr.write(`still alive ${GRACE_MS / 1000} s after its last test: ${whatIsAlive()}\n`);
+    process.exit(1);
+  }, GRACE_MS).unref();
+});
