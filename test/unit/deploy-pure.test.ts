@@ -4,7 +4,7 @@ import { NO_RELEASE, service } from '../../commands/service/aggregate.js';
 import { chooseBuild, insideRoot } from '../../src/build/build-plan.js';
 import { detect, type PackInput } from '../../src/build/packbuilder/detect.js';
 import { packDockerfile } from '../../src/build/packbuilder/dockerfile.js';
-import { dockerTimeKey } from '../../src/http/routes/runtime-logs.js';
+import { dockerTimeKey } from '../../src/runtime/docker-time.js';
 import { followProgress, LogDemuxer } from '../../src/runtime/docker-streams.js';
 import { createRedactor, isSecretVariable, secretValues } from '../../src/secrets/redactor.js';
 import { deciderSpec } from '../helpers/decider-spec.js';

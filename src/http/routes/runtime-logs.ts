@@ -1,5 +1,6 @@
 import type { ServiceRow } from '../../../projections/service-queries.js';
 import type { OutputLine } from '../../runtime/container-runtime.js';
+import { dockerTimeKey } from '../../runtime/docker-time.js';
 import { swarmServiceOf } from '../../cluster/swarm-release-name.js';
 import { swarmLogs } from '../../cluster/swarm-logs.js';
 import { createRedactor, secretValues } from '../../secrets/redactor.js';
@@ -9,13 +10,6 @@ import type { SseChannel } from '../sse.js';
 
 const SNAPSHOT_LINES = 200;
 const KEEPALIVE_MS = 15_000;
-
-/** Docker's RFC 3339 nanosecond stamp as `seconds.nanoseconds`, which sorts as text and is what `since` takes. */
-export function dockerTimeKey(stamp: string): string | null {
-  const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?Z$/.exec(stamp);
-  if (!m) return null;
-  return `${Math.floor(Date.parse(`${m[1]}Z`) / 1000)}.${(m[2] ?? '').padEnd(9, '0')}`;
-}
 
 /**
  * The current container's output: a snapshot of its recent lines, then new lines as they come, with
