@@ -11,6 +11,8 @@ export interface DeploymentRow {
   /** The release a release-based deployment runs (a rollback's `rollbackOf`). */
   release_id: string | null;
   commit_sha: string | null;
+  /** The commit's subject line, once the source was fetched. */
+  commit_message: string | null;
   image_tag: string | null;
   container_name: string | null;
   build_method: 'dockerfile' | 'packbuilder' | 'image' | null;

@@ -29,7 +29,7 @@ const deploymentEvents = eachEventOf('deployment', parseDeploymentEvent, (event,
     case 'DeploymentStarted':
       return set(sql`status = 'running', started_at = ${at}`);
     case 'DeploymentCommitResolved':
-      return set(sql`commit_sha = ${event.data.commitSha}`);
+      return set(sql`commit_sha = ${event.data.commitSha}, commit_message = ${event.data.commitMessage}`);
     case 'DeploymentImageBuilt':
       return set(sql`image_tag = ${event.data.imageTag}, build_method = ${event.data.buildMethod}`);
     case 'DeploymentContainerStarted':
@@ -71,7 +71,7 @@ const serviceDeletions = eachEventOf('service', parseServiceEvent, (event, servi
 
 export const deploymentsProjector: Projector = {
   name: 'deployments',
-  version: 2,
+  version: 3,
   tables: ['rm_deployments', 'rm_deployment_logs'],
   ddl: `
 create table if not exists rm_deployments (
@@ -83,6 +83,7 @@ create table if not exists rm_deployments (
   kind text not null,
   release_id text,
   commit_sha text,
+  commit_message text,
   image_tag text,
   container_name text,
   build_method text,

@@ -1916,6 +1916,8 @@ export interface components {
             /** Format: uuid */
             serviceId: string;
             commitSha: string | null;
+            /** @description The commit's message (its first 200 characters) once the source was fetched; null for an image or a run of a kept release. */
+            commitMessage: string | null;
             /**
              * @description `aborted`: stopped by a request or by Slipway; `canceled`: replaced by a newer deployment while still queued (it never started); `rolled_back`: went live, then the previous release was put back.
              * @enum {string}

@@ -67,6 +67,7 @@ t.test('releases: list, roll back without a build, prune beyond releasesKept, ro
     const { done } = await deploy(s, svc.id);
     t.equal(outcome(done), 'succeeded', `${version} deployed`);
     t.equal(done.kind, 'deploy');
+    t.match(done, { commitSha: commits.at(-1), commitMessage: 'deploy me' }, 'the deployment names its commit and message');
   }
   t.equal(await answer(), 'v3 hello');
 

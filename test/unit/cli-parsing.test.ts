@@ -71,6 +71,7 @@ const deployment = (over: Partial<Deployment>): Deployment => ({
   id: 'd',
   serviceId: 's',
   commitSha: null,
+  commitMessage: null,
   status: 'succeeded',
   trigger: 'manual',
   kind: 'deploy',

@@ -58,7 +58,7 @@ export async function showDeployment(id: string, o: Output & { service?: string;
     ['kind', d.kind + (d.trigger === 'auto' ? ' (started by Slipway)' : '')],
     ['status', d.status],
     ...(d.reason ? [['reason', d.reason] as [string, string]] : []),
-    ...(d.commitSha ? [['commit', d.commitSha] as [string, string]] : []),
+    ...(d.commitSha ? [['commit', d.commitMessage ? `${d.commitSha} ${d.commitMessage}` : d.commitSha] as [string, string]] : []),
     ['created', when(d.createdAt)],
     ['started', when(d.startedAt) || '-'],
     ['finished', when(d.finishedAt) || '-'],

@@ -8,6 +8,7 @@ export const deployment = z
     id,
     serviceId: id,
     commitSha: z.string().nullable(),
+    commitMessage: z.string().nullable().meta({ description: 'The commit\'s message (its first 200 characters) once the source was fetched; null for an image or a run of a kept release.' }),
     status: z.enum(['queued', 'running', 'succeeded', 'failed', 'aborted', 'canceled', 'rolled_back']).meta({ description: '`aborted`: stopped by a request or by Slipway; `canceled`: replaced by a newer deployment while still queued (it never started); `rolled_back`: went live, then the previous release was put back.' }),
     trigger: z.enum(DEPLOYMENT_TRIGGERS).meta({ description: '`auto`: started by Slipway itself (an automatic rollback); `webhook`: a Git host\'s push; `push`: a `git push` to Slipway.' }),
     kind: z.enum(DEPLOYMENT_KINDS).meta({

@@ -48,7 +48,7 @@ export function DeploymentsTab({ deployments, releases, watching, explanation, a
                   <td class="commit">
                     {d.commitSha ? (
                       <>
-                        <code>{shortSha(d.commitSha)}</code> {made?.commitMessage ?? ''}
+                        <code>{shortSha(d.commitSha)}</code> {d.commitMessage ?? made?.commitMessage ?? ''}
                       </>
                     ) : (
                       '—'
