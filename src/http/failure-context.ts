@@ -6,21 +6,17 @@ import type { Slipway } from '../slipway.js';
 import { loadProjectVariables } from '../variables/project-variables.js';
 
 const LOG_LINES = 200;
-/** Values this long are hidden from a provider even where the log's own redaction keeps them readable. */
-const HIDDEN_VALUE_LENGTH = 8;
 
 /**
  * What an AI provider is told of a failed deployment: its last log lines, redacted once more with today's
- * variable values (a value may have changed since the run), the build settings, and variable names only.
+ * secret values (a value may have changed since the run; a plain one, a user name or an image, stays readable), the build settings, and variable names only.
  */
 export async function failureContextOf(app: Slipway, deployment: DeploymentRow, service: ServiceRow): Promise<FailureContext> {
   const project = await loadProjectVariables(app.db, app.keyring, service.project_id);
   const variables = project.variablesOf(service.id);
   const values = variables.map(({ row, value }) => ({ key: row.key, value, resolved: project.resolve(value) }));
   // A reference (`${db.DATABASE_URL}`) is no secret and names what failed to resolve; what it resolves to may be.
-  const literal = (text: string) => text.length >= HIDDEN_VALUE_LENGTH && !text.includes('${');
-  const hidden = [...secretValues(values), ...values.flatMap((v) => [v.value, v.resolved].filter(literal))].filter((text) => !text.includes('${'));
-  const redact = createRedactor(hidden);
+  const redact = createRedactor(secretValues(values).filter((text) => !text.includes('${')));
   const lines = (await lastDeploymentLogs(app.db, deployment.id, LOG_LINES)).map((row) => redact(row.line));
   return {
     deployment: { id: deployment.id, failureReason: deployment.reason === null ? null : redact(deployment.reason), detectedBuildMethod: deployment.build_method },

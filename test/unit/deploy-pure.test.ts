@@ -80,7 +80,18 @@ t.test('packbuilder Dockerfiles', async (t) => {
 t.test('secret redaction', async (t) => {
   t.ok(isSecretVariable('DB_PASSWORD', 'abcd'));
   t.notOk(isSecretVariable('POSTGRES_USER', 'postgres'), 'a short plain value under an ordinary name stays readable');
-  t.ok(isSecretVariable('WHATEVER', 'a-long-opaque-value-1234'), 'a long value is hidden whatever its name');
+  t.notOk(isSecretVariable('WHATEVER', 'a-long-plain-value-1234'), 'a long plain value under an ordinary name stays readable');
+  t.notOk(isSecretVariable('IMAGE', 'slipway/db-postgres:bookworm'), 'an image name stays readable');
+  t.notOk(isSecretVariable('MYSQL_USER', 'root'), "an engine's default user stays readable");
+  for (const [value, what] of [
+    ['k3J9xQ2mZ7pL4vR8', 'a generated token'],
+    ['ghp_16C7e42F292c6912E7710c838347Ae178B4a', 'a prefixed token'],
+    ['9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08', 'a hex digest'],
+    ['xQmZpLvRkJtYwNbS', 'mixed case with no digit'],
+    ['redis://default:hunter2@cache:6379', 'a URL with a password'],
+    ['-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n-----END OPENSSH PRIVATE KEY-----', 'a private key'],
+  ] as const)
+    t.ok(isSecretVariable('WHATEVER', value), `${what} is hidden whatever its name`);
   t.notOk(isSecretVariable('API_KEY', 'abc'), 'too short to hide');
   const redact = createRedactor(secretValues([
     { key: 'DATABASE_URL', value: '${db.DATABASE_URL}', resolved: 'postgres://u:pw-1234@db/x' },
