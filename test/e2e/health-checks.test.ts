@@ -1,6 +1,7 @@
 import t from 'tap';
 import { createProject, createService } from '../helpers/api-suite.js';
 import { requireCaddy } from '../helpers/caddy.js';
+import { healthApp as app } from '../helpers/apps.js';
 import { deploy, deployEnv, logLines, outcome, probe, steadyLoad } from '../helpers/deploy.js';
 import { docker, removeProjectLeftovers, requireDocker, TEST_IMAGES } from '../helpers/docker.js';
 import { DB_IMAGE_ENV, requireDbImages } from '../helpers/engine-containers.js';
@@ -8,24 +9,6 @@ import { startGitServer } from '../helpers/git-server.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 t.setTimeout(300_000);
-
-/** Answers its version on every path, `health` on /health; GET /crash makes it exit with code 3. */
-const app = (version: string, health: number) => ({
-  Dockerfile: `FROM ${TEST_IMAGES.python}\nWORKDIR /app\nCOPY server.py .\nCMD ["python3", "-u", "server.py"]\n`,
-  'server.py': `import http.server, os, signal, sys
-signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-class H(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        if self.path == "/crash":
-            os._exit(3)
-        status = ${health} if self.path == "/health" else 200
-        body = b"${version}"
-        self.send_response(status); self.send_header("content-length", str(len(body))); self.end_headers(); self.wfile.write(body)
-    def log_message(self, *args):
-        pass
-http.server.ThreadingHTTPServer(("0.0.0.0", int(os.environ["PORT"])), H).serve_forever()
-`,
-});
 
 /** A worker that accepts TCP connections on 9000 and answers nothing. */
 const tcpWorker = {
@@ -85,7 +68,7 @@ t.test('health checks gate the switch and running services are watched', { skip:
     const answers = await load.stop();
     t.equal(v2.done.status, 'failed');
     t.match(v2.done.reason, /^the http health check did not pass 2 times in a row within 8 s; last probe: HTTP 500 from \/health \(expected 200-399\)$/);
-    t.match((await logLines(s, v2.queued.id)).join('\n'), /Health check: HTTP 500 from \/health \(expected 200-399\)/);
+    t.match((await logLines(s, v2.queued.id)).join('\n'), /Health check 1\/10: HTTP 500 from \/health \(expected 200-399\)/);
     t.ok(answers.length > 20, `load ran (${answers.length} requests)`);
     const other = answers.filter((a) => a.status !== 200 || a.body !== 'v1');
     t.same(other, [], 'every request under load was answered by v1');

@@ -41,3 +41,21 @@ http.server.ThreadingHTTPServer(("0.0.0.0", int(os.environ["PORT"])), H).serve_f
 `,
   };
 }
+
+/** Answers its version on every path, `health` on /health; GET /crash makes it exit with code 3. */
+export const healthApp = (version: string, health: number): Record<string, string> => ({
+  Dockerfile: `FROM ${TEST_IMAGES.python}\nWORKDIR /app\nCOPY server.py .\nCMD ["python3", "-u", "server.py"]\n`,
+  'server.py': `import http.server, os, signal, sys
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        if self.path == "/crash":
+            os._exit(3)
+        status = ${health} if self.path == "/health" else 200
+        body = b"${version}"
+        self.send_response(status); self.send_header("content-length", str(len(body))); self.end_headers(); self.wfile.write(body)
+    def log_message(self, *args):
+        pass
+http.server.ThreadingHTTPServer(("0.0.0.0", int(os.environ["PORT"])), H).serve_forever()
+`,
+});

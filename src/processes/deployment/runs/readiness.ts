@@ -17,6 +17,14 @@ import { containerEnd, type RunResources } from '../toolkit/service-resources.js
 export const untilReadyDelay = (elapsedMs: number) => (elapsedMs < 1_000 ? 15 : elapsedMs < 5_000 ? 25 : 100);
 /** Between the passes that follow the first: the check's interval, but no longer than this during a deploy. */
 const BETWEEN_PASSES_MAX_MS = 1_000;
+/**
+ * An app that answers, but with a server error (HTTP 5xx), this many times in a row, a second apart, is up
+ * and broken: the gate fails then instead of waiting out its time. An app still warming up that answers 503
+ * for a few seconds gets through.
+ */
+export const BROKEN_ANSWERS = 10;
+const BROKEN_SPACING_MS = 1_000;
+const SERVER_ERROR = /^HTTP (5\d\d) from (\S+)/;
 
 export interface GateOptions {
   runtime: ContainerRuntime;
@@ -58,6 +66,7 @@ export async function passGate(o: GateOptions, signal: AbortSignal): Promise<voi
   const deadline = started + o.startMs;
   const probingFrom = started + (check?.startPeriodSeconds ?? 0) * 1000;
   let passes = 0;
+  let broken = 0;
   let last: ProbeResult | null = null;
   for (;;) {
     signal.throwIfAborted();
@@ -71,11 +80,18 @@ export async function passGate(o: GateOptions, signal: AbortSignal): Promise<voi
       if (Date.now() - started >= o.workerSettleMs) return;
     } else if (Date.now() >= probingFrom) {
       const result = await probe(o.runtime, { check, container: o.container, address: state.address, defaultPort: o.row.internal_port });
-      if (result.detail !== last?.detail) o.note(`Health check: ${result.detail}`);
+      const serverError = result.ok ? null : SERVER_ERROR.exec(result.detail);
+      broken = serverError ? broken + 1 : 0;
+      if (serverError) o.note(`Health check ${broken}/${BROKEN_ANSWERS}: ${result.detail}`);
+      else if (result.detail !== last?.detail) o.note(`Health check: ${result.detail}`);
       last = result;
+      if (serverError && broken >= BROKEN_ANSWERS) {
+        throw new DeployFailure(`the app answered HTTP ${serverError[1]} on ${serverError[2]} to ${BROKEN_ANSWERS} health checks in a row: it is up but failing; its own log lines above say why`);
+      }
       passes = result.ok ? passes + 1 : 0;
       if (passes >= check.retries) return;
       if (passes > 0) waitMs = Math.min(check.intervalSeconds * 1000, BETWEEN_PASSES_MAX_MS);
+      if (serverError) waitMs = BROKEN_SPACING_MS;
     }
     if (Date.now() > deadline) {
       if (check === null) throw new DeployFailure(`the worker did not stay up for ${Math.round(o.workerSettleMs / 1000)} s`);
