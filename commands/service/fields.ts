@@ -38,6 +38,9 @@ export const serviceSettings = z.object({
 });
 export type ServiceSettings = z.infer<typeof serviceSettings>;
 
+/** The `repoUrl` of a service with no upstream: it builds what is pushed to Slipway's own remote (`git push`). */
+export const PUSHED_SOURCE = 'push';
+
 export const serviceIdentity = z.object({
   projectId: z.string(),
   name: z.string(),

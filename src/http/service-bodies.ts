@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CreateServiceInput } from '../../commands/service/handlers.js';
-import { BUILD_METHODS, ENGINES, RUNTIME_MODES } from '../../commands/service/fields.js';
+import { BUILD_METHODS, ENGINES, PUSHED_SOURCE, RUNTIME_MODES } from '../../commands/service/fields.js';
 import { ENGINE_CATALOGUE } from '../../commands/service/engines.js';
 import { storedHealthCheck } from '../../commands/service/health-check.js';
 import { swarmNodeId } from '../../commands/cluster/events.js';
@@ -77,6 +77,9 @@ const hostedSource = z.object({
   repoFullName: z.string().max(200).regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'must be <owner>/<repo>'),
 });
 const directSource = z.object({ ...sourceFields, repoFullName: z.null().optional(), repoUrl: gitUrl });
+// No upstream: what is pushed to Slipway's remote is all there is, so there is nothing to clone and no token.
+const { gitToken: _noToken, ...pushedFields } = sourceFields;
+const pushedSource = z.object({ ...pushedFields, repoFullName: z.null().optional(), repoUrl: z.literal(PUSHED_SOURCE) });
 const imageService = z.object({
   name: name(),
   repoUrl: z.literal('docker-image'),
@@ -101,8 +104,8 @@ const databaseService = z.object({
   ...guarded,
 });
 
-/** The four shapes a create body may have, for the API description; `parseCreateService` picks one by its fields. */
-export const createServiceBody = z.union([hostedSource, directSource, imageService, databaseService]);
+/** The five shapes a create body may have, for the API description; `parseCreateService` picks one by its fields. */
+export const createServiceBody = z.union([hostedSource, directSource, pushedSource, imageService, databaseService]);
 
 const defaultPort = (mode: string) => (mode === 'static' ? 8080 : 3000);
 
@@ -144,7 +147,7 @@ const imageInput = imageService.transform((b): CreateServiceInput => ({
   internalPort: b.internalPort ?? defaultPort(b.runtimeMode),
 }));
 
-type SourceBody = z.infer<typeof directSource> | z.infer<typeof hostedSource>;
+type SourceBody = z.infer<typeof directSource> | z.infer<typeof hostedSource> | z.infer<typeof pushedSource>;
 
 function sourceInput(b: SourceBody, repoFullName: string | null, repoUrl: string): CreateServiceInput {
   return {
@@ -154,7 +157,7 @@ function sourceInput(b: SourceBody, repoFullName: string | null, repoUrl: string
     repoFullName,
     repoUrl,
     rootDir: b.rootDir ?? null,
-    gitToken: b.gitToken ?? null,
+    gitToken: ('gitToken' in b ? b.gitToken : null) ?? null,
     installCommand: b.installCommand ?? null,
     buildCommand: b.buildCommand ?? null,
     startCommand: b.startCommand ?? null,
@@ -163,7 +166,7 @@ function sourceInput(b: SourceBody, repoFullName: string | null, repoUrl: string
   };
 }
 
-/** The create body decides the variant: database, container image, hosted repository or direct Git URL. */
+/** The create body decides the variant: database, container image, hosted repository, pushed or direct Git URL. */
 export function parseCreateService(body: unknown, gitBaseUrl: string): CreateServiceInput {
   const b = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
   if (b.repoUrl === 'database' || String(b.repoFullName ?? '').startsWith('database:')) return parseInput(databaseInput, body);
@@ -172,6 +175,7 @@ export function parseCreateService(body: unknown, gitBaseUrl: string): CreateSer
     const hosted = parseInput(hostedSource, body);
     return sourceInput(hosted, hosted.repoFullName, `${gitBaseUrl}/${hosted.repoFullName}.git`);
   }
+  if (b.repoUrl === PUSHED_SOURCE) return sourceInput(parseInput(pushedSource, body), null, PUSHED_SOURCE);
   const direct = parseInput(directSource, body);
   return sourceInput(direct, null, direct.repoUrl);
 }
@@ -182,7 +186,7 @@ export function parseCreateService(body: unknown, gitBaseUrl: string): CreateSer
  */
 export async function vetServiceSource(policy: DestinationPolicy, input: CreateServiceInput): Promise<void> {
   if (input.kind === 'image' && input.dockerImage) return vetRegistry(policy, input.dockerImage, 'dockerImage');
-  if (input.kind !== 'source') return;
+  if (input.kind !== 'source' || input.repoUrl === PUSHED_SOURCE) return;
   const url = new URL(input.repoUrl);
   const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
   await policy.vet(hostOf(url), port, input.repoFullName ? 'repoFullName' : 'repoUrl');

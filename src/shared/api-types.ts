@@ -121,7 +121,7 @@ export interface paths {
         put?: never;
         /**
          * Create a service: from a hosted repository, a Git URL, a container image, or a database engine
-         * @description The body’s fields pick the kind: `repoUrl: "database"` or `repoFullName: "database:<engine>"` for a database, `repoUrl: "docker-image"` with `dockerImage` for an image, `repoFullName: "<owner>/<repo>"` for a hosted repository, else `repoUrl` is a Git URL.
+         * @description The body’s fields pick the kind: `repoUrl: "database"` or `repoFullName: "database:<engine>"` for a database, `repoUrl: "docker-image"` with `dockerImage` for an image, `repoFullName: "<owner>/<repo>"` for a hosted repository, `repoUrl: "push"` for one with no upstream that deploys what is pushed to it (`git push` to `/git/<serviceId>.git`; *Deploy* redeploys the branch as last pushed), else `repoUrl` is a Git URL.
          *
          *     Needs a write key.
          */
@@ -3211,6 +3211,94 @@ export interface operations {
                     }) | null | "default";
                     repoFullName?: null;
                     repoUrl: string;
+                } | {
+                    name: string;
+                    /** @default main */
+                    branch?: string;
+                    rootDir?: string | null;
+                    installCommand?: string | null;
+                    buildCommand?: string | null;
+                    startCommand?: string | null;
+                    /**
+                     * @default auto
+                     * @enum {string}
+                     */
+                    buildMethod?: "auto" | "dockerfile" | "packbuilder";
+                    dockerfilePath?: string | null;
+                    /**
+                     * @default web
+                     * @enum {string}
+                     */
+                    runtimeMode?: "web" | "worker" | "static";
+                    internalPort?: number;
+                    /** @default [] */
+                    env?: {
+                        key: string;
+                        value: string;
+                    }[];
+                    releasesKept?: number;
+                    watchSeconds?: number;
+                    autoRollback?: boolean;
+                    /** @description Cluster mode: how many tasks run (default 1). */
+                    replicas?: number;
+                    /** @description Cluster mode: only nodes with all these labels run the service’s tasks. */
+                    nodeLabels?: {
+                        [key: string]: string;
+                    };
+                    resources?: {
+                        /** @description Memory limit (no swap beyond it); at least 6m. */
+                        memory?: (string | number) | null;
+                        /** @description Soft limit the engine reclaims down to under memory pressure; not above `memory`. */
+                        memoryReservation?: (string | number) | null;
+                        cpus?: (string | number) | null;
+                        /** @description Processes and threads; 16-65536. The container's own profile caps it too (1024 for apps, 4096 for databases). */
+                        pids?: number | null;
+                    };
+                    healthCheck?: ({
+                        /** @constant */
+                        type: "http";
+                        /** @default /health */
+                        path?: string;
+                        /** @default 200-399 */
+                        expectStatus?: string;
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    } | {
+                        /** @constant */
+                        type: "tcp";
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    } | {
+                        /** @constant */
+                        type: "command";
+                        command: string[];
+                        port?: number;
+                        /** @default 5 */
+                        intervalSeconds?: number;
+                        /** @default 3 */
+                        timeoutSeconds?: number;
+                        /** @default 3 */
+                        retries?: number;
+                        /** @default 0 */
+                        startPeriodSeconds?: number;
+                    }) | null | "default";
+                    repoFullName?: null;
+                    /** @constant */
+                    repoUrl: "push";
                 } | {
                     name: string;
                     /** @constant */

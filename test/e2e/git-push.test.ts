@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { createKey, createProject, createService } from '../helpers/api-suite.js';
 import { cliArgs } from '../helpers/cli-process.js';
-import { deployEnv, logLines, probe } from '../helpers/deploy.js';
+import { deployEnv, logLines, probe, waitForDeployment } from '../helpers/deploy.js';
 import { requireDocker, removeProjectLeftovers } from '../helpers/docker.js';
 import { commit, git, gitEnv, push, refOf, remoteLines } from '../helpers/git-push.js';
 import { startGitServer } from '../helpers/git-server.js';
@@ -199,6 +199,32 @@ t.test('git push to Slipway deploys the pushed commit inside the push', { skip: 
     });
     t.equal(pushed, 0, 'git push through the added remote authenticates with the saved key');
     t.equal(await refOf(remote(writer.secret), 'refs/heads/topic'), topic);
+  });
+
+  await t.test('a service with no upstream: created for pushes, Deploy redeploys what was last pushed', async (t) => {
+    const created = await slipway(work, { SLIPWAY_URL: s.url, SLIPWAY_KEY: writer.secret, XDG_CONFIG_HOME: work }, 'services', 'create', 'solo', '--project', project.slug, '--push', '--port', '8080');
+    t.equal(created.code, 0, created.stderr);
+    t.match(created.stdout, `slipway git-remote ${project.slug}/solo --add, then git push slipway main`, 'the CLI says how to deploy it');
+    const solo = (await s.call('GET', `/api/projects/${project.id}`)).body.project.services.find((x: { slug: string }) => x.slug === 'solo');
+    t.match(solo, { repoUrl: 'push', repoFullName: null });
+    const early = await s.call('POST', `/api/services/${solo.id}/deployments`, { key: writer.secret });
+    t.equal(early.status, 409, 'nothing pushed yet: nothing to deploy');
+    t.match(early.body.error, { code: 'conflict', message: /nothing has been pushed to solo's branch main yet: .*git push slipway main/ });
+    t.equal((await s.call('PUT', `/api/services/${solo.id}/auto-deploy`, { body: { enabled: true, provider: 'github' } })).status, 400, 'no upstream, no webhooks');
+
+    const pushedCommit = commit(work, app('solo-v1'), 'solo first');
+    const pushed = await push(work, remote(writer.secret, `${solo.id}.git`), 'HEAD:main');
+    t.equal(pushed.code, 0, pushed.stderr);
+    const byPush = (await s.call('GET', `/api/services/${solo.id}/deployments`)).body.deployments[0];
+    t.match(byPush, { status: 'succeeded', trigger: 'push', commitSha: pushedCommit, commitMessage: 'solo first' });
+
+    const again = await s.call('POST', `/api/services/${solo.id}/deployments`, { key: writer.secret });
+    t.equal(again.status, 200, JSON.stringify(again.body));
+    const done = await waitForDeployment(s, solo.id, again.body.deployment.id);
+    t.match(done, { status: 'succeeded', trigger: 'manual', commitSha: pushedCommit }, 'Deploy builds the commit last pushed, with no clone');
+    const log = (await logLines(s, done.id)).join('\n');
+    t.match(log, `Checking out pushed commit ${pushedCommit}`);
+    t.notMatch(log, /Cloning/);
   });
 
   await t.test('deleting the service deletes what was pushed to it', async (t) => {

@@ -2,11 +2,13 @@ import { ENGINE_CATALOGUE } from '../../../commands/service/engines.js';
 import type { Engine } from '../../shared/database-engine.js';
 import { UsageError } from './usage-error.js';
 
-/** What a new service runs: exactly one of an image, a hosted repository, a Git URL or a database engine. */
+/** What a new service runs: exactly one of an image, a hosted repository, a Git URL, pushes or a database engine. */
 export interface ServiceSource {
   image?: string;
   repo?: string;
   gitUrl?: string;
+  /** No upstream: built from what is pushed to Slipway. */
+  push?: boolean;
   engine?: Engine;
   branch?: string;
   port?: string;
@@ -20,8 +22,8 @@ export interface ServiceSource {
 
 /** The request body of `POST /api/projects/{id}/services` for what the options name. */
 export function serviceBody(name: string, o: ServiceSource) {
-  const sources = [o.image, o.repo, o.gitUrl, o.engine].filter((s) => s !== undefined);
-  if (sources.length !== 1) throw new UsageError('give exactly one of --image, --repo, --git-url or --engine');
+  const sources = [o.image, o.repo, o.gitUrl, o.push || undefined, o.engine].filter((s) => s !== undefined);
+  if (sources.length !== 1) throw new UsageError('give exactly one of --image, --repo, --git-url, --push or --engine');
   const port = o.port === undefined ? undefined : Number(o.port);
   if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) throw new UsageError(`--port ${o.port} is not a port`);
   const replicas = o.replicas === undefined ? undefined : Number(o.replicas);
@@ -52,5 +54,6 @@ export function serviceBody(name: string, o: ServiceSource) {
   };
   if (o.image) return { ...common, repoUrl: 'docker-image', dockerImage: o.image };
   if (o.repo) return { ...common, repoFullName: o.repo };
+  if (o.push) return { ...common, repoUrl: 'push' };
   return { ...common, repoUrl: o.gitUrl! };
 }

@@ -12,14 +12,14 @@ export { ENGINES };
 type CreateServiceOptions = ServiceSource & Output;
 
 const kindOf = (s: { repoUrl: string; repoFullName: string | null; runtimeMode: string }) =>
-  s.repoUrl === 'database' ? (s.repoFullName ?? 'database') : s.repoUrl === 'docker-image' ? `image/${s.runtimeMode}` : `git/${s.runtimeMode}`;
+  s.repoUrl === 'database' ? (s.repoFullName ?? 'database') : s.repoUrl === 'docker-image' ? `image/${s.runtimeMode}` : s.repoUrl === 'push' ? `pushed/${s.runtimeMode}` : `git/${s.runtimeMode}`;
 
 export async function listServices(projectRef: string, o: Output) {
   const { api } = apiClient();
   const project = await findProject(api, projectRef);
   print(o.json, { services: project.services }, () =>
     project.services.length === 0
-      ? `no services in ${project.slug} yet: slipway services create NAME --project ${project.slug} --image IMAGE | --repo OWNER/REPO | --git-url URL | --engine ENGINE`
+      ? `no services in ${project.slug} yet: slipway services create NAME --project ${project.slug} --image IMAGE | --repo OWNER/REPO | --git-url URL | --push | --engine ENGINE`
       : table(
           ['NAME', 'KIND', 'STATUS', 'URL', 'LAST DEPLOYED', 'ID'],
           project.services.map((s) => [s.slug, kindOf(s), s.status, s.primaryUrl, when(s.lastDeployedAt) || 'never', s.id]),
@@ -36,7 +36,9 @@ export async function createService(projectRef: string, name: string, o: CreateS
   print(o.json, data, () =>
     o.engine
       ? `created database ${ref} (${o.engine}, ${data.service.id}); start it with: slipway deploy ${ref}; then slipway db connect ${ref}`
-      : `created service ${ref} (${data.service.id}); deploy it with: slipway deploy ${ref}`,
+      : o.push
+        ? `created service ${ref} (${data.service.id}); in your repository: slipway git-remote ${ref} --add, then git push slipway ${data.service.branch}`
+        : `created service ${ref} (${data.service.id}); deploy it with: slipway deploy ${ref}`,
   );
 }
 

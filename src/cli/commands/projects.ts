@@ -33,6 +33,7 @@ export function projectCommands(program: Command, _cli: CliContext): void {
     .option('--image <image>', 'create: a container image, e.g. nginx:1.27')
     .option('--repo <owner/repo>', 'create: a repository on the Git host Slipway is set up with')
     .option('--git-url <url>', 'create: an http(s) Git URL')
+    .option('--push', 'create: no upstream; it deploys what you git push to it (see `slipway git-remote --add`)')
     .addOption(new Option('--engine <engine>', 'create: a database service of this database engine').choices(['postgres', 'timeseries', 'mysql', 'redis', 'mongodb', 'columnar']))
     .option('--public', 'create --engine: publish the database beyond this machine (databasePublicEnabled)')
     .option('--branch <branch>', 'create: the branch to build (default main)')
@@ -47,7 +48,7 @@ export function projectCommands(program: Command, _cli: CliContext): void {
       `
 Forms:
   slipway services PROJECT [list]
-  slipway services create NAME --project P (--image IMAGE | --repo OWNER/REPO | --git-url URL | --engine ENGINE) [--port N] [--mode web|worker|static] [--branch B]
+  slipway services create NAME --project P (--image IMAGE | --repo OWNER/REPO | --git-url URL | --push | --engine ENGINE) [--port N] [--mode web|worker|static] [--branch B]
   slipway services create db --project P --engine postgres --name main-db
   slipway services PROJECT create NAME …        (the same, project first)
   slipway services delete SERVICE [--project P] [--yes]`,

@@ -31,7 +31,7 @@ export const servicesApi = {
     tag,
     summary: 'Create a service: from a hosted repository, a Git URL, a container image, or a database engine',
     description:
-      'The body’s fields pick the kind: `repoUrl: "database"` or `repoFullName: "database:<engine>"` for a database, `repoUrl: "docker-image"` with `dockerImage` for an image, `repoFullName: "<owner>/<repo>"` for a hosted repository, else `repoUrl` is a Git URL.',
+      'The body’s fields pick the kind: `repoUrl: "database"` or `repoFullName: "database:<engine>"` for a database, `repoUrl: "docker-image"` with `dockerImage` for an image, `repoFullName: "<owner>/<repo>"` for a hosted repository, `repoUrl: "push"` for one with no upstream that deploys what is pushed to it (`git push` to `/git/<serviceId>.git`; *Deploy* redeploys the branch as last pushed), else `repoUrl` is a Git URL.',
     access: 'write',
     body: createServiceBody,
     response: serviceAnswer,

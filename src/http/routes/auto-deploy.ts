@@ -1,4 +1,5 @@
 import type Router from '@koa/router';
+import { PUSHED_SOURCE } from '../../../commands/service/fields.js';
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import { DEFAULT_SKIP_KEYWORDS, type AutoDeploySettings } from '../../../commands/auto-deploy/events.js';
@@ -25,6 +26,7 @@ async function apiBaseUrl(app: Slipway, ctx: Context): Promise<string> {
 async function sourceService(app: Slipway, principal: Principal, serviceId: string): Promise<ServiceRow> {
   const row = await visibleService(app.db, principal, serviceId);
   if (row.kind !== 'source') throw invalid('serviceId', 'auto-deploy is for services built from a Git repository');
+  if (row.repo_url === PUSHED_SOURCE) throw invalid('serviceId', 'this service has no upstream for a Git host to announce: it deploys what is pushed to it (git push)');
   return row;
 }
 

@@ -1,11 +1,13 @@
 import type Router from '@koa/router';
-import { isFinished } from '../../../commands/deployment/aggregate.js';
+import { BUILD_REQUEST, isFinished, type DeploymentRequest } from '../../../commands/deployment/aggregate.js';
+import { PUSHED_SOURCE } from '../../../commands/service/fields.js';
+import type { ServiceRow } from '../../../projections/service-queries.js';
 import { abortDeployment, queueDeployment } from '../../../commands/deployment/handlers.js';
 import { findDeployment, listDeploymentLogs, listDeploymentsOf } from '../../../projections/deployment-queries.js';
 import type { Slipway } from '../../slipway.js';
 import { principalOf, visibleDeployment, visibleService, writerOf } from '../auth.js';
 import { requestContext } from '../request-context.js';
-import { notFoundHttp } from '../errors.js';
+import { HttpError, notFoundHttp } from '../errors.js';
 import { presentDeploymentLog } from '../presenters.js';
 import { presentDeployments, presentOneDeployment } from '../deployment-answers.js';
 import { openSse } from '../sse.js';
@@ -14,12 +16,23 @@ import { deploymentsApi } from '../contract/deployments.js';
 import { streamRuntimeLogs } from './runtime-logs.js';
 
 const PING_MS = 5_000;
+const NO_COMMIT = '0'.repeat(40);
+
+/** A service with no upstream deploys its branch as last pushed to Slipway; before any push there is nothing to build. */
+async function lastPushed(app: Slipway, service: ServiceRow): Promise<DeploymentRequest> {
+  const commitSha = await app.pushRepositories.branchTip(service.id, service.branch);
+  if (commitSha === NO_COMMIT) {
+    throw new HttpError(409, 'conflict', `nothing has been pushed to ${service.name}'s branch ${service.branch} yet: add its remote (slipway git-remote ${service.slug} --add) and git push slipway ${service.branch}`);
+  }
+  return { ...BUILD_REQUEST, source: 'push', commitSha };
+}
 
 export function deploymentRoutes(router: Router, app: Slipway) {
   route(router, deploymentsApi.queue, async (ctx) => {
     const principal = writerOf(ctx);
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
-    const { id, position } = await queueDeployment(requestContext(app, ctx, principal), service.id);
+    const request = service.repo_url === PUSHED_SOURCE ? await lastPushed(app, service) : BUILD_REQUEST;
+    const { id, position } = await queueDeployment(requestContext(app, ctx, principal), service.id, request);
     await app.settle(position);
     const row = await findDeployment(app.db, id);
     if (!row) throw notFoundHttp('deployment');
