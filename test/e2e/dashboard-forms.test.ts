@@ -155,6 +155,27 @@ t.test('the dashboard’s forms send what a person changed, ask before what cann
     await page.waitForFunction(`document.querySelector('main h1')?.textContent.startsWith('worker-one')`);
   });
 
+  await t.test('a service for git push: no source field, its page shows the remote, no webhook settings', async (t) => {
+    await open('/', '.card h2');
+    const field = (f: string) => `#new-${project.id}-${f}`;
+    for (let i = 0; !(await page.$(`details[open] ${field('name')}`)) && i < 5; i++) {
+      await (await page.waitForSelector(`xpath/.//li[h2[normalize-space(.)="Forms"]]//details[contains(@class, "new-service")]/summary`))!.click();
+      await pause(200);
+    }
+    await page.type(field('name'), 'pushed');
+    await page.select(field('kind'), 'push');
+    t.equal(await page.$(field('source')), null, 'nothing to fill in for its source');
+    await page.click(`form[aria-label="New service of Forms"] button[type=submit]`);
+    const created = await sent.next('POST', `/api/projects/${project.id}/services`, 1);
+    t.same(created.body, { name: 'pushed', repoUrl: 'push', env: [] });
+    await page.waitForFunction(`document.querySelector('main h1')?.textContent.startsWith('pushed')`);
+    const facts = await (await page.waitForSelector('dl.facts'))!.evaluate((e) => e.textContent ?? '');
+    t.match(facts, 'pushed to Slipway, branch main');
+    t.match(facts, new RegExp(`git remote add slipway ${s.url.replace(/[.]/g, '\\.')}/git/[0-9a-f-]{36}\\.git`), 'the remote to add');
+    await showPanel(page, 'Settings', 'section[aria-labelledby="settings"]');
+    t.equal(await page.$('section[aria-labelledby="auto-deploy"]'), null, 'no webhooks for a service with no upstream');
+  });
+
   await t.test('variables: one sent as typed, a pasted .env sends only what it changes, a key the API refuses is said at the key', async (t) => {
     await open(`/services/${web.id}?tab=variables`, '#var-key');
     t.same(await junkValues(page), [], 'no field shows undefined, null or NaN');

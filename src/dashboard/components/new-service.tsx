@@ -12,6 +12,7 @@ const KINDS = {
   image: { label: 'Container image', field: 'Image', placeholder: 'nginx:1.27' },
   repo: { label: 'Hosted repository', field: 'Repository', placeholder: 'owner/name' },
   gitUrl: { label: 'Git URL', field: 'Git URL', placeholder: 'https://git.example.com/team/app.git' },
+  push: { label: 'git push to Slipway', field: '', placeholder: '' },
   engine: { label: 'Database', field: 'Database engine', placeholder: '' },
 } as const;
 type Kind = keyof typeof KINDS;
@@ -31,7 +32,7 @@ export function NewService({ projectId, projectName }: { projectId: string; proj
     const text = (name: string) => String(data.get(name) ?? '').trim() || undefined;
     const mode = text('mode') === 'web' ? undefined : (text('mode') as ServiceSource['mode']);
     const source: ServiceSource = {
-      [kind.value]: text('source'),
+      [kind.value]: kind.value === 'push' ? true : text('source'),
       port: text('port'),
       ...(kind.value === 'engine' ? { public: data.get('public') === 'on' } : { mode, branch: text('branch') }),
     };
@@ -77,8 +78,12 @@ export function NewService({ projectId, projectName }: { projectId: string; proj
             </option>
           ))}
         </select>
-        <label for={id('source')}>{k.field}</label>
-        {kind.value === 'engine' ? (
+        {kind.value === 'push' ? (
+          <p class="muted">No upstream: the service builds what you push to it. Its page shows the remote to add.</p>
+        ) : (
+          <label for={id('source')}>{k.field}</label>
+        )}
+        {kind.value === 'push' ? null : kind.value === 'engine' ? (
           <select id={id('source')} name="source">
             {ENGINES.map((engine) => (
               <option key={engine} value={engine}>

@@ -11,6 +11,7 @@ export type Service = Project['services'][number];
 function sourceOf(s: Service): { kind: 'database' | 'image' | 'git'; detail: string } {
   if (s.repoUrl === 'database') return { kind: 'database', detail: (s.repoFullName ?? 'database').replace('database:', '') };
   if (s.repoUrl === 'docker-image') return { kind: 'image', detail: s.dockerImage ?? 'image' };
+  if (s.repoUrl === 'push') return { kind: 'git', detail: `pushed · ${s.branch}` };
   return { kind: 'git', detail: `${s.repoFullName ?? s.repoUrl.replace(/^https?:\/\//, '')}${s.branch ? ` · ${s.branch}` : ''}` };
 }
 

@@ -2,7 +2,7 @@ import { canWrite } from '../../session.js';
 import { HealthBadge, Usage } from '../service-health.js';
 import { Badge } from '../ui/badge.js';
 import { RelativeTime } from '../ui/relative-time.js';
-import type { Overview, Release } from './service-view.js';
+import { isFromGit, pushRemoteOf, type Overview, type Release } from './service-view.js';
 
 /** The service at a glance: where it answers, what runs, how it does, and its last deployment. */
 export function OverviewTab({ overview, releases, deploy }: { overview: Overview; releases: Release[]; deploy: () => void }) {
@@ -19,7 +19,21 @@ export function OverviewTab({ overview, releases, deploy }: { overview: Overview
         <dt>Address</dt>
         <dd>{s.primaryUrl ? <a href={s.primaryUrl}>{s.primaryUrl}</a> : '—'}</dd>
         <dt>Source</dt>
-        <dd>{s.dockerImage ?? s.repoFullName ?? s.repoUrl}</dd>
+        <dd>{s.repoUrl === 'push' ? `pushed to Slipway, branch ${s.branch}` : (s.dockerImage ?? s.repoFullName ?? s.repoUrl)}</dd>
+        {isFromGit(s) && (
+          <>
+            <dt>Push to deploy</dt>
+            <dd>
+              <code>git remote add slipway {pushRemoteOf(s)}</code>
+              <span class="muted"> then </span>
+              <code>git push slipway {s.branch}</code>
+              <br />
+              <span class="muted">
+                git asks for a password: an API key that may write to this project (or <code>slipway git-remote {s.slug} --add</code> gives it for you).
+              </span>
+            </dd>
+          </>
+        )}
         <dt>Current release</dt>
         <dd>
           {current ? (

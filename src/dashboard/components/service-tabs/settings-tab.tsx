@@ -2,7 +2,7 @@ import { canWrite } from '../../session.js';
 import { AutoDeploy } from '../auto-deploy.js';
 import { DangerButton } from '../danger-button.js';
 import { ServiceSettings } from '../service-settings.js';
-import type { Overview } from './service-view.js';
+import { isFromGit, type Overview } from './service-view.js';
 
 /** The form is made again when a setting it shows changed (someone saved it), not whenever the service did. */
 const settingsKeyOf = (s: Overview['service']) =>
@@ -10,11 +10,10 @@ const settingsKeyOf = (s: Overview['service']) =>
 
 /** How the service builds and runs, when it deploys by itself (a Git source), and deleting it. */
 export function SettingsTab({ service, running, changed, remove }: { service: Overview['service']; running: boolean; changed: () => Promise<void>; remove: () => void }) {
-  const fromGit = service.repoUrl !== 'docker-image' && service.repoUrl !== 'database';
   return (
     <>
       <ServiceSettings key={settingsKeyOf(service)} service={service} running={running} changed={changed} />
-      {fromGit && <AutoDeploy serviceId={service.id} />}
+      {isFromGit(service) && service.repoUrl !== 'push' && <AutoDeploy serviceId={service.id} />}
       {canWrite.value && (
         <>
           <h2>Delete</h2>
