@@ -2087,6 +2087,8 @@ export interface components {
             skipKeywords: string[];
             /** @description Where the Git host sends its deliveries: `<API address>/api/hooks/<serviceId>/<provider>`. */
             webhookUrl: string;
+            /** @description Why no Git host can reach `webhookUrl` (it is on loopback or `localhost`: set the `apiDomain` setting), or null. */
+            webhookWarning: string | null;
         };
         WebhookDelivery: {
             /** Format: date-time */
@@ -4583,6 +4585,8 @@ export interface operations {
                             skipKeywords: string[];
                             /** @description Where the Git host sends its deliveries: `<API address>/api/hooks/<serviceId>/<provider>`. */
                             webhookUrl: string;
+                            /** @description Why no Git host can reach `webhookUrl` (it is on loopback or `localhost`: set the `apiDomain` setting), or null. */
+                            webhookWarning: string | null;
                             /** @description The signing secret (64 hex characters), shown only by the save that created it and by `rotate-secret`. Give it to the Git host as the webhook secret (GitLab: as the secret token; for a Standard Webhooks signing token, `whsec_` followed by the base64 of this text). */
                             secret?: string;
                         };
@@ -4634,6 +4638,8 @@ export interface operations {
                             skipKeywords: string[];
                             /** @description Where the Git host sends its deliveries: `<API address>/api/hooks/<serviceId>/<provider>`. */
                             webhookUrl: string;
+                            /** @description Why no Git host can reach `webhookUrl` (it is on loopback or `localhost`: set the `apiDomain` setting), or null. */
+                            webhookWarning: string | null;
                             /** @description The signing secret (64 hex characters), shown only by the save that created it and by `rotate-secret`. Give it to the Git host as the webhook secret (GitLab: as the secret token; for a Standard Webhooks signing token, `whsec_` followed by the base64 of this text). */
                             secret: string;
                         };

@@ -46,6 +46,7 @@ t.test('settings: defaults, the secret shown once, GET without it, rotation', as
     skipKeywords: ['[skip ci]', '[ci skip]', '[skip deploy]'], webhookUrl: `${s.url}/api/hooks/${svc.id}/github`,
   });
   t.match(first.body.autoDeploy.secret, /^[0-9a-f]{64}$/, '32 random bytes, in hex, once');
+  t.match(first.body.autoDeploy.webhookWarning, /^the webhook URL is on 127\.0\.0\.1, which no Git host can reach: set the apiDomain setting/, 'a loopback URL is called out');
   const again = await s.call('PUT', path, { body: { enabled: false, provider: 'gitlab', branch: 'release', skipKeywords: ['[nodeploy]'] } });
   t.notOk('secret' in again.body.autoDeploy, 'a later save does not show it again');
   t.match(again.body.autoDeploy, { enabled: false, provider: 'gitlab', branch: 'release', followsServiceBranch: false, skipKeywords: ['[nodeploy]'], webhookUrl: `${s.url}/api/hooks/${svc.id}/gitlab` });
@@ -61,7 +62,7 @@ t.test('settings: defaults, the secret shown once, GET without it, rotation', as
   assertError(t, await s.call('PUT', path, { body: { enabled: true, provider: 'svn' } }), 400, 'validation_failed', 'an unknown provider');
   const domain = await s.call('PATCH', '/api/settings', { body: { apiDomain: 'api.hooks.test' } });
   t.equal(domain.status, 200, JSON.stringify(domain.body));
-  t.equal((await s.call('GET', path)).body.autoDeploy.webhookUrl, `http://api.hooks.test/api/hooks/${svc.id}/gitlab`, 'the API’s domain once it has one');
+  t.match((await s.call('GET', path)).body.autoDeploy, { webhookUrl: `http://api.hooks.test/api/hooks/${svc.id}/gitlab`, webhookWarning: null }, 'the API’s domain once it has one, and no warning');
   await s.call('PATCH', '/api/settings', { body: { apiDomain: null } });
   const image = await createService(s, project.id, { name: 'img', repoUrl: 'docker-image', dockerImage: 'nginx:1', branch: 'main', internalPort: 80, env: [] });
   assertError(t, await s.call('PUT', `/api/services/${image.id}/auto-deploy`, { body: { enabled: true, provider: 'github' } }), 400, 'validation_failed', 'an image service');

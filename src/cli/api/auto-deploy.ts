@@ -26,6 +26,7 @@ function describe(s: Settings): string {
     `${s.enabled ? 'on' : 'off'}: ${s.provider} pushes to ${s.branch}${s.followsServiceBranch ? ' (the service’s branch)' : ''}${s.tagPattern ? `, and tags matching ${s.tagPattern}` : ''}`,
     `webhook URL: ${s.webhookUrl}`,
   ];
+  if (s.webhookWarning) lines.push(`warning: ${s.webhookWarning}`);
   if (s.watchPaths.length) lines.push(`only when touching: ${s.watchPaths.join(', ')}`);
   if (s.ignorePaths.length) lines.push(`not when touching only: ${s.ignorePaths.join(', ')}`);
   lines.push(`skip keywords: ${s.skipKeywords.join(' ') || '(none)'}`);

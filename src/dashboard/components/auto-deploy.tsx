@@ -80,6 +80,11 @@ export function AutoDeploy({ serviceId }: { serviceId: string }) {
           {s.enabled ? 'On' : 'Off'} — {s.provider} pushes to <code>{s.branch}</code>. Webhook URL: <code>{s.webhookUrl}</code>
         </p>
       )}
+      {s?.webhookWarning && (
+        <p class="warning" role="note">
+          {s.webhookWarning}
+        </p>
+      )}
       {secret.value && (
         <p class="secret" role="status">
           The secret, shown this once: <code>{secret.value}</code>

@@ -33,6 +33,7 @@ export const autoDeploySettings = z
     ignorePaths: z.array(z.string()),
     skipKeywords: z.array(z.string()),
     webhookUrl: z.string().meta({ description: 'Where the Git host sends its deliveries: `<API address>/api/hooks/<serviceId>/<provider>`.' }),
+    webhookWarning: z.string().nullable().meta({ description: 'Why no Git host can reach `webhookUrl` (it is on loopback or `localhost`: set the `apiDomain` setting), or null.' }),
   })
   .meta({ id: 'AutoDeploySettings' });
 

@@ -1,4 +1,5 @@
 import type Router from '@koa/router';
+import { isLoopbackHost } from '../../network.js';
 import { PUSHED_SOURCE } from '../../../commands/service/fields.js';
 import type { Context } from 'koa';
 import type { z } from 'zod';
@@ -32,12 +33,16 @@ async function sourceService(app: Slipway, principal: Principal, serviceId: stri
 
 export function autoDeployRoutes(router: Router, app: Slipway) {
   async function present(ctx: Context, row: ServiceRow, settings: AutoDeploySettings): Promise<z.infer<typeof autoDeploySettings>> {
+    const base = await apiBaseUrl(app, ctx);
     return {
       serviceId: row.id,
       ...settings,
       branch: settings.branch ?? row.branch,
       followsServiceBranch: settings.branch === null,
-      webhookUrl: `${await apiBaseUrl(app, ctx)}/api/hooks/${row.id}/${settings.provider}`,
+      webhookUrl: `${base}/api/hooks/${row.id}/${settings.provider}`,
+      webhookWarning: isLoopbackHost(new URL(base).hostname)
+        ? `the webhook URL is on ${new URL(base).hostname}, which no Git host can reach: set the apiDomain setting to the API's public domain (PATCH /api/settings, or slipway settings set apiDomain=…)`
+        : null,
     };
   }
   route(router, autoDeployApi.get, async (ctx) => {
