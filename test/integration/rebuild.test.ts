@@ -15,6 +15,9 @@ import { ON_PGLITE, startTestServer } from '../helpers/test-server.js';
 // database's move.
 const CLUSTER_TYPES: readonly string[] = [...Object.keys(clusterEvents), 'ServiceMoved'];
 
+// Two long histories, each built with real deployments and rebuilt: about 80 s each alone, 160 s under a loaded suite.
+t.setTimeout(480_000);
+
 async function rebuildEqualsLive(t: Test, env: Record<string, string>) {
   const git = await startGitServer();
   t.teardown(() => git.close());
