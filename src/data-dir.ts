@@ -4,16 +4,15 @@ import type { Logger } from './logger.js';
 
 const OTHERS = 0o077;
 
-/** Takes group and other permissions off everything under `path` (links are left alone); returns how many. */
-export function tighten(path: string): number {
+/** Takes group and other permissions off everything under `path` (links are left alone); returns the paths it changed. */
+export function tighten(path: string, changed: string[] = []): string[] {
   const stat = lstatSync(path);
-  if (stat.isSymbolicLink()) return 0;
-  let changed = 0;
+  if (stat.isSymbolicLink()) return changed;
   if (stat.mode & OTHERS) {
     chmodSync(path, stat.mode & 0o7700);
-    changed++;
+    changed.push(path);
   }
-  if (stat.isDirectory()) for (const name of readdirSync(path)) changed += tighten(join(path, name));
+  if (stat.isDirectory()) for (const name of readdirSync(path)) tighten(join(path, name), changed);
   return changed;
 }
 
@@ -45,5 +44,6 @@ export function prepareDataDir(dataDir: string, log: Logger): void {
   holdUmask(OTHERS);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const changed = tighten(dataDir);
-  if (changed > 0) log.warn('the data directory was readable by other users: tightened to 0700 (files 0600)', { dataDir, entries: changed });
+  // Which ones, for the operator to find what made them (an earlier version, a tool run in the directory).
+  if (changed.length > 0) log.warn('the data directory was readable by other users: tightened to 0700 (files 0600)', { dataDir, entries: changed.length, examples: changed.slice(0, 5) });
 }
