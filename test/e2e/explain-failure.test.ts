@@ -1,5 +1,6 @@
 import t from 'tap';
 import { createProject, createService } from '../helpers/api-suite.js';
+import { memoryHungryApp } from '../helpers/apps.js';
 import { deployEnv, waitForDeployment } from '../helpers/deploy.js';
 import { removeProjectLeftovers, requireDocker, TEST_IMAGES } from '../helpers/docker.js';
 import { openAiCompletion, startFakeOpenAi } from '../helpers/fake-ai-servers.js';
@@ -25,15 +26,48 @@ const REPOS: Record<string, Record<string, string>> = {
   },
   // The build prints a value that is a variable now (redacted in the log) and one that becomes a variable later.
   'acme/leaky': { Dockerfile: `FROM ${TEST_IMAGES.python}\nRUN echo "using ${SECRET_AT_BUILD} and ${LEAKED_AFTER}" && echo "fatal: cannot reach the build cache" && exit 3\n` },
+  // Up, but every request fails inside the app, which prints the traceback.
+  'acme/health-500': pythonApp(`import http.server, os, traceback
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        try:
+            raise RuntimeError("the cache directory /data/cache is not writable")
+        except RuntimeError:
+            traceback.print_exc()
+        self.send_response(500); self.send_header("content-length", "0"); self.end_headers()
+    def log_message(self, *args):
+        pass
+http.server.ThreadingHTTPServer(("0.0.0.0", int(os.environ["PORT"])), H).serve_forever()
+`),
+  // An early complaint it gets over, then its own reason to stop.
+  'acme/exit-3': pythonApp(`import sys, time
+print("warning: connection refused by queue:5672, retrying", flush=True)
+time.sleep(0.5)
+print("connected to queue:5672", flush=True)
+print('fatal: plugin "billing" has no configuration', flush=True)
+print("exiting with code 3", flush=True)
+sys.exit(3)
+`),
+  'acme/hungry': memoryHungryApp(200),
+  'acme/key-error': pythonApp(`import os, time
+print("starting the api", flush=True)
+time.sleep(0.5)
+database = os.environ["DATABASE_URL"]
+`),
 };
+
+/** A Python app of one file, run unbuffered as its Dockerfile says. */
+function pythonApp(source: string): Record<string, string> {
+  return { Dockerfile: `FROM ${TEST_IMAGES.python}\nWORKDIR /app\nCOPY main.py .\nCMD ["python3", "-u", "main.py"]\n`, 'main.py': source };
+}
 
 t.test('explain-failure on real failed deployments', { skip: await requireDocker() }, async (t) => {
   const git = await startGitServer();
   t.teardown(() => git.close());
   for (const [name, files] of Object.entries(REPOS)) git.push(name, files);
-  // Short, so the app on the wrong port fails soon; not so short that creating four containers at once on a
+  // Short, so the app on the wrong port fails soon; not so short that creating six containers at once on a
   // busy machine runs into it (it bounds that step too).
-  const { env } = await deployEnv({ SLIPWAY_GIT_BASE_URL: git.baseUrl, SLIPWAY_DEPLOY_CONCURRENCY: '4', SLIPWAY_START_TIMEOUT: '12' });
+  const { env } = await deployEnv({ SLIPWAY_GIT_BASE_URL: git.baseUrl, SLIPWAY_DEPLOY_CONCURRENCY: '6', SLIPWAY_START_TIMEOUT: '12' });
   const s = await startTestServer(env);
   t.teardown(() => s.close());
   const p = await createProject(s, 'Explained');
@@ -52,6 +86,10 @@ t.test('explain-failure on real failed deployments', { skip: await requireDocker
     unresolved: await image('unresolved', TEST_IMAGES.web, { env: [{ key: 'DATABASE_URL', value: '${postgres.DATABASE_URL}' }] }),
     gitHost: await createService(s, p.id, { name: 'githost', repoUrl: 'http://git.no-such-host.invalid/acme/app.git', branch: 'main', internalPort: 8080 }),
     leaky: await source('leaky', 'acme/leaky', { env: [{ key: 'API_TOKEN', value: SECRET_AT_BUILD }] }),
+    health500: await source('health500', 'acme/health-500', { healthCheck: { type: 'http', path: '/health', intervalSeconds: 1, timeoutSeconds: 2, retries: 1 } }),
+    exit3: await source('exit3', 'acme/exit-3'),
+    hungry: await source('hungry', 'acme/hungry', { resources: { memory: '64m' } }),
+    keyError: await source('keyerror', 'acme/key-error', { env: [{ key: 'SECRET_KEY', value: 'not-the-database' }] }),
   };
   const names = Object.keys(services) as (keyof typeof services)[];
   const queued = await Promise.all(names.map(async (n) => (await s.call('POST', `/api/services/${services[n].id}/deployments`)).body.deployment.id as string));
@@ -66,7 +104,7 @@ t.test('explain-failure on real failed deployments', { skip: await requireDocker
       ['missingDockerfile', /Dockerfile/],
       ['noStart', /start/i],
       ['lockfile', /package-lock\.json is out of sync/],
-      ['wrongPort', /9999|8080/],
+      ['wrongPort', /listens on port 9999, not 8080/],
       ['unpullable', /nginx:1\.27/],
       ['unresolved', /postgres\.DATABASE_URL/],
       ['gitHost', /git\.no-such-host\.invalid/],
@@ -79,6 +117,38 @@ t.test('explain-failure on real failed deployments', { skip: await requireDocker
       t.match(`${r.body.explanation.summary} ${r.body.explanation.likelyCause}`, pattern, `${name}: ${r.body.explanation.summary}`);
       t.comment(`builtin ${name}: ${(performance.now() - started).toFixed(1)} ms`);
     }
+  });
+
+  await t.test('builtin explains what the app itself did, from its own output', async (t) => {
+    const builtin = async (name: keyof typeof services) => {
+      const r = await explain(done[name]!.id, { providerId: 'builtin', model: '' });
+      t.equal(r.status, 200, name);
+      const e = r.body.explanation as { summary: string; likelyCause: string; suggestedFix: string; commands: string[] };
+      t.notMatch(`${e.summary} ${e.likelyCause}`, /"(Health check|Started container|Checked out commit)/, `${name}: no line of Slipway's own is quoted`);
+      t.comment(`${name}: ${done[name]!.reason} → ${e.summary}`);
+      return e;
+    };
+
+    const health = await builtin('health500');
+    t.match(health.summary, /answered HTTP 500 on \/health/);
+    t.match(health.likelyCause, /"RuntimeError: the cache directory \/data\/cache is not writable"/, 'the exception the app printed');
+    t.ok(health.commands.includes('curl -i http://127.0.0.1:8080/health'));
+
+    const exit3 = await builtin('exit3');
+    t.match(exit3.summary, /exited with code 3 while starting, after logging "fatal: plugin "billing" has no configuration"/);
+    t.match(exit3.likelyCause, /"exiting with code 3"/, 'its last lines');
+    t.notMatch(`${exit3.summary} ${exit3.likelyCause}`, /connection refused/, 'not the complaint it got over');
+
+    const hungry = await builtin('hungry');
+    t.match(done.hungry!.reason, /out of memory \(limit 64m\)/);
+    t.match(hungry.summary, /limit of 64m/);
+    t.match(hungry.suggestedFix, /resources\.memory/);
+    t.ok(hungry.commands.some((c) => c.includes('{"resources":{"memory":"128m"}}')), 'a PATCH raising the limit');
+
+    const keyError = await builtin('keyError');
+    t.match(keyError.summary, /needs the variable DATABASE_URL, which the service does not set/);
+    t.match(keyError.likelyCause, /"KeyError: 'DATABASE_URL'"/);
+    t.equal(keyError.commands[0], `slipway variables "$SERVICE_ID" set 'DATABASE_URL=<value>'`);
   });
 
   await t.test('the explanation is stored as an event and shown again unless refresh=true', async (t) => {
