@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Starts Slipway on a fresh Debian machine: Caddy, Git and the Docker engine from Debian (dockerd is
-# started when it is not running), node modules, a build when the sources changed since the last one, then the server with its low-memory Node
+# started when it is not running), node modules (no test tools), a build when the sources changed since the last one, then the server with its low-memory Node
 # flags. Configuration comes from the environment (see README).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/setup.sh
 ensure_packages caddy git
 ensure_docker_engine
-install_node_modules
-ensure_build
+# Only what the server and its build need, and a build that only emits: the tests check the types.
+install_node_modules --start
+ensure_build dist --start
 exec node --liftoff-only --max-semi-space-size=1 --v8-pool-size=1 dist/src/cli/main.js serve

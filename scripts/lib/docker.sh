@@ -2,7 +2,11 @@
 # Docker engine and local images for the deployment tests. No registry is reachable: the base image is
 # made with debootstrap and every other image is built FROM it with Debian packages. Reuses what exists.
 
-BASE_IMAGE=slipway/debian-base:bookworm
+# SLIPWAY_IMAGE_PREFIX (slipway) names every local image: <prefix>/<name>:bookworm. Another prefix builds a separate set
+# from scratch, base image included (bench/first-hour.ts times a fresh machine's images that way, leaving the
+# suite's images alone).
+IMAGE_PREFIX=${SLIPWAY_IMAGE_PREFIX:-slipway}
+BASE_IMAGE=$IMAGE_PREFIX/debian-base:bookworm
 
 ensure_docker_engine() {
   ensure_packages docker.io
@@ -62,10 +66,10 @@ fetch_npm_packages() {
   done <"images/$dir/npm-packages"
 }
 
-# ensure_image NAME DIR: builds images/DIR as slipway/NAME:bookworm unless an image of the same sources exists;
+# ensure_image NAME DIR: builds images/DIR as <prefix>/NAME:bookworm unless an image of the same sources exists;
 # prints `built` or `up to date`.
 ensure_image() {
-  local tag="slipway/$1:bookworm" source context status=0
+  local tag="$IMAGE_PREFIX/$1:bookworm" source context status=0
   # A digest of the directory's files (not their times), so an edited Dockerfile or entrypoint is rebuilt.
   source=$(cd "images/$2" && find . -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
   if [[ $(docker image inspect -f '{{ index .Config.Labels "slipway.source" }}' "$tag" 2>/dev/null) == "$source" ]]; then
@@ -73,10 +77,12 @@ ensure_image() {
     return 0
   fi
   context="images/$2"
-  if [[ -f "images/$2/npm-packages" ]]; then
+  if [[ -f "images/$2/npm-packages" || $IMAGE_PREFIX != slipway ]]; then
     context=$(mktemp -d /tmp/slipway-image.XXXXXX)
     cp -r "images/$2/." "$context"
-    fetch_npm_packages "$2" "$context" || status=$?
+    # The Dockerfiles build FROM slipway/…: under another prefix, FROM that prefix's images.
+    [[ $IMAGE_PREFIX == slipway ]] || sed -i "s#^FROM slipway/#FROM $IMAGE_PREFIX/#" "$context/Dockerfile"
+    [[ -f "images/$2/npm-packages" ]] && { fetch_npm_packages "$2" "$context" || status=$?; }
   fi
   ((status == 0)) && { docker build -q --label "slipway.source=$source" -t "$tag" "$context" >/dev/null || status=$?; }
   [[ $context == "images/$2" ]] || rm -rf "$context"
@@ -88,9 +94,9 @@ ensure_image() {
 report_image() {
   local started=$SECONDS output
   if output=$(ensure_image "$1" "$2" 2>&1); then
-    printf '%-10s slipway/%s:bookworm (%d s)\n' "$(tail -n 1 <<<"$output")" "$1" $((SECONDS - started))
+    printf '%-10s %s/%s:bookworm (%d s)\n' "$(tail -n 1 <<<"$output")" "$IMAGE_PREFIX" "$1" $((SECONDS - started))
   else
-    printf 'FAILED     slipway/%s:bookworm (%d s)\n%s\n' "$1" $((SECONDS - started)) "$(sed 's/^/    /' <<<"$output")" >&2
+    printf 'FAILED     %s/%s:bookworm (%d s)\n%s\n' "$IMAGE_PREFIX" "$1" $((SECONDS - started)) "$(sed 's/^/    /' <<<"$output")" >&2
     return 1
   fi
 }
@@ -117,48 +123,96 @@ build_images() {
   ((failed == 0)) || { echo "$failed image build(s) failed" >&2; return 1; }
 }
 
-# The runtimes of the packbuilder and the stand-ins for the official database images, from Debian packages.
-STAND_IN_IMAGES=(
-  runtime-node:runtime-node runtime-python:runtime-python runtime-go:runtime-go runtime-static:runtime-static
-  db-postgres:db-postgres db-mysql:db-mysql db-redis:db-redis db-clickhouse:db-clickhouse
-  cluster-registry:cluster-registry cluster-caddy:cluster-caddy cluster-agent:cluster-agent
+# Every local image: SHORT NAME (what `npm run images -- NAME…` takes), directory under images/ (also the image's
+# name), what it is built FROM among these (base: the debootstrap image), and its settings (SETTING:VARIABLE,
+# comma-separated). The runtime of Go binaries is the base image itself; TimescaleDB is not in Debian, and the
+# Postgres stand-in follows the same contract. test-web is the quick start's web app.
+LOCAL_IMAGES=(
+  "node runtime-node base packNodeImage:SLIPWAY_PACK_NODE_IMAGE"
+  "python runtime-python base packPythonImage:SLIPWAY_PACK_PYTHON_IMAGE"
+  "go runtime-go base packGoImage:SLIPWAY_PACK_GO_IMAGE"
+  "static runtime-static base packStaticImage:SLIPWAY_PACK_STATIC_IMAGE"
+  "postgres db-postgres base dbImagePostgres:SLIPWAY_DB_IMAGE_POSTGRES,dbImageTimeseries:SLIPWAY_DB_IMAGE_TIMESERIES"
+  "mysql db-mysql base dbImageMysql:SLIPWAY_DB_IMAGE_MYSQL"
+  "redis db-redis base dbImageRedis:SLIPWAY_DB_IMAGE_REDIS"
+  "clickhouse db-clickhouse base dbImageColumnar:SLIPWAY_DB_IMAGE_COLUMNAR"
+  "cluster-registry cluster-registry base -"
+  "cluster-caddy cluster-caddy base -"
+  "cluster-agent cluster-agent base -"
+  "web test-web python -"
 )
+# The base image's own setting (the runtime of Go binaries); `npm run images -- base` builds only it.
+BASE_SETTINGS="packRunImage:SLIPWAY_PACK_RUN_IMAGE"
 
-ensure_test_images() {
+image_names() { local line; for line in "${LOCAL_IMAGES[@]}"; do echo "${line%% *}"; done; }
+
+# image_field NAME FIELD(2 dir, 3 from, 4 settings): a field of an image's line; fails for an unknown name. The
+# directory name (db-postgres) is accepted as well as the short one (postgres).
+image_field() {
+  local line f
+  for line in "${LOCAL_IMAGES[@]}"; do
+    read -ra f <<<"$line"
+    if [[ $1 == "${f[0]}" || $1 == "${f[1]}" ]]; then
+      echo "${f[$(($2 - 1))]}"
+      return 0
+    fi
+  done
+  return 1
+}
+
+# ensure_images [NAME...]: the base image, then the named images and what they are built FROM (all of them when
+# none is named): first every image built FROM the base, two at a time, then those built FROM one of these.
+ensure_images() {
+  local name from wanted=() first=() second=() unknown=()
+  for name in "$@"; do
+    [[ $name == base ]] && continue
+    if ! image_field "$name" 1 >/dev/null; then unknown+=("$name"); continue; fi
+    name=$(image_field "$name" 1)
+    wanted+=("$name")
+    from=$(image_field "$name" 3)
+    [[ $from == base ]] || wanted+=("$from")
+  done
+  if ((${#unknown[@]})); then
+    echo "no image named ${unknown[*]}; the images are: base $(image_names | tr '\n' ' ')(none: all)" >&2
+    return 2
+  fi
+  (($# == 0)) && mapfile -t wanted < <(image_names)
   ensure_docker_engine
   ensure_base_image
-  build_images "${STAND_IN_IMAGES[@]}" || return 1
-  # test-web is built FROM runtime-python.
-  build_images test-web:test-web
+  for name in $(image_names); do
+    printf '%s\n' "${wanted[@]}" | grep -qx -- "$name" || continue
+    if [[ $(image_field "$name" 3) == base ]]; then first+=("$(image_field "$name" 2):$(image_field "$name" 2)"); else second+=("$(image_field "$name" 2):$(image_field "$name" 2)"); fi
+  done
+  if ((${#first[@]})); then build_images "${first[@]}" || return 1; fi
+  if ((${#second[@]})); then build_images "${second[@]}" || return 1; fi
 }
 
-# The image settings of the stand-ins: SETTING VARIABLE IMAGE. The runtime of Go binaries is the base image;
-# TimescaleDB is not in Debian, and the Postgres stand-in follows the same contract.
-STAND_IN_SETTINGS=(
-  "packNodeImage SLIPWAY_PACK_NODE_IMAGE slipway/runtime-node:bookworm"
-  "packPythonImage SLIPWAY_PACK_PYTHON_IMAGE slipway/runtime-python:bookworm"
-  "packGoImage SLIPWAY_PACK_GO_IMAGE slipway/runtime-go:bookworm"
-  "packRunImage SLIPWAY_PACK_RUN_IMAGE $BASE_IMAGE"
-  "packStaticImage SLIPWAY_PACK_STATIC_IMAGE slipway/runtime-static:bookworm"
-  "dbImagePostgres SLIPWAY_DB_IMAGE_POSTGRES slipway/db-postgres:bookworm"
-  "dbImageTimeseries SLIPWAY_DB_IMAGE_TIMESERIES slipway/db-postgres:bookworm"
-  "dbImageMysql SLIPWAY_DB_IMAGE_MYSQL slipway/db-mysql:bookworm"
-  "dbImageRedis SLIPWAY_DB_IMAGE_REDIS slipway/db-redis:bookworm"
-  "dbImageColumnar SLIPWAY_DB_IMAGE_COLUMNAR slipway/db-clickhouse:bookworm"
-)
+# What the test suite and the benchmarks use: every image.
+ensure_test_images() { ensure_images; }
 
 # Both ways to point Slipway at the stand-ins: the environment at start, or the settings of a running server.
+# print_image_settings [NAME...]: only the settings of the named images (all when none is named).
 print_image_settings() {
-  local line setting variable image cli=()
+  local name names=("$@") pair settings=() env=() cli=() image
+  ((${#names[@]})) || names=(base $(image_names))
+  for name in "${names[@]}"; do
+    if [[ $name == base ]]; then
+      pair=$BASE_SETTINGS image=$BASE_IMAGE
+    else
+      pair=$(image_field "$name" 4) image="$IMAGE_PREFIX/$(image_field "$name" 2):bookworm"
+    fi
+    [[ $pair == - ]] && continue
+    IFS=, read -ra settings <<<"$pair"
+    for pair in "${settings[@]}"; do
+      env+=("${pair#*:}=$image")
+      cli+=("${pair%%:*}=$image")
+    done
+  done
+  ((${#cli[@]})) || return 0
   echo
   echo "Point Slipway at these images, either in its environment (read at start):"
-  for line in "${STAND_IN_SETTINGS[@]}"; do
-    read -r setting variable image <<<"$line"
-    echo "  $variable=$image"
-    cli+=("$setting=$image")
-  done
+  printf '  %s\n' "${env[@]}"
   echo "or as settings of a running server (no restart):"
   echo "  slipway settings set ${cli[*]}"
-  echo "No stand-in for mongodb (MongoDB is not in Debian): dbImageMongodb / SLIPWAY_DB_IMAGE_MONGODB stays the official mongo:7, pulled from Docker Hub."
+  (($#)) || echo "No stand-in for mongodb (MongoDB is not in Debian): dbImageMongodb / SLIPWAY_DB_IMAGE_MONGODB stays the official mongo:7, pulled from Docker Hub."
 }
-

@@ -7,6 +7,10 @@ pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
 
 have_postgres() { [[ -n "$(pg_bin)" && -x "$(pg_bin)/postgres" ]]; }
 
+# On a new server unattended-upgrades holds Debian's package lock for minutes: apt-get waits for it (up to 10
+# minutes) instead of failing at once.
+APT_WAIT=(-o DPkg::Lock::Timeout=600)
+
 # ensure_packages NAME... : installs the Debian packages whose program is missing.
 ensure_packages() {
   local missing=() pkg
@@ -25,14 +29,28 @@ ensure_packages() {
   log "installing ${missing[*]} from Debian"
   local sudo=""
   [[ $(id -u) -eq 0 ]] || sudo="sudo"
-  $sudo apt-get update -qq
+  $sudo apt-get "${APT_WAIT[@]}" update -qq
   # Packages start their own services where they can; Slipway runs its own instances.
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get "${APT_WAIT[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
+# install_node_modules [--start]: npm ci when node_modules is missing or older than the lockfile. --start (npm start)
+# installs only the dependencies: what the server, the CLI and their build need (the compiler, vite), not the
+# tests' and benchmarks' tools (tap, lighthouse, puppeteer, …): a quarter of the download. Without --start
+# (tests, benchmarks) a start-only node_modules is completed with the devDependencies.
 install_node_modules() {
+  local marker=node_modules/.slipway-omit-dev
   if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then
-    log "npm ci"
+    if [[ ${1:-} == --start ]]; then
+      log "npm ci --omit=dev (the tests' tools are installed by npm test)"
+      npm ci --omit=dev --no-audit --no-fund
+      touch "$marker"
+    else
+      log "npm ci"
+      npm ci --no-audit --no-fund
+    fi
+  elif [[ ${1:-} != --start && -f $marker ]]; then
+    log "npm ci (node_modules holds only what npm start needs)"
     npm ci --no-audit --no-fund
   fi
 }

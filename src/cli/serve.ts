@@ -35,6 +35,8 @@ export async function serve(config: Config, log: Logger, options: Pick<StartOpti
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
   app.api.listeningUrl = url;
   log.info('slipway listening', { url, dataDir: config.dataDir, eventStore: app.store.kind, database: app.db.kind });
+  // On the first start, one plain line a person reads among the JSON: where the dashboard is and where the key is.
+  if (bootstrap && !config.silent) process.stdout.write(`Slipway is ready: open the dashboard at ${url}/ and sign in with the API key in ${bootstrap}\n`);
   const { apiDomain, httpsEnabled } = await app.settings();
   if (apiDomain && config.proxy.mode === 'off') log.warn('apiDomain is set but there is no proxy (SLIPWAY_PROXY=off): the API is not served on it', { apiDomain });
   else if (apiDomain && !httpsEnabled) log.warn('the API is served on its domain in plain HTTP (httpsEnabled is off): only behind another proxy that does TLS', { apiDomain });

@@ -36,7 +36,7 @@ interface Step {
 const ok = (t: Test, r: Result, what: string) => t.equal(r.status, 0, `${what} (exit 0)${r.status === 0 ? '' : `\n${r.stdout}\n${r.stderr}`}`);
 
 const steps: Step[] = [
-  { command: 'npm run images', check: (t, r) => (ok(t, r, 'images'), t.match(r.stdout, /dbImagePostgres=slipway\/db-postgres:bookworm/, 'it prints the settings to use')) },
+  { command: 'npm run images -- postgres web', check: (t, r) => (ok(t, r, 'images'), t.match(r.stdout, /dbImagePostgres=slipway\/db-postgres:bookworm/, 'it prints the settings to use')) },
   { command: 'alias slipway="node $PWD/dist/src/cli/main.js"', check: (t, r) => ok(t, r, 'alias') },
   { command: 'slipway login --key "$(cat .slipway/bootstrap-key)"', check: (t, r) => (ok(t, r, 'login'), t.match(r.stdout + r.stderr, /localhost:3000/)) },
   { command: 'slipway settings set dbImagePostgres=slipway/db-postgres:bookworm', check: (t, r) => (ok(t, r, 'settings'), t.match(r.stdout, /dbImagePostgres/)) },
@@ -132,6 +132,12 @@ t.test('the README quick start, command by command', { skip }, async (t) => {
   t.ok(listening, `npm start builds and serves on port 3000\n${serverOutput.slice(-3000)}`);
   if (!listening) return;
   t.ok(existsSync(join(home, '.slipway', 'bootstrap-key')), 'the bootstrap key is written to the data directory');
+  await new Promise((resolve) => setTimeout(resolve, 1000)); // the plain line follows the JSON one
+  t.match(
+    serverOutput,
+    new RegExp(`^Slipway is ready: open the dashboard at http://127\\.0\\.0\\.1:3000/ and sign in with the API key in ${join(home, '.slipway', 'bootstrap-key').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'),
+    'the first start prints one plain line: the dashboard and the key file',
+  );
 
   let alias = '';
   for (const step of steps) {
