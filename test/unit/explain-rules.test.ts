@@ -220,6 +220,9 @@ t.test('a variable the app says is missing', async (t) => {
     t.equal(c.commands[0], `slipway variables "$SERVICE_ID" set '${name}=<value>'`);
   }
 
+  const copes = explain(t, contextOf(crashed, [started, 'warning: PORT not set, using 3000', 'Error: listen EADDRINUSE: address already in use :::3000']), 'crashed-on-start');
+  t.match(copes.summary, /EADDRINUSE/, 'a variable the app does without is not the cause');
+
   const empty = explain(t, contextOf(crashed, [started, 'Error: DATABASE_URL is not set'], {}, ['DATABASE_URL']), 'missing-variable');
   t.match(empty.summary, /although the service sets DATABASE_URL/);
   t.match(empty.likelyCause, /empty/);

@@ -18,6 +18,8 @@ const MISSING: { pattern: RegExp; says: string }[] = [
   { pattern: new RegExp(String.raw`(?:^|[\s:'"\`])${Q}(${NAME})${Q} (?:environment variable |env var )?(?:is not set|is not defined|is required|must be set|is missing|is undefined|not set)\b`), says: 'the app checks it at start' },
 ];
 
+const COPES = /\b(?:using|defaults? to|defaulting|falling back|fall back)\b/i;
+
 interface Missing {
   name: string;
   line: string;
@@ -28,6 +30,8 @@ interface Missing {
 function missingVariable(output: readonly string[]): Missing | null {
   for (let i = output.length - 1; i >= 0; i--) {
     const line = output[i]!;
+    // "PORT not set, using 3000": the app copes, so that is not why it failed.
+    if (COPES.test(line)) continue;
     for (const { pattern, says } of MISSING) {
       const m = line.match(pattern);
       if (m) return { name: m[1]!, line, says };
