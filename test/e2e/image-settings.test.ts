@@ -91,6 +91,6 @@ t.test('image settings changed through the API are used by the next deployment, 
     const forPull = await explain(pull.id);
     t.match(forPull.summary, new RegExp(`${ABSENT_POSTGRES} could not be pulled`));
     t.match(forPull.suggestedFix, /installation setting dbImagePostgres \(environment variable SLIPWAY_DB_IMAGE_POSTGRES\)/);
-    t.ok(forPull.commands.includes('npm run images'));
+    t.ok(forPull.commands.includes('npm run images -- postgres'), JSON.stringify(forPull.commands));
   });
 });

@@ -36,21 +36,55 @@ const ENGINE_SETTINGS: Record<string, ImageSettingName> = {
   columnar: 'dbImageColumnar',
 };
 
+// The name `npm run images -- NAME` takes for the local stand-in of each setting's image (scripts/lib/docker.sh);
+// MongoDB has none.
+const STAND_IN_NAMES: Record<ImageSettingName, string | null> = {
+  packNodeImage: 'node',
+  packPythonImage: 'python',
+  packGoImage: 'go',
+  packRunImage: 'base',
+  packStaticImage: 'static',
+  dbImagePostgres: 'postgres',
+  dbImageTimeseries: 'postgres',
+  dbImageMysql: 'mysql',
+  dbImageRedis: 'redis',
+  dbImageMongodb: null,
+  dbImageColumnar: 'clickhouse',
+};
+
+/** The stand-in name of one of the local images (`slipway/db-postgres:bookworm` → postgres), or null. */
+export function standInName(image: string): string | null {
+  const m = /^slipway\/([a-z-]+):bookworm$/.exec(image);
+  if (!m) return null;
+  const dir = m[1]!;
+  if (dir === 'debian-base') return 'base';
+  if (/^cluster-(registry|caddy|agent)$/.test(dir)) return dir;
+  return /^(?:runtime-(node|python|go|static)|db-(postgres|mysql|redis|clickhouse)|test-(web))$/.exec(dir)?.slice(1).find(Boolean) ?? null;
+}
+
+const buildsIt = (name: string) => `\`npm run images -- ${name}\` in Slipway's checkout builds that local stand-in and prints the setting that uses it.`;
+
 /**
  * For an image the installation chose (a packbuilder base, a database engine's image): the setting that names
- * it, how to change it, and that `npm run images` builds local stand-ins when no registry is reachable.
+ * it, how to change it, and the `npm run images -- NAME` that builds its local stand-in when no registry is
+ * reachable. For one of the local images themselves (slipway/test-web:bookworm), the command that builds it.
  */
 function imageSettingAdvice(c: FailureContext, image: string): { fix: string; commands: string[] } | null {
   const engineSetting = c.service.kind === 'database' && c.service.engine ? ENGINE_SETTINGS[c.service.engine] : undefined;
   const setting = engineSetting ?? (c.imageSettings ? imageSettingOf(c.imageSettings, image)?.setting : undefined);
-  if (!setting) return null;
+  if (!setting) {
+    const local = standInName(image);
+    return local ? { fix: ` ${image} is one of Slipway's local images, built on the server rather than pulled: ${buildsIt(local)}`, commands: [`npm run images -- ${local}`] } : null;
+  }
   const variable = IMAGE_SETTINGS[setting];
+  const standIn = standInName(image) ?? STAND_IN_NAMES[setting];
   return {
     fix:
       ` The image comes from the installation setting ${setting} (environment variable ${variable}): point it at an image the server has or can pull, ` +
-      `through the API (PATCH /api/settings, no restart) or in Slipway's environment. Without a reachable registry, \`npm run images\` in Slipway's checkout builds local stand-ins and prints the settings that use them.`,
+      `through the API (PATCH /api/settings, no restart) or in Slipway's environment. Without a reachable registry, ` +
+      (standIn ? buildsIt(standIn) : 'there is no local stand-in for it (`npm run images` builds the others).'),
     commands: [
-      'npm run images',
+      ...(standIn ? [`npm run images -- ${standIn}`] : []),
       `slipway settings set ${setting}=IMAGE`,
       `curl -s -XPATCH "$SLIPWAY_URL/api/settings" ${API_HEADERS} -H 'content-type: application/json' -d ${sh(JSON.stringify({ [setting]: 'IMAGE' }))}`,
     ],
