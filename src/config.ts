@@ -58,6 +58,7 @@ const schema = z.object({
   SLIPWAY_DENY_PRIVATE_DESTINATIONS: z.enum(['on', 'off', 'true', 'false', '1', '0']).default('off'),
   SLIPWAY_AI_TIMEOUT: seconds(60),
   SLIPWAY_UPSTREAM_SWITCH: z.enum(['iptables', 'reload']).default('iptables'),
+  SLIPWAY_KEEP_PROXY: z.enum(['on', 'off', 'true', 'false', '1', '0']).default('0'),
   SLIPWAY_UPSTREAM_CHECK: seconds(10),
   SLIPWAY_BODY_LIMIT: z.string().default('1mb'),
   SLIPWAY_KEY_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(20),
@@ -142,6 +143,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       /** PEM files of the roots a private ACME directory's own TLS certificate chains to (step-ca, pebble). */
       acmeCaRoots: c.SLIPWAY_ACME_CA_ROOTS?.split(',').map((f) => resolve(f.trim())).filter(Boolean) ?? [],
       upstreamSwitch: c.SLIPWAY_UPSTREAM_SWITCH,
+      /** Whether the Caddy Slipway runs keeps serving when `slipway serve` is stopped by a signal (an upgrade of Slipway itself). */
+      keepOnStop: ['on', 'true', '1'].includes(c.SLIPWAY_KEEP_PROXY),
       upstreamCheckMs: c.SLIPWAY_UPSTREAM_CHECK,
     },
     /** The general settings' defaults; `PATCH /api/settings` overrides each. */

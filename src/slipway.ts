@@ -41,6 +41,10 @@ import type { UpstreamSwitch } from './proxy/upstream-switch.js';
 import type { ContainerRuntime } from './runtime/container-runtime.js';
 import type { Keyring } from './secrets/keyring.js';
 
+export interface StopOptions {
+  stopProxy?: boolean;
+}
+
 export interface Slipway {
   config: Config;
   log: Logger;
@@ -90,7 +94,8 @@ export interface Slipway {
   commandContext(actor: string, options?: { correlationId?: string; idempotencyKey?: string | null }): CommandContext;
   /** Waits until the read models include `position`, so a response reflects its own write; throws ReadModelBehindError if they do not in time. */
   settle(position: string | null): Promise<void>;
-  stop(): Promise<void>;
+  /** Stops everything it runs; the Caddy it keeps only with `stopProxy` (the sites go down with it). */
+  stop(options?: StopOptions): Promise<void>;
 }
 
 export interface StartOptions {
@@ -171,7 +176,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     },
     commandContext,
     settle,
-    async stop() {
+    async stop({ stopProxy = false }: StopOptions = {}) {
       proxy.stopWatching();
       await stopInSteps(log, [
         ['upkeep', stopUpkeep],
@@ -180,7 +185,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
         ['database connections', () => databases.closeAll()],
         ['usage sampling', () => usage.stop()],
         ['Docker hosts', () => hosts.close()],
-        ['the proxy', async () => proxy.supervisor?.stop()],
+        ['the proxy', async () => (stopProxy ? proxy.supervisor?.stopWithCaddy() : proxy.supervisor?.stop())],
         ['upstreams', () => proxy.reconciler.detachUpstreams()],
         ['projections', () => runner.stop()],
         ['the proxy reconciler', () => proxy.reconciler.idle()],

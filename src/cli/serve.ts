@@ -5,14 +5,14 @@ import { createHttpApp } from '../http/app.js';
 import type { Logger } from '../logger.js';
 import { isLoopbackHost } from '../network.js';
 import { requireCaddyBinary } from '../proxy/caddy-binary.js';
-import { ensureBootstrapKey, startSlipway, type Slipway, type StartOptions } from '../slipway.js';
+import { ensureBootstrapKey, startSlipway, type Slipway, type StartOptions, type StopOptions } from '../slipway.js';
 import { listenAdminSocket } from './admin-socket.js';
 
 export interface RunningServer {
   app: Slipway;
   http: Server;
   url: string;
-  close(): Promise<void>;
+  close(options?: StopOptions): Promise<void>;
 }
 
 export async function serve(config: Config, log: Logger, options: Pick<StartOptions, 'onLockLost'> = {}): Promise<RunningServer> {
@@ -47,7 +47,7 @@ export async function serve(config: Config, log: Logger, options: Pick<StartOpti
     app,
     http,
     url,
-    async close() {
+    async close(stopOptions: StopOptions = {}) {
       // Open streams (SSE) would hold close() forever: idle sockets go at once, the rest after a short grace.
       const closed = new Promise<void>((resolve) => http.close(() => resolve()));
       http.closeIdleConnections();
@@ -59,7 +59,7 @@ export async function serve(config: Config, log: Logger, options: Pick<StartOpti
         proxied.closeAllConnections();
         await new Promise<void>((resolve) => proxied.close(() => resolve()));
       }
-      await app.stop();
+      await app.stop(stopOptions);
     },
   };
 }

@@ -30,6 +30,15 @@ export class CaddyAdminClient {
     }
   }
 
+  /** Asks Caddy to exit (it finishes the requests under way); false when it did not answer. */
+  async stop(): Promise<boolean> {
+    try {
+      return (await fetch(new URL('/stop', this.adminUrl), { method: 'POST', signal: AbortSignal.timeout(this.timeoutMs) })).ok;
+    } catch {
+      return false;
+    }
+  }
+
   async ready(): Promise<boolean> {
     try {
       const response = await fetch(new URL('/config/', this.adminUrl), { signal: AbortSignal.timeout(1000) });

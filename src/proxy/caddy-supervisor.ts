@@ -47,6 +47,12 @@ export class CaddySupervisor {
     await this.starting;
   }
 
+  /** Stops watching, then stops the Caddy it kept running (the sites go down with it). */
+  async stopWithCaddy(): Promise<void> {
+    await this.stop();
+    if (await this.client.stop()) this.options.log.info('stopped caddy (SLIPWAY_KEEP_PROXY=1 keeps it serving while Slipway is down)');
+  }
+
   private ensureRunning(): Promise<void> {
     this.starting ??= this.check().finally(() => (this.starting = null));
     return this.starting;

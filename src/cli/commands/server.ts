@@ -12,7 +12,8 @@ export function serverCommands(program: Command, cli: CliContext): void {
       const config = loadConfig(dataDir ? { ...process.env, SLIPWAY_DATA_DIR: dataDir } : process.env);
       // A restart either takes the installation back or is refused while another process holds it.
       const server = await serve(config, createLogger(config.silent), { onLockLost: () => process.exit(1) });
-      const shutdown = () => void server.close().then(() => process.exit(0));
+      // A person (Ctrl-C) or the service manager stopping Slipway stops its Caddy too, unless told to keep it.
+      const shutdown = () => void server.close({ stopProxy: !config.proxy.keepOnStop }).then(() => process.exit(0));
       process.once('SIGINT', shutdown).once('SIGTERM', shutdown);
       return new Promise<never>(() => undefined);
     });
