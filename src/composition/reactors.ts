@@ -80,6 +80,7 @@ export function createReactors(deps: ReactorsDeps): Reactors {
           defaultResources: async () => (await settings()).defaultResources,
           images: async () => installationImages(await settings()),
           pushedRepositories: deps.pushRepositories,
+          publicAddress: async () => publicAddressOf(config, await settings()),
           cluster,
           nodes,
           settings: {

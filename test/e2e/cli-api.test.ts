@@ -123,6 +123,7 @@ t.test('the CLI drives a real server over HTTP', { skip: await requireDocker() }
     t.equal(run.status, 1);
     t.match(run.stdout, /Pulling nginx:1\.27/);
     t.match(run.stdout, /deployment [0-9a-f-]+ failed: pulling nginx:1\.27 failed/);
+    t.match(run.stdout, /\nwhy, and what to do: slipway deployments explain [0-9a-f-]{36}\n$/, 'it ends with the command that explains it');
   });
 
   await t.test('--json: each log line and the final deployment as one JSON object per line', async (t) => {

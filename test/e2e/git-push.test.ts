@@ -68,6 +68,7 @@ t.test('git push to Slipway deploys the pushed commit inside the push', { skip: 
     t.equal(deployments.length, 1);
     t.match(deployments[0], { status: 'succeeded', trigger: 'push', commitSha: good });
     t.equal((await probe(proxyPort, 'pushed.deploy.test')).body, 'v1', 'the pushed code answers');
+    t.ok(lines.some((l) => l.startsWith(`Deployment succeeded: http://pushed.deploy.test:${proxyPort} (and http://localhost:`)), 'the last line names the domain');
     t.equal(await refOf(remote(writer.secret), 'refs/heads/main'), good, 'the ref moved');
     t.equal(statSync(join(s.dataDir, 'git', `${svc.id}.git`)).mode & 0o777, 0o700, 'the repository is private to Slipway');
   });

@@ -29,6 +29,10 @@ t.test('settings set: JSON when it parses, else the text; KEY= is null', async (
     x: 3,
     url: 'http://a=b',
   });
+  const lists = new Set(['allowedDestinations']);
+  t.same(settingsPatch(['allowedDestinations=127.0.0.1:8499, 10.0.0.0/8'], lists), { allowedDestinations: ['127.0.0.1:8499', '10.0.0.0/8'] }, 'a list setting takes its environment variable’s comma form');
+  t.same(settingsPatch(['allowedDestinations=127.0.0.1:8499'], lists), { allowedDestinations: ['127.0.0.1:8499'] }, 'one item is a list of one');
+  t.same(settingsPatch(['allowedDestinations=["a"]', 'allowedDestinations='], lists), { allowedDestinations: null }, 'JSON and the default still work');
   usage(t, () => settingsPatch([]));
   usage(t, () => settingsPatch(['=1']));
   usage(t, () => settingsPatch(['noequals']));

@@ -134,7 +134,10 @@ async function follow(api: Api, service: { id: string; slug: string }, queued: D
     const done = await deploymentOf(api, service.id, queued.id);
     if (o.json) out(JSON.stringify({ deployment: done ?? null }));
     else if (!done || !FINISHED.has(done.status)) out(`the log ended but deployment ${queued.id} is ${done?.status ?? 'gone'}`);
-    else out(`deployment ${done.id} ${done.status}${done.reason ? `: ${done.reason}` : ''}`);
+    else {
+      out(`deployment ${done.id} ${done.status}${done.reason ? `: ${done.reason}` : ''}`);
+      if (done.status === 'failed') out(`why, and what to do: slipway deployments explain ${done.id}`);
+    }
     return done?.status === 'succeeded' ? 0 : 1;
   } finally {
     process.off('SIGINT', onInterrupt);

@@ -22,8 +22,12 @@ export async function showSettings(o: Output) {
   out(`remote storage: ${data.remoteStorage.connected ? 'connected' : 'not connected'}; AI providers: ${data.aiProviders.filter((p) => p.connected).map((p) => p.id).join(', ') || 'builtin only'}; DNS providers: ${data.dnsProviders.filter((p) => p.connected).map((p) => p.id).join(', ') || 'none'}`);
 }
 
-/** `KEY=VALUE`: the value as JSON when it parses (true, 3, ["a"], null), else the string; `KEY=` is null (the environment's default). */
-export function settingsPatch(args: readonly string[]): Record<string, unknown> {
+/**
+ * `KEY=VALUE`: the value as JSON when it parses (true, 3, ["a"], null), else the string; `KEY=` is null (the
+ * environment's default). A list setting (`lists`) also takes the comma-separated form of its environment
+ * variable: `allowedDestinations=127.0.0.1:8499,10.0.0.0/8`.
+ */
+export function settingsPatch(args: readonly string[], lists: ReadonlySet<string> = new Set()): Record<string, unknown> {
   if (args.length === 0) throw new UsageError('give KEY=VALUE …, e.g. slipway settings set httpsEnabled=false');
   const patch: Record<string, unknown> = {};
   for (const arg of args) {
@@ -39,14 +43,18 @@ export function settingsPatch(args: readonly string[]): Record<string, unknown> 
         // Not JSON: the string itself (an image name, a host name).
       }
     }
-    patch[arg.slice(0, at)] = value;
+    const key = arg.slice(0, at);
+    if (lists.has(key) && typeof value === 'string') value = value.split(',').map((item) => item.trim()).filter(Boolean);
+    patch[key] = value;
   }
   return patch;
 }
 
 export async function setSettings(args: readonly string[], o: Output) {
-  const patch = settingsPatch(args);
   const { api } = apiClient();
+  // Which settings are lists, as the server has them now: new ones take the comma form without a CLI change.
+  const current = (await answer(api.GET('/api/settings'))).settings as unknown as Record<string, unknown>;
+  const patch = settingsPatch(args, new Set(Object.keys(current).filter((key) => Array.isArray(current[key]))));
   // The server validates the keys and values; the CLI lists none, so settings added later work unchanged.
   const data = await answer(api.PATCH('/api/settings', { body: patch as never }));
   if (o.json) {

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { publicUrl } from '../../../proxy/public-url.js';
 import type { DeploymentRequest } from '../../../../commands/deployment/aggregate.js';
 import { deploymentSteps } from '../../../../commands/deployment/handlers.js';
 import { service as serviceAggregate } from '../../../../commands/service/aggregate.js';
@@ -91,7 +92,7 @@ export async function runContainer(
   }
   await restartPolicy;
   // Lines go out before the event that ends the deployment, so a stream reader sees them all.
-  log.system(`Deployment succeeded${web ? `: http://localhost:${row.host_port}` : ''}`);
+  log.system(`Deployment succeeded${web ? `: ${await addressesOf(deps, row)}` : ''}`);
   await log.flush();
   const watchUntil = await watchUntilOf(deps.cmd, serviceId, request.kind === 'deploy');
   const ended = await recorded(() => deploymentSteps.succeed(deps.cmd, id, { release: draft, watchUntil }));
@@ -126,4 +127,11 @@ async function drainPrevious(deps: RunDeps, containers: string[], log: Deploymen
     await deps.runtime.remove(name, deps.settings.timeouts.stopGraceSeconds).catch(() => undefined);
   }
   await log.flush();
+}
+
+/** Where a web release answers: its domain through the proxy when it has one, and this machine's port. */
+async function addressesOf(deps: RunDeps, row: ServiceRow): Promise<string> {
+  const local = `http://localhost:${row.host_port}`;
+  if (!row.primary_hostname || !deps.settings.proxyEnabled || !deps.publicAddress) return local;
+  return `${publicUrl(row.primary_hostname, await deps.publicAddress())} (and ${local} on this machine)`;
 }

@@ -1,4 +1,5 @@
 import type { ServiceRow } from '../../../../projections/service-queries.js';
+import type { PublicAddress } from '../../../proxy/public-url.js';
 import type { CommandContext } from '../../../../commands/shared/command-context.js';
 import type { ClusterTarget } from '../../../cluster/cluster-target.js';
 import type { NodeHosts } from '../../../cluster/node-hosts.js';
@@ -50,6 +51,8 @@ export interface RunDeps {
   databaseTls?: DatabaseTls;
   /** The installation's `defaultResources`; none when absent. */
   defaultResources?: DefaultResources;
+  /** How the proxy serves domains now (HTTPS or not, on which port): the address a deployment names at the end. */
+  publicAddress?: () => Promise<PublicAddress>;
   /** Where `git push` stores each service's commits: the source of a deployment whose `source` is `push`. */
   pushedRepositories?: { pathOf(serviceId: string): string };
   /** The cluster, once the installation is one: web and worker releases then run as Swarm services. */
