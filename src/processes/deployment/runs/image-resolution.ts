@@ -43,18 +43,19 @@ async function pullAgain(deps: RunDeps, reference: string, log: DeploymentLog, s
 }
 
 /**
- * The image of an image service, resolved again at each deploy: its tag is pulled, so a moved `:latest` is
- * followed. When the pull is refused or fails, an image present locally (one built or loaded on this host)
- * runs as it is and the log says so. A reference pinned by digest that is present needs no pull.
+ * The image of an image service, resolved again at each deploy. One that came from a registry has its tag
+ * pulled, so a moved `:latest` is followed; when that pull is refused or fails, the copy present here runs as
+ * it is and the log says so. One only present here (built or loaded on this host: no registry digest) and a
+ * reference pinned by digest that is present run without a pull: no registry has anything newer to give.
  */
 export async function resolveImage(deps: RunDeps, reference: string, log: DeploymentLog, signal: AbortSignal): Promise<ResolvedImage> {
-  const pinned = reference.includes('@sha256:');
-  const present = pinned ? await deps.runtime.imageInfo(reference) : null;
-  const failure = present ? null : await pullAgain(deps, reference, log, signal);
-  const info = present ?? (await deps.runtime.imageInfo(reference));
+  const local = await deps.runtime.imageInfo(reference);
+  const asIs = local !== null && (reference.includes('@sha256:') || local.repoDigests.length === 0);
+  const failure = asIs ? null : await pullAgain(deps, reference, log, signal);
+  const info = asIs ? local : await deps.runtime.imageInfo(reference);
   if (!info) throw new DeployFailure(failure ?? `the image ${reference} is not present after its pull`);
   if (failure) log.system(`Could not pull ${reference} (${failure}); using the image present locally`);
   const resolved = { imageId: info.id, digest: digestOf(reference, info.repoDigests) };
-  log.system(`Image ${reference} is ${resolved.imageId}${resolved.digest ? ` (${resolved.digest})` : ''}`);
+  log.system(`Image ${reference} is ${resolved.imageId}${resolved.digest ? ` (${resolved.digest})` : asIs ? ' (present on this machine, not pulled)' : ''}`);
   return resolved;
 }
