@@ -6,8 +6,8 @@ export interface RoutingRow {
   /** Loopback port of the current container; null until a deployment has released one. */
   upstream_port: number | null;
   hostnames: string[];
-  /** The service's name while it is stopped on request (its routes then answer 503); null otherwise. */
-  stopped_name: string | null;
+  /** Whether it is stopped on request: its routes then answer 503. */
+  stopped: boolean;
   /** `swarm:<service>` when the release runs as a Swarm service (cluster mode). */
   current_container: string | null;
   internal_port: number;
@@ -18,10 +18,10 @@ export async function listRoutes(db: SqlExecutor): Promise<RoutingRow[]> {
   const { rows } = await db.query<RoutingRow>(
     `select s.id as service_id, s.host_port, s.upstream_port, s.current_container, s.internal_port,
        coalesce(array_agg(d.hostname order by d.hostname) filter (where d.hostname is not null), '{}') as hostnames,
-       case when s.status = 'stopped' then s.name end as stopped_name
+       s.status = 'stopped' as stopped
      from rm_services s left join rm_domains d on d.service_id = s.id
      where s.runtime_mode in ('web', 'static') and s.kind <> 'database'
-     group by s.id, s.host_port, s.upstream_port, s.status, s.name, s.current_container, s.internal_port
+     group by s.id, s.host_port, s.upstream_port, s.status, s.current_container, s.internal_port
      having s.upstream_port is not null or count(d.hostname) > 0
      order by s.id`,
   );

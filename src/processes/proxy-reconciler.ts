@@ -11,7 +11,7 @@ import type { Reactor } from './reactor.js';
 /** One NAT rule per service that has a running container (a stopped one's port is answered by Caddy; a Swarm service's router never moves). */
 const natTargets = (rows: readonly RoutingRow[]) =>
   rows.flatMap((r) =>
-    r.upstream_port === null || r.stopped_name !== null || swarmServiceOf(r.current_container) ? [] : [{ hostPort: r.host_port, upstreamPort: r.upstream_port }],
+    r.upstream_port === null || r.stopped || swarmServiceOf(r.current_container) ? [] : [{ hostPort: r.host_port, upstreamPort: r.upstream_port }],
   );
 
 export interface ProxyTarget {
@@ -167,7 +167,7 @@ export class ProxyReconciler implements Reactor {
       hostnames: r.hostnames,
       hostPort: r.host_port,
       upstream: this.upstreamOf(r, switched, routerKey),
-      ...(r.stopped_name === null ? {} : { stopped: { serviceName: r.stopped_name } }),
+      ...(r.stopped ? { stopped: true } : {}),
     }));
     const config = JSON.stringify(buildCaddyConfig(await this.settings(), routes));
     if (config === this.loaded && !options.force) return { ok: true, detail: 'caddy configuration loaded' };

@@ -8,8 +8,8 @@ export interface ProxyRoute {
   hostPort: number;
   /** Where the current container answers; null while nothing is deployed. */
   upstream: Upstream | null;
-  /** Present while the service is stopped on request: every route of it answers 503 with a page saying so. */
-  stopped?: { serviceName: string };
+  /** True while the service is stopped on request: every route of it answers 503 with a page saying so. */
+  stopped?: boolean;
 }
 
 export interface Upstream {
@@ -87,25 +87,22 @@ function apiRoute(api: { hostname: string; dial: string }, https: boolean) {
   };
 }
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
-/** What a stopped service's routes answer: its name and nothing about how it runs. */
-export function stoppedPage(serviceName: string) {
-  const name = escapeHtml(serviceName);
-  return {
-    handler: 'static_response',
-    status_code: 503,
-    headers: { 'Content-Type': ['text/html; charset=utf-8'], 'Cache-Control': ['no-store'], 'Retry-After': ['60'] },
-    body:
-      `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${name} is stopped</title></head>\n` +
-      `<body><h1>${name} is stopped</h1><p>This service was stopped by its owner. It answers again once it is started.</p></body></html>\n`,
-  };
-}
+/**
+ * What a stopped service's routes answer: that the site is stopped, and nothing else. Its visitors are not
+ * told the service's name inside Slipway, nor how it runs.
+ */
+const STOPPED_PAGE = {
+  handler: 'static_response',
+  status_code: 503,
+  headers: { 'Content-Type': ['text/html; charset=utf-8'], 'Cache-Control': ['no-store'], 'Retry-After': ['60'] },
+  body:
+    '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Stopped</title></head>\n' +
+    '<body><h1>This site is stopped</h1><p>Its owner stopped it. It answers again once it is started.</p></body></html>\n',
+};
 
 /** Where a route leads: the stopped page, the current container, or the note that nothing is deployed yet. */
 function handlerOf(route: ProxyRoute) {
-  if (route.stopped) return stoppedPage(route.stopped.serviceName);
+  if (route.stopped) return STOPPED_PAGE;
   return route.upstream ? forwardTo(route.upstream) : NOT_DEPLOYED;
 }
 
