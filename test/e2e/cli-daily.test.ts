@@ -61,7 +61,7 @@ t.test('the CLI of daily work: databases, deployments, backups, settings and con
     t.match((await cli('services', 'daily')).stdout, /\nmain-db\s+database:postgres\s+idle/);
     const both = await cli('services', 'create', 'x', '--project', 'daily', '--engine', 'redis', '--image', 'nginx:1.27');
     t.equal(both.status, 2, 'one source only');
-    t.match(both.stderr, /give exactly one of --image, --repo, --git-url or --engine/);
+    t.match(both.stderr, /give exactly one of --image, --repo, --git-url, --push or --engine/);
     const image = await cli('services', 'daily', 'create', 'broken', '--image', 'nginx:1.27');
     t.equal(image.status, 0, 'the positional form still works');
     const deployed = await cli('deploy', 'daily/main-db');
@@ -137,7 +137,7 @@ t.test('the CLI of daily work: databases, deployments, backups, settings and con
     const failed = await cli('deploy', 'broken');
     t.equal(failed.status, 1);
     const list = await cli('deployments', 'daily/broken');
-    t.match(list.stdout, /^ID\s+KIND\s+STATUS\s+COMMIT\s+CREATED\s+TOOK\s+REASON\n[0-9a-f-]+\s+deploy\s+failed\s+.*pulling nginx:1\.27 failed/);
+    t.match(list.stdout, /^ID\s+KIND\s+TRIGGER\s+STATUS\s+COMMIT\s+CREATED\s+TOOK\s+REASON\n[0-9a-f-]+\s+deploy\s+requested\s+failed\s+.*pulling nginx:1\.27 failed/);
     const id = JSON.parse((await cli('deployments', 'list', 'daily/broken', '--json')).stdout).deployments[0].id as string;
     const shown = await cli('deployments', 'show', id);
     t.equal(shown.status, 0, shown.stderr);

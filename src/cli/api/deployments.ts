@@ -13,6 +13,17 @@ const took = (d: Deployment) => {
   return `${Math.round((Date.parse(d.finishedAt) - Date.parse(d.startedAt)) / 1000)} s`;
 };
 
+/** What started a deployment, as a person says it. */
+const TRIGGER_WORDS: Record<Deployment['trigger'], string> = { manual: 'requested', auto: 'by Slipway', webhook: 'webhook', push: 'git push' };
+const SUBJECT_WIDTH = 40;
+
+/** The commit's short id and the start of its message's first line. */
+function commitOf(d: Deployment): string {
+  if (!d.commitSha) return '';
+  const subject = d.commitMessage?.split('\n')[0]?.trim() ?? '';
+  return subject ? `${d.commitSha.slice(0, 7)} ${subject.length > SUBJECT_WIDTH ? `${subject.slice(0, SUBJECT_WIDTH - 1)}…` : subject}` : d.commitSha.slice(0, 7);
+}
+
 export async function listDeployments(serviceRef: string, o: Output & { project?: string }) {
   const { api } = apiClient();
   const service = await findService(api, serviceRef, o.project);
@@ -21,8 +32,8 @@ export async function listDeployments(serviceRef: string, o: Output & { project?
     data.deployments.length === 0
       ? `${service.slug} has not been deployed yet: slipway deploy ${service.id}`
       : table(
-          ['ID', 'KIND', 'STATUS', 'COMMIT', 'CREATED', 'TOOK', 'REASON'],
-          data.deployments.map((d) => [d.id, d.kind + (d.trigger === 'auto' ? ' (auto)' : ''), d.status, d.commitSha?.slice(0, 7) ?? '', when(d.createdAt), took(d), d.reason ?? '']),
+          ['ID', 'KIND', 'TRIGGER', 'STATUS', 'COMMIT', 'CREATED', 'TOOK', 'REASON'],
+          data.deployments.map((d) => [d.id, d.kind, TRIGGER_WORDS[d.trigger], d.status, commitOf(d), when(d.createdAt), took(d), d.reason ?? '']),
         ),
   );
 }
