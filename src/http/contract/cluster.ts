@@ -90,12 +90,12 @@ export const clusterApi = {
     tag: 'Cluster',
     summary: 'Make the installation a Swarm manager, with a private registry every node pulls releases from',
     description:
-      'Adopts the Swarm the engine already manages. The registry runs on the manager with a certificate from the installation’s CA and its own password. 409 when the installation is already a cluster.',
+      'Adopts the Swarm the engine already manages. The registry runs on the manager with a certificate from the installation’s CA and its own password. 409 when the installation is already a cluster. 502 `image_unavailable` when the manager’s engine has not the registry’s image (`SLIPWAY_CLUSTER_REGISTRY_IMAGE`) and cannot pull it; nothing is changed then.',
     access: 'write',
     allProjects: true,
     body: clusterInitBody,
     response: z.object({ cluster }),
-    errors: [409],
+    errors: [409, 502],
   }),
   listNodes: endpoint({
     method: 'get',

@@ -8,6 +8,7 @@ import { findCluster, type ClusterRow } from '../../../projections/cluster-queri
 import { listDatabasePlacements } from '../../../projections/service-queries.js';
 import { ensureRegistry, trustRegistryAuthority } from '../../cluster/registry.js';
 import { REGISTRY_USER } from '../../cluster/cluster-target.js';
+import { ClusterImageUnavailable, REGISTRY_IMAGE, requireClusterImage } from '../../cluster/cluster-images.js';
 import { findSwarmNode, initOrAdoptSwarm, joinCommand, listSwarmNodes, removeSwarmNode, rotatedJoinToken, SwarmRefused, updateSwarmNode } from '../../cluster/swarm-engine.js';
 import { LABEL } from '../../runtime/container-runtime.js';
 import type { Slipway } from '../../slipway.js';
@@ -72,6 +73,11 @@ export function clusterRoutes(router: Router, app: Slipway) {
     const run = initializing.then(async () => {
       if ((await clusterState(cmd)).initialized) throw conflict('this installation is already a cluster');
       const docker = await app.managerHost.docker();
+      // Before the engine becomes a Swarm: an image it cannot get leaves nothing half made.
+      const registryImage = { ...REGISTRY_IMAGE, image: app.config.cluster.registryImage };
+      await requireClusterImage(docker, registryImage, app.config.deploy.timeouts.pullMs).catch((error: unknown) => {
+        throw error instanceof ClusterImageUnavailable ? new HttpError(502, 'image_unavailable', error.message) : error;
+      });
       const identity = await initOrAdoptSwarm(docker, body.advertiseAddress ?? null).catch((error: unknown) => {
         throw error instanceof SwarmRefused ? new HttpError(409, 'swarm_refused', error.message) : error;
       });
