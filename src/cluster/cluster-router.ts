@@ -17,6 +17,13 @@ export const PORT_HEADER = 'X-Slipway-Port';
 export const KEY_HEADER = 'X-Slipway-Router-Key';
 const ROUTER_PORT = 8080;
 const CONFIG_PATH = '/etc/slipway/router.json';
+/**
+ * The router's own bridge network, on which it starts. On Docker's default bridge a container's resolv.conf
+ * is the host's; it names the engine's DNS (127.0.0.11) only once the container joins a network of its own,
+ * and the Caddy already running keeps using the file it read at start for 5 s from its first lookup (Go
+ * re-reads resolv.conf at most every 5 s): the first request after a first deployment waited that long, or failed.
+ */
+export const ROUTER_NETWORK = 'slipway-router';
 const CONFIG_LABEL = 'slipway.router.config';
 
 /** A Swarm service of Slipway's by the service's id: the only names the router resolves. */
@@ -74,11 +81,13 @@ export function routerConfig(key: string) {
 export async function ensureRouter(docker: Docker, opts: { image: string; bind: { host: string; port: number }; key: string }) {
   const config = JSON.stringify(routerConfig(opts.key));
   const imageId = await localImageId(docker, opts.image);
+  await ensureRouterNetwork(docker);
   await ensureConfiguredContainer(docker, {
     name: ROUTER_CONTAINER,
     stampLabel: CONFIG_LABEL,
-    // A digest: the label shows in `docker inspect`, the key must not.
-    stamp: createHash('sha256').update(JSON.stringify([imageId, opts.bind, config])).digest('hex'),
+    // A digest: the label shows in `docker inspect`, the key must not. The network is in it so that a router
+    // started on the default bridge (before it had its own) is replaced.
+    stamp: createHash('sha256').update(JSON.stringify([imageId, opts.bind, config, ROUTER_NETWORK])).digest('hex'),
     build: async () => ({
       options: {
         Image: imageId,
@@ -86,6 +95,7 @@ export async function ensureRouter(docker: Docker, opts: { image: string; bind: 
         Labels: { [LABEL.managed]: 'true', 'slipway.role': 'cluster-router' },
         ExposedPorts: { [`${ROUTER_PORT}/tcp`]: {} },
         HostConfig: {
+          NetworkMode: ROUTER_NETWORK,
           PortBindings: { [`${ROUTER_PORT}/tcp`]: [{ HostIp: opts.bind.host, HostPort: String(opts.bind.port) }] },
           RestartPolicy: { Name: 'unless-stopped' },
           LogConfig: { Type: 'json-file', Config: { 'max-size': '10m', 'max-file': '3' } },
@@ -97,6 +107,27 @@ export async function ensureRouter(docker: Docker, opts: { image: string; bind: 
       files: [{ path: CONFIG_PATH, mode: 0o644, content: config }],
     }),
   });
+}
+
+/** The router's bridge network on the manager, made once. */
+async function ensureRouterNetwork(docker: Docker) {
+  const exists = await docker
+    .getNetwork(ROUTER_NETWORK)
+    .inspect()
+    .then(
+      () => true,
+      (error: { statusCode?: number }) => {
+        if (error.statusCode === 404) return false;
+        throw error;
+      },
+    );
+  if (exists) return;
+  await docker
+    .createNetwork({ Name: ROUTER_NETWORK, Driver: 'bridge', CheckDuplicate: true, Labels: { [LABEL.managed]: 'true', 'slipway.role': 'cluster-router' } })
+    .catch((error: { statusCode?: number }) => {
+      // Made meanwhile by a concurrent deployment.
+      if (error.statusCode !== 409) throw error;
+    });
 }
 
 /**

@@ -9,7 +9,7 @@ import { CLUSTER_IMAGES, clusterEnv, clusterUnavailable, dockerOf, loadImages, s
 import { deploy, deployEnv, logLines, outcome, probe, steadyLoad, waitForDeployment } from '../helpers/deploy.js';
 import { requireDocker, TEST_IMAGES } from '../helpers/docker.js';
 import { testWebService } from '../helpers/http-resources.js';
-import { eventually, waitFor } from '../helpers/net.js';
+import { eventually, getVia, waitFor } from '../helpers/net.js';
 import { readSse } from '../helpers/sse.js';
 import { startTestServer } from '../helpers/test-server.js';
 
@@ -36,7 +36,7 @@ t.test('cluster: a web service of 3 tasks on 2 nodes, updated and drained under 
   t.teardown(() => cluster.stop());
   const [manager, worker] = cluster.nodes as [(typeof cluster.nodes)[0], (typeof cluster.nodes)[0]];
   await loadImages(manager, [CLUSTER_IMAGES.registry, CLUSTER_IMAGES.proxy, TEST_IMAGES.web]);
-  const { env } = await deployEnv({ ...clusterEnv(manager, REGISTRY_PORT), SLIPWAY_CLUSTER_ROUTER: `${manager.address}:${ROUTER_PORT}` });
+  const { env, proxyPort } = await deployEnv({ ...clusterEnv(manager, REGISTRY_PORT), SLIPWAY_CLUSTER_ROUTER: `${manager.address}:${ROUTER_PORT}` });
   let s = await startTestServer(env);
   // Slipway is restarted once below, on the same data directory.
   const dataDir = s.dataDir;
@@ -67,9 +67,22 @@ t.test('cluster: a web service of 3 tasks on 2 nodes, updated and drained under 
   t.equal(svc.replicas, 3, 'replicas is a service field');
   t.same(svc.nodeLabels, {}, 'no placement by default');
 
+  const domain = 'web.swarm.test';
+  t.equal((await s.call('POST', `/api/services/${svc.id}/domains`, { body: { hostname: domain } })).status, 200);
+
   const started = Date.now();
   const { done: first } = await deploy(s, svc.id);
   t.equal(outcome(first), 'succeeded', 'the first release is live');
+  // Succeeded means its domain answers: the very first request, sent at once and only once, gets the app.
+  const firstSent = Date.now();
+  const firstAnswer = await getVia(proxyPort, domain, '/', 3000).catch((e: unknown) => ({ status: 0, body: String(e) }));
+  t.same(firstAnswer, { status: 200, body: 'v1' }, `the first request to its domain after the deployment succeeded answers (in ${Date.now() - firstSent} ms)`);
+  const routeLines = (await logLines(s, first.id)).filter((l) => /route/i.test(l));
+  t.comment(routeLines.join('\n'));
+  t.ok(routeLines.some((l) => /^.*Waiting for the route to answer: GET \/ on port \d+ through the proxy/.test(l)), 'the log says what the run waits for');
+  t.ok(routeLines.some((l) => /The route answers \(HTTP 200 after \d+ ms\)/.test(l)), 'and that the route answered before success was recorded');
+  // The router starts on a network of its own, so its Caddy asks the engine's DNS from the first lookup on.
+  t.notOk(routeLines.some((l) => /does not answer yet/.test(l)), 'the check’s first request answered');
   t.comment(`first deployment (push, pull on the worker, 3 tasks) took ${Date.now() - started} ms`);
   const spread = await tasksByNode(s, svc.id);
   t.equal(spread.node10! + spread.node11!, 3, `3 tasks run (${JSON.stringify(spread)})`);
@@ -78,7 +91,6 @@ t.test('cluster: a web service of 3 tasks on 2 nodes, updated and drained under 
   t.match(spec.TaskTemplate.ContainerSpec.Image, new RegExp(`^${registry.replace(/\./g, '\\.')}/slipway/${svc.id}(:[^@]+)?@sha256:[0-9a-f]{64}$`), 'by digest from the registry');
   t.match(spec.UpdateConfig, { Parallelism: 1, Order: 'start-first', FailureAction: 'rollback' });
   t.equal(spec.EndpointSpec.Mode, 'dnsrr');
-  await eventually(() => probe(svc.hostPort), (r) => r.status === 200, 20_000);
   t.same(await probe(svc.hostPort), { status: 200, body: 'v1' }, 'its host port answers through the router');
 
   // The router sits on every project's overlay: a task there that names a service (its own project's or

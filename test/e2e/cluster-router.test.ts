@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { connectRouterToOverlays, ensureRouter, ROUTER_CONTAINER } from '../../src/cluster/cluster-router.js';
+import { connectRouterToOverlays, ensureRouter, ROUTER_CONTAINER, ROUTER_NETWORK } from '../../src/cluster/cluster-router.js';
 import { ensureOverlay } from '../../src/cluster/swarm-updates.js';
 import { LABEL } from '../../src/runtime/container-runtime.js';
 import { CLUSTER_IMAGES, clusterUnavailable, dockerOf, startNodes } from '../helpers/cluster.js';
@@ -30,8 +30,11 @@ t.test('the cluster router: kept while its config holds, replaced when it change
   t.notMatch(JSON.stringify(first.Config), options.key, 'its key shows nowhere in docker inspect');
   const resolvConf = await run('docker', ['-H', `unix://${cluster.nodes[0]!.socket}`, 'exec', ROUTER_CONTAINER, 'cat', '/etc/resolv.conf']);
   t.match(resolvConf.stdout, /^options .*timeout:1/m, 'a late answer of the engine’s DNS is asked again after 1 s');
+  // Caddy reads resolv.conf as it starts and keeps it for its first 5 s of lookups: it must name the engine's
+  // DNS already, before the router joins any overlay (the first request after a first deployment waited 5 s).
+  t.match(resolvConf.stdout, /^nameserver 127\.0\.0\.11$/m, 'it starts with the engine’s DNS, on a network of its own');
   await connectRouterToOverlays(docker);
-  t.same(await networksOf(), ['bridge', ...overlays], 'on every project overlay, and on no other network');
+  t.same(await networksOf(), [...overlays, ROUTER_NETWORK].sort(), 'on every project overlay and its own network, and on no other');
 
   await ensureRouter(docker, options);
   t.equal((await docker.getContainer(ROUTER_CONTAINER).inspect()).Id, first.Id, 'the same config keeps the container');
@@ -39,9 +42,9 @@ t.test('the cluster router: kept while its config holds, replaced when it change
   await ensureRouter(docker, { ...options, key: 'b'.repeat(64) });
   const second = await docker.getContainer(ROUTER_CONTAINER).inspect();
   t.not(second.Id, first.Id, 'a new key replaces it');
-  t.same(await networksOf(), ['bridge'], 'a new container starts on no overlay');
+  t.same(await networksOf(), [ROUTER_NETWORK], 'a new container starts on no overlay');
   await connectRouterToOverlays(docker);
-  t.same(await networksOf(), ['bridge', ...overlays], 'and is put back on every project’s, not only the deploying one’s');
+  t.same(await networksOf(), [...overlays, ROUTER_NETWORK].sort(), 'and is put back on every project’s, not only the deploying one’s');
   await connectRouterToOverlays(docker);
-  t.same(await networksOf(), ['bridge', ...overlays], 'again: nothing to do');
+  t.same(await networksOf(), [...overlays, ROUTER_NETWORK].sort(), 'again: nothing to do');
 });

@@ -21,8 +21,11 @@ import { recorded } from '../../recorded.js';
 import { pruneRegistryOf } from './registry-pruning.js';
 import { pruneReleases, releaseBefore, releaseDraftOf, watchUntilOf, wentLive, type RunPlan } from './release-run.js';
 import { resourcesOfRun } from '../toolkit/service-resources.js';
+import { describeAnswer, waitForRoute, type RouteCheck } from './swarm-route-check.js';
 
 const PROBE_PATH = '/run/slipway-probe';
+/** The route's end-to-end check after the switch: the router holds one request up to 15 s while it finds no task. */
+const ROUTE_WAIT = { timeoutMs: 30_000, attemptMs: 5_000, retryMs: 250 };
 
 /**
  * Cluster mode: the release runs as a Swarm service of `replicas` tasks, updated start-first one task at a
@@ -108,6 +111,7 @@ export async function runOnSwarm(
   if (plan.web && deps.settings.proxyEnabled) {
     const proxy = await deps.proxy.sync(release.position);
     if (!proxy.ok) throw new DeployFailure(`the proxy did not take the new route: ${proxy.detail}`);
+    await checkRoute({ ...ROUTE_WAIT, port: row.host_port, path: check?.type === 'http' ? check.path : '/' }, name, log, signal);
   }
   log.system(`Deployment succeeded: ${replicas} task${replicas === 1 ? '' : 's'} of ${name} run the new release`);
   await log.flush();
@@ -133,6 +137,17 @@ export async function runOnSwarm(
           : null,
     },
   };
+}
+
+/** Success is recorded only once a request through the host's proxy and the router reaches a task. */
+async function checkRoute(check: RouteCheck, name: string, log: DeploymentLog, signal: AbortSignal) {
+  const seconds = Math.round(check.timeoutMs / 1000);
+  log.system(`Waiting for the route to answer: GET ${check.path} on port ${check.port} through the proxy and the cluster's router to a task of ${name} (up to ${seconds} s)`);
+  const routed = await step('checking the route', check.timeoutMs + 5_000, signal, (s) => waitForRoute(check, s, (line) => log.system(line)));
+  if (!routed.ok) {
+    throw new DeployFailure(`the service's route did not answer through the proxy within ${seconds} s (last: ${describeAnswer(routed.last)}), although Swarm runs its tasks: see slipway-cluster-router's log (docker logs slipway-cluster-router)`);
+  }
+  log.system(`The route answers (${describeAnswer(routed.answer)} after ${routed.ms} ms)`);
 }
 
 /** The check a task runs: the release's own, or its kind's default; a worker without one is healthy when running. */
