@@ -22,6 +22,8 @@ ensure_build() {
       npx tsc -p src/dashboard/tsconfig.json
       echo "$digest" >"$out/.build-checked"
     fi
+    # musl-tools may have come since (npm start installs it now): a cluster's health checks need the probe.
+    [[ -x "$out/probe/slipway-probe" ]] || bash scripts/build-probe.sh "$out"
     echo "build up to date ($out)"
     return 0
   fi
@@ -37,6 +39,7 @@ ensure_build() {
     npx tsc -p tsconfig.build.json --outDir "$out"
   fi
   chmod +x "$out/src/cli/main.js"
+  bash scripts/build-probe.sh "$out"
   [[ $mode == --start ]] || npx tsc -p src/dashboard/tsconfig.json
   npx vite build --config src/dashboard/vite.config.ts --logLevel warn --outDir "$(realpath -m "$out")/dashboard"
   echo "$digest" >"$out/.build-digest"
