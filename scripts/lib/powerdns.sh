@@ -22,8 +22,8 @@ ensure_powerdns_packages() {
   log "installing ${missing[*]} from Debian"
   local sudo=""
   [[ $(id -u) -eq 0 ]] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  $sudo apt-get "${APT_WAIT[@]}" update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get "${APT_WAIT[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   # The package starts its own server where it can (port 53, bind backend); the tests run their own.
   if [[ " ${missing[*]} " == *" pdns-server "* ]]; then
     if [[ -d /run/systemd/system ]]; then
