@@ -43,7 +43,10 @@ function holdUmask(mask: number): void {
 export function prepareDataDir(dataDir: string, log: Logger): void {
   holdUmask(OTHERS);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // Behind a 0700 directory nothing is readable by anyone else, whatever its own mode (PGlite's initdb cut
+  // short leaves its files 0666 there): those are tightened without a word. An open directory is a leak.
+  const open = (lstatSync(dataDir).mode & OTHERS) !== 0;
   const changed = tighten(dataDir);
   // Which ones, for the operator to find what made them (an earlier version, a tool run in the directory).
-  if (changed.length > 0) log.warn('the data directory was readable by other users: tightened to 0700 (files 0600)', { dataDir, entries: changed.length, examples: changed.slice(0, 5) });
+  if (open) log.warn('the data directory was readable by other users: tightened to 0700 (files 0600)', { dataDir, entries: changed.length, examples: changed.slice(0, 5) });
 }

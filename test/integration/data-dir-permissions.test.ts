@@ -40,6 +40,18 @@ t.test('an existing directory open to others is tightened at start, with a log l
   t.match(s.logs(), /readable by other users: tightened/, 'the operator is told');
 });
 
+t.test('wide files behind a private directory (a first start cut short in initdb) are tightened without a warning', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'slipway-perm-cut-'));
+  chmodSync(dir, 0o700);
+  mkdirSync(join(dir, 'pgdata-partial'), { mode: 0o700 });
+  writeFileSync(join(dir, 'pgdata-partial', 'PG_VERSION'), '17', { mode: 0o666 });
+  chmodSync(join(dir, 'pgdata-partial', 'PG_VERSION'), 0o666);
+  const s = await startTestServer({ ...ON_PGLITE, SLIPWAY_LOG: 'json' }, dir);
+  t.teardown(() => s.close());
+  t.same(readableByOthers(dir), [], 'tightened all the same');
+  t.notMatch(s.logs(), /readable by other users/, 'no one could read them: no warning');
+});
+
 t.test('files the store creates after a restart and a checkpoint are 0600 (pg_internal.init, stats, WAL)', async (t) => {
   const dir = join(mkdtempSync(join(tmpdir(), 'slipway-perm-used-')), 'data');
   const first = await startTestServer(ON_PGLITE, dir);
