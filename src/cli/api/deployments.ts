@@ -1,4 +1,5 @@
 import type { components } from '../../shared/api-types.js';
+import { TRIGGER_WORDS } from '../../shared/trigger-words.js';
 import { answer, apiClient, CliError, type Api } from './client.js';
 import { out, table, when } from './output.js';
 import { print, type Output } from './resources.js';
@@ -13,8 +14,6 @@ const took = (d: Deployment) => {
   return `${Math.round((Date.parse(d.finishedAt) - Date.parse(d.startedAt)) / 1000)} s`;
 };
 
-/** What started a deployment, as a person says it. */
-const TRIGGER_WORDS: Record<Deployment['trigger'], string> = { manual: 'requested', auto: 'by Slipway', webhook: 'webhook', push: 'git push' };
 const SUBJECT_WIDTH = 40;
 
 /** The commit's short id and the start of its message's first line. */

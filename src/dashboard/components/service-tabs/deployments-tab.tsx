@@ -1,4 +1,5 @@
 import type { Signal } from '@preact/signals';
+import { TRIGGER_WORDS } from '../../../shared/trigger-words.js';
 import { actorWords } from '../../actor-words.js';
 import { durationWords } from '../../duration.js';
 import { canWrite, session } from '../../session.js';
@@ -54,7 +55,7 @@ export function DeploymentsTab({ deployments, releases, watching, explanation, a
                       '—'
                     )}
                   </td>
-                  <td>{d.trigger}</td>
+                  <td>{TRIGGER_WORDS[d.trigger]}</td>
                   <td>{actorWords(d.actor, d.actorName, myKeyId)}</td>
                   <td>{took(d)}</td>
                   <td>
