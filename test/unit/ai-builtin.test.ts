@@ -10,30 +10,13 @@ import { failureExplanationSchema, type FailureContext, type FailureExplanation 
 import { step } from '../../src/processes/deployment/toolkit/run-step.js';
 import { followProgress } from '../../src/runtime/docker-streams.js';
 import { unresolvedReferences } from '../../src/variables/references.js';
+import { DEPLOYMENT, failureContextOf, REPO, type ServiceSettings } from '../helpers/failure-context.js';
 
 // Every failure below is produced by Slipway's own code where it can be (build plan, packbuilder, step, the engine's
 // progress stream), else quoted from src/processes/deployment/ and the e2e tests that saw it happen.
 
-const DEPLOYMENT = '01936f6e-8a2b-7c3d-9e4f-5a6b7c8d9e0f';
-const REPO = 'http://127.0.0.1:39411/acme/shop.git';
 const images = { node: 'slipway/runtime-node:20', python: 'slipway/runtime-python:bookworm', go: 'g', run: 'r', static: 's' };
 
-type ServiceSettings = FailureContext['service'];
-const baseService: ServiceSettings = {
-  kind: 'source',
-  repoUrl: REPO,
-  dockerImage: null,
-  branch: 'main',
-  rootDir: null,
-  buildMethod: 'auto',
-  dockerfilePath: null,
-  installCommand: null,
-  buildCommand: null,
-  startCommand: null,
-  internalPort: 8080,
-  runtimeMode: 'web',
-  engine: null,
-};
 
 /** The lines the deployment runs write before the build, and git's own. */
 const cloned = (branch = 'main') => [
@@ -43,10 +26,8 @@ const cloned = (branch = 'main') => [
   'Checked out commit 3f2a9c1d0b8e7f6a5d4c3b2a1f0e9d8c7b6a5f4e',
 ];
 
-function contextOf(reason: string | null, lines: string[], service: Partial<ServiceSettings> = {}, variableNames: string[] = ['DATABASE_URL']): FailureContext {
-  const all = reason === null ? lines : [...lines, `Deployment failed: ${reason}`];
-  return { deployment: { id: DEPLOYMENT, failureReason: reason, detectedBuildMethod: null }, service: { ...baseService, ...service }, variableNames, logLines: all };
-}
+const contextOf = (reason: string | null, lines: string[], service: Partial<ServiceSettings> = {}, variableNames: string[] = ['DATABASE_URL']) =>
+  failureContextOf(reason, lines, { service, variableNames });
 
 const failed = async (name: string, error: string) =>
   step(name, 10_000, new AbortController().signal, async () => {

@@ -3,30 +3,12 @@ import { explainWithRules } from '../../src/integrations/ai/builtin.js';
 import { failureExplanationSchema, type FailureContext, type FailureExplanation } from '../../src/integrations/ai/explanation.js';
 import { BROKEN_ANSWERS } from '../../src/processes/deployment/runs/readiness.js';
 import { exitDescription, outOfMemory } from '../../commands/service/resources.js';
+import { DEPLOYMENT, failureContextOf, REPO, type ServiceSettings } from '../helpers/failure-context.js';
 
 // The runtime failures an app causes itself: the reasons are Slipway's own wording (readiness.ts, release-watch.ts,
 // commands/service/resources.ts), the app lines what real apps print.
 
-const DEPLOYMENT = '01936f6e-8a2b-7c3d-9e4f-5a6b7c8d9e0f';
-const REPO = 'http://127.0.0.1:39411/acme/shop.git';
 const SHA = '3f2a9c1d0b8e7f6a5d4c3b2a1f0e9d8c7b6a5f4e';
-
-type ServiceSettings = FailureContext['service'];
-const baseService: ServiceSettings = {
-  kind: 'source',
-  repoUrl: REPO,
-  dockerImage: null,
-  branch: 'main',
-  rootDir: null,
-  buildMethod: 'auto',
-  dockerfilePath: null,
-  installCommand: null,
-  buildCommand: null,
-  startCommand: null,
-  internalPort: 8080,
-  runtimeMode: 'web',
-  engine: null,
-};
 
 const cloned = [`Deployment ${DEPLOYMENT} started`, `Cloning ${REPO} (branch main, depth 1)`, "Cloning into '/var/lib/slipway/builds/01936f6e/src'...", `Checked out commit ${SHA}`];
 const pushed = [`Deployment ${DEPLOYMENT} started`, `Checking out pushed commit ${SHA}`, `Checked out commit ${SHA}`];
@@ -50,14 +32,8 @@ const packbuilderBuild = [
 const started = `Started container slipway-shop-${DEPLOYMENT}; waiting for it to answer on port 8080`;
 const probes = (n: number, detail = 'HTTP 500 from /health (expected 200-399)') => Array.from({ length: n }, (_, i) => `Health check ${i + 1}/${BROKEN_ANSWERS}: ${detail}`);
 
-function contextOf(reason: string, lines: string[], service: Partial<ServiceSettings> = {}, variableNames: string[] = [], detectedBuildMethod: string | null = null): FailureContext {
-  return {
-    deployment: { id: DEPLOYMENT, failureReason: reason, detectedBuildMethod },
-    service: { ...baseService, ...service },
-    variableNames,
-    logLines: [...lines, `Deployment failed: ${reason}`],
-  };
-}
+const contextOf = (reason: string, lines: string[], service: Partial<ServiceSettings> = {}, variableNames: string[] = [], detectedBuildMethod: string | null = null) =>
+  failureContextOf(reason, lines, { service, variableNames, detectedBuildMethod });
 
 function explain(t: Test, context: FailureContext, rule: string): FailureExplanation {
   const { rule: matched, explanation } = explainWithRules(context);
