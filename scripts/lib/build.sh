@@ -8,6 +8,9 @@ build_digest() {
   find "${BUILD_INPUTS[@]}" -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1
 }
 
+# The static health probe of a cluster's tasks, built beside the server (scripts/build-probe.sh).
+BUILD_PROBE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build-probe.sh"
+
 # ensure_build [OUT_DIR] [--start]: compiles into OUT_DIR (dist) unless it holds a build of the same sources. The
 # digest is written last, so a build cut short is done again.
 # --start (npm start) only emits: no type-check of the server (`tsc --noCheck`; npm start installs no @types) nor of
@@ -23,7 +26,7 @@ ensure_build() {
       echo "$digest" >"$out/.build-checked"
     fi
     # musl-tools may have come since (npm start installs it now): a cluster's health checks need the probe.
-    [[ -x "$out/probe/slipway-probe" ]] || bash scripts/build-probe.sh "$out"
+    [[ -x "$out/probe/slipway-probe" ]] || bash "$BUILD_PROBE" "$(realpath -m "$out")"
     echo "build up to date ($out)"
     return 0
   fi
@@ -39,7 +42,7 @@ ensure_build() {
     npx tsc -p tsconfig.build.json --outDir "$out"
   fi
   chmod +x "$out/src/cli/main.js"
-  bash scripts/build-probe.sh "$out"
+  bash "$BUILD_PROBE" "$(realpath -m "$out")"
   [[ $mode == --start ]] || npx tsc -p src/dashboard/tsconfig.json
   npx vite build --config src/dashboard/vite.config.ts --logLevel warn --outDir "$(realpath -m "$out")/dashboard"
   echo "$digest" >"$out/.build-digest"

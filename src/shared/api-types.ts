@@ -1439,7 +1439,7 @@ export interface paths {
         put?: never;
         /**
          * Make the installation a Swarm manager, with a private registry every node pulls releases from
-         * @description Adopts the Swarm the engine already manages. The registry runs on the manager with a certificate from the installation’s CA and its own password. 409 when the installation is already a cluster.
+         * @description Adopts the Swarm the engine already manages. The registry runs on the manager with a certificate from the installation’s CA and its own password. 409 when the installation is already a cluster. 502 `image_unavailable` when the manager’s engine has not the registry’s image (`SLIPWAY_CLUSTER_REGISTRY_IMAGE`) and cannot pull it; nothing is changed then.
          *
          *     Needs a write key. A key scoped to some projects is refused.
          */
@@ -6608,6 +6608,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            502: components["responses"]["Error502"];
             503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };

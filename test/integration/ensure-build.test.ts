@@ -24,7 +24,7 @@ const ensureBuild = () => execFileSync('bash', ['-c', `source ${JSON.stringify(j
 const main = join(dir, 'out/src/cli/main.js');
 
 t.test('ensure_build builds once, then only after a source changed', async (t) => {
-  t.match(ensureBuild(), /^building into out/, 'no build yet: builds');
+  t.match(ensureBuild(), /^building Slipway into out/, 'no build yet: builds');
   t.ok(existsSync(main), 'the CLI was compiled');
   t.ok(statSync(main).mode & 0o100, 'and is executable');
   const built = statSync(main).mtimeMs;
@@ -33,10 +33,10 @@ t.test('ensure_build builds once, then only after a source changed', async (t) =
   t.equal(statSync(main).mtimeMs, built, 'the output was not rewritten');
 
   appendFileSync(join(dir, 'commands/greeting.ts'), '// edited\n');
-  t.match(ensureBuild(), /^building into out/, 'an edited source file: builds again');
+  t.match(ensureBuild(), /^building Slipway into out/, 'an edited source file: builds again');
   t.match(ensureBuild(), /^build up to date/);
 
   rmSync(join(dir, 'out/src/cli/main.js'));
-  t.match(ensureBuild(), /^building into out/, 'output missing: builds again');
+  t.match(ensureBuild(), /^building Slipway into out/, 'output missing: builds again');
   t.equal(execFileSync('node', [main], { encoding: 'utf8' }), 'hello\n', 'the build runs');
 });

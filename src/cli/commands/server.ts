@@ -10,11 +10,16 @@ export function serverCommands(program: Command, cli: CliContext): void {
       const [{ loadConfig }, { createLogger }, { serve }] = await Promise.all([import('../../config.js'), import('../../logger.js'), import('../serve.js')]);
       const dataDir = cli.dataDir();
       const config = loadConfig(dataDir ? { ...process.env, SLIPWAY_DATA_DIR: dataDir } : process.env);
+      // A person (Ctrl-C) or the service manager stopping Slipway stops its Caddy too, unless told to keep it.
+      // Heard from the start: a signal while the server is still starting stops it once it has started.
+      let stop: (() => void) | null = null;
+      let stopAsked = false;
+      const shutdown = () => (stop ? stop() : (stopAsked = true));
+      process.once('SIGINT', shutdown).once('SIGTERM', shutdown);
       // A restart either takes the installation back or is refused while another process holds it.
       const server = await serve(config, createLogger(config.silent), { onLockLost: () => process.exit(1) });
-      // A person (Ctrl-C) or the service manager stopping Slipway stops its Caddy too, unless told to keep it.
-      const shutdown = () => void server.close({ stopProxy: !config.proxy.keepOnStop }).then(() => process.exit(0));
-      process.once('SIGINT', shutdown).once('SIGTERM', shutdown);
+      stop = () => void server.close({ stopProxy: !config.proxy.keepOnStop }).then(() => process.exit(0));
+      if (stopAsked) stop();
       return new Promise<never>(() => undefined);
     });
 
