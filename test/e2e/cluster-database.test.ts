@@ -139,7 +139,8 @@ t.test(
     // A Swarm service's use is its tasks' sum, each read on its node through the node's agent.
     const web = await createService(s, project.id, { ...testWebService('web'), replicas: 2 });
     t.equal(outcome((await deploy(s, web.id)).done), 'succeeded', 'a web service of 2 tasks deploys');
-    const usage = await eventually(async () => (await s.call('GET', `/api/services/${web.id}/overview`)).body.usage, (u) => u !== null && u.memoryBytes > 0, 20_000);
+    // A task whose node has not given a reading yet is left out of the sum: wait for both.
+    const usage = await eventually(async () => (await s.call('GET', `/api/services/${web.id}/overview`)).body.usage, (u) => u !== null && u.memoryBytes > 0 && u.pids >= 2, 20_000);
     t.ok(usage.pids >= 2, `the overview sums its tasks' use (${JSON.stringify(usage)})`);
     const move = (serviceId: string, nodeId: string, key?: string) => s.call('POST', `/api/services/${serviceId}/move`, { body: { nodeId }, ...(key ? { key } : {}) });
     t.equal((await move(db.id, workerId)).status, 409, 'not to the node it is on');
