@@ -1,4 +1,5 @@
 import t, { type Test } from 'tap';
+import { baseService } from '../helpers/failure-context.js';
 import { AiProviderError, failureExplanationSchema, type FailureContext } from '../../src/integrations/ai/explanation.js';
 import { aiConnectBody, AI_PROVIDERS, openExplainer, verifyAiProvider } from '../../src/integrations/ai/providers.js';
 import { ForbiddenDestinationError } from '../../src/outbound/forbidden-destination.js';
@@ -17,21 +18,7 @@ const context: FailureContext = {
     failureReason: "docker build failed: The command '/bin/sh -c npm ci --no-audit --no-fund' returned a non-zero code: 1",
     detectedBuildMethod: null,
   },
-  service: {
-    kind: 'source',
-    repoUrl: 'https://github.com/acme/shop.git',
-    dockerImage: null,
-    branch: 'main',
-    rootDir: null,
-    buildMethod: 'auto',
-    dockerfilePath: null,
-    installCommand: null,
-    buildCommand: null,
-    startCommand: null,
-    internalPort: 8080,
-    runtimeMode: 'web',
-    engine: null,
-  },
+  service: { ...baseService, repoUrl: 'https://github.com/acme/shop.git' },
   variableNames: ['DATABASE_PASSWORD', 'DATABASE_URL', 'NODE_ENV'],
   logLines: [
     'Step 4/9 : RUN npm ci --no-audit --no-fund',

@@ -34,14 +34,16 @@ async function sourceService(app: Slipway, principal: Principal, serviceId: stri
 export function autoDeployRoutes(router: Router, app: Slipway) {
   async function present(ctx: Context, row: ServiceRow, settings: AutoDeploySettings): Promise<z.infer<typeof autoDeploySettings>> {
     const base = await apiBaseUrl(app, ctx);
+    // The address the request reached comes from its Host header: one no URL can hold warns of nothing.
+    const hostname = URL.canParse(base) ? new URL(base).hostname : null;
     return {
       serviceId: row.id,
       ...settings,
       branch: settings.branch ?? row.branch,
       followsServiceBranch: settings.branch === null,
       webhookUrl: `${base}/api/hooks/${row.id}/${settings.provider}`,
-      webhookWarning: isLoopbackHost(new URL(base).hostname)
-        ? `the webhook URL is on ${new URL(base).hostname}, which no Git host can reach: set the apiDomain setting to the API's public domain (PATCH /api/settings, or slipway settings set apiDomain=…)`
+      webhookWarning: hostname !== null && isLoopbackHost(hostname)
+        ? `the webhook URL is on ${hostname}, which no Git host can reach: set the apiDomain setting to the API's public domain (PATCH /api/settings, or slipway settings set apiDomain=…)`
         : null,
     };
   }

@@ -6,6 +6,8 @@ import type { RunDeps } from './run-deps.js';
 
 /** How long the output of a container that exited is read on before the deployment fails without the rest. */
 export const STARTUP_DRAIN_MS = 3_000;
+/** The most lines the read after the stream may add: what an app wrote in the instant the stream lagged. */
+const CATCH_UP_LINES = 1_000;
 
 /**
  * Copies the container's output into the deployment log until stopped. `stop(drainMs)` first waits (at most
@@ -32,7 +34,7 @@ export function followStartup(deps: RunDeps, name: string, log: DeploymentLog) {
     controller.abort();
     await done;
     try {
-      for await (const l of deps.runtime.logs(name, { follow: false, ...(lastKey ? { since: lastKey } : {}) })) write(l);
+      for await (const l of deps.runtime.logs(name, { follow: false, tail: CATCH_UP_LINES, ...(lastKey ? { since: lastKey } : {}) })) write(l);
     } catch {
       // The container is gone: what the stream brought is all there is.
     }
