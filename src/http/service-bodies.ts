@@ -78,8 +78,12 @@ const hostedSource = z.object({
 });
 const directSource = z.object({ ...sourceFields, repoFullName: z.null().optional(), repoUrl: gitUrl });
 // No upstream: what is pushed to Slipway's remote is all there is, so there is nothing to clone and no token.
-const { gitToken: _noToken, ...pushedFields } = sourceFields;
-const pushedSource = z.object({ ...pushedFields, repoFullName: z.null().optional(), repoUrl: z.literal(PUSHED_SOURCE) });
+const pushedSource = z.object({
+  ...sourceFields,
+  gitToken: z.null({ error: 'a service built from what is pushed to it has no upstream to clone: it takes no gitToken' }).optional(),
+  repoFullName: z.null().optional(),
+  repoUrl: z.literal(PUSHED_SOURCE),
+});
 const imageService = z.object({
   name: name(),
   repoUrl: z.literal('docker-image'),
@@ -157,7 +161,7 @@ function sourceInput(b: SourceBody, repoFullName: string | null, repoUrl: string
     repoFullName,
     repoUrl,
     rootDir: b.rootDir ?? null,
-    gitToken: ('gitToken' in b ? b.gitToken : null) ?? null,
+    gitToken: b.gitToken ?? null,
     installCommand: b.installCommand ?? null,
     buildCommand: b.buildCommand ?? null,
     startCommand: b.startCommand ?? null,

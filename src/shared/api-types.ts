@@ -3218,6 +3218,7 @@ export interface operations {
                     /** @default main */
                     branch?: string;
                     rootDir?: string | null;
+                    gitToken?: null;
                     installCommand?: string | null;
                     buildCommand?: string | null;
                     startCommand?: string | null;

@@ -208,6 +208,7 @@ t.test('git push to Slipway deploys the pushed commit inside the push', { skip: 
     t.match(created.stdout, `slipway git-remote ${project.slug}/solo --add, then git push slipway main`, 'the CLI says how to deploy it');
     const solo = (await s.call('GET', `/api/projects/${project.id}`)).body.project.services.find((x: { slug: string }) => x.slug === 'solo');
     t.match(solo, { repoUrl: 'push', repoFullName: null });
+    t.match(await s.call('POST', `/api/projects/${project.id}/services`, { body: { name: 'tokened', repoUrl: 'push', gitToken: 'ghp_x' } }), { status: 400, body: { error: { code: 'validation_failed', details: [{ path: 'gitToken', message: /no upstream to clone/ }] } } }, 'no token: there is nothing to clone');
     const early = await s.call('POST', `/api/services/${solo.id}/deployments`, { key: writer.secret });
     t.equal(early.status, 409, 'nothing pushed yet: nothing to deploy');
     t.match(early.body.error, { code: 'conflict', message: /nothing has been pushed to solo's branch main yet: .*git push slipway main/ });
