@@ -82,7 +82,7 @@ export function AutoDeploy({ serviceId }: { serviceId: string }) {
       )}
       {s?.webhookWarning && (
         <p class="warning" role="note">
-          {s.webhookWarning}
+          {s.webhookWarning.charAt(0).toUpperCase() + s.webhookWarning.slice(1)}.
         </p>
       )}
       {secret.value && (
