@@ -123,6 +123,8 @@ export interface ImageInfo {
   id: string;
   /** `<repository>@sha256:…`, for an image pulled from (or pushed to) a registry; empty for a local build. */
   repoDigests: string[];
+  /** The project whose deployment built it here (its Slipway label); null for any other image. */
+  project?: string | null;
 }
 
 export interface LogOptions {

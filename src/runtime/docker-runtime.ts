@@ -262,7 +262,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
     async imageInfo(reference) {
       try {
         const info = await call('image inspect', () => docker.getImage(reference).inspect());
-        return { id: info.Id, repoDigests: info.RepoDigests ?? [] };
+        return { id: info.Id, repoDigests: info.RepoDigests ?? [], project: info.Config?.Labels?.[LABEL.project] ?? null };
       } catch (error) {
         if (statusOf(error) === 404) return null;
         throw error;

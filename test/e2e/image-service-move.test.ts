@@ -91,6 +91,16 @@ t.test('an image service moves to another image by PATCH; each deploy resolves i
     t.match(await imageBuilt(s, done.id), { imageTag: reference, imageId: imageIdOf(reference), digest: null });
   });
 
+  await t.test("another project's build on this host is not this project's to run", async (t) => {
+    const foreign = `slipway-small-test/foreign-${suffix}:1`;
+    execFileSync('docker', ['build', '-q', '-t', foreign, '-'], { input: `FROM ${TEST_IMAGES.web}\nLABEL slipway.project=another-project\n`, stdio: ['pipe', 'ignore', 'inherit'] });
+    tagged.push(foreign);
+    t.equal((await s.call('PATCH', `/api/services/${svc.id}`, { body: { dockerImage: foreign } })).status, 200);
+    const { done } = await deploy(s, svc.id);
+    t.match(done, { status: 'failed', reason: `the image ${foreign} was built here by another project's deployment; an image service runs an image from a registry or one built outside Slipway` });
+    t.equal((await s.call('PATCH', `/api/services/${svc.id}`, { body: { dockerImage: moved } })).status, 200);
+  });
+
   await t.test('PATCH dockerImage is refused where it does not apply', async (t) => {
     t.match(await s.call('PATCH', `/api/services/${svc.id}`, { body: { dockerImage: 'Not An Image!' } }), { status: 400, body: { error: { code: 'validation_failed' } } });
     t.match(await s.call('PATCH', `/api/services/${svc.id}`, { body: { dockerImage: null } }), { status: 400, body: { error: { code: 'validation_failed' } } });

@@ -66,7 +66,7 @@ export async function runDeployment(
     if (request.kind !== 'deploy') {
       plan = await planFromRelease(deps, id, request, p, log);
     } else if (row.kind === 'image') {
-      const resolved = await resolveImage(deps, row.docker_image!, log, signal);
+      const resolved = await resolveImage(deps, row.docker_image!, row.project_id, log, signal);
       await deploymentSteps.progress(deps.cmd, id, { type: 'DeploymentImageBuilt', data: { imageTag: row.docker_image!, buildMethod: 'image', ...resolved } });
       // By id: the release runs what was resolved now, whatever the tag points at later.
       plan = { ...todaysPlan(p), image: resolved.imageId, imageRef: row.docker_image!, buildMethod: 'image', commitSha: null, commitMessage: null };

@@ -48,8 +48,10 @@ async function pullAgain(deps: RunDeps, reference: string, log: DeploymentLog, s
  * it is and the log says so. One only present here (built or loaded on this host: no registry digest) and a
  * reference pinned by digest that is present run without a pull: no registry has anything newer to give.
  */
-export async function resolveImage(deps: RunDeps, reference: string, log: DeploymentLog, signal: AbortSignal): Promise<ResolvedImage> {
+export async function resolveImage(deps: RunDeps, reference: string, projectId: string, log: DeploymentLog, signal: AbortSignal): Promise<ResolvedImage> {
   const local = await deps.runtime.imageInfo(reference);
+  // Another project's build holds its code and what its build steps baked in: not for this project to run.
+  if (local?.project && local.project !== projectId) throw new DeployFailure(`the image ${reference} was built here by another project's deployment; an image service runs an image from a registry or one built outside Slipway`);
   const asIs = local !== null && (reference.includes('@sha256:') || local.repoDigests.length === 0);
   const failure = asIs ? null : await pullAgain(deps, reference, log, signal);
   const info = asIs ? local : await deps.runtime.imageInfo(reference);
