@@ -53,7 +53,8 @@ export function CommandPalette() {
     const onKey = (e: KeyboardEvent) => {
       if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'k') {
         e.preventDefault();
-        paletteOpen.value = !paletteOpen.value;
+        // From what the page shows: a dialog just closed by Escape tells of it (its close event) a moment later.
+        paletteOpen.value = !dialog.current?.open;
       }
     };
     document.addEventListener('keydown', onKey);
