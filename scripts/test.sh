@@ -21,12 +21,12 @@ log "tests"
   echo "MongoDB browser tests: skipped (MONGODB_TEST_URL not set; no MongoDB server can be installed here)"
 # Every requirement is fatal here: a missing engine, image or server fails the run instead of skipping.
 export SLIPWAY_TEST_STRICT=1
-rm -rf .tap/test-results
+rm -rf .tap/test-results .tap/exits
 out=$(mktemp)
 status=0
 npx tap -R terse "$@" 2>&1 | tee "$out" || status=$?
 node scripts/lib/check-skips.mjs .tap/test-results || status=1
-[[ $status -eq 0 ]] || node scripts/lib/print-failures.mjs .tap/test-results
+[[ $status -eq 0 ]] || node scripts/lib/print-failures.mjs .tap/test-results .tap/exits
 # tap ends with "# { total: N, pass: N[, fail: N] }"; restate it in the plain form CI reads.
 node -e '
   const line = require("fs").readFileSync(process.argv[1], "utf8").split("\n").reverse().find((l) => l.startsWith("# { total"));

@@ -1,6 +1,7 @@
 // Restates every failed assertion at the end of the run, with its test path and tap's diagnostics, so
-// that the tail of a CI log names what failed. Reads the TAP output tap keeps per test file.
-import { readdirSync, readFileSync } from 'node:fs';
+// that the tail of a CI log names what failed. Reads the TAP output tap keeps per test file, then what the
+// test helpers reported of files that failed by their exit alone (.tap/exits: a handle left open, a stuck close).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const files = (dir) =>
@@ -32,4 +33,6 @@ for (const file of files(process.argv[2])) {
     failures.push(`${file}\n  ${path.slice(0, depth).join(' > ')}\n  ${line.trim()}\n${diagnostics.slice(0, 20).join('\n')}`);
   });
 }
+const exits = process.argv[3] && existsSync(process.argv[3]) ? files(process.argv[3]) : [];
+for (const file of exits) failures.push(`${file}\n${readFileSync(file, 'utf8').trim()}`);
 if (failures.length) console.log(`\nFailed assertions (${failures.length}):\n\n${failures.join('\n\n')}\n`);

@@ -22,19 +22,23 @@ function recordWrites(page: Page) {
     writes.push({ method: r.method(), path: new URL(r.url()).pathname, body: data ? (JSON.parse(data) as Record<string, unknown>) : null });
   });
   const to = (method: string, path: string) => writes.filter((w) => w.method === method && w.path === path);
+  const under = (method: string, prefix: string) => writes.filter((w) => w.method === method && w.path.startsWith(prefix));
+  const sentOnce = async (what: string, find: () => Write | undefined): Promise<Write> => {
+    for (let i = 0; i < 200; i++) {
+      const found = find();
+      if (found) return found;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`no ${what} was sent`);
+  };
   return {
     to,
     /** The writes of `method` to anything under `prefix`. */
-    under: (method: string, prefix: string) => writes.filter((w) => w.method === method && w.path.startsWith(prefix)),
+    under,
     /** The next write of `method` to `path` after the `seen` earlier ones, once the page has sent it. */
-    async next(method: string, path: string, seen = to(method, path).length): Promise<Write> {
-      for (let i = 0; i < 200; i++) {
-        const found = to(method, path)[seen];
-        if (found) return found;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      throw new Error(`no ${method} ${path} was sent`);
-    },
+    next: (method: string, path: string, seen = to(method, path).length) => sentOnce(`${method} ${path}`, () => to(method, path)[seen]),
+    /** The next write of `method` under `prefix` after the `seen` earlier ones, once the page has sent it. */
+    nextUnder: (method: string, prefix: string, seen: number) => sentOnce(`${method} under ${prefix}`, () => under(method, prefix)[seen]),
   };
 }
 
@@ -215,7 +219,9 @@ t.test('the dashboard’s forms send what a person changed, ask before what cann
     await page.waitForSelector('dialog.confirm', { hidden: true });
     t.same(sent.under('DELETE', `${servicePath}/env/`), [], 'Cancel sent nothing');
     await page.click('xpath/.//tr[th[text()="SECOND"]]//button[contains(@class, "danger")]');
-    await answerDialog(page);
+    t.equal(await answerDialog(page), 'Remove the variable SECOND?', 'asked again, and answered yes');
+    const removal = await sent.nextUnder('DELETE', `${servicePath}/env/`, 0);
+    t.ok(removal, 'the removal is sent');
     await page.waitForFunction(`!document.evaluate('//th[text()="SECOND"]', document, null, 9, null).singleNodeValue`);
     t.pass('confirmed, the variable is removed');
   });

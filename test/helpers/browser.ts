@@ -18,10 +18,21 @@ export async function launchChromium(): Promise<Browser> {
   const close = browser.close.bind(browser);
   browser.close = async () => {
     const kill = setTimeout(() => browser.process()?.kill('SIGKILL'), CLOSE_GRACE_MS);
+    const child = browser.process();
     try {
       await close();
     } finally {
       clearTimeout(kill);
+      // Chromium's helpers (zygote, renderers) inherit its stdio and can outlive it by seconds on a loaded machine:
+      // their pipes held the test file open after its last test. The group goes, and the pipes with it.
+      if (child?.pid) {
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          // The group has gone already.
+        }
+      }
+      for (const pipe of [child?.stdin, child?.stdout, child?.stderr]) pipe?.destroy();
     }
   };
   return browser;

@@ -1,3 +1,5 @@
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import t from 'tap';
 
 /** How long a test file may stay alive after its last test: a handle that holds it longer is a leak. */
@@ -16,12 +18,28 @@ export function whatIsAlive(): string {
 }
 
 /**
+ * Where the report goes besides stderr: tap records only the exit code, so `npm test` restates these files at
+ * the end of its output (scripts/lib/print-failures.mjs), where a CI log's tail shows them.
+ */
+const reportFile = () => join('.tap', 'exits', `${relative(process.cwd(), process.argv[1] ?? 'unknown')}.txt`);
+
+/** Says what holds a test file on stderr and in its report file. */
+export function report(text: string): void {
+  process.stderr.write(text);
+  mkdirSync(dirname(reportFile()), { recursive: true });
+  appendFileSync(reportFile(), text);
+}
+
+/**
  * Names what keeps a finished test file alive, then ends it: a leak shows as a failure that says what leaked,
  * not as the file's timeout with nothing said. Imported by the helper every server test uses.
  */
 t.teardown(() => {
   setTimeout(() => {
-    process.stderr.write(`still alive ${GRACE_MS / 1000} s after its last test: ${whatIsAlive()}\n`);
-    process.exit(1);
+    try {
+      report(`still alive ${GRACE_MS / 1000} s after its last test: ${whatIsAlive()}\n`);
+    } finally {
+      process.exit(1);
+    }
   }, GRACE_MS).unref();
 });

@@ -12,7 +12,7 @@ import { checkAnswer } from './openapi-check.js';
 import { allowingConfiguredServers } from './outbound.js';
 import { seedPgliteDir } from './pglite-template.js';
 import { databaseOf } from './postgres-server.js';
-import { whatIsAlive } from './lingering.js';
+import { report, whatIsAlive } from './lingering.js';
 
 export interface TestServer extends RunningServer {
   dataDir: string;
@@ -99,7 +99,7 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
     logs: () => logs,
     async close() {
       let step = 'the server';
-      const stuck = setTimeout(() => process.stderr.write(`the test server's close() waits on ${step} after ${STUCK_MS / 1000} s: ${whatIsAlive()}\n`), STUCK_MS);
+      const stuck = setTimeout(() => report(`the test server's close() waits on ${step} after ${STUCK_MS / 1000} s: ${whatIsAlive()}\n`), STUCK_MS);
       stuck.unref();
       try {
         await server.close();
