@@ -7,6 +7,7 @@ import { clusterEvents } from './cluster/events.js';
 import { databaseEvents } from './database/events.js';
 import { deploymentEvents, deploymentLogEvents } from './deployment/events.js';
 import { importEvents } from './import/events.js';
+import { invitationEvents } from './invitation/events.js';
 import { notificationEvents } from './notification/events.js';
 import { notificationChannelEvents } from './notification-channel/events.js';
 import { projectEvents } from './project/events.js';
@@ -14,6 +15,7 @@ import { releaseEvents } from './release/events.js';
 import { reservationEvents } from './reservation/events.js';
 import { serviceEvents } from './service/events.js';
 import { settingsEvents } from './settings/events.js';
+import { userEvents } from './user/events.js';
 
 /** Every event type the write side can record, with its schema: what an auditor may meet in the log. */
 export const ALL_EVENT_SCHEMAS = {
@@ -27,6 +29,7 @@ export const ALL_EVENT_SCHEMAS = {
   ...deploymentEvents,
   ...deploymentLogEvents,
   ...importEvents,
+  ...invitationEvents,
   ...notificationChannelEvents,
   ...notificationEvents,
   ...projectEvents,
@@ -34,6 +37,7 @@ export const ALL_EVENT_SCHEMAS = {
   ...reservationEvents,
   ...serviceEvents,
   ...settingsEvents,
+  ...userEvents,
 };
 
 export const ALL_EVENT_TYPES = Object.keys(ALL_EVENT_SCHEMAS).sort();

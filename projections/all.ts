@@ -8,6 +8,7 @@ import { domainsProjector } from './domains.js';
 import { envProjector } from './env.js';
 import { importsProjector } from './imports.js';
 import { notificationChannelsProjector } from './notification-channels.js';
+import { peopleProjector } from './people.js';
 import { projectsProjector } from './projects.js';
 import { releasesProjector } from './releases.js';
 import type { Projector } from './projector.js';
@@ -33,4 +34,5 @@ export const ALL_PROJECTORS: readonly Projector[] = [
   notificationChannelsProjector,
   autoDeployProjector,
   clusterProjector,
+  peopleProjector,
 ];

@@ -1,5 +1,6 @@
 import { defineAggregate, type Evolution } from '../shared/aggregate.js';
 import { conflict, notFound } from '../shared/domain-error.js';
+import type { ProjectRole } from '../user/roles.js';
 import { parseProjectEvent, type ProjectEvent } from './events.js';
 
 export interface ProjectState {
@@ -10,11 +11,13 @@ export interface ProjectState {
   slug: string;
   description: string;
   serviceIds: readonly string[];
+  /** Its members by user id. */
+  members: Readonly<Record<string, ProjectRole>>;
 }
 
 const evolution: Evolution<ProjectState, ProjectEvent> = {
   category: 'project',
-  initial: { status: 'none', retired: false, name: '', slug: '', description: '', serviceIds: [] },
+  initial: { status: 'none', retired: false, name: '', slug: '', description: '', serviceIds: [], members: {} },
   evolve(state, event) {
     switch (event.type) {
       case 'ProjectCreated':
@@ -29,6 +32,12 @@ const evolution: Evolution<ProjectState, ProjectEvent> = {
         return { ...state, status: 'deleted', serviceIds: [] };
       case 'ProjectRetired':
         return { ...state, retired: true };
+      case 'ProjectMemberSet':
+        return { ...state, members: { ...state.members, [event.data.userId]: event.data.role } };
+      case 'ProjectMemberRemoved': {
+        const { [event.data.userId]: _gone, ...members } = state.members;
+        return { ...state, members };
+      }
     }
   },
   parse: parseProjectEvent,
@@ -74,6 +83,14 @@ function decideRetire(state: ProjectState): ProjectEvent[] {
   return [{ type: 'ProjectRetired', data: { slug: state.slug } }];
 }
 
+function decideSetMember(state: ProjectState, input: { userId: string; role: ProjectRole }): ProjectEvent[] {
+  return live(state).members[input.userId] === input.role ? [] : [{ type: 'ProjectMemberSet', data: input }];
+}
+
+function decideRemoveMember(state: ProjectState, userId: string): ProjectEvent[] {
+  return state.members[userId] === undefined ? [] : [{ type: 'ProjectMemberRemoved', data: { userId } }];
+}
+
 /** The project aggregate and its command vocabulary. */
 export const project = defineAggregate(evolution, {
   create: decideCreate,
@@ -82,4 +99,6 @@ export const project = defineAggregate(evolution, {
   detach: decideDetach,
   delete: decideDelete,
   retire: decideRetire,
+  setMember: decideSetMember,
+  removeMember: decideRemoveMember,
 });

@@ -1,4 +1,4 @@
-export type DomainErrorCode = 'validation_failed' | 'not_found' | 'conflict' | 'forbidden' | 'forbidden_destination';
+export type DomainErrorCode = 'validation_failed' | 'not_found' | 'conflict' | 'forbidden' | 'forbidden_destination' | 'invitation_gone';
 
 export interface ErrorDetail {
   path: string;

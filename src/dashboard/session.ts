@@ -1,7 +1,10 @@
 import { computed, signal } from '@preact/signals';
 
 export interface Session {
-  keyId: string;
+  /** The key of a key's session; null for a person's. */
+  keyId: string | null;
+  /** The person of a person's session; null for a key's. */
+  userId: string | null;
   access: 'read' | 'write';
   projectIds: string[] | null;
   csrfToken: string;

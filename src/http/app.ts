@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { Slipway } from '../slipway.js';
 import { authenticate } from './auth.js';
-import { PrincipalCache } from './principals.js';
+import { PersonPrincipalCache, PrincipalCache } from './principals.js';
 import { errorHandler } from './errors.js';
 import { idempotency } from './idempotency.js';
 import { DEFAULT_IDEMPOTENCY_TIMES, IdempotencyStore } from './idempotency-store.js';
@@ -40,6 +40,9 @@ import { openApiRoutes } from './routes/openapi.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { gitRoutes } from './routes/git.js';
 import { sessionRoutes, signInRoutes } from './routes/sessions.js';
+import { invitationAcceptRoutes, peopleRoutes } from './routes/people.js';
+import { People } from '../people/people.js';
+import { CredentialStore } from '../people/credentials.js';
 import { SessionAuth } from './session-auth.js';
 import { SessionStore } from './session-store.js';
 import { route } from './contract/endpoint.js';
@@ -72,7 +75,8 @@ export function createHttpApp(app: Slipway): Koa {
   };
   const keys = new PrincipalCache(app.db, app.runner);
   const keyFailures = new KeyFailureLimiter(app.config.keyFailuresPerMinute, app.log);
-  const sessions = new SessionAuth(new SessionStore(app.db), keys, keyFailures, async () => {
+  const people = new PersonPrincipalCache(app.db, app.runner);
+  const sessions = new SessionAuth(new SessionStore(app.db), keys, people, keyFailures, async () => {
     const settings = await app.settings();
     return { idleMs: settings.sessionIdleMinutes * 60_000, maxMs: settings.sessionMaxHours * 3_600_000 };
   });
@@ -80,7 +84,9 @@ export function createHttpApp(app: Slipway): Koa {
   const signIn = new Router();
   signIn.use(keepAwake);
   signIn.use(jsonBody(app.config.bodyLimit));
-  signInRoutes(signIn, app, keys, keyFailures, sessions);
+  const directory = new People(new CredentialStore(app.db), app.keyring);
+  signInRoutes(signIn, app, keys, keyFailures, sessions, { directory, principals: people });
+  invitationAcceptRoutes(signIn, app, directory, keyFailures, sessions);
   // Git hosts' deliveries carry no key: their own signature over the raw body, read by the route itself.
   const hooks = new Router();
   hooks.use(keepAwake);
@@ -111,11 +117,12 @@ export function createHttpApp(app: Slipway): Koa {
   apiKeyRoutes(api, app);
   notificationChannelRoutes(api, app);
   clusterRoutes(api, app);
-  auditRoutes(api, app);
+  auditRoutes(api, app, directory);
   const changes = new ChangeFeed(app.db, app.runner, (error) => app.log.error('the change feed could not read a batch', { error: String(error) }));
   changeRoutes(api, app, changes, { keys, sessions });
   healthRoutes(api, app);
   sessionRoutes(api, app, sessions);
+  peopleRoutes(api, app, directory, sessions);
 
   // A client that goes away mid-stream (SSE) is normal, not an error worth a line.
   koa.on('error', (error: { code?: string }) => {

@@ -39,10 +39,10 @@ export function authenticate(keys: PrincipalCache, failures: KeyFailureLimiter, 
 export const bearerKeyOf = (ctx: Context): string | undefined => /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'))?.[1];
 
 export const principalOf = (ctx: Context): Principal => ctx.state.principal as Principal;
-export const actorOf = (principal: Principal) => `key:${principal.keyId}`;
+export const actorOf = (principal: Principal) => principal.actor;
 
 export function requireWrite(principal: Principal): void {
-  if (principal.access !== 'write') throw forbidden('this API key is read-only');
+  if (principal.access !== 'write') throw forbidden(principal.userId ? 'your roles only let you read' : 'this API key is read-only');
 }
 
 /** The key of a request that writes: 403 for a read-only key. */
@@ -53,7 +53,19 @@ export function writerOf(ctx: Context): Principal {
 }
 
 export function requireAllProjects(principal: Principal, what: string): void {
-  if (principal.projectIds !== null) throw forbidden(`${what} needs an all-project API key`);
+  if (principal.projectIds !== null) throw forbidden(principal.userId ? `${what} is for the installation's owners and admins` : `${what} needs an all-project API key`);
+}
+
+/** The installation itself (people, keys, settings, providers, the cluster): an all-project key or an owner. */
+export function requireInstallation(principal: Principal, what: string): void {
+  requireAllProjects(principal, what);
+  if (principal.role !== null && principal.role !== 'owner') throw forbidden(`${what} is for the installation's owners`);
+}
+
+/** Shaping a project (its services, its deletion, its members): not for a member who only deploys it. */
+export function requireProjectAdmin(principal: Principal, projectId: string, what: string): void {
+  const role = principal.projectRoles?.get(projectId);
+  if (principal.projectRoles !== null && role !== 'admin') throw forbidden(`${what} needs the project's admin role (yours: ${role ?? 'none'})`);
 }
 
 export function canSee(principal: Principal, projectId: string): boolean {

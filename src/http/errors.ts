@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js';
 import { ReadModelBehindError } from '../../projections/runner.js';
 import { ReadModelUnavailableError } from '../../projections/read-model-errors.js';
 import { BrowserError, type BrowserErrorKind } from '../engines/browser.js';
+import { PasswordChecksBusy } from '../people/passwords.js';
 
 export class HttpError extends Error {
   constructor(
@@ -21,7 +22,7 @@ export const unauthorized = (message: string) => new HttpError(401, 'unauthorize
 export const forbidden = (message: string) => new HttpError(403, 'forbidden', message);
 export const notFoundHttp = (what: string) => new HttpError(404, 'not_found', `${what} not found`);
 
-const DOMAIN_STATUS = { validation_failed: 400, not_found: 404, conflict: 409, forbidden: 403, forbidden_destination: 400 } as const;
+const DOMAIN_STATUS = { validation_failed: 400, not_found: 404, conflict: 409, forbidden: 403, forbidden_destination: 400, invitation_gone: 410 } as const;
 
 interface ThrownHttp {
   status?: number;
@@ -82,6 +83,7 @@ function toHttpError(error: unknown): HttpError | null {
     return new HttpError(status, code, error.message, [], status === 503 ? { 'Retry-After': '2' } : {});
   }
   if (error instanceof ReadModelBehindError) return new HttpError(503, 'unavailable', error.message, [], { 'Retry-After': '1' });
+  if (error instanceof PasswordChecksBusy) return new HttpError(429, 'rate_limited', 'too many password sign-ins at once; retry in 1 s', [], { 'Retry-After': '1' });
   if (error instanceof ReadModelUnavailableError) {
     return new HttpError(503, 'unavailable', error.message, [], error.retryAfterSeconds === null ? {} : { 'Retry-After': String(error.retryAfterSeconds) });
   }

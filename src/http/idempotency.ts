@@ -66,7 +66,9 @@ export function idempotency(store: IdempotencyStore, log: Logger) {
     if (!GUARDED_METHODS.has(ctx.method)) return next();
     const key = keyOf(ctx);
     if (key === null) return next();
-    const scope: IdempotencyScope = { apiKeyId: principalOf(ctx).keyId, key };
+    // A key's records stay under its id as before; a person's under `user:<id>`.
+    const principal = principalOf(ctx);
+    const scope: IdempotencyScope = { apiKeyId: principal.keyId ?? principal.actor, key };
     const claim = await store.claim(scope, requestFingerprint(ctx.method, ctx.path, ctx.request.body), requestIdOf(ctx));
     switch (claim.kind) {
       case 'mismatch':

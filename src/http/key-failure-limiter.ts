@@ -30,6 +30,11 @@ export class KeyFailureLimiter {
     await this.count(address, 'unknown API key refused', { keyPrefix: keyPrefix(secret) });
   }
 
+  /** A failed password sign-in counts like an unknown key; its e-mail is not logged. */
+  async passwordFailed(address: string): Promise<void> {
+    await this.count(address, 'password sign-in refused', {});
+  }
+
   /** A session cookie no session was ever opened with counts like an unknown key. */
   async sessionFailed(address: string): Promise<void> {
     await this.count(address, 'unknown session refused', {});

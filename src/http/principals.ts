@@ -1,13 +1,42 @@
 import { hashApiKeySecret } from '../../commands/api-key/secret.js';
 import { findActiveKeyByHash } from '../../projections/api-key-queries.js';
+import { findUser, membershipsOf } from '../../projections/people-queries.js';
 import type { ProjectionRunner } from '../../projections/runner.js';
+import type { InstallationRole, ProjectRole } from '../../commands/user/roles.js';
 import type { SqlExecutor } from '../db/sql-client.js';
 
 export interface Principal {
-  keyId: string;
+  /** Who the log names: `key:<id>` or `user:<id>`. */
+  actor: string;
+  /** The API key of the request; null for a person's session. */
+  keyId: string | null;
+  /** The person of a session; null for an API key. */
+  userId: string | null;
   access: 'read' | 'write';
   /** null: every project. */
   projectIds: readonly string[] | null;
+  /** A person's installation role; null for an API key (an all-project write key can do what an owner can). */
+  role: InstallationRole | null;
+  /** A member's role in each of their projects; null when the principal is not scoped by roles. */
+  projectRoles: ReadonlyMap<string, ProjectRole> | null;
+}
+
+export const keyPrincipal = (key: { id: string; access: 'read' | 'write'; project_ids: string[] | null }): Principal => ({
+  actor: `key:${key.id}`,
+  keyId: key.id,
+  userId: null,
+  access: key.access,
+  projectIds: key.project_ids,
+  role: null,
+  projectRoles: null,
+});
+
+/** A person's rights now: owners and admins every project, members those they are given, each with its role. */
+export function personPrincipal(userId: string, role: InstallationRole, memberships: readonly { project_id: string; role: ProjectRole }[]): Principal {
+  const base = { actor: `user:${userId}`, keyId: null, userId, role };
+  if (role !== 'member') return { ...base, access: 'write', projectIds: null, projectRoles: null };
+  const projectRoles = new Map(memberships.map((m) => [m.project_id, m.role]));
+  return { ...base, access: memberships.length > 0 ? 'write' : 'read', projectIds: [...projectRoles.keys()], projectRoles };
 }
 
 /**
@@ -41,8 +70,41 @@ export class PrincipalCache {
     if (cached) return cached;
     const key = await findActiveKeyByHash(this.db, hash);
     if (!key) return null;
-    const principal: Principal = { keyId: key.id, access: key.access, projectIds: key.project_ids };
+    const principal = keyPrincipal(key);
     this.byHash.set(hash, principal);
+    return principal;
+  }
+}
+
+/**
+ * People's rights by id, dropped whenever a batch touches a person, an invitation or a project (a membership
+ * change, a removal or a role applies on the next request) or the read models are rebuilt.
+ */
+export class PersonPrincipalCache {
+  private byUser = new Map<string, Principal>();
+  private epoch = -1;
+
+  constructor(
+    private readonly db: SqlExecutor,
+    private readonly runner: ProjectionRunner,
+  ) {
+    runner.onApplied((batch) => {
+      if (batch.some((e) => e.streamId.startsWith('user-') || e.streamId.startsWith('project-'))) this.byUser.clear();
+    });
+  }
+
+  /** The person's principal while they have an account; null once removed. */
+  async find(userId: string): Promise<Principal | null> {
+    if (this.epoch !== this.runner.epoch) {
+      this.epoch = this.runner.epoch;
+      this.byUser.clear();
+    }
+    const cached = this.byUser.get(userId);
+    if (cached) return cached;
+    const person = await findUser(this.db, userId);
+    if (!person || person.removed_at !== null) return null;
+    const principal = personPrincipal(userId, person.role, person.role === 'member' ? await membershipsOf(this.db, userId) : []);
+    this.byUser.set(userId, principal);
     return principal;
   }
 }

@@ -1,10 +1,10 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
-import type { Principal, PrincipalCache } from './principals.js';
+import type { PersonPrincipalCache, Principal, PrincipalCache } from './principals.js';
 import { clientAddressOf } from './client-address.js';
 import { forbidden, unauthorized } from './errors.js';
 import type { KeyFailureLimiter } from './key-failure-limiter.js';
-import type { SessionLifetime, SessionStore } from './session-store.js';
+import type { FoundSession, SessionLifetime, SessionStore } from './session-store.js';
 
 /**
  * The `__Host-` prefix makes browsers take the cookie only when it is `Secure`, has `Path=/` and no `Domain`:
@@ -31,14 +31,21 @@ export class SessionAuth {
   constructor(
     readonly store: SessionStore,
     private readonly keys: PrincipalCache,
+    private readonly people: PersonPrincipalCache,
     private readonly failures: KeyFailureLimiter,
     private readonly lifetime: () => Promise<SessionLifetime>,
   ) {}
 
-  /** The principal of a session that still stands, its key too, without counting this as use; null once it ended. */
+  /** The principal of a session that still stands, its key or person too, without counting this as use; null once it ended. */
   async standing(token: string): Promise<Principal | null> {
     const found = await this.store.peek(token, await this.lifetime());
-    return found && this.keys.findByHash(found.keyHash);
+    return found && this.principalOfSession(found);
+  }
+
+  /** The rights of the session's key or person now: a revoked key or a removed person ends it. */
+  private principalOfSession(found: FoundSession): Promise<Principal | null> {
+    if (found.userId !== null) return this.people.find(found.userId);
+    return found.keyHash !== null ? this.keys.findByHash(found.keyHash) : Promise.resolve(null);
   }
 
   async principalOf(ctx: Context): Promise<Principal> {
@@ -47,12 +54,12 @@ export class SessionAuth {
     // A token no session ever had is guessed: it counts like an unknown key. An ended session does not.
     if (session === null) await this.failures.sessionFailed(clientAddressOf(ctx));
     const found = session === 'ended' ? null : session;
-    const principal = found && (await this.keys.findByHash(found.keyHash));
+    const principal = found && (await this.principalOfSession(found));
     if (!found || !principal) {
-      // Its key was revoked.
+      // Its key was revoked, or its person removed.
       if (found) await this.store.close(token);
       clearSessionCookie(ctx);
-      throw unauthorized('the session has ended (signed out, idle too long, past its lifetime, replaced by newer sign-ins, or its key was revoked): sign in again');
+      throw unauthorized('the session has ended (signed out, idle too long, past its lifetime, replaced by newer sign-ins, its key revoked or its person removed): sign in again');
     }
     // Another site can make the browser send the cookie, never this header: a write needs both.
     if (!SAFE_METHODS.has(ctx.method) && !sameText(ctx.get('x-csrf-token'), found.csrfToken)) {

@@ -3,7 +3,8 @@ import type { SqlClient } from '../db/sql-client.js';
 
 /**
  * Not a read model (not rebuilt from events): the dashboard's sign-ins. A session holds the hash of the key it
- * was opened with, never the key, so it lives exactly as long as the key does; the browser holds only the token.
+ * was opened with, never the key, so it lives exactly as long as the key does; or the person it signed in, who
+ * is looked up on every request. The browser holds only the token.
  */
 const SESSIONS_DDL = `
 create table if not exists http_sessions (
@@ -13,7 +14,10 @@ create table if not exists http_sessions (
   created_at timestamptz not null default now(),
   last_seen_at timestamptz not null default now()
 );
-create index if not exists http_sessions_last_seen on http_sessions (last_seen_at);`;
+create index if not exists http_sessions_last_seen on http_sessions (last_seen_at);
+alter table http_sessions add column if not exists user_id text;
+alter table http_sessions alter column key_hash drop not null;
+create index if not exists http_sessions_user on http_sessions (user_id);`;
 
 /** The most sessions one key has open at once: signing in once more ends its oldest. */
 export const MAX_SESSIONS_PER_KEY = 10;
@@ -31,9 +35,14 @@ export interface OpenedSession {
 }
 
 export interface FoundSession {
-  keyHash: string;
+  /** The key's hash, for a session opened with a key. */
+  keyHash: string | null;
+  /** The person, for a session opened with an e-mail and password. */
+  userId: string | null;
   csrfToken: string;
 }
+
+type SessionOwner = { keyHash: string } | { userId: string };
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 const newToken = () => randomBytes(32).toString('base64url');
@@ -48,19 +57,26 @@ export class SessionStore {
     return this.ready;
   }
 
-  /** A new session of the key; its oldest ones end so that it keeps at most MAX_SESSIONS_PER_KEY. */
-  async open(keyHash: string): Promise<OpenedSession> {
+  /** A new session of the key or the person; their oldest ones end so that each keeps at most MAX_SESSIONS_PER_KEY. */
+  async open(owner: SessionOwner): Promise<OpenedSession> {
     await this.prepare();
     const opened = { token: newToken(), csrfToken: newToken() };
+    const [column, value] = 'keyHash' in owner ? ['key_hash', owner.keyHash] : ['user_id', owner.userId];
     await this.db.transaction(async (tx) => {
-      await tx.query('insert into http_sessions (token_hash, key_hash, csrf_token, created_at) values ($1, $2, $3, clock_timestamp())', [hashToken(opened.token), keyHash, opened.csrfToken]);
+      await tx.query(`insert into http_sessions (token_hash, ${column}, csrf_token, created_at) values ($1, $2, $3, clock_timestamp())`, [hashToken(opened.token), value, opened.csrfToken]);
       await tx.query(
-        `delete from http_sessions where key_hash = $1 and token_hash not in (
-           select token_hash from http_sessions where key_hash = $1 order by created_at desc, token_hash limit $2)`,
-        [keyHash, MAX_SESSIONS_PER_KEY],
+        `delete from http_sessions where ${column} = $1 and token_hash not in (
+           select token_hash from http_sessions where ${column} = $1 order by created_at desc, token_hash limit $2)`,
+        [value, MAX_SESSIONS_PER_KEY],
       );
     });
     return opened;
+  }
+
+  /** Ends every session of the person, but the one of `keepToken` (the request that changed their password). */
+  async closeAllOf(userId: string, keepToken?: string): Promise<void> {
+    await this.prepare();
+    await this.db.query('delete from http_sessions where user_id = $1 and token_hash <> $2', [userId, keepToken ? hashToken(keepToken) : '']);
   }
 
   /**
@@ -70,8 +86,8 @@ export class SessionStore {
   async touch(token: string, lifetime: SessionLifetime): Promise<FoundSession | 'ended' | null> {
     await this.prepare();
     const hash = hashToken(token);
-    const { rows } = await this.db.query<{ key_hash: string; csrf_token: string; ended: boolean; stale: boolean }>(
-      `select key_hash, csrf_token,
+    const { rows } = await this.db.query<{ key_hash: string | null; user_id: string | null; csrf_token: string; ended: boolean; stale: boolean }>(
+      `select key_hash, user_id, csrf_token,
               last_seen_at < now() - make_interval(secs => $2) or created_at < now() - make_interval(secs => $3) as ended,
               last_seen_at < now() - interval '1 minute' as stale
        from http_sessions where token_hash = $1`,
@@ -85,19 +101,19 @@ export class SessionStore {
     }
     // A write per minute of use, not per request.
     if (row.stale) await this.db.query('update http_sessions set last_seen_at = now() where token_hash = $1', [hash]);
-    return { keyHash: row.key_hash, csrfToken: row.csrf_token };
+    return { keyHash: row.key_hash, userId: row.user_id, csrfToken: row.csrf_token };
   }
 
   /** The session while it stands, without counting this as use: a long-lived stream asks, and must not keep it alive. */
   async peek(token: string, lifetime: SessionLifetime): Promise<FoundSession | null> {
     await this.prepare();
-    const { rows } = await this.db.query<{ key_hash: string; csrf_token: string }>(
-      `select key_hash, csrf_token from http_sessions
+    const { rows } = await this.db.query<{ key_hash: string | null; user_id: string | null; csrf_token: string }>(
+      `select key_hash, user_id, csrf_token from http_sessions
        where token_hash = $1 and last_seen_at >= now() - make_interval(secs => $2) and created_at >= now() - make_interval(secs => $3)`,
       [hashToken(token), lifetime.idleMs / 1000, lifetime.maxMs / 1000],
     );
     const row = rows[0];
-    return row ? { keyHash: row.key_hash, csrfToken: row.csrf_token } : null;
+    return row ? { keyHash: row.key_hash, userId: row.user_id, csrfToken: row.csrf_token } : null;
   }
 
   async close(token: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import type { SqlClient } from '../db/sql-client.js';
 import { open, seal } from './aes-gcm.js';
 
@@ -24,6 +24,11 @@ export interface Keyring {
   /** `null` once the aggregate's key has been shredded. */
   decrypt(value: string): Promise<string | null>;
   shred(aggregateId: string): Promise<void>;
+  /**
+   * A keyed hash of `value` for finding a sealed value by equality (a person by e-mail) without storing it: the
+   * same for the same value, unguessable without the master key.
+   */
+  blindIndex(purpose: string, value: string): string;
 }
 
 export async function createKeyring(sql: SqlClient, masterKey: Buffer): Promise<Keyring> {
@@ -65,6 +70,7 @@ export async function createKeyring(sql: SqlClient, masterKey: Buffer): Promise<
       const key = await dataKey(aggregateId, false);
       return key ? open(key, rest.slice(split + 1), aggregateId).toString('utf8') : null;
     },
+    blindIndex: (purpose, value) => createHmac('sha256', masterKey).update(`blind-index:${purpose}\0${value}`).digest('base64url'),
     async shred(aggregateId) {
       await sql.query('delete from sec_data_keys where aggregate_id = $1', [aggregateId]);
       cache.delete(aggregateId);

@@ -1292,8 +1292,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sign in with an API key: sets the session cookie
-         * @description Answers the session and sets `__Host-slipway_session` (`HttpOnly; Secure; SameSite=Strict; Path=/`, no `Domain`: a sibling subdomain cannot plant one). The cookie then stands for the key on every route, with the key’s own access and scope; a write through it needs the `X-CSRF-Token` header. The session ends when the key is revoked, after `sessionIdleMinutes` without a request, `sessionMaxHours` after sign-in, when the key signs in more than 10 times (its oldest sessions end first), or with `DELETE /api/sessions`. An unknown key counts toward the address’s limit.
+         * Sign in with an e-mail and password, or an API key: sets the session cookie
+         * @description Answers the session and sets `__Host-slipway_session` (`HttpOnly; Secure; SameSite=Strict; Path=/`, no `Domain`: a sibling subdomain cannot plant one). With `{ email, password }` the cookie stands for the person, with their roles as they are at each request (a removal or a narrower role applies at once); an unknown e-mail and a wrong password get the same answer in the same time, and wrong guesses at one account wait longer each time while the right password is answered at once. With `{ key }` the cookie stands for the key on every route, with the key’s own access and scope; a write through it needs the `X-CSRF-Token` header. The session ends when the key is revoked, after `sessionIdleMinutes` without a request, `sessionMaxHours` after sign-in, when the key signs in more than 10 times (its oldest sessions end first), or with `DELETE /api/sessions`. An unknown key counts toward the address’s limit.
          *
          *     No key needed.
          */
@@ -1323,6 +1323,212 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/owner": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The installation’s first owner (once: 409 when an owner exists)
+         * @description With an all-project write API key, such as the bootstrap key. The answer does not sign in: `POST /api/sessions` with the e-mail and password does.
+         *
+         *     Needs a write key. A key scoped to some projects is refused.
+         */
+        post: operations["createOwner"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Invitations not yet accepted, revoked or expired
+         * @description Needs a write key. A key scoped to some projects is refused.
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Invite a person: the answer holds the link, shown this once (valid 7 days, used once)
+         * @description Owners invite anyone; admins invite admins and members. Only the link’s hash is kept.
+         *
+         *     Needs a write key. A key scoped to some projects is refused.
+         */
+        post: operations["invitePerson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/invitations/{invitationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an invitation: its link stops working
+         * @description Needs a write key. A key scoped to some projects is refused.
+         */
+        delete: operations["revokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/invitations/{token}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation: the person’s account, signed in (sets the session cookie)
+         * @description A used, revoked or expired link is 410 `invitation_gone`.
+         *
+         *     No key needed.
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everyone with an account
+         * @description Needs a write key. A key scoped to some projects is refused.
+         */
+        get: operations["listUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in person
+         * @description Any key (read or write).
+         */
+        get: operations["getMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change my name or password; a new password ends my other sessions
+         * @description Any key (read or write).
+         */
+        patch: operations["updateMe"];
+        trace?: never;
+    };
+    "/api/users/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One person
+         * @description Needs a write key. A key scoped to some projects is refused.
+         */
+        get: operations["getUser"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a person (owners only): their sessions end at once; `?erase=true` also shreds their e-mail and name everywhere
+         * @description Needs a write key. A key scoped to some projects is refused.
+         */
+        delete: operations["removeUser"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a person’s installation role (owners only); it applies on their next request
+         * @description Needs a write key. A key scoped to some projects is refused.
+         */
+        patch: operations["updateUser"];
+        trace?: never;
+    };
+    "/api/projects/{projectId}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The project’s members and their roles
+         * @description Any key (read or write).
+         */
+        get: operations["listProjectMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Give a person a role in the project (the project’s admins, admins and owners)
+         * @description Needs a write key.
+         */
+        put: operations["setProjectMember"];
+        post?: never;
+        /**
+         * Take a person out of the project: it applies on their next request
+         * @description Needs a write key.
+         */
+        delete: operations["removeProjectMember"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2375,11 +2581,15 @@ export interface components {
             revokedAt: string | null;
         };
         Session: {
-            /** Format: uuid */
-            keyId: string;
+            /** @description The key the session was opened with; null for a person’s session. */
+            keyId: string | null;
+            /** @description The person signed in; null for a key’s session. */
+            userId: string | null;
+            /** @description The person’s installation role; null for a key. */
+            role: ("owner" | "admin" | "member") | null;
             /** @enum {string} */
             access: "read" | "write";
-            /** @description The projects the key can see; null: every project. */
+            /** @description The projects the key or person can see; null: every project. */
             projectIds: string[] | null;
             /** @description Sent back as `X-CSRF-Token` with every write made through the session cookie. */
             csrfToken: string;
@@ -2387,6 +2597,56 @@ export interface components {
             idleMinutes: number;
             /** @description The session ends this long after its sign-in, however active (the `sessionMaxHours` setting). */
             maxHours: number;
+        };
+        User: {
+            /** Format: uuid */
+            id: string;
+            /** @description null once the person is erased. */
+            email: string | null;
+            /** @description `deleted user <id>` once the person is erased. */
+            name: string;
+            /**
+             * @description `owner`: everything; `admin`: every project, not people, keys, settings or the cluster; `member`: the projects they are given.
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "member";
+            /** Format: date-time */
+            createdAt: string;
+            /** @description A member’s projects and their role in each; empty for owners and admins, who have every project. */
+            projects: {
+                /** Format: uuid */
+                projectId: string;
+                /** @enum {string} */
+                role: "admin" | "deployer" | "viewer";
+            }[];
+        };
+        Invitation: {
+            /** Format: uuid */
+            id: string;
+            email: string | null;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+            projects: {
+                /** Format: uuid */
+                projectId: string;
+                /**
+                 * @description `admin`: everything in the project; `deployer`: run it, not create or delete services, the project or its members.
+                 * @enum {string}
+                 */
+                role: "admin" | "deployer";
+            }[];
+            /** Format: date-time */
+            expiresAt: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        ProjectMember: {
+            /** Format: uuid */
+            userId: string;
+            name: string;
+            email: string | null;
+            /** @enum {string} */
+            role: "admin" | "deployer" | "viewer";
         };
         NotificationChannel: {
             /** Format: uuid */
@@ -2523,7 +2783,7 @@ export interface components {
             recordedAt: string;
             /** @description `key:<id>`, `cli`, `system` or `system:<process>`. */
             actor: string;
-            /** @description The name of the API key a `key:<id>` actor stands for (revoked or not); null for any other actor. */
+            /** @description The name of the API key a `key:<id>` actor stands for (revoked or not), or of the person a `user:<id>` actor is (`deleted user <id>` once erased); null for any other actor. */
             actorName: string | null;
             /** @description The request id (`X-Request-Id`) of the request that caused it. */
             correlationId: string;
@@ -2724,6 +2984,15 @@ export interface components {
         };
         /** @description It conflicts with the current state (`conflict`), or a request with the same `Idempotency-Key` is still in progress. */
         Error409: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error. */
+        Error410: {
             headers: {
                 [name: string]: unknown;
             };
@@ -6217,6 +6486,9 @@ export interface operations {
             content: {
                 "application/json": {
                     key: string;
+                } | {
+                    email: string;
+                    password: string;
                 };
             };
         };
@@ -6287,6 +6559,519 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    createOwner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    name: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: components["schemas"]["User"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        invitations: components["schemas"]["Invitation"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    invitePerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    /**
+                     * @description `owner`: everything; `admin`: every project, not people, keys, settings or the cluster; `member`: the projects they are given.
+                     * @enum {string}
+                     */
+                    role: "owner" | "admin" | "member";
+                    /**
+                     * @description For a member: their projects and role in each.
+                     * @default []
+                     */
+                    projects?: {
+                        /** Format: uuid */
+                        projectId: string;
+                        /**
+                         * @description `admin`: everything in the project; `deployer`: run it, not create or delete services, the project or its members.
+                         * @enum {string}
+                         */
+                        role: "admin" | "deployer";
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        invitation: components["schemas"]["Invitation"];
+                        /** @description The dashboard’s page that accepts it; the token is its last segment. */
+                        url: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                invitationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: components["schemas"]["User"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            410: components["responses"]["Error410"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        users: components["schemas"]["User"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: components["schemas"]["User"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    updateMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    password?: {
+                        current: string;
+                        new: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: components["schemas"]["User"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: components["schemas"]["User"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    removeUser: {
+        parameters: {
+            query?: {
+                erase?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    role: "owner" | "admin" | "member";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: components["schemas"]["User"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    listProjectMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        members: components["schemas"]["ProjectMember"][];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    setProjectMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `admin`: everything in the project; `deployer`: run it, not create or delete services, the project or its members.
+                     * @enum {string}
+                     */
+                    role: "admin" | "deployer";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        member: components["schemas"]["ProjectMember"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    removeProjectMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
             "5XX": components["responses"]["ServerFault"];
         };
     };

@@ -14,7 +14,8 @@ export type ErrorCode =
   | 'engine_error'
   | 'query_timeout'
   | 'rate_limited'
-  | 'forbidden_destination';
+  | 'forbidden_destination'
+  | 'invitation_gone';
 
 /**
  * The exact status and code, and the one error body shape `{ error: { code, message, details } }`:

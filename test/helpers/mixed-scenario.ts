@@ -12,6 +12,7 @@ import { destinationOf } from './outbound.js';
 import { startS3Server } from './s3-server.js';
 import type { TestServer } from './test-server.js';
 import { deliver, githubPing } from './webhooks.js';
+import { runPeopleHistory } from './people-history.js';
 
 async function callOk(s: TestServer, method: string, path: string, body?: unknown) {
   const r = await s.call(method, path, body === undefined ? {} : { body });
@@ -65,6 +66,8 @@ export async function runMixedScenario(s: TestServer, rounds = 6) {
   }
   // Every deployment ends (no registry is reachable: each pull fails at once) before the project goes.
   for (const [serviceId, id] of deployments) await waitForDeployment(s, serviceId, id);
+  // Members of the project deleted next, and of one that stays.
+  await runPeopleHistory(s, [projects[1]!.id, projects[0]!.id]);
   await must('DELETE', `/api/projects/${projects[1]!.id}`);
   return projects;
 }

@@ -17,6 +17,7 @@ import { importsApi } from './imports.js';
 import { apiKeysApi } from './api-keys.js';
 import { metaApi } from './meta.js';
 import { notificationChannelsApi } from './notification-channels.js';
+import { peopleApi } from './people.js';
 import { projectsApi } from './projects.js';
 import { releasesApi } from './releases.js';
 import { servicesApi } from './services.js';
@@ -42,6 +43,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   aiProvidersApi,
   apiKeysApi,
   sessionsApi,
+  peopleApi,
   notificationChannelsApi,
   clusterApi,
   auditApi,

@@ -13,7 +13,7 @@ export const auditEvent = z
     schemaVersion: z.number().int(),
     recordedAt: timestamp,
     actor: z.string().meta({ description: '`key:<id>`, `cli`, `system` or `system:<process>`.' }),
-    actorName: z.string().nullable().meta({ description: 'The name of the API key a `key:<id>` actor stands for (revoked or not); null for any other actor.' }),
+    actorName: z.string().nullable().meta({ description: 'The name of the API key a `key:<id>` actor stands for (revoked or not), or of the person a `user:<id>` actor is (`deleted user <id>` once erased); null for any other actor.' }),
     correlationId: z.string().meta({ description: 'The request id (`X-Request-Id`) of the request that caused it.' }),
     causationId: z.string().nullable().meta({ description: 'The event a process reacted to when it appended this one; null for a request.' }),
     data: z.record(z.string(), z.unknown()).meta({ description: 'Encrypted fields read `[encrypted]`, key hashes `[redacted]`.' }),

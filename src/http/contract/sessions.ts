@@ -4,27 +4,29 @@ import { endpoint } from './endpoint.js';
 
 const session = z
   .object({
-    keyId: id,
+    keyId: id.nullable().meta({ description: 'The key the session was opened with; null for a person’s session.' }),
+    userId: id.nullable().meta({ description: 'The person signed in; null for a key’s session.' }),
+    role: z.enum(['owner', 'admin', 'member']).nullable().meta({ description: 'The person’s installation role; null for a key.' }),
     access: z.enum(['read', 'write']),
-    projectIds: z.array(id).nullable().meta({ description: 'The projects the key can see; null: every project.' }),
+    projectIds: z.array(id).nullable().meta({ description: 'The projects the key or person can see; null: every project.' }),
     csrfToken: z.string().meta({ description: 'Sent back as `X-CSRF-Token` with every write made through the session cookie.' }),
     idleMinutes: z.number().int().meta({ description: 'The session ends after this long without a request (the `sessionIdleMinutes` setting).' }),
     maxHours: z.number().int().meta({ description: 'The session ends this long after its sign-in, however active (the `sessionMaxHours` setting).' }),
   })
   .meta({ id: 'Session' });
 
-/** The dashboard's sign-in: an API key exchanged for an HttpOnly cookie; the key is never kept by the browser. */
+/** The dashboard's sign-in: a person's password, or an API key, exchanged for an HttpOnly cookie; neither is kept by the browser. */
 export const sessionsApi = {
   create: endpoint({
     method: 'post',
     path: '/api/sessions',
     operationId: 'createSession',
     tag: 'Sessions',
-    summary: 'Sign in with an API key: sets the session cookie',
+    summary: 'Sign in with an e-mail and password, or an API key: sets the session cookie',
     description:
-      'Answers the session and sets `__Host-slipway_session` (`HttpOnly; Secure; SameSite=Strict; Path=/`, no `Domain`: a sibling subdomain cannot plant one). The cookie then stands for the key on every route, with the key’s own access and scope; a write through it needs the `X-CSRF-Token` header. The session ends when the key is revoked, after `sessionIdleMinutes` without a request, `sessionMaxHours` after sign-in, when the key signs in more than 10 times (its oldest sessions end first), or with `DELETE /api/sessions`. An unknown key counts toward the address’s limit.',
+      'Answers the session and sets `__Host-slipway_session` (`HttpOnly; Secure; SameSite=Strict; Path=/`, no `Domain`: a sibling subdomain cannot plant one). With `{ email, password }` the cookie stands for the person, with their roles as they are at each request (a removal or a narrower role applies at once); an unknown e-mail and a wrong password get the same answer in the same time, and wrong guesses at one account wait longer each time while the right password is answered at once. With `{ key }` the cookie stands for the key on every route, with the key’s own access and scope; a write through it needs the `X-CSRF-Token` header. The session ends when the key is revoked, after `sessionIdleMinutes` without a request, `sessionMaxHours` after sign-in, when the key signs in more than 10 times (its oldest sessions end first), or with `DELETE /api/sessions`. An unknown key counts toward the address’s limit.',
     access: 'public',
-    body: z.object({ key: z.string().min(1).max(200) }),
+    body: z.union([z.object({ key: z.string().min(1).max(200) }), z.object({ email: z.string().max(254), password: z.string().max(1024) })]),
     response: z.object({ session }),
     errors: [400, 401, 429],
   }),

@@ -6,7 +6,7 @@ import { AiProviderError } from '../../integrations/ai/explanation.js';
 import { AI_PROVIDERS, verifyAiProvider, type AiProviderId } from '../../integrations/ai/providers.js';
 import { ForbiddenDestinationError } from '../../outbound/forbidden-destination.js';
 import type { Slipway } from '../../slipway.js';
-import { requireAllProjects, writerOf } from '../auth.js';
+import { requireInstallation, writerOf } from '../auth.js';
 import { HttpError } from '../errors.js';
 import { requestContext } from '../request-context.js';
 import { parseInput } from '../validation.js';
@@ -35,7 +35,7 @@ function refuseBuiltin(id: AiProviderId) {
 export function aiProviderRoutes(router: Router, app: Slipway) {
   route(router, aiProvidersApi.connect, async (ctx) => {
     const principal = writerOf(ctx);
-    requireAllProjects(principal, 'changing the installation settings');
+    requireInstallation(principal, 'changing the installation settings');
     const id = aiProviderIdOf(ctx.params.providerId!);
     refuseBuiltin(id);
     const body = parseInput(aiProvidersApi.connect.body, ctx.request.body ?? {});
@@ -57,7 +57,7 @@ export function aiProviderRoutes(router: Router, app: Slipway) {
 
   route(router, aiProvidersApi.disconnect, async (ctx) => {
     const principal = writerOf(ctx);
-    requireAllProjects(principal, 'changing the installation settings');
+    requireInstallation(principal, 'changing the installation settings');
     const id = aiProviderIdOf(ctx.params.providerId!);
     refuseBuiltin(id);
     const { position } = await disconnectAiProvider(requestContext(app, ctx, principal), id);

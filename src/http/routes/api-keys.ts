@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import { createApiKey, revokeApiKey } from '../../../commands/api-key/handlers.js';
 import { findApiKey, listApiKeys } from '../../../projections/api-key-queries.js';
 import type { Slipway } from '../../slipway.js';
-import { isId, principalOf, requireAllProjects, requireWrite } from '../auth.js';
+import { isId, principalOf, requireInstallation, requireWrite } from '../auth.js';
 import type { Principal } from '../principals.js';
 import { requestContext } from '../request-context.js';
 import { notFoundHttp } from '../errors.js';
@@ -13,7 +13,7 @@ import { apiKeysApi } from '../contract/api-keys.js';
 
 function requireKeyAdmin(principal: Principal) {
   requireWrite(principal);
-  requireAllProjects(principal, 'managing API keys');
+  requireInstallation(principal, 'managing API keys');
 }
 
 export function apiKeyRoutes(router: Router, app: Slipway) {

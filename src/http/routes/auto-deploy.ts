@@ -14,15 +14,9 @@ import type { Principal } from '../principals.js';
 import { autoDeployApi, type autoDeploySettings } from '../contract/auto-deploy.js';
 import { route } from '../contract/endpoint.js';
 import { notFoundHttp } from '../errors.js';
-import { currentPublicAddress, publicUrl } from '../../proxy/public-url.js';
+import { apiBaseUrl } from '../api-base-url.js';
 import { requestContext } from '../request-context.js';
 import { parseInput } from '../validation.js';
-
-/** The API's public address: its domain through the proxy when one is set, else the address this request reached. */
-async function apiBaseUrl(app: Slipway, ctx: Context): Promise<string> {
-  const { apiDomain } = await app.settings();
-  return apiDomain ? publicUrl(apiDomain, await currentPublicAddress(app)) : `${ctx.protocol}://${ctx.host}`;
-}
 
 async function sourceService(app: Slipway, principal: Principal, serviceId: string): Promise<ServiceRow> {
   const row = await visibleService(app.db, principal, serviceId);

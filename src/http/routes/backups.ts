@@ -17,7 +17,7 @@ import { restoreBackup, RestoreFailure } from '../../processes/backup/backup-res
 import { finishBackupDeletion } from '../../processes/backup/backup-removal.js';
 import { openPrivateFile } from '../../private-files.js';
 import type { Slipway } from '../../slipway.js';
-import { isId, principalOf, visibleService, writerOf } from '../auth.js';
+import { isId, principalOf, requireProjectAdmin, visibleService, writerOf } from '../auth.js';
 import type { Principal } from '../principals.js';
 import { HttpError, notFoundHttp } from '../errors.js';
 import { requestContext } from '../request-context.js';
@@ -121,6 +121,7 @@ export function backupRoutes(router: Router, app: Slipway) {
   route(router, backupsApi.restore, async (ctx) => {
     const principal = writerOf(ctx);
     const row = await databaseService(app, principal, ctx.params.serviceId!);
+    requireProjectAdmin(principal, row.project_id, 'restoring a backup over a database');
     const found = await backupOf(app, row, ctx.params.backupId!);
     try {
       const guard = { unfinishedImportOf: (serviceId: string) => findUnfinishedImport(app.db, serviceId) };
@@ -163,6 +164,7 @@ export function backupRoutes(router: Router, app: Slipway) {
   route(router, backupsApi.delete, async (ctx) => {
     const principal = writerOf(ctx);
     const row = await databaseService(app, principal, ctx.params.serviceId!);
+    requireProjectAdmin(principal, row.project_id, 'deleting a backup');
     const found = await backupOf(app, row, ctx.params.backupId!);
     const cmd = requestContext(app, ctx, principal);
     const { position } = await deleteBackup(cmd, found.id);

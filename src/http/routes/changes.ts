@@ -28,7 +28,8 @@ function standingOf(ctx: Context, principal: Principal, credentials: { keys: Pri
   const key = bearerKeyOf(ctx);
   return async (): Promise<boolean> => {
     const now = session ? await credentials.sessions.standing(session.token) : key ? await credentials.keys.find(key) : null;
-    return now?.keyId === principal.keyId;
+    // A person whose projects changed reconnects with their rights now.
+    return now?.actor === principal.actor && String(now.projectIds) === String(principal.projectIds);
   };
 }
 
@@ -47,9 +48,9 @@ export function changeRoutes(router: Router, app: Slipway, feed: ChangeFeed, cre
         ? project === null && principal.projectIds === null
         : [row.project_id, row.previous_project_id].some((p) => p !== null && canSee(principal, p) && (project === null || p === project.id));
 
-    const open = openFeeds.get(principal.keyId) ?? 0;
+    const open = openFeeds.get(principal.actor) ?? 0;
     if (open >= FEEDS_PER_KEY) throw new HttpError(429, 'rate_limited', `this key already has ${FEEDS_PER_KEY} change feeds open: close one first`);
-    openFeeds.set(principal.keyId, open + 1);
+    openFeeds.set(principal.actor, open + 1);
 
     const sse = openSse(ctx);
     sse.retry(1_000);
@@ -79,9 +80,9 @@ export function changeRoutes(router: Router, app: Slipway, feed: ChangeFeed, cre
     sse.onClose(() => {
       unsubscribe();
       clearInterval(keepAlive);
-      const left = (openFeeds.get(principal.keyId) ?? 1) - 1;
-      if (left > 0) openFeeds.set(principal.keyId, left);
-      else openFeeds.delete(principal.keyId);
+      const left = (openFeeds.get(principal.actor) ?? 1) - 1;
+      if (left > 0) openFeeds.set(principal.actor, left);
+      else openFeeds.delete(principal.actor);
     });
 
     const catchUp = async () => {

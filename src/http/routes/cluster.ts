@@ -12,7 +12,7 @@ import { ClusterImageUnavailable, REGISTRY_IMAGE, requireClusterImage } from '..
 import { findSwarmNode, initOrAdoptSwarm, joinCommand, listSwarmNodes, removeSwarmNode, rotatedJoinToken, SwarmRefused, updateSwarmNode } from '../../cluster/swarm-engine.js';
 import { LABEL } from '../../runtime/container-runtime.js';
 import type { Slipway } from '../../slipway.js';
-import { principalOf, requireAllProjects, writerOf } from '../auth.js';
+import { principalOf, requireInstallation, writerOf } from '../auth.js';
 import { HttpError } from '../errors.js';
 import { requestContext } from '../request-context.js';
 import { parseInput } from '../validation.js';
@@ -60,14 +60,14 @@ export function clusterRoutes(router: Router, app: Slipway) {
   };
 
   route(router, clusterApi.get, async (ctx) => {
-    requireAllProjects(principalOf(ctx), WHAT);
+    requireInstallation(principalOf(ctx), WHAT);
     const row = await findCluster(app.db);
     ctx.body = { cluster: row ? presentCluster(row) : null };
   });
 
   route(router, clusterApi.init, async (ctx) => {
     const principal = writerOf(ctx);
-    requireAllProjects(principal, 'making the installation a cluster');
+    requireInstallation(principal, 'making the installation a cluster');
     const body = parseInput(clusterInitBody, ctx.request.body ?? {});
     const cmd = requestContext(app, ctx, principal);
     const run = initializing.then(async () => {
@@ -96,14 +96,14 @@ export function clusterRoutes(router: Router, app: Slipway) {
   });
 
   route(router, clusterApi.listNodes, async (ctx) => {
-    requireAllProjects(principalOf(ctx), WHAT);
+    requireInstallation(principalOf(ctx), WHAT);
     const row = await requireCluster();
     ctx.body = { nodes: await withDatabases(row, await listSwarmNodes(await app.managerHost.docker(), LABEL.service)) };
   });
 
   route(router, clusterApi.joinCommand, async (ctx) => {
     const principal = writerOf(ctx);
-    requireAllProjects(principal, 'adding a node');
+    requireInstallation(principal, 'adding a node');
     const { role } = parseInput(joinCommandBody, ctx.request.body ?? {});
     const row = await requireCluster();
     const token = await rotatedJoinToken(await app.managerHost.docker(), role);
@@ -122,7 +122,7 @@ export function clusterRoutes(router: Router, app: Slipway) {
 
   route(router, clusterApi.changeNode, async (ctx) => {
     const principal = writerOf(ctx);
-    requireAllProjects(principal, 'changing a node');
+    requireInstallation(principal, 'changing a node');
     const change = parseInput(nodeChangeBody, ctx.request.body ?? {});
     const row = await requireCluster();
     const node = await nodeOf(ctx.params.nodeId!);
@@ -140,7 +140,7 @@ export function clusterRoutes(router: Router, app: Slipway) {
 
   route(router, clusterApi.removeNode, async (ctx) => {
     const principal = writerOf(ctx);
-    requireAllProjects(principal, 'removing a node');
+    requireInstallation(principal, 'removing a node');
     await requireCluster();
     const node = await nodeOf(ctx.params.nodeId!);
     const cmd = requestContext(app, ctx, principal);

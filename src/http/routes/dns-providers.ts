@@ -6,7 +6,7 @@ import { DnsProviderError, dnsFailureText } from '../../integrations/dns/provide
 import { ForbiddenDestinationError } from '../../outbound/forbidden-destination.js';
 import { canonicalDnsProviderId, DNS_PROVIDERS, dnsCredentialsSchema, openDnsProvider, verifyDnsProvider, type DnsProviderId } from '../../integrations/dns/providers.js';
 import type { Slipway } from '../../slipway.js';
-import { requireAllProjects, writerOf } from '../auth.js';
+import { requireInstallation, writerOf } from '../auth.js';
 import { HttpError } from '../errors.js';
 import { requestContext } from '../request-context.js';
 import { parseInput } from '../validation.js';
@@ -33,7 +33,7 @@ export function presentDnsProviders(rows: readonly DnsProviderRow[]): z.infer<ty
 export function dnsProviderRoutes(router: Router, app: Slipway) {
   route(router, dnsProvidersApi.connect, async (ctx) => {
     const principal = writerOf(ctx);
-    requireAllProjects(principal, 'changing the installation settings');
+    requireInstallation(principal, 'changing the installation settings');
     const id = dnsProviderIdOf(ctx.params.providerId!);
     const credentials = parseInput(dnsCredentialsSchema(id), ctx.request.body ?? {});
     // Saved only once the provider listed its zones with these credentials.
@@ -54,7 +54,7 @@ export function dnsProviderRoutes(router: Router, app: Slipway) {
 
   route(router, dnsProvidersApi.disconnect, async (ctx) => {
     const principal = writerOf(ctx);
-    requireAllProjects(principal, 'changing the installation settings');
+    requireInstallation(principal, 'changing the installation settings');
     const id = dnsProviderIdOf(ctx.params.providerId!);
     const { position } = await disconnectDnsProvider(requestContext(app, ctx, principal), id);
     await app.settle(position);

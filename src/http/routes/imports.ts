@@ -7,7 +7,7 @@ import { conflict, invalid } from '../../../commands/shared/domain-error.js';
 import { findImport, findUnfinishedImport, listImportsOf, type ImportRow } from '../../../projections/import-queries.js';
 import { sourceLabelOf, sourcePartsOf, vetSource } from '../../engines/import-sources.js';
 import type { Slipway } from '../../slipway.js';
-import { principalOf, visibleService, writerOf } from '../auth.js';
+import { principalOf, requireProjectAdmin, visibleService, writerOf } from '../auth.js';
 import { requestContext } from '../request-context.js';
 import { parseInput } from '../validation.js';
 import { iso } from '../presenters.js';
@@ -40,6 +40,7 @@ export function importRoutes(router: Router, app: Slipway) {
     route(router, endpoint, async (ctx) => {
       const principal = writerOf(ctx);
       const row = await visibleService(app.db, principal, ctx.params.serviceId!);
+      requireProjectAdmin(principal, row.project_id, 'importing into a database');
       if (row.kind !== 'database' || !row.database_engine) throw invalid('serviceId', 'this service is not a database service');
       const { sourceUrl } = parseInput(endpoint.body, ctx.request.body ?? {});
       if (!SOURCES[source].engines.includes(row.database_engine)) throw invalid('serviceId', `a ${source} import goes into a ${SOURCES[source].engines.join(' or ')} service, not ${row.database_engine}`);

@@ -8,7 +8,7 @@ import type { Slipway } from '../../slipway.js';
 import { referenceTo } from '../../variables/references.js';
 import { referenceEdges } from '../../variables/reference-edges.js';
 import { loadProjectVariables } from '../../variables/project-variables.js';
-import { isId, principalOf, requireAllProjects, visibleProject, writerOf } from '../auth.js';
+import { isId, principalOf, requireAllProjects, requireProjectAdmin, visibleProject, writerOf } from '../auth.js';
 import { requestContext } from '../request-context.js';
 import { notFoundHttp } from '../errors.js';
 import { presentProject } from '../presenters.js';
@@ -64,6 +64,7 @@ export function projectRoutes(router: Router, app: Slipway) {
   route(router, projectsApi.update, async (ctx) => {
     const principal = writerOf(ctx);
     const project = await visibleProject(app.db, principal, { id: ctx.params.projectId! });
+    requireProjectAdmin(principal, project.id, 'renaming the project');
     const body = parseInput(projectsApi.update.body, ctx.request.body);
     const { position } = await updateProject(requestContext(app, ctx, principal), project.id, body);
     await app.settle(position);
@@ -73,6 +74,7 @@ export function projectRoutes(router: Router, app: Slipway) {
   route(router, projectsApi.delete, async (ctx) => {
     const principal = writerOf(ctx);
     const project = await visibleProject(app.db, principal, { id: ctx.params.projectId! });
+    requireProjectAdmin(principal, project.id, 'deleting the project');
     const { position } = await deleteProject(requestContext(app, ctx, principal), retirementDeps(app), project.id);
     ctx.body = { ok: true, proxy: await app.proxy.sync(position) };
   });

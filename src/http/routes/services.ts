@@ -8,7 +8,7 @@ import { findCluster } from '../../../projections/cluster-queries.js';
 import { conflict } from '../../../commands/shared/domain-error.js';
 import type { Slipway } from '../../slipway.js';
 import { loadProjectVariables } from '../../variables/project-variables.js';
-import { principalOf, visibleProject, visibleService, writerOf } from '../auth.js';
+import { principalOf, requireProjectAdmin, visibleProject, visibleService, writerOf } from '../auth.js';
 import { requestContext } from '../request-context.js';
 import { notFoundHttp } from '../errors.js';
 import { issuesCertificates } from '../../installation-settings.js';
@@ -47,6 +47,7 @@ export function serviceRoutes(router: Router, app: Slipway) {
   route(router, servicesApi.create, async (ctx) => {
     const principal = writerOf(ctx);
     const project = await visibleProject(app.db, principal, { id: ctx.params.projectId! });
+    requireProjectAdmin(principal, project.id, 'creating a service');
     const input = parseCreateService(ctx.request.body, app.config.gitBaseUrl);
     await requirePlacementFits(app, input);
     if (input.nodeId) await requireNodeForDatabase(app, input.nodeId);
@@ -111,6 +112,8 @@ export function serviceRoutes(router: Router, app: Slipway) {
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
     const { targetProjectId } = parseInput(servicesApi.transfer.body, ctx.request.body);
     const target = await visibleProject(app.db, principal, { id: targetProjectId });
+    requireProjectAdmin(principal, service.project_id, 'moving a service out of its project');
+    requireProjectAdmin(principal, target.id, 'moving a service into a project');
     const { position } = await transferService(requestContext(app, ctx, principal), service.id, target.id);
     const proxy = await app.proxy.sync(position);
     const moved = await presentServiceById(app, service.id);
@@ -125,6 +128,7 @@ export function serviceRoutes(router: Router, app: Slipway) {
   route(router, servicesApi.delete, async (ctx) => {
     const principal = writerOf(ctx);
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
+    requireProjectAdmin(principal, service.project_id, 'deleting a service');
     const { position } = await deleteService(requestContext(app, ctx, principal), retirementDeps(app), service.id);
     ctx.body = { ok: true, proxy: await app.proxy.sync(position) };
   });

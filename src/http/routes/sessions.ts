@@ -3,7 +3,14 @@ import type { Context } from 'koa';
 import { hashApiKeySecret } from '../../../commands/api-key/secret.js';
 import type { Slipway } from '../../slipway.js';
 import { principalOf } from '../auth.js';
-import type { Principal, PrincipalCache } from '../principals.js';
+import type { PersonPrincipalCache, Principal, PrincipalCache } from '../principals.js';
+import type { People } from '../../people/people.js';
+
+/** What a person's sign-in needs: their password check, and their rights now. */
+export interface SignIn {
+  directory: People;
+  principals: PersonPrincipalCache;
+}
 import { clientAddressOf } from '../client-address.js';
 import { sessionsApi } from '../contract/sessions.js';
 import { route } from '../contract/endpoint.js';
@@ -14,6 +21,8 @@ import { parseInput } from '../validation.js';
 
 const present = (principal: Principal, csrfToken: string, settings: { sessionIdleMinutes: number; sessionMaxHours: number }) => ({
   keyId: principal.keyId,
+  userId: principal.userId,
+  role: principal.role,
   access: principal.access,
   projectIds: principal.projectIds === null ? null : [...principal.projectIds],
   csrfToken,
@@ -21,16 +30,32 @@ const present = (principal: Principal, csrfToken: string, settings: { sessionIdl
   maxHours: settings.sessionMaxHours,
 });
 
-/** `POST /api/sessions`: no key in the header, the key in the body; unknown keys count like any other. */
-export function signInRoutes(router: Router, app: Slipway, keys: PrincipalCache, failures: KeyFailureLimiter, sessions: SessionAuth) {
+/**
+ * `POST /api/sessions`: no key in the header, the key or the e-mail and password in the body; unknown keys
+ * and failed passwords count toward the address's limit like any other.
+ */
+export function signInRoutes(router: Router, app: Slipway, keys: PrincipalCache, failures: KeyFailureLimiter, sessions: SessionAuth, people: SignIn) {
   route(router, sessionsApi.create, async (ctx: Context) => {
-    const { key } = parseInput(sessionsApi.create.body, ctx.request.body ?? {});
+    const body = parseInput(sessionsApi.create.body, ctx.request.body ?? {});
+    if ('email' in body) {
+      const userId = await people.directory.signIn(body.email, body.password);
+      const principal = userId && (await people.principals.find(userId));
+      if (!userId || !principal) {
+        await failures.passwordFailed(clientAddressOf(ctx));
+        throw unauthorized('unknown e-mail or wrong password');
+      }
+      const opened = await sessions.store.open({ userId });
+      setSessionCookie(ctx, opened.token);
+      ctx.body = { session: present(principal, opened.csrfToken, await app.settings()) };
+      return;
+    }
+    const { key } = body;
     const principal = await keys.find(key);
     if (!principal) {
       await failures.failed(clientAddressOf(ctx), key);
       throw unauthorized('unknown or revoked API key');
     }
-    const opened = await sessions.store.open(hashApiKeySecret(key));
+    const opened = await sessions.store.open({ keyHash: hashApiKeySecret(key) });
     setSessionCookie(ctx, opened.token);
     ctx.body = { session: present(principal, opened.csrfToken, await app.settings()) };
   });

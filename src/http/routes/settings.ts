@@ -7,7 +7,7 @@ import { ForbiddenDestinationError } from '../../outbound/forbidden-destination.
 import { vetRegistry } from '../../outbound/image-registry.js';
 import { IMAGE_SETTING_NAMES } from '../../installation-images.js';
 import type { Slipway } from '../../slipway.js';
-import { principalOf, requireAllProjects, writerOf } from '../auth.js';
+import { principalOf, requireInstallation, writerOf } from '../auth.js';
 import type { Principal } from '../principals.js';
 import { HttpError } from '../errors.js';
 import { conflict } from '../../../commands/shared/domain-error.js';
@@ -66,7 +66,7 @@ export function settingsRoutes(router: Router, app: Slipway) {
 
   route(router, settingsApi.update, async (ctx) => {
     const principal = writerOf(ctx);
-    requireAllProjects(principal, 'changing the installation settings');
+    requireInstallation(principal, 'changing the installation settings');
     const change = parseInput(settingsApi.update.body, ctx.request.body ?? {});
     if (change.apiDomain && (await isDomainUsed(app.db, change.apiDomain))) throw conflict(`${change.apiDomain} is a service's domain: remove it there first`);
     // The engine pulls these images when a deployment needs them: their registries are destinations like a service's image.
@@ -83,7 +83,7 @@ export function settingsRoutes(router: Router, app: Slipway) {
 
   route(router, settingsApi.connectRemoteStorage, async (ctx) => {
     const principal = writerOf(ctx);
-    requireAllProjects(principal, 'changing the installation settings');
+    requireInstallation(principal, 'changing the installation settings');
     const config = parseInput(settingsApi.connectRemoteStorage.body, ctx.request.body ?? {});
     // Saved only once a probe object was written, read back and deleted with it.
     const storage = await openRemoteStorage(config, app.outbound);
@@ -103,7 +103,7 @@ export function settingsRoutes(router: Router, app: Slipway) {
 
   route(router, settingsApi.disconnectRemoteStorage, async (ctx) => {
     const principal = writerOf(ctx);
-    requireAllProjects(principal, 'changing the installation settings');
+    requireInstallation(principal, 'changing the installation settings');
     const { position } = await disconnectRemoteStorage(requestContext(app, ctx, principal));
     await app.settle(position);
     ctx.body = { ok: true, remote: { connected: false } };

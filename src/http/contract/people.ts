@@ -1,0 +1,186 @@
+import { z } from 'zod';
+import { installationRole, projectRole } from '../../../commands/user/roles.js';
+import { MIN_PASSWORD_LENGTH } from '../../people/passwords.js';
+import { name } from '../validation.js';
+import { id, okBody, timestamp } from './common.js';
+import { endpoint } from './endpoint.js';
+
+const email = z.string().trim().toLowerCase().pipe(z.email('must be an e-mail address').max(254));
+export const password = z.string().min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`).max(1024);
+/** Project roles this version grants: a viewer's masked secrets are not built yet, so no viewer is made. */
+const grantedProjectRole = projectRole.exclude(['viewer']).meta({ description: '`admin`: everything in the project; `deployer`: run it, not create or delete services, the project or its members.' });
+const roleDescription = '`owner`: everything; `admin`: every project, not people, keys, settings or the cluster; `member`: the projects they are given.';
+
+export const person = z
+  .object({
+    id,
+    email: z.string().nullable().meta({ description: 'null once the person is erased.' }),
+    name: z.string().meta({ description: '`deleted user <id>` once the person is erased.' }),
+    role: installationRole.meta({ description: roleDescription }),
+    createdAt: timestamp,
+    projects: z.array(z.object({ projectId: id, role: projectRole })).meta({ description: 'A member’s projects and their role in each; empty for owners and admins, who have every project.' }),
+  })
+  .meta({ id: 'User' });
+
+const grant = z.object({ projectId: id, role: grantedProjectRole });
+
+export const invitationView = z
+  .object({ id, email: z.string().nullable(), role: installationRole, projects: z.array(grant), expiresAt: timestamp, createdAt: timestamp })
+  .meta({ id: 'Invitation' });
+
+export const member = z.object({ userId: id, name: z.string(), email: z.string().nullable(), role: projectRole }).meta({ id: 'ProjectMember' });
+
+const newPerson = { name: name(100), password };
+
+export const peopleApi = {
+  createOwner: endpoint({
+    method: 'post',
+    path: '/api/users/owner',
+    operationId: 'createOwner',
+    tag: 'People',
+    summary: 'The installation’s first owner (once: 409 when an owner exists)',
+    description: 'With an all-project write API key, such as the bootstrap key. The answer does not sign in: `POST /api/sessions` with the e-mail and password does.',
+    access: 'write',
+    allProjects: true,
+    body: z.object({ email, ...newPerson }),
+    response: z.object({ user: person }),
+    errors: [409],
+  }),
+  invite: endpoint({
+    method: 'post',
+    path: '/api/invitations',
+    operationId: 'invitePerson',
+    tag: 'People',
+    summary: 'Invite a person: the answer holds the link, shown this once (valid 7 days, used once)',
+    description: 'Owners invite anyone; admins invite admins and members. Only the link’s hash is kept.',
+    access: 'write',
+    allProjects: true,
+    body: z.object({ email, role: installationRole.meta({ description: roleDescription }), projects: z.array(grant).max(1000).default([]).meta({ description: 'For a member: their projects and role in each.' }) }),
+    response: z.object({ invitation: invitationView, url: z.string().meta({ description: 'The dashboard’s page that accepts it; the token is its last segment.' }) }),
+    errors: [409],
+  }),
+  invitations: endpoint({
+    method: 'get',
+    path: '/api/invitations',
+    operationId: 'listInvitations',
+    tag: 'People',
+    summary: 'Invitations not yet accepted, revoked or expired',
+    access: 'write',
+    allProjects: true,
+    response: z.object({ invitations: z.array(invitationView) }),
+  }),
+  revokeInvitation: endpoint({
+    method: 'delete',
+    path: '/api/invitations/:invitationId',
+    operationId: 'revokeInvitation',
+    tag: 'People',
+    summary: 'Revoke an invitation: its link stops working',
+    access: 'write',
+    allProjects: true,
+    response: okBody,
+  }),
+  accept: endpoint({
+    method: 'post',
+    path: '/api/invitations/:token/accept',
+    operationId: 'acceptInvitation',
+    tag: 'People',
+    summary: 'Accept an invitation: the person’s account, signed in (sets the session cookie)',
+    description: 'A used, revoked or expired link is 410 `invitation_gone`.',
+    access: 'public',
+    body: z.object(newPerson),
+    response: z.object({ user: person }),
+    errors: [400, 409, 410, 429],
+  }),
+  list: endpoint({
+    method: 'get',
+    path: '/api/users',
+    operationId: 'listUsers',
+    tag: 'People',
+    summary: 'Everyone with an account',
+    access: 'write',
+    allProjects: true,
+    response: z.object({ users: z.array(person) }),
+  }),
+  me: endpoint({
+    method: 'get',
+    path: '/api/users/me',
+    operationId: 'getMe',
+    tag: 'People',
+    summary: 'The signed-in person',
+    access: 'read',
+    response: z.object({ user: person }),
+  }),
+  updateMe: endpoint({
+    method: 'patch',
+    path: '/api/users/me',
+    operationId: 'updateMe',
+    tag: 'People',
+    summary: 'Change my name or password; a new password ends my other sessions',
+    access: 'read',
+    body: z.object({ name: name(100).optional(), password: z.object({ current: z.string().max(1024), new: password }).optional() }),
+    response: z.object({ user: person }),
+    errors: [400],
+  }),
+  get: endpoint({
+    method: 'get',
+    path: '/api/users/:userId',
+    operationId: 'getUser',
+    tag: 'People',
+    summary: 'One person',
+    access: 'write',
+    allProjects: true,
+    response: z.object({ user: person }),
+  }),
+  update: endpoint({
+    method: 'patch',
+    path: '/api/users/:userId',
+    operationId: 'updateUser',
+    tag: 'People',
+    summary: 'Change a person’s installation role (owners only); it applies on their next request',
+    access: 'write',
+    allProjects: true,
+    body: z.object({ role: installationRole }),
+    response: z.object({ user: person }),
+    errors: [409],
+  }),
+  remove: endpoint({
+    method: 'delete',
+    path: '/api/users/:userId',
+    operationId: 'removeUser',
+    tag: 'People',
+    summary: 'Remove a person (owners only): their sessions end at once; `?erase=true` also shreds their e-mail and name everywhere',
+    access: 'write',
+    allProjects: true,
+    query: z.object({ erase: z.enum(['true', 'false']).optional() }),
+    response: okBody,
+    errors: [409],
+  }),
+  members: endpoint({
+    method: 'get',
+    path: '/api/projects/:projectId/members',
+    operationId: 'listProjectMembers',
+    tag: 'People',
+    summary: 'The project’s members and their roles',
+    access: 'read',
+    response: z.object({ members: z.array(member) }),
+  }),
+  setMember: endpoint({
+    method: 'put',
+    path: '/api/projects/:projectId/members/:userId',
+    operationId: 'setProjectMember',
+    tag: 'People',
+    summary: 'Give a person a role in the project (the project’s admins, admins and owners)',
+    access: 'write',
+    body: z.object({ role: grantedProjectRole }),
+    response: z.object({ member }),
+  }),
+  removeMember: endpoint({
+    method: 'delete',
+    path: '/api/projects/:projectId/members/:userId',
+    operationId: 'removeProjectMember',
+    tag: 'People',
+    summary: 'Take a person out of the project: it applies on their next request',
+    access: 'write',
+    response: okBody,
+  }),
+};

@@ -1,0 +1,218 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { invitationGone } from '../../../commands/invitation/aggregate.js';
+import { acceptInvitation, hashInvitationToken, invitePerson, revokeInvitation } from '../../../commands/invitation/handlers.js';
+import { changePassword, changeUserRole, createPerson, removeMember, removePerson, renameUser, setMember } from '../../../commands/user/handlers.js';
+import { invalid } from '../../../commands/shared/domain-error.js';
+import { latest } from '../../../commands/shared/execute.js';
+import {
+  countOwners,
+  findInvitation,
+  findInvitationByTokenHash,
+  findUser,
+  listPendingInvitations,
+  listUsers,
+  membersOf,
+  membershipsOf,
+  type InvitationRow,
+  type UserRow,
+} from '../../../projections/people-queries.js';
+import type { People } from '../../people/people.js';
+import type { Slipway } from '../../slipway.js';
+import { apiBaseUrl } from '../api-base-url.js';
+import { isId, principalOf, requireAllProjects, requireInstallation, requireProjectAdmin, visibleProject, writerOf } from '../auth.js';
+import { clientAddressOf } from '../client-address.js';
+import { peopleApi } from '../contract/people.js';
+import { route } from '../contract/endpoint.js';
+import { forbidden, notFoundHttp } from '../errors.js';
+import type { KeyFailureLimiter } from '../key-failure-limiter.js';
+import type { Principal } from '../principals.js';
+import { requestContext } from '../request-context.js';
+import { correlationIdOf } from '../request-id.js';
+import { setSessionCookie, type SessionAuth } from '../session-auth.js';
+import { parseInput } from '../validation.js';
+
+const iso = (value: Date | string) => new Date(value).toISOString();
+
+/** People and invitations: owners, admins and all-project write keys. */
+function requirePeopleAdmin(principal: Principal, what: string) {
+  if (principal.access !== 'write') throw forbidden(`${what} needs write access`);
+  requireAllProjects(principal, what);
+}
+
+async function personOf(app: Slipway, people: People, row: UserRow) {
+  const projects = row.role === 'member' ? (await membershipsOf(app.db, row.id)).map((m) => ({ projectId: m.project_id, role: m.role })) : [];
+  return { ...(await people.view(row)), projects };
+}
+
+async function activePerson(app: Slipway, id: string): Promise<UserRow> {
+  const row = isId(id) ? await findUser(app.db, id) : null;
+  if (!row || row.removed_at !== null) throw notFoundHttp('user');
+  return row;
+}
+
+async function invitationOf(people: People, row: InvitationRow) {
+  return {
+    id: row.id,
+    email: await people.openSealed(row.sealed_email),
+    role: row.role,
+    projects: row.projects.filter((p): p is { projectId: string; role: 'admin' | 'deployer' } => p.role !== 'viewer'),
+    expiresAt: iso(row.expires_at),
+    createdAt: iso(row.created_at),
+  };
+}
+
+/** The person of a session; a key is nobody. */
+function personIdOf(ctx: Context): string {
+  const { userId } = principalOf(ctx);
+  if (!userId) throw forbidden('this request was made with an API key: sign in as a person (POST /api/sessions with an e-mail and password)');
+  return userId;
+}
+
+/** `POST /api/invitations/:token/accept`: no key, the token is the credential; unknown tokens count like unknown keys. */
+export function invitationAcceptRoutes(router: Router, app: Slipway, people: People, failures: KeyFailureLimiter, sessions: SessionAuth) {
+  route(router, peopleApi.accept, async (ctx) => {
+    const body = parseInput(peopleApi.accept.body, ctx.request.body ?? {});
+    const invitation = await findInvitationByTokenHash(app.db, hashInvitationToken(ctx.params.token!));
+    if (!invitation) {
+      await failures.failed(clientAddressOf(ctx), ctx.params.token!);
+      throw invitationGone();
+    }
+    const context = app.commandContext('system:invitation', { correlationId: correlationIdOf(ctx), idempotencyKey: null });
+    const { userId, position } = await acceptInvitation(context, people, invitation.id, body, new Date());
+    await app.settle(position);
+    const opened = await sessions.store.open({ userId });
+    setSessionCookie(ctx, opened.token);
+    ctx.body = { user: await personOf(app, people, await activePerson(app, userId)) };
+  });
+}
+
+export function peopleRoutes(router: Router, app: Slipway, people: People, sessions: SessionAuth) {
+  route(router, peopleApi.createOwner, async (ctx) => {
+    const principal = writerOf(ctx);
+    requireInstallation(principal, 'creating the first owner');
+    const body = parseInput(peopleApi.createOwner.body, ctx.request.body);
+    if ((await countOwners(app.db)) > 0) throw invalid('email', 'the installation has an owner already: owners invite people (POST /api/invitations)');
+    const { id, position } = await createPerson(requestContext(app, ctx, principal), people, { ...body, role: 'owner', invitationId: null, projects: [] });
+    await app.settle(position);
+    ctx.body = { user: await personOf(app, people, await activePerson(app, id)) };
+  });
+
+  route(router, peopleApi.invite, async (ctx) => {
+    const principal = writerOf(ctx);
+    requirePeopleAdmin(principal, 'inviting people');
+    const body = parseInput(peopleApi.invite.body, ctx.request.body);
+    if (body.role === 'owner' && principal.role !== null && principal.role !== 'owner') throw forbidden('only owners invite owners');
+    if (body.role !== 'member' && body.projects.length > 0) throw invalid('projects', 'owners and admins have every project: give projects to members only');
+    const invited = await invitePerson(requestContext(app, ctx, principal), people, body, new Date());
+    await app.settle(invited.position);
+    const row = (await findInvitation(app.db, invited.id))!;
+    ctx.body = { invitation: await invitationOf(people, row), url: `${await apiBaseUrl(app, ctx)}/invitations/${invited.token}` };
+  });
+
+  route(router, peopleApi.invitations, async (ctx) => {
+    requirePeopleAdmin(principalOf(ctx), 'listing invitations');
+    ctx.body = { invitations: await Promise.all((await listPendingInvitations(app.db)).map((row) => invitationOf(people, row))) };
+  });
+
+  route(router, peopleApi.revokeInvitation, async (ctx) => {
+    const principal = writerOf(ctx);
+    requirePeopleAdmin(principal, 'revoking invitations');
+    if (!isId(ctx.params.invitationId!) || !(await findInvitation(app.db, ctx.params.invitationId!))) throw notFoundHttp('invitation');
+    const { position } = await revokeInvitation(requestContext(app, ctx, principal), ctx.params.invitationId!);
+    await app.settle(position);
+    ctx.body = { ok: true };
+  });
+
+  route(router, peopleApi.list, async (ctx) => {
+    requirePeopleAdmin(principalOf(ctx), 'listing people');
+    ctx.body = { users: await Promise.all((await listUsers(app.db)).map((row) => personOf(app, people, row))) };
+  });
+
+  // Before /api/users/:userId, which would take "me" for an id.
+  route(router, peopleApi.me, async (ctx) => {
+    ctx.body = { user: await personOf(app, people, await activePerson(app, personIdOf(ctx))) };
+  });
+
+  route(router, peopleApi.updateMe, async (ctx) => {
+    const userId = personIdOf(ctx);
+    const body = parseInput(peopleApi.updateMe.body, ctx.request.body);
+    const command = requestContext(app, ctx, principalOf(ctx));
+    let position: string | null = null;
+    if (body.password) {
+      if (!(await people.passwordMatches(userId, body.password.current))) throw invalid('password.current', 'this is not your current password');
+      position = (await changePassword(command, people, userId, body.password.new)).position;
+      const session = ctx.state.session as { token: string } | undefined;
+      await sessions.store.closeAllOf(userId, session?.token);
+    }
+    if (body.name !== undefined) position = latest(position, (await renameUser(command, userId, body.name)).position);
+    await app.settle(position);
+    ctx.body = { user: await personOf(app, people, await activePerson(app, userId)) };
+  });
+
+  route(router, peopleApi.get, async (ctx) => {
+    requirePeopleAdmin(principalOf(ctx), 'reading people');
+    ctx.body = { user: await personOf(app, people, await activePerson(app, ctx.params.userId!)) };
+  });
+
+  route(router, peopleApi.update, async (ctx) => {
+    const principal = writerOf(ctx);
+    requireInstallation(principal, 'changing a person’s role');
+    const row = await activePerson(app, ctx.params.userId!);
+    const { role } = parseInput(peopleApi.update.body, ctx.request.body);
+    const { position } = await changeUserRole(requestContext(app, ctx, principal), row.id, role, await countOwners(app.db));
+    await app.settle(position);
+    ctx.body = { user: await personOf(app, people, await activePerson(app, row.id)) };
+  });
+
+  route(router, peopleApi.remove, async (ctx) => {
+    const principal = writerOf(ctx);
+    requireInstallation(principal, 'removing a person');
+    const { erase } = parseInput(peopleApi.remove.query!, ctx.query);
+    const id = ctx.params.userId!;
+    const row = isId(id) ? await findUser(app.db, id) : null;
+    // An already removed person can still be erased.
+    if (!row || (row.removed_at !== null && erase !== 'true')) throw notFoundHttp('user');
+    const memberOf = (await membershipsOf(app.db, id)).map((m) => m.project_id);
+    const { position } = await removePerson(requestContext(app, ctx, principal), people, id, { memberOf, owners: await countOwners(app.db), erase: erase === 'true' });
+    await sessions.store.closeAllOf(id);
+    await app.settle(position);
+    ctx.body = { ok: true };
+  });
+
+  route(router, peopleApi.members, async (ctx) => {
+    const project = await visibleProject(app.db, principalOf(ctx), { id: ctx.params.projectId! });
+    const rows = await membersOf(app.db, project.id);
+    const members = await Promise.all(
+      rows.map(async (m) => {
+        const person = await findUser(app.db, m.user_id);
+        const view = person ? await people.view(person) : null;
+        return { userId: m.user_id, name: view?.name ?? `deleted user ${m.user_id}`, email: view?.email ?? null, role: m.role };
+      }),
+    );
+    ctx.body = { members };
+  });
+
+  route(router, peopleApi.setMember, async (ctx) => {
+    const principal = writerOf(ctx);
+    const project = await visibleProject(app.db, principal, { id: ctx.params.projectId! });
+    requireProjectAdmin(principal, project.id, 'choosing the project’s members');
+    const person = await activePerson(app, ctx.params.userId!);
+    if (person.role !== 'member') throw invalid('userId', `${person.role}s have every project already`);
+    const { role } = parseInput(peopleApi.setMember.body, ctx.request.body);
+    const { position } = await setMember(requestContext(app, ctx, principal), project.id, person.id, role);
+    await app.settle(position);
+    const view = await people.view(person);
+    ctx.body = { member: { userId: person.id, name: view.name, email: view.email, role } };
+  });
+
+  route(router, peopleApi.removeMember, async (ctx) => {
+    const principal = writerOf(ctx);
+    const project = await visibleProject(app.db, principal, { id: ctx.params.projectId! });
+    requireProjectAdmin(principal, project.id, 'choosing the project’s members');
+    if (!isId(ctx.params.userId!)) throw notFoundHttp('member');
+    const { position } = await removeMember(requestContext(app, ctx, principal), project.id, ctx.params.userId!);
+    await app.settle(position);
+    ctx.body = { ok: true };
+  });
+}

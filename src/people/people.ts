@@ -1,0 +1,76 @@
+import type { PeopleCredentials } from '../../commands/user/handlers.js';
+import { normalEmail } from '../../commands/user/handlers.js';
+import type { UserRow } from '../../projections/people-queries.js';
+import type { Keyring } from '../secrets/keyring.js';
+import type { CredentialStore } from './credentials.js';
+import { decoyHash, hashPassword, verifyPassword } from './passwords.js';
+
+/** Wrong guesses at one account before each further wrong one waits, doubling up to MAX_DELAY_MS. */
+const FREE_GUESSES = 3;
+const MAX_DELAY_MS = 8_000;
+
+export interface PersonView {
+  id: string;
+  email: string | null;
+  name: string;
+  role: UserRow['role'];
+  createdAt: string;
+}
+
+/**
+ * People's sign-in and their sealed details: the credentials table behind the command handlers' interface, the
+ * password check, and the opening of e-mails and names for answers.
+ */
+export class People implements PeopleCredentials {
+  /** Recent wrong guesses per account (by e-mail index), forgotten after a right one. */
+  private guesses = new Map<string, number>();
+
+  constructor(
+    private readonly credentials: CredentialStore,
+    private readonly keyring: Keyring,
+  ) {}
+
+  emailIndex = (email: string) => this.keyring.blindIndex('email', normalEmail(email));
+  hashPassword = (password: string) => hashPassword(password);
+  create = (userId: string, emailIndex: string, passwordHash: string) => this.credentials.create(userId, emailIndex, passwordHash);
+  emailTaken = (emailIndex: string) => this.credentials.emailTaken(emailIndex);
+  setPassword = (userId: string, passwordHash: string) => this.credentials.setPassword(userId, passwordHash);
+  delete = (userId: string) => this.credentials.delete(userId);
+
+  /**
+   * The person whose e-mail and password these are, or null. An unknown e-mail costs one scrypt, as a wrong
+   * password does; wrong guesses at one account past the first few wait longer each time, but a right password
+   * is answered at once: someone else's guesses never lock the owner out.
+   */
+  async signIn(email: string, password: string): Promise<string | null> {
+    const index = this.emailIndex(email);
+    const found = await this.credentials.byEmail(index);
+    const right = await verifyPassword(password, found?.passwordHash ?? (await decoyHash()));
+    if (found && right) {
+      this.guesses.delete(index);
+      return found.userId;
+    }
+    const wrong = (this.guesses.get(index) ?? 0) + 1;
+    // Unknown e-mails are counted too, or their quicker answer would tell them apart; the map is bounded.
+    if (this.guesses.size > 10_000) this.guesses.clear();
+    this.guesses.set(index, wrong);
+    if (wrong > FREE_GUESSES) await new Promise((r) => setTimeout(r, Math.min(MAX_DELAY_MS, 250 * 2 ** (wrong - FREE_GUESSES))));
+    return null;
+  }
+
+  async passwordMatches(userId: string, password: string): Promise<boolean> {
+    const found = await this.credentials.byUser(userId);
+    return verifyPassword(password, found?.passwordHash ?? (await decoyHash()));
+  }
+
+  /** What answers show of a person; an erased one is "deleted user <id>". */
+  async view(row: UserRow): Promise<PersonView> {
+    const open = async (sealed: string | null) => (sealed === null ? null : this.keyring.decrypt(sealed));
+    const [email, name] = await Promise.all([open(row.sealed_email), open(row.sealed_name)]);
+    return { id: row.id, email, name: name ?? `deleted user ${row.id}`, role: row.role, createdAt: new Date(row.created_at).toISOString() };
+  }
+
+  openSealed(sealed: string): Promise<string | null> {
+    return this.keyring.decrypt(sealed);
+  }
+}

@@ -1,0 +1,38 @@
+import type { TestServer } from './test-server.js';
+
+const PASSWORD = 'a long enough password';
+
+async function ok(s: TestServer, method: string, path: string, options: { body?: unknown; key?: string | null; headers?: Record<string, string> } = {}) {
+  const r = await s.call(method, path, options);
+  if (r.status !== 200) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(r.body)}`);
+  return r;
+}
+
+/**
+ * Every event of people for a history: the first owner, invitations accepted and revoked, members given,
+ * changed and taken out of `projectIds`, a role changed, a name and a password changed, a person removed and
+ * one erased. Idempotent on a fresh installation only (the first owner is made once).
+ */
+export async function runPeopleHistory(s: TestServer, projectIds: readonly string[]) {
+  const [first, second] = projectIds as [string, string];
+  await ok(s, 'POST', '/api/users/owner', { body: { email: 'owner@history.test', name: 'Owner', password: PASSWORD } });
+  const invite = async (email: string, role: string, projects: { projectId: string; role: string }[] = []) =>
+    (await ok(s, 'POST', '/api/invitations', { body: { email, role, projects } })).body as { invitation: { id: string }; url: string };
+  const accept = async (url: string, name: string) => {
+    const r = await ok(s, 'POST', `/api/invitations/${new URL(url).pathname.split('/').pop()}/accept`, { key: null, body: { name, password: PASSWORD } });
+    return { id: r.body.user.id as string, cookie: r.headers.get('set-cookie')!.split(';')[0]! };
+  };
+  const member = await accept((await invite('member@history.test', 'member', [{ projectId: first, role: 'deployer' }])).url, 'Member');
+  const revoked = await invite('never@history.test', 'admin');
+  await ok(s, 'DELETE', `/api/invitations/${revoked.invitation.id}`);
+  await ok(s, 'PUT', `/api/projects/${second}/members/${member.id}`, { body: { role: 'admin' } });
+  await ok(s, 'PUT', `/api/projects/${first}/members/${member.id}`, { body: { role: 'admin' } });
+  await ok(s, 'DELETE', `/api/projects/${first}/members/${member.id}`);
+  const signedIn = await ok(s, 'POST', '/api/sessions', { key: null, body: { email: 'member@history.test', password: PASSWORD } });
+  const session = { key: null, headers: { cookie: signedIn.headers.get('set-cookie')!.split(';')[0]!, 'x-csrf-token': signedIn.body.session.csrfToken as string } };
+  await ok(s, 'PATCH', '/api/users/me', { ...session, body: { name: 'A member', password: { current: PASSWORD, new: `${PASSWORD}, changed` } } });
+  await ok(s, 'PATCH', `/api/users/${member.id}`, { body: { role: 'admin' } });
+  await ok(s, 'DELETE', `/api/users/${member.id}`);
+  const leaving = await accept((await invite('leaving@history.test', 'member', [{ projectId: second, role: 'admin' }])).url, 'Leaving');
+  await ok(s, 'DELETE', `/api/users/${leaving.id}?erase=true`);
+}
