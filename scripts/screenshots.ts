@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'puppeteer-core';
 import { createProject, createService } from '../test/helpers/api-suite.js';
-import { launchChromium } from '../test/helpers/browser.js';
+import { launchChromium, signInWithKey } from '../test/helpers/browser.js';
 import { deployEnv, waitForDeployment } from '../test/helpers/deploy.js';
 import { removeProjectLeftovers, TEST_IMAGES } from '../test/helpers/docker.js';
 import { DB_IMAGE_ENV } from '../test/helpers/engine-containers.js';
@@ -51,8 +51,7 @@ try {
   };
 
   const signIn = await open(context, '/', '#api-key', false);
-  await signIn.type('#api-key', s.key);
-  await Promise.all([signIn.waitForSelector('.card h2'), signIn.click('button[type=submit]')]);
+  await Promise.all([signIn.waitForSelector('.card h2'), signInWithKey(signIn, s.key)]);
   await signIn.close();
 
   for (const dark of [false, true]) {

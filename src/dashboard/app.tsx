@@ -8,6 +8,7 @@ import { ProjectScreen } from './screens/project.js';
 import { ServiceScreen } from './screens/service.js';
 import { DeploymentScreen } from './screens/deployment.js';
 import { SignInScreen } from './screens/sign-in.js';
+import { AcceptInvitationScreen, invitationTokenOf } from './screens/accept-invitation.js';
 import { session } from './session.js';
 import { loadSession } from './session-actions.js';
 import { closeChangeFeed, openChangeFeed } from './changes.js';
@@ -22,6 +23,9 @@ export function App() {
     if (signedIn) openChangeFeed();
     else closeChangeFeed();
   }, [signedIn]);
+  // An invitation's link is for someone without an account: it opens its own page, signed in or not.
+  const invitation = invitationTokenOf(location.pathname);
+  if (invitation) return <AcceptInvitationScreen token={invitation} />;
   if (session.value === undefined) return <p class="loading" role="status">Loading…</p>;
   if (session.value === null) return <SignInScreen />;
   return (

@@ -7,9 +7,9 @@ export async function loadSession(): Promise<void> {
   session.value = data?.session ?? null;
 }
 
-/** Exchanges the key for the session cookie; the key is not kept anywhere in the page. */
-export async function signIn(key: string): Promise<string | null> {
-  const { data, error } = await api.POST('/api/sessions', { body: { key } });
+/** Exchanges the key, or the e-mail and password, for the session cookie; neither is kept anywhere in the page. */
+export async function signIn(credentials: { key: string } | { email: string; password: string }): Promise<string | null> {
+  const { data, error } = await api.POST('/api/sessions', { body: credentials });
   if (error) return messageOf(error);
   session.value = data.session;
   return null;

@@ -5,6 +5,8 @@ export interface Session {
   keyId: string | null;
   /** The person of a person's session; null for a key's. */
   userId: string | null;
+  role: 'owner' | 'admin' | 'member' | null;
+  name: string | null;
   access: 'read' | 'write';
   projectIds: string[] | null;
   csrfToken: string;

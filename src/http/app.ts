@@ -121,7 +121,7 @@ export function createHttpApp(app: Slipway): Koa {
   const changes = new ChangeFeed(app.db, app.runner, (error) => app.log.error('the change feed could not read a batch', { error: String(error) }));
   changeRoutes(api, app, changes, { keys, sessions });
   healthRoutes(api, app);
-  sessionRoutes(api, app, sessions);
+  sessionRoutes(api, app, sessions, directory);
   peopleRoutes(api, app, directory, sessions);
 
   // A client that goes away mid-stream (SSE) is normal, not an error worth a line.

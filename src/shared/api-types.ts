@@ -2587,6 +2587,8 @@ export interface components {
             userId: string | null;
             /** @description The person’s installation role; null for a key. */
             role: ("owner" | "admin" | "member") | null;
+            /** @description The person’s name; null for a key. */
+            name: string | null;
             /** @enum {string} */
             access: "read" | "write";
             /** @description The projects the key or person can see; null: every project. */

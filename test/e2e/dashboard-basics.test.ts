@@ -1,6 +1,6 @@
 import t from 'tap';
 import { createKey, createProject, createService } from '../helpers/api-suite.js';
-import { answerDialog, launchChromium, requireChromium, seriousViolations, signedInPage } from '../helpers/browser.js';
+import { answerDialog, launchChromium, requireChromium, seriousViolations, signedInPage, signInWithKey } from '../helpers/browser.js';
 import { startTestServer } from '../helpers/test-server.js';
 
 t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', { skip: requireChromium() }, async (t) => {
@@ -20,8 +20,7 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
     t.match(answer!.headers()['content-security-policy'], /script-src 'self'/);
     t.notMatch(answer!.headers()['content-security-policy'], /unsafe-inline/);
     t.same(await seriousViolations(page), [], 'no serious accessibility violation');
-    await page.type('#api-key', 'slw_wrong');
-    await page.click('button[type=submit]');
+    await signInWithKey(page, 'slw_wrong');
     await page.waitForSelector('[role=alert]');
     t.match(await page.$eval('[role=alert]', (e) => e.textContent), /unknown or revoked API key/);
     const stored = await page.evaluate('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie');
@@ -185,7 +184,12 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
   await t.test('keyboard only: sign in, skip to content, every stop named and visible, create a project, follow a link', async (t) => {
     const page = await (await browser.createBrowserContext()).newPage();
     await page.goto(s.url + '/', { waitUntil: 'networkidle0' });
-    t.equal(await page.evaluate('document.activeElement.id'), 'api-key', 'the key field has the focus');
+    t.equal(await page.evaluate('document.activeElement.id'), 'sign-in-email', 'the e-mail field has the focus');
+    for (let i = 0; i < 3; i++) await page.keyboard.press('Tab');
+    t.equal(await page.evaluate('document.activeElement.textContent'), 'Use an API key', 'past the password and its button, the way to a key');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    t.equal(await page.evaluate('document.activeElement.id'), 'api-key', 'it opens on the key field');
     await page.keyboard.type(s.key);
     await Promise.all([page.waitForSelector('.card h2'), page.keyboard.press('Enter')]);
     await page.keyboard.press('Tab');

@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import t from 'tap';
 import { createProject, createService } from '../helpers/api-suite.js';
-import { launchChromium, requireChromium, seriousViolations } from '../helpers/browser.js';
+import { launchChromium, requireChromium, seriousViolations, signInWithKey } from '../helpers/browser.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const WIDTHS = [1440, 390] as const;
@@ -17,8 +17,7 @@ t.setTimeout(420_000);
 async function signedInContext(browser: Browser, s: TestServer): Promise<BrowserContext> {
   const context = await browser.createBrowserContext();
   const page = await open(context, s.url + '/', 1440, 'light');
-  await page.type('#api-key', s.key);
-  await Promise.all([page.waitForSelector('header.top'), page.click('button[type=submit]')]);
+  await Promise.all([page.waitForSelector('header.top'), signInWithKey(page, s.key)]);
   await page.close();
   return context;
 }

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import t from 'tap';
 import { createProject, createService } from '../helpers/api-suite.js';
-import { launchChromium, requireChromium, signedInPage } from '../helpers/browser.js';
+import { launchChromium, requireChromium, signedInPage, signInWithKey } from '../helpers/browser.js';
 import { cliArgs, root } from '../helpers/cli-process.js';
 import { deployEnv, waitForDeployment } from '../helpers/deploy.js';
 import { removeProjectLeftovers, requireDocker } from '../helpers/docker.js';
@@ -78,8 +78,7 @@ t.test('an open page follows what happens elsewhere, without a reload', { skip }
     const first = (await s.call('GET', `/api/services/${web.id}/deployments`)).body.deployments.at(-1) as { id: string };
     const stranger = await (await browser.createBrowserContext()).newPage();
     await stranger.goto(`${s.url}/deployments/${first.id}`, { waitUntil: 'domcontentloaded' });
-    await stranger.type('#api-key', s.key);
-    await stranger.click('button[type=submit]');
+    await signInWithKey(stranger, s.key);
     await stranger.waitForFunction(`location.pathname === '/services/${web.id}' && new URLSearchParams(location.search).get('deployment') === '${first.id}'`, { timeout: 60_000 });
     await stranger.waitForFunction("document.querySelector('main h1')?.textContent.includes('web')", { timeout: 60_000 });
     t.equal(await stranger.$eval('[role=tab][aria-selected=true]', (e) => e.textContent), 'Deployments', 'on its Deployments tab');

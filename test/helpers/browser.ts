@@ -1,4 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { required } from './requirements.js';
@@ -12,9 +14,30 @@ export const requireChromium = () => required(existsSync(CHROMIUM) ? false : `no
 /** How long `close()` may take before Chromium is killed: a browser that does not exit must not hold a test file. */
 const CLOSE_GRACE_MS = 10_000;
 
+/** The processes whose command line names `marker`: Chromium's crash handlers, found by the dump folder it gave them. */
+function processesNaming(marker: string): number[] {
+  return readdirSync('/proc').filter((entry) => {
+    if (!/^\d+$/.test(entry)) return false;
+    try {
+      return readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker);
+    } catch {
+      return false;
+    }
+  }).map(Number);
+}
+
 export async function launchChromium(): Promise<Browser> {
+  // Chromium's crash handlers start in sessions of their own, outlive it and hold its stdio: on a loaded machine
+  // they kept test files alive after their last test. A configuration folder of this browser's own (their
+  // database is in it) names them, so its close ends them too.
+  const configHome = mkdtempSync(join(tmpdir(), 'slipway-chromium-config-'));
   // As root in a container Chromium needs --no-sandbox; nothing it opens here is outside this test.
-  const browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  const browser = await puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+    env: { ...process.env, XDG_CONFIG_HOME: configHome },
+  });
   const close = browser.close.bind(browser);
   browser.close = async () => {
     const kill = setTimeout(() => browser.process()?.kill('SIGKILL'), CLOSE_GRACE_MS);
@@ -23,16 +46,16 @@ export async function launchChromium(): Promise<Browser> {
       await close();
     } finally {
       clearTimeout(kill);
-      // Chromium's helpers (zygote, renderers) inherit its stdio and can outlive it by seconds on a loaded machine:
-      // their pipes held the test file open after its last test. The group goes, and the pipes with it.
-      if (child?.pid) {
+      // Its helpers (zygote, renderers) share its group; the crash handlers are found by their folder.
+      for (const pid of [...(child?.pid ? [-child.pid] : []), ...processesNaming(configHome)]) {
         try {
-          process.kill(-child.pid, 'SIGKILL');
+          process.kill(pid, 'SIGKILL');
         } catch {
-          // The group has gone already.
+          // Gone already.
         }
       }
       for (const pipe of [child?.stdin, child?.stdout, child?.stderr]) pipe?.destroy();
+      rmSync(configHome, { recursive: true, force: true });
     }
   };
   return browser;
@@ -61,6 +84,17 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
 }
 
 /**
+ * Signs in on the sign-in screen with an API key (the form under "Use an API key"); the caller waits for what
+ * follows, a signed-in screen or a refusal.
+ */
+export async function signInWithKey(page: Page, key: string): Promise<void> {
+  const details = (await page.waitForSelector('details.sign-in-key'))!;
+  await details.evaluate((d) => ((d as unknown as { open: boolean }).open = true));
+  await page.type('#api-key', key);
+  await page.click('form[aria-label="Sign in with an API key"] button[type=submit]');
+}
+
+/**
  * A fresh browser profile signed in to the dashboard at `url` with `key`. The dashboard asks its questions in a
  * `<dialog>` of its own (answer them with `answerDialog`); a native one is dismissed, so that nothing is done
  * without a test saying yes.
@@ -69,8 +103,7 @@ export async function signedInPage(browser: Browser, url: string, key: string): 
   const page = await (await browser.createBrowserContext()).newPage();
   page.on('dialog', (d) => void d.dismiss());
   await page.goto(url + '/', { waitUntil: 'networkidle0' });
-  await page.type('#api-key', key);
-  await Promise.all([page.waitForSelector('header.top'), page.click('button[type=submit]')]);
+  await Promise.all([page.waitForSelector('header.top'), signInWithKey(page, key)]);
   return page;
 }
 

@@ -1,9 +1,16 @@
 import { session } from '../session.js';
 
-/** Which key is signed in: its access and the projects it sees. */
+/** Who is signed in: a person by name and role, a key by its access and the projects it sees. */
 export function Who() {
   const s = session.value;
   if (!s) return null;
+  if (s.userId) {
+    return (
+      <span class="who">
+        {s.name} · {s.role}
+      </span>
+    );
+  }
   return (
     <span class="who">
       {s.access === 'write' ? 'Write key' : 'Read key'} · {s.projectIds ? `${s.projectIds.length} project${s.projectIds.length === 1 ? '' : 's'}` : 'all projects'}

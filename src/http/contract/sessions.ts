@@ -7,6 +7,7 @@ const session = z
     keyId: id.nullable().meta({ description: 'The key the session was opened with; null for a person’s session.' }),
     userId: id.nullable().meta({ description: 'The person signed in; null for a key’s session.' }),
     role: z.enum(['owner', 'admin', 'member']).nullable().meta({ description: 'The person’s installation role; null for a key.' }),
+    name: z.string().nullable().meta({ description: 'The person’s name; null for a key.' }),
     access: z.enum(['read', 'write']),
     projectIds: z.array(id).nullable().meta({ description: 'The projects the key or person can see; null: every project.' }),
     csrfToken: z.string().meta({ description: 'Sent back as `X-CSRF-Token` with every write made through the session cookie.' }),

@@ -5,6 +5,7 @@ import type { Slipway } from '../../slipway.js';
 import { principalOf } from '../auth.js';
 import type { PersonPrincipalCache, Principal, PrincipalCache } from '../principals.js';
 import type { People } from '../../people/people.js';
+import { findUser } from '../../../projections/people-queries.js';
 
 /** What a person's sign-in needs: their password check, and their rights now. */
 export interface SignIn {
@@ -19,16 +20,22 @@ import type { KeyFailureLimiter } from '../key-failure-limiter.js';
 import { clearSessionCookie, setSessionCookie, type SessionAuth } from '../session-auth.js';
 import { parseInput } from '../validation.js';
 
-const present = (principal: Principal, csrfToken: string, settings: { sessionIdleMinutes: number; sessionMaxHours: number }) => ({
+const present = (principal: Principal, name: string | null, csrfToken: string, settings: { sessionIdleMinutes: number; sessionMaxHours: number }) => ({
   keyId: principal.keyId,
   userId: principal.userId,
   role: principal.role,
+  name,
   access: principal.access,
   projectIds: principal.projectIds === null ? null : [...principal.projectIds],
   csrfToken,
   idleMinutes: settings.sessionIdleMinutes,
   maxHours: settings.sessionMaxHours,
 });
+
+async function nameOf(app: Slipway, people: People, userId: string): Promise<string | null> {
+  const row = await findUser(app.db, userId);
+  return row ? (await people.view(row)).name : null;
+}
 
 /**
  * `POST /api/sessions`: no key in the header, the key or the e-mail and password in the body; unknown keys
@@ -46,7 +53,7 @@ export function signInRoutes(router: Router, app: Slipway, keys: PrincipalCache,
       }
       const opened = await sessions.store.open({ userId });
       setSessionCookie(ctx, opened.token);
-      ctx.body = { session: present(principal, opened.csrfToken, await app.settings()) };
+      ctx.body = { session: present(principal, await nameOf(app, people.directory, userId), opened.csrfToken, await app.settings()) };
       return;
     }
     const { key } = body;
@@ -57,18 +64,19 @@ export function signInRoutes(router: Router, app: Slipway, keys: PrincipalCache,
     }
     const opened = await sessions.store.open({ keyHash: hashApiKeySecret(key) });
     setSessionCookie(ctx, opened.token);
-    ctx.body = { session: present(principal, opened.csrfToken, await app.settings()) };
+    ctx.body = { session: present(principal, null, opened.csrfToken, await app.settings()) };
   });
 }
 
 /** The session of the request's cookie: what it may do, and sign-out. */
-export function sessionRoutes(router: Router, app: Slipway, sessions: SessionAuth) {
+export function sessionRoutes(router: Router, app: Slipway, sessions: SessionAuth, people: People) {
   const sessionOf = (ctx: Context) => ctx.state.session as { token: string; csrfToken: string } | undefined;
 
   route(router, sessionsApi.current, async (ctx) => {
     const session = sessionOf(ctx);
     if (!session) throw unauthorized('no session: this request was made with an API key, not the session cookie');
-    ctx.body = { session: present(principalOf(ctx), session.csrfToken, await app.settings()) };
+    const principal = principalOf(ctx);
+    ctx.body = { session: present(principal, principal.userId ? await nameOf(app, people, principal.userId) : null, session.csrfToken, await app.settings()) };
   });
 
   route(router, sessionsApi.delete, async (ctx) => {

@@ -1,0 +1,64 @@
+import type { Page } from 'puppeteer-core';
+import t from 'tap';
+import { createProject } from '../helpers/api-suite.js';
+import { launchChromium, requireChromium, seriousViolations } from '../helpers/browser.js';
+import { startTestServer } from '../helpers/test-server.js';
+
+const PASSWORD = 'a long enough password';
+const overflow = (page: Page) => page.evaluate('document.documentElement.scrollWidth - innerWidth') as Promise<number>;
+
+t.test('a person joins from an invitation link, sees their projects only, signs out and in with e-mail and password', { skip: requireChromium() }, async (t) => {
+  const s = await startTestServer();
+  t.teardown(() => s.close());
+  const shop = await createProject(s, 'Shop');
+  await createProject(s, 'Not hers');
+  const invited = await s.call('POST', '/api/invitations', { body: { email: 'grace@example.com', role: 'member', projects: [{ projectId: shop.id, role: 'deployer' }] } });
+  const link = invited.body.url as string;
+  const browser = await launchChromium();
+  t.teardown(() => browser.close());
+
+  const page = await (await browser.createBrowserContext()).newPage();
+  await page.setViewport({ width: 390, height: 844 });
+  await page.goto(link, { waitUntil: 'domcontentloaded' });
+  await page.waitForSelector('form[aria-label="Accept the invitation"]');
+  t.equal(await page.evaluate('document.activeElement.id'), 'invite-name', 'the name field has the focus');
+  t.equal(await overflow(page), 0, 'the page fits a phone');
+  t.same(await seriousViolations(page), [], 'no serious accessibility violation');
+  await page.type('#invite-name', 'Grace Hopper');
+  await page.type('#invite-password', PASSWORD);
+  await page.type('#invite-password-again', `${PASSWORD}!`);
+  await page.click('form[aria-label="Accept the invitation"] button[type=submit]');
+  t.match(await (await page.waitForSelector('[role=alert]'))!.evaluate((e) => e.textContent), /differ/, 'two different passwords are said');
+  await page.evaluate("document.querySelector('#invite-password-again').value = ''");
+  await page.type('#invite-password-again', PASSWORD);
+  await Promise.all([page.waitForSelector('header.top'), page.click('form[aria-label="Accept the invitation"] button[type=submit]')]);
+  t.equal(new URL(page.url()).pathname, '/', 'signed in on the projects; the token is gone from the address');
+  await page.waitForSelector('.card h2');
+  t.same(await page.$$eval('.card h2', (els) => els.map((e) => e.textContent?.trim())), ['Shop'], 'her one project');
+  t.match(await page.$eval('.who', (e) => e.textContent), /Grace Hopper · member/, 'the bar names her');
+
+  await page.goto(link, { waitUntil: 'domcontentloaded' });
+  await page.waitForSelector('#invite-name');
+  await page.type('#invite-name', 'Someone else');
+  await page.type('#invite-password', PASSWORD);
+  await page.type('#invite-password-again', PASSWORD);
+  await page.click('form[aria-label="Accept the invitation"] button[type=submit]');
+  t.match(await (await page.waitForSelector('[role=alert]'))!.evaluate((e) => e.textContent), /used, revoked or has expired/, 'a used link says so');
+
+  await page.goto(new URL(link).origin + '/', { waitUntil: 'domcontentloaded' });
+  await page.click('xpath/.//header//button[normalize-space(.)="Sign out"]');
+  await page.waitForSelector('#sign-in-email');
+  t.same(await seriousViolations(page), [], 'the sign-in page: no serious accessibility violation');
+  t.equal(await overflow(page), 0, 'and it fits a phone');
+  await page.type('#sign-in-email', 'grace@example.com');
+  await page.type('#sign-in-password', 'not her password');
+  await page.click('form[aria-label="Sign in with your e-mail"] button[type=submit]');
+  t.match(await (await page.waitForSelector('[role=alert]'))!.evaluate((e) => e.textContent), /unknown e-mail or wrong password/, 'a wrong password is said');
+  t.equal(await page.$eval('#sign-in-password', (e) => (e as unknown as { value: string }).value), '', 'and the password field is emptied');
+  await page.type('#sign-in-password', PASSWORD);
+  await Promise.all([page.waitForSelector('header.top'), page.click('form[aria-label="Sign in with your e-mail"] button[type=submit]')]);
+  await page.waitForSelector('.card h2');
+  t.same(await page.$$eval('.card h2', (els) => els.map((e) => e.textContent?.trim())), ['Shop'], 'signed in again, her project');
+  const cookieSeen = await page.evaluate('document.cookie + JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage })');
+  t.notMatch(cookieSeen, new RegExp(PASSWORD), 'the password is kept nowhere in the page');
+});
