@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../src/eventstore/port.js';
-import { apiKeyCreatedV1toV2 } from './api-key/upcasters.js';
+import { apiKeyCreatedV1toV2, apiKeyCreatedV2toV3 } from './api-key/upcasters.js';
 import { databaseQueryRunV1toV2 } from './database/upcasters.js';
 import { notificationChannelCreatedV1toV2, notificationChannelUpdatedV1toV2 } from './notification-channel/upcasters.js';
 
@@ -38,6 +38,7 @@ export function upcasting(upcasters: Readonly<Record<string, Upcaster>>) {
  */
 const UPCASTERS: Record<string, Upcaster> = {
   'ApiKeyCreated@1': apiKeyCreatedV1toV2,
+  'ApiKeyCreated@2': apiKeyCreatedV2toV3,
   'DatabaseQueryRun@1': databaseQueryRunV1toV2,
   'NotificationChannelCreated@1': notificationChannelCreatedV1toV2,
   'NotificationChannelUpdated@1': notificationChannelUpdatedV1toV2,

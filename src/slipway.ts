@@ -223,6 +223,7 @@ export async function ensureBootstrapKey(slipway: Slipway): Promise<string | nul
   if ((await countApiKeys(slipway.db)) > 0) return null;
   const { secret, position } = await createApiKey(slipway.commandContext('system'), {
     name: 'bootstrap',
+    ownerUserId: null,
     access: 'write',
     projectIds: null,
   });

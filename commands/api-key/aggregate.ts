@@ -18,6 +18,7 @@ export interface CreateApiKeyData {
   projectIds: readonly string[] | null;
   secretHash: string;
   prefix: string;
+  ownerUserId: string | null;
 }
 
 function scopeOf(projectIds: readonly string[] | null): ApiKeyScope {

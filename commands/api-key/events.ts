@@ -9,13 +9,17 @@ export const apiKeyScope = z.discriminatedUnion('kind', [
 export type ApiKeyScope = z.infer<typeof apiKeyScope>;
 
 export const apiKeyEvents = {
-  /** Schema version 2; version 1 had `projectIds` (null: every project) instead of `scope`. */
+  /**
+   * Schema version 3; version 1 had `projectIds` (null: every project) instead of `scope`, version 2 no
+   * `ownerUserId`. A person's key never does more than its person can at the time of each request.
+   */
   ApiKeyCreated: z.object({
     name: z.string(),
     access: z.enum(['read', 'write']),
     scope: apiKeyScope,
     secretHash: z.string(),
     prefix: z.string(),
+    ownerUserId: z.string().nullable(),
   }),
   ApiKeyRevoked: z.object({}),
 };

@@ -10,6 +10,8 @@ export interface CreateApiKeyInput {
   name: string;
   access: 'read' | 'write';
   projectIds: string[] | null;
+  /** The person it belongs to; null: an installation key. */
+  ownerUserId: string | null;
 }
 
 /** The secret is returned here and nowhere else: the log keeps its hash. */

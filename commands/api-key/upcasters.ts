@@ -8,3 +8,8 @@ export function apiKeyCreatedV1toV2(data: Record<string, unknown>): Record<strin
   const scope = projectIds === null ? { kind: 'all' } : { kind: 'projects', projectIds: [...new Set(projectIds)] };
   return { ...rest, scope };
 }
+
+/** Version 3 names the person a key belongs to; every earlier key belongs to no one (an installation key). */
+export function apiKeyCreatedV2toV3(data: Record<string, unknown>): Record<string, unknown> {
+  return { ...data, ownerUserId: null };
+}

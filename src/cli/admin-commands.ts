@@ -36,7 +36,7 @@ export async function runAdminCommand(app: Slipway, request: AdminRequest, progr
   const ctx = app.commandContext('cli');
   switch (request.command) {
     case 'keys.create': {
-      const { id, secret, position } = await createApiKey(ctx, request);
+      const { id, secret, position } = await createApiKey(ctx, { ...request, ownerUserId: null });
       await app.settle(position);
       return { key: presentApiKey((await findApiKey(app.db, id))!), secret };
     }

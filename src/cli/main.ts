@@ -8,6 +8,7 @@ import { deploymentCommands } from './commands/deployments.js';
 import { gitCommands } from './commands/git.js';
 import { installationCommands } from './commands/installation.js';
 import { notificationCommands } from './commands/notifications.js';
+import { peopleCommands } from './commands/people.js';
 import type { CliContext } from './commands/options.js';
 import { projectCommands } from './commands/projects.js';
 import { releaseCommands } from './commands/releases.js';
@@ -45,6 +46,7 @@ for (const group of [
   databaseCommands,
   settingsCommands,
   notificationCommands,
+  peopleCommands,
   clusterCommands,
   installationCommands,
 ]) {

@@ -73,9 +73,9 @@ export function createHttpApp(app: Slipway): Koa {
       app.db.touch();
     }
   };
-  const keys = new PrincipalCache(app.db, app.runner);
-  const keyFailures = new KeyFailureLimiter(app.config.keyFailuresPerMinute, app.log);
   const people = new PersonPrincipalCache(app.db, app.runner);
+  const keys = new PrincipalCache(app.db, app.runner, people);
+  const keyFailures = new KeyFailureLimiter(app.config.keyFailuresPerMinute, app.log);
   const sessions = new SessionAuth(new SessionStore(app.db), keys, people, keyFailures, async () => {
     const settings = await app.settings();
     return { idleMs: settings.sessionIdleMinutes * 60_000, maxMs: settings.sessionMaxHours * 3_600_000 };

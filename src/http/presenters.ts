@@ -136,6 +136,7 @@ export function presentApiKey(row: ApiKeyRow): z.infer<typeof apiKey> {
     access: row.access,
     projectIds: row.project_ids,
     prefix: row.prefix,
+    ownerUserId: row.owner_user_id,
     createdAt: isoRequired(row.created_at),
     revokedAt: iso(row.revoked_at),
   };

@@ -39,9 +39,26 @@ export function personPrincipal(userId: string, role: InstallationRole, membersh
   return { ...base, access: memberships.length > 0 ? 'write' : 'read', projectIds: [...projectRoles.keys()], projectRoles };
 }
 
+/** A person's key: never more than its own scope and access, nor more than its person can now. */
+export function personalKeyPrincipal(key: { id: string; access: 'read' | 'write'; project_ids: string[] | null }, person: Principal): Principal {
+  const mine = person.projectIds;
+  const projectIds = key.project_ids === null ? mine : mine === null ? key.project_ids : key.project_ids.filter((p) => mine.includes(p));
+  const projectRoles = person.projectRoles && new Map([...person.projectRoles].filter(([p]) => projectIds === null || projectIds.includes(p)));
+  return {
+    actor: `key:${key.id}`,
+    keyId: key.id,
+    userId: person.userId,
+    access: key.access === 'write' && person.access === 'write' ? 'write' : 'read',
+    projectIds,
+    role: person.role,
+    projectRoles,
+  };
+}
+
 /**
- * Known keys by hash, dropped whenever a batch touches any key (so a revocation applies at once) or the
- * read models are rebuilt. Unknown hashes are not remembered: random keys must not grow the map.
+ * Known keys by hash, dropped whenever a batch touches any key, person or project (so a revocation, or a
+ * change of the rights of a key's person, applies at once) or the read models are rebuilt. Unknown hashes are
+ * not remembered: random keys must not grow the map.
  */
 export class PrincipalCache {
   private byHash = new Map<string, Principal>();
@@ -50,9 +67,10 @@ export class PrincipalCache {
   constructor(
     private readonly db: SqlExecutor,
     private readonly runner: ProjectionRunner,
+    private readonly people: PersonPrincipalCache,
   ) {
     runner.onApplied((batch) => {
-      if (batch.some((e) => e.streamId.startsWith('apikey-'))) this.byHash.clear();
+      if (batch.some((e) => /^(apikey|user|project)-/.test(e.streamId))) this.byHash.clear();
     });
   }
 
@@ -60,7 +78,7 @@ export class PrincipalCache {
     return this.findByHash(hashApiKeySecret(secret));
   }
 
-  /** The key a session was opened with, by the hash the session keeps; null once it is revoked. */
+  /** The key a session was opened with, by the hash the session keeps; null once it is revoked or its person removed. */
   async findByHash(hash: string): Promise<Principal | null> {
     if (this.epoch !== this.runner.epoch) {
       this.epoch = this.runner.epoch;
@@ -70,7 +88,12 @@ export class PrincipalCache {
     if (cached) return cached;
     const key = await findActiveKeyByHash(this.db, hash);
     if (!key) return null;
-    const principal = keyPrincipal(key);
+    let principal = keyPrincipal(key);
+    if (key.owner_user_id !== null) {
+      const person = await this.people.find(key.owner_user_id);
+      if (!person) return null;
+      principal = personalKeyPrincipal(key, person);
+    }
     this.byHash.set(hash, principal);
     return principal;
   }

@@ -164,3 +164,31 @@ t.test('a flood of sign-ins is turned away with 429, never queued without end, a
   await signIn('ada@example.com', 'another long password');
   t.pass('the owner signs in from the same address right after');
 });
+
+t.test('a personal key never does more than its person, now: out of a project, the key is out too; removed, it is refused', async (t) => {
+  const north = await createProject(s, 'North');
+  const south = await createProject(s, 'South');
+  const elsewhere = await createProject(s, 'Elsewhere');
+  const ken = await invited('ken@example.com', 'member', [{ projectId: north.id, role: 'deployer' }, { projectId: south.id, role: 'deployer' }]);
+  assertError(t, await s.call('POST', '/api/users/me/keys', as(ken, { name: 'laptop', access: 'write', projectIds: [elsewhere.id] })), 400, 'validation_failed', 'not beyond his projects');
+  const made = await s.call('POST', '/api/users/me/keys', as(ken, { name: 'laptop', access: 'write' }));
+  t.equal(made.status, 200);
+  t.equal(made.body.key.ownerUserId, ken.userId, 'the key is his');
+  const key = made.body.secret as string;
+  const names = async () => ((await s.call('GET', '/api/projects', { key })).body.projects as { name: string }[]).map((p) => p.name).sort();
+  t.same(await names(), ['North', 'South'], 'the key sees what he sees');
+  t.equal((await s.call('GET', '/api/users/me', { key })).body.user.id, ken.userId, 'and is him');
+  assertError(t, await s.call('POST', '/api/users/me/keys', { key, body: { name: 'more', access: 'write' } }), 403, 'forbidden', 'a key mints no key');
+  assertError(t, await s.call('POST', '/api/keys', { key, body: { name: 'installation', access: 'write' } }), 403, 'forbidden', 'nor an installation key');
+
+  t.equal((await s.call('DELETE', `/api/projects/${north.id}/members/${ken.userId}`)).status, 200);
+  t.same(await names(), ['South'], 'out of North: his key is out of it at once');
+  assertError(t, await s.call('GET', `/api/projects/${north.id}`, { key }), 404, 'not_found', 'North is missing to the key');
+
+  const read = (await s.call('POST', '/api/users/me/keys', as(ken, { name: 'read', access: 'read', projectIds: [south.id] }))).body.secret as string;
+  assertError(t, await s.call('PATCH', `/api/projects/${south.id}`, { key: read, body: { description: 'x' } }), 403, 'forbidden', 'a read key of his reads only');
+  t.equal((await s.call('GET', '/api/users/me/keys', as(ken))).body.keys.length, 2, 'his keys');
+
+  t.equal((await s.call('DELETE', `/api/users/${ken.userId}`)).status, 200);
+  assertError(t, await s.call('GET', '/api/projects', { key }), 401, 'unauthorized', 'removed: his key is refused');
+});

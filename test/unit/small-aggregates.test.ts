@@ -23,7 +23,7 @@ t.test('reservations: one owner at a time, reusable after release', async (t) =>
 });
 
 t.test('api keys: created once, revoked once', async (t) => {
-  const data = { name: 'ci', access: 'read' as const, projectIds: null, secretHash: 'h', prefix: 'slw_abc' };
+  const data = { name: 'ci', access: 'read' as const, projectIds: null, secretHash: 'h', prefix: 'slw_abc', ownerUserId: null };
   const active = apiKeys.given().when('create', data).given();
   t.equal(active.state.status, 'active');
   active.when('create', data).thenThrows(t, { code: 'conflict' });

@@ -9,9 +9,9 @@ import { deciderSpec } from '../helpers/decider-spec.js';
 // ApiKeyCreated exactly as schema version 1 wrote it (before `scope`).
 const v1 = (projectIds: string[] | null) => ({ name: 'ci', access: 'read', projectIds, secretHash: 'h', prefix: 'slw_abcdef' });
 
-t.test('ApiKeyCreated v1 is upcast to v2 and parses under the v2 schema', async (t) => {
+t.test('ApiKeyCreated v1 is upcast to v3 (scope, then no owner) and parses under the current schema', async (t) => {
   const all = upcast({ type: 'ApiKeyCreated', schemaVersion: 1, data: v1(null) });
-  t.same(all, { name: 'ci', access: 'read', scope: { kind: 'all' }, secretHash: 'h', prefix: 'slw_abcdef' }, 'null was every project');
+  t.same(all, { name: 'ci', access: 'read', scope: { kind: 'all' }, secretHash: 'h', prefix: 'slw_abcdef', ownerUserId: null }, 'null was every project; an old key belongs to no one');
   t.same(apiKeyEvents.ApiKeyCreated.parse(all).scope, { kind: 'all' });
 
   const some = upcast({ type: 'ApiKeyCreated', schemaVersion: 1, data: v1(['p1', 'p2', 'p1']) });
@@ -20,16 +20,19 @@ t.test('ApiKeyCreated v1 is upcast to v2 and parses under the v2 schema', async 
 
   t.same(parseApiKeyEvent({ type: 'ApiKeyCreated', schemaVersion: 1, data: v1(['p1']) }), {
     type: 'ApiKeyCreated',
-    data: { name: 'ci', access: 'read', scope: { kind: 'projects', projectIds: ['p1'] }, secretHash: 'h', prefix: 'slw_abcdef' },
+    data: { name: 'ci', access: 'read', scope: { kind: 'projects', projectIds: ['p1'] }, secretHash: 'h', prefix: 'slw_abcdef', ownerUserId: null },
   }, 'the parser that projectors and aggregates use upcasts first');
   t.equal(apiKey.evolve(apiKey.initial, parseApiKeyEvent({ type: 'ApiKeyCreated', schemaVersion: 1, data: v1(null) })!).status, 'active');
 });
 
-t.test('v2 is strict about the scope; v2 data is not upcast again', async (t) => {
+t.test('v2 is strict about the scope; v3 data is not upcast again', async (t) => {
   t.throws(() => parseApiKeyEvent({ type: 'ApiKeyCreated', schemaVersion: 2, data: v1(null) }), /scope/, 'v1 data labelled v2 is refused');
   t.throws(() => parseApiKeyEvent({ type: 'ApiKeyCreated', schemaVersion: 2, data: { ...v1(null), scope: { kind: 'some' } } }));
-  const v2 = { name: 'ci', access: 'write', scope: { kind: 'all' }, secretHash: 'h', prefix: 'p' };
-  t.equal(upcast({ type: 'ApiKeyCreated', schemaVersion: 2, data: v2 }), v2, 'current data passes through untouched');
+  const v3 = { name: 'ci', access: 'read', scope: { kind: 'all' }, secretHash: 'h', prefix: 'p', ownerUserId: 'u1' };
+  t.equal(parseApiKeyEvent({ type: 'ApiKeyCreated', schemaVersion: 3, data: v3 })!.data.ownerUserId, 'u1', 'a v3 owner stays');
+  t.equal(currentSchemaVersion('ApiKeyCreated'), 3);
+  t.equal(upcast({ type: 'ApiKeyCreated', schemaVersion: 3, data: v3 }), v3, 'current data passes through untouched');
+  t.same(upcast({ type: 'ApiKeyCreated', schemaVersion: 2, data: { ...v3, ownerUserId: undefined } }).ownerUserId, null, 'a v2 key belongs to no one');
   t.throws(() => upcast({ type: 'ApiKeyCreated', schemaVersion: 1, data: { name: 'x' } }), 'v1 data without projectIds is not guessed at');
 });
 
@@ -56,13 +59,13 @@ t.test('unknown types and versions pass through; current versions', async (t) =>
   t.equal(upcast({ type: 'NoSuchEvent', schemaVersion: 1, data }), data, 'an unknown type');
   t.equal(upcast({ type: 'ApiKeyCreated', schemaVersion: 9, data }), data, 'a version from the future');
   t.equal(upcast({ type: 'ProjectCreated', schemaVersion: 1, data }), data, 'a type with no upcaster');
-  t.equal(currentSchemaVersion('ApiKeyCreated'), 2);
+  t.equal(currentSchemaVersion('ApiKeyCreated'), 3);
   t.equal(currentSchemaVersion('ApiKeyRevoked'), 1);
   t.equal(currentSchemaVersion('NoSuchEvent'), 1);
 });
 
-t.test('new ApiKeyCreated events are written in the v2 shape', async (t) => {
-  const base = { name: 'ci', access: 'read' as const, secretHash: 'h', prefix: 'p' };
+t.test('new ApiKeyCreated events are written in the v3 shape', async (t) => {
+  const base = { name: 'ci', access: 'read' as const, secretHash: 'h', prefix: 'p', ownerUserId: null };
   const none = deciderSpec(apiKey).given();
   none.when('create', { ...base, projectIds: null }).then(t, [{ type: 'ApiKeyCreated', data: { ...base, scope: { kind: 'all' } } }]);
   t.same(none.when('create', { ...base, projectIds: ['a', 'b', 'a'] }).events[0]!.data, { ...base, scope: { kind: 'projects', projectIds: ['a', 'b'] } });

@@ -25,8 +25,9 @@ export function serverCommands(program: Command, cli: CliContext): void {
 
   program
     .command('login')
-    .description('check an API key against the server and save both for later commands (mode 0600)')
+    .description('check an API key against the server and save both for later commands (mode 0600); with --email, sign in as a person and save a personal key of theirs')
     .option('--url <url>', 'the server, e.g. https://slipway.example.com (default: SLIPWAY_URL, else http://localhost:3000)')
     .option('--key <key>', 'the API key (default: read from stdin, hidden on a terminal)')
-    .action(async (o: { url?: string; key?: string }) => (await import('../api/login.js')).login(o));
+    .option('--email <email>', 'sign in as this person (the password is read from stdin, hidden on a terminal) and save a new personal key named after this machine')
+    .action(async (o: { url?: string; key?: string; email?: string }) => (await import('../api/login.js')).login(o));
 }

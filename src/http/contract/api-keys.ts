@@ -10,6 +10,7 @@ export const apiKey = z
     access: z.enum(['read', 'write']),
     projectIds: z.array(id).nullable().meta({ description: 'The projects the key can see; null: every project.' }),
     prefix: z.string().meta({ description: 'The start of the key, to recognise it; the key itself is never shown again.' }),
+    ownerUserId: id.nullable().meta({ description: 'The person the key belongs to (it never does more than they can, at each request); null: an installation key.' }),
     createdAt: timestamp,
     revokedAt: nullableTimestamp,
   })

@@ -4,6 +4,7 @@ import { MIN_PASSWORD_LENGTH } from '../../people/passwords.js';
 import { name } from '../validation.js';
 import { id, okBody, timestamp } from './common.js';
 import { endpoint } from './endpoint.js';
+import { apiKey } from './api-keys.js';
 
 const email = z.string().trim().toLowerCase().pipe(z.email('must be an e-mail address').max(254));
 export const password = z.string().min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`).max(1024);
@@ -120,6 +121,40 @@ export const peopleApi = {
     body: z.object({ name: name(100).optional(), password: z.object({ current: z.string().max(1024), new: password }).optional() }),
     response: z.object({ user: person }),
     errors: [400],
+  }),
+  myKeys: endpoint({
+    method: 'get',
+    path: '/api/users/me/keys',
+    operationId: 'listMyKeys',
+    tag: 'People',
+    summary: 'My personal API keys, revoked ones included',
+    access: 'read',
+    response: z.object({ keys: z.array(apiKey) }),
+  }),
+  createMyKey: endpoint({
+    method: 'post',
+    path: '/api/users/me/keys',
+    operationId: 'createMyKey',
+    tag: 'People',
+    summary: 'A personal API key (from a signed-in session): it never does more than its own scope and access, nor more than I can at each request',
+    description: 'Removing me, or taking me out of a project, disables my keys there at once. The answer holds the key, shown this once.',
+    access: 'read',
+    body: z.object({
+      name: name(100),
+      access: z.enum(['read', 'write']),
+      projectIds: z.array(z.string().max(100)).min(1).max(1000).nullable().optional().meta({ description: 'Projects the key sees (among mine); null or absent: all I see.' }),
+    }),
+    response: z.object({ key: apiKey, secret: z.string() }),
+    errors: [400],
+  }),
+  revokeMyKey: endpoint({
+    method: 'delete',
+    path: '/api/users/me/keys/:keyId',
+    operationId: 'revokeMyKey',
+    tag: 'People',
+    summary: 'Revoke one of my personal keys',
+    access: 'read',
+    response: okBody,
   }),
   get: endpoint({
     method: 'get',

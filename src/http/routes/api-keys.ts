@@ -27,7 +27,7 @@ export function apiKeyRoutes(router: Router, app: Slipway) {
     requireKeyAdmin(principal);
     const body = parseInput(apiKeysApi.create.body, ctx.request.body);
     const projectIds = body.projectIds ? [...new Set(body.projectIds)] : null;
-    const { id, secret, position } = await createApiKey(requestContext(app, ctx, principal), { ...body, projectIds });
+    const { id, secret, position } = await createApiKey(requestContext(app, ctx, principal), { ...body, projectIds, ownerUserId: null });
     await app.settle(position);
     ctx.body = { key: presentApiKey((await findApiKey(app.db, id))!), secret };
   });

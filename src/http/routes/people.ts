@@ -18,9 +18,12 @@ import {
   type UserRow,
 } from '../../../projections/people-queries.js';
 import type { People } from '../../people/people.js';
+import { createApiKey, revokeApiKey } from '../../../commands/api-key/handlers.js';
+import { findApiKey, listKeysOf } from '../../../projections/api-key-queries.js';
+import { presentApiKey } from '../presenters.js';
 import type { Slipway } from '../../slipway.js';
 import { apiBaseUrl } from '../api-base-url.js';
-import { isId, principalOf, requireAllProjects, requireInstallation, requireProjectAdmin, visibleProject, writerOf } from '../auth.js';
+import { canSee, isId, principalOf, requireAllProjects, requireInstallation, requireProjectAdmin, visibleProject, writerOf } from '../auth.js';
 import { clientAddressOf } from '../client-address.js';
 import { peopleApi } from '../contract/people.js';
 import { route } from '../contract/endpoint.js';
@@ -148,6 +151,34 @@ export function peopleRoutes(router: Router, app: Slipway, people: People, sessi
     if (body.name !== undefined) position = latest(position, (await renameUser(command, userId, body.name)).position);
     await app.settle(position);
     ctx.body = { user: await personOf(app, people, await activePerson(app, userId)) };
+  });
+
+  route(router, peopleApi.myKeys, async (ctx) => {
+    ctx.body = { keys: (await listKeysOf(app.db, personIdOf(ctx))).map(presentApiKey) };
+  });
+
+  route(router, peopleApi.createMyKey, async (ctx) => {
+    const principal = principalOf(ctx);
+    const userId = personIdOf(ctx);
+    // A key mints no key: a leaked read key must not become a write key.
+    if (principal.keyId !== null) throw forbidden('personal keys are created from a signed-in session, not with a key');
+    const body = parseInput(peopleApi.createMyKey.body, ctx.request.body);
+    const projectIds = body.projectIds ? [...new Set(body.projectIds)] : null;
+    projectIds?.forEach((id, i) => {
+      if (!canSee(principal, id)) throw invalid(`projectIds.${i}`, `${id} is not one of your projects`);
+    });
+    const { id, secret, position } = await createApiKey(requestContext(app, ctx, principal), { name: body.name, access: body.access, projectIds, ownerUserId: userId });
+    await app.settle(position);
+    ctx.body = { key: presentApiKey((await findApiKey(app.db, id))!), secret };
+  });
+
+  route(router, peopleApi.revokeMyKey, async (ctx) => {
+    const principal = principalOf(ctx);
+    const key = isId(ctx.params.keyId!) ? await findApiKey(app.db, ctx.params.keyId!) : null;
+    if (!key || key.owner_user_id !== personIdOf(ctx)) throw notFoundHttp('api key');
+    const { position } = await revokeApiKey(requestContext(app, ctx, principal), key.id);
+    await app.settle(position);
+    ctx.body = { ok: true };
   });
 
   route(router, peopleApi.get, async (ctx) => {
