@@ -16,6 +16,8 @@ create table if not exists http_sessions (
 );
 create index if not exists http_sessions_last_seen on http_sessions (last_seen_at);
 alter table http_sessions add column if not exists user_id text;
+alter table http_sessions add column if not exists device text;
+alter table http_sessions add column if not exists address text;
 alter table http_sessions alter column key_hash drop not null;
 create index if not exists http_sessions_user on http_sessions (user_id);`;
 
@@ -44,6 +46,23 @@ export interface FoundSession {
 
 type SessionOwner = { keyHash: string } | { userId: string };
 
+/** Where a session was opened: the browser's User-Agent (cut short) and the client's address. */
+export interface SessionOrigin {
+  device: string;
+  address: string;
+}
+
+/** One of a person's sessions as they see it: the id is a prefix of the token's hash, never the token. */
+export interface SessionSummary {
+  id: string;
+  device: string | null;
+  address: string | null;
+  createdAt: string;
+  lastSeenAt: string;
+}
+
+const SESSION_ID_LENGTH = 16;
+
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 const newToken = () => randomBytes(32).toString('base64url');
 
@@ -58,12 +77,18 @@ export class SessionStore {
   }
 
   /** A new session of the key or the person; their oldest ones end so that each keeps at most MAX_SESSIONS_PER_KEY. */
-  async open(owner: SessionOwner): Promise<OpenedSession> {
+  async open(owner: SessionOwner, origin: SessionOrigin | null = null): Promise<OpenedSession> {
     await this.prepare();
     const opened = { token: newToken(), csrfToken: newToken() };
     const [column, value] = 'keyHash' in owner ? ['key_hash', owner.keyHash] : ['user_id', owner.userId];
     await this.db.transaction(async (tx) => {
-      await tx.query(`insert into http_sessions (token_hash, ${column}, csrf_token, created_at) values ($1, $2, $3, clock_timestamp())`, [hashToken(opened.token), value, opened.csrfToken]);
+      await tx.query(`insert into http_sessions (token_hash, ${column}, csrf_token, device, address, created_at) values ($1, $2, $3, $4, $5, clock_timestamp())`, [
+        hashToken(opened.token),
+        value,
+        opened.csrfToken,
+        origin?.device.slice(0, 200) ?? null,
+        origin?.address ?? null,
+      ]);
       await tx.query(
         `delete from http_sessions where ${column} = $1 and token_hash not in (
            select token_hash from http_sessions where ${column} = $1 order by created_at desc, token_hash limit $2)`,
@@ -71,6 +96,32 @@ export class SessionStore {
       );
     });
     return opened;
+  }
+
+  /** The person's sessions, newest first; `current` marks the one of this token. */
+  async listOf(userId: string, currentToken: string | undefined): Promise<(SessionSummary & { current: boolean })[]> {
+    await this.prepare();
+    const { rows } = await this.db.query<{ token_hash: string; device: string | null; address: string | null; created_at: Date | string; last_seen_at: Date | string }>(
+      'select token_hash, device, address, created_at, last_seen_at from http_sessions where user_id = $1 order by created_at desc, token_hash',
+      [userId],
+    );
+    const mine = currentToken ? hashToken(currentToken) : null;
+    return rows.map((r) => ({
+      id: r.token_hash.slice(0, SESSION_ID_LENGTH),
+      device: r.device,
+      address: r.address,
+      createdAt: new Date(r.created_at).toISOString(),
+      lastSeenAt: new Date(r.last_seen_at).toISOString(),
+      current: r.token_hash === mine,
+    }));
+  }
+
+  /** Ends the person's session of this id; false when they have none. */
+  async closeOf(userId: string, id: string): Promise<boolean> {
+    await this.prepare();
+    if (!/^[0-9a-f]{16}$/.test(id)) return false;
+    const { rows } = await this.db.query<{ token_hash: string }>('delete from http_sessions where user_id = $1 and substr(token_hash, 1, 16) = $2 returning token_hash', [userId, id]);
+    return rows.length > 0;
   }
 
   /** Ends every session of the person, but the one of `keepToken` (the request that changed their password). */

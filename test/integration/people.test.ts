@@ -192,3 +192,21 @@ t.test('a personal key never does more than its person, now: out of a project, t
   t.equal((await s.call('DELETE', `/api/users/${ken.userId}`)).status, 200);
   assertError(t, await s.call('GET', '/api/projects', { key }), 401, 'unauthorized', 'removed: his key is refused');
 });
+
+t.test('my sessions: each with its device and address, one ended from another, or all but this one', async (t) => {
+  await invited('mia@example.com', 'admin');
+  const phone = await s.call('POST', '/api/sessions', { key: null, headers: { 'user-agent': 'Phone/1.0' }, body: { email: 'mia@example.com', password: 'a long enough password' } });
+  const laptop = await signIn('mia@example.com', 'a long enough password');
+  const listed = (await s.call('GET', '/api/users/me/sessions', as(laptop))).body.sessions as { id: string; device: string; address: string; current: boolean }[];
+  t.equal(listed.length, 4, 'accepting and the sign-in after it, the phone, this laptop');
+  t.equal(listed.filter((x) => x.current).length, 1, 'this one is marked');
+  const onPhone = listed.find((x) => x.device === 'Phone/1.0')!;
+  t.ok(onPhone && onPhone.address, 'the phone, with its address');
+  t.notOk(JSON.stringify(listed).includes(phone.headers.get('set-cookie')!.split(';')[0]!.split('=')[1]!), 'no token is shown');
+  t.equal((await s.call('DELETE', `/api/users/me/sessions/${onPhone.id}`, as(laptop))).status, 200);
+  const phoneCookie = { key: null, headers: { cookie: phone.headers.get('set-cookie')!.split(';')[0]! } };
+  assertError(t, await s.call('GET', '/api/users/me', phoneCookie), 401, 'unauthorized', 'the phone is signed out');
+  assertError(t, await s.call('DELETE', `/api/users/me/sessions/${onPhone.id}`, as(laptop)), 404, 'not_found', 'ended once');
+  t.equal((await s.call('DELETE', '/api/users/me/sessions', as(laptop))).status, 200);
+  t.same((await s.call('GET', '/api/users/me/sessions', as(laptop))).body.sessions.map((x: { current: boolean }) => x.current), [true], 'only this one is left');
+});

@@ -33,6 +33,7 @@ import type { Principal } from '../principals.js';
 import { requestContext } from '../request-context.js';
 import { correlationIdOf } from '../request-id.js';
 import { setSessionCookie, type SessionAuth } from '../session-auth.js';
+import { originOf } from './sessions.js';
 import { parseInput } from '../validation.js';
 
 const iso = (value: Date | string) => new Date(value).toISOString();
@@ -84,7 +85,7 @@ export function invitationAcceptRoutes(router: Router, app: Slipway, people: Peo
     const context = app.commandContext('system:invitation', { correlationId: correlationIdOf(ctx), idempotencyKey: null });
     const { userId, position } = await acceptInvitation(context, people, invitation.id, body, new Date());
     await app.settle(position);
-    const opened = await sessions.store.open({ userId });
+    const opened = await sessions.store.open({ userId }, originOf(ctx));
     setSessionCookie(ctx, opened.token);
     ctx.body = { user: await personOf(app, people, await activePerson(app, userId)) };
   });
@@ -151,6 +152,22 @@ export function peopleRoutes(router: Router, app: Slipway, people: People, sessi
     if (body.name !== undefined) position = latest(position, (await renameUser(command, userId, body.name)).position);
     await app.settle(position);
     ctx.body = { user: await personOf(app, people, await activePerson(app, userId)) };
+  });
+
+  const sessionTokenOfRequest = (ctx: Context) => (ctx.state.session as { token: string } | undefined)?.token;
+
+  route(router, peopleApi.mySessions, async (ctx) => {
+    ctx.body = { sessions: await sessions.store.listOf(personIdOf(ctx), sessionTokenOfRequest(ctx)) };
+  });
+
+  route(router, peopleApi.endMySession, async (ctx) => {
+    if (!(await sessions.store.closeOf(personIdOf(ctx), ctx.params.sessionId!))) throw notFoundHttp('session');
+    ctx.body = { ok: true };
+  });
+
+  route(router, peopleApi.endMyOtherSessions, async (ctx) => {
+    await sessions.store.closeAllOf(personIdOf(ctx), sessionTokenOfRequest(ctx));
+    ctx.body = { ok: true };
   });
 
   route(router, peopleApi.myKeys, async (ctx) => {

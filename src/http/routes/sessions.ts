@@ -32,6 +32,9 @@ const present = (principal: Principal, name: string | null, csrfToken: string, s
   maxHours: settings.sessionMaxHours,
 });
 
+/** Where a sign-in comes from, for the person's list of their sessions. */
+export const originOf = (ctx: Context) => ({ device: ctx.get('user-agent') || 'unknown', address: clientAddressOf(ctx) });
+
 async function nameOf(app: Slipway, people: People, userId: string): Promise<string | null> {
   const row = await findUser(app.db, userId);
   return row ? (await people.view(row)).name : null;
@@ -51,7 +54,7 @@ export function signInRoutes(router: Router, app: Slipway, keys: PrincipalCache,
         await failures.passwordFailed(clientAddressOf(ctx));
         throw unauthorized('unknown e-mail or wrong password');
       }
-      const opened = await sessions.store.open({ userId });
+      const opened = await sessions.store.open({ userId }, originOf(ctx));
       setSessionCookie(ctx, opened.token);
       ctx.body = { session: present(principal, await nameOf(app, people.directory, userId), opened.csrfToken, await app.settings()) };
       return;
@@ -62,7 +65,7 @@ export function signInRoutes(router: Router, app: Slipway, keys: PrincipalCache,
       await failures.failed(clientAddressOf(ctx), key);
       throw unauthorized('unknown or revoked API key');
     }
-    const opened = await sessions.store.open({ keyHash: hashApiKeySecret(key) });
+    const opened = await sessions.store.open({ keyHash: hashApiKeySecret(key) }, originOf(ctx));
     setSessionCookie(ctx, opened.token);
     ctx.body = { session: present(principal, null, opened.csrfToken, await app.settings()) };
   });
