@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import t from 'tap';
 import { ALL_PROJECTORS } from '../projections/all.js';
 import { ProjectionRunner } from '../projections/runner.js';
 import { openPostgres } from '../src/db/pg-client.js';
@@ -24,6 +25,7 @@ import { liveRebuildBenchmarks } from './live-rebuild.js';
 import { openApiBenchmarks } from './openapi.js';
 import { overviewBenchmarks } from './overview.js';
 import { securityBenchmarks } from './security.js';
+import { peopleBenchmarks } from './people.js';
 import { writeBenchmarks } from './writes.js';
 import { line } from './print.js';
 import { rssMb } from './rss.js';
@@ -150,6 +152,8 @@ async function http() {
   }
 }
 
+// The test helpers some benches share load tap, whose root test would time out after 30 s and print a failure.
+t.setTimeout(0);
 const only = process.argv[2];
 console.log(`Slipway benchmarks, ${new Date().toISOString()}, node ${process.version}`);
 if (!only || only === 'appends') for (const kind of ['pglite', 'postgres'] as const) await appends(kind);
@@ -166,4 +170,5 @@ if (!only || only === 'backups') await backupBenchmarks(startServer);
 if (!only || only === 'openapi') await openApiBenchmarks(startServer);
 if (!only || only === 'overview') await overviewBenchmarks(startServer);
 if (!only || only === 'security') await securityBenchmarks(startServer);
+if (!only || only === 'people') await peopleBenchmarks(startServer);
 if (!only || only === 'cluster') await clusterBenchmarks();
