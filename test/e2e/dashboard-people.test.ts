@@ -36,6 +36,9 @@ t.test('a person joins from an invitation link, sees their projects only, signs 
   await page.waitForSelector('.card h2');
   t.same(await page.$$eval('.card h2', (els) => els.map((e) => e.textContent?.trim())), ['Shop'], 'her one project');
   t.match(await page.$eval('.who', (e) => e.textContent), /Grace Hopper · member/, 'the bar names her');
+  await page.goto(new URL(link).origin + '/installation', { waitUntil: 'domcontentloaded' });
+  await page.waitForSelector('[role=tab]');
+  t.same(await page.$$eval('[role=tab]', (els) => els.map((e) => e.textContent)), ['Health', 'Notifications'], 'no installation tab that is the owners’');
 
   await page.goto(link, { waitUntil: 'domcontentloaded' });
   await page.waitForSelector('#invite-name');

@@ -18,12 +18,14 @@ const PANELS = {
 
 /** The installation: what an all-project key manages, and the health of the whole, one tab each. */
 export function InstallationScreen() {
-  const allProjects = session.value?.projectIds === null;
-  const allProjectWriter = session.value?.access === 'write' && allProjects;
+  // The cluster, settings, connections and keys are the installation's own: its owners' (a person's role) or an
+  // all-project key's; an admin or a member gets no tab that would answer 403.
+  const installation = session.value?.projectIds === null && (session.value.role === null || session.value.role === 'owner');
+  const allProjectWriter = session.value?.access === 'write' && installation;
   const tabs: Tab<keyof typeof PANELS>[] = [
     { id: 'health', label: 'Health' },
     { id: 'notifications', label: 'Notifications' },
-    ...(allProjects ? [{ id: 'cluster' as const, label: 'Cluster' }] : []),
+    ...(installation ? [{ id: 'cluster' as const, label: 'Cluster' }] : []),
     ...(allProjectWriter
       ? [
           { id: 'settings' as const, label: 'Settings' },
