@@ -6,6 +6,7 @@ export interface UserRow {
   role: InstallationRole;
   sealed_email: string | null;
   sealed_name: string | null;
+  two_factor: boolean;
   created_at: Date | string;
   removed_at: Date | string | null;
   erased_at: Date | string | null;
@@ -28,7 +29,7 @@ export interface MemberRow {
   role: ProjectRole;
 }
 
-const USER_COLUMNS = 'id, role, sealed_email, sealed_name, created_at, removed_at, erased_at';
+const USER_COLUMNS = 'id, role, sealed_email, sealed_name, two_factor, created_at, removed_at, erased_at';
 const INVITATION_COLUMNS = 'id, sealed_email, role, projects, expires_at, created_at, accepted_at, revoked_at';
 
 export async function findUser(db: SqlExecutor, id: string): Promise<UserRow | null> {

@@ -22,6 +22,10 @@ const users = eachEventOf('user', parseUserEvent, (event, id, at, out) => {
     case 'UserPasswordChanged':
       out.sql(sql`update rm_users set password_changed_at = ${at} where id = ${id}`);
       return;
+    case 'UserTwoFactorEnabled':
+    case 'UserTwoFactorDisabled':
+      out.sql(sql`update rm_users set two_factor = ${event.type === 'UserTwoFactorEnabled'} where id = ${id}`);
+      return;
     case 'UserRemoved':
       out.sql(sql`update rm_users set removed_at = ${at} where id = ${id}`);
       return;
@@ -71,7 +75,7 @@ const members = eachEventOf('project', parseProjectEvent, (event, projectId, at,
 /** People, their invitations and their projects. E-mails and names stay sealed here: queries open them. */
 export const peopleProjector: Projector = {
   name: 'people',
-  version: 1,
+  version: 2,
   tables: ['rm_users', 'rm_invitations', 'rm_project_members'],
   ddl: `
 create table if not exists rm_users (
@@ -82,6 +86,7 @@ create table if not exists rm_users (
   invitation_id text,
   created_at timestamptz not null,
   password_changed_at timestamptz,
+  two_factor boolean not null default false,
   removed_at timestamptz,
   erased_at timestamptz
 );

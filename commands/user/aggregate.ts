@@ -7,11 +7,12 @@ export interface UserState {
   status: 'none' | 'active' | 'removed';
   role: InstallationRole;
   erased: boolean;
+  twoFactor: boolean;
 }
 
 const evolution: Evolution<UserState, UserEvent> = {
   category: 'user',
-  initial: { status: 'none', role: 'member', erased: false },
+  initial: { status: 'none', role: 'member', erased: false, twoFactor: false },
   evolve(state, event) {
     switch (event.type) {
       case 'UserCreated':
@@ -22,6 +23,10 @@ const evolution: Evolution<UserState, UserEvent> = {
         return { ...state, status: 'removed' };
       case 'UserErased':
         return { ...state, erased: true };
+      case 'UserTwoFactorEnabled':
+        return { ...state, twoFactor: true };
+      case 'UserTwoFactorDisabled':
+        return { ...state, twoFactor: false };
       case 'UserRenamed':
       case 'UserPasswordChanged':
         return state;
@@ -73,12 +78,24 @@ function decideErase(state: UserState): UserEvent[] {
   return state.erased ? [] : [{ type: 'UserErased', data: {} }];
 }
 
+/** Turning two factors on again (new secret, new recovery codes) is recorded each time. */
+function decideEnableTwoFactor(state: UserState): UserEvent[] {
+  active(state);
+  return [{ type: 'UserTwoFactorEnabled', data: {} }];
+}
+
+function decideDisableTwoFactor(state: UserState): UserEvent[] {
+  return active(state).twoFactor ? [{ type: 'UserTwoFactorDisabled', data: {} }] : [];
+}
+
 /** The user aggregate (a person with an account) and its command vocabulary. */
 export const user = defineAggregate(evolution, {
   create: decideCreate,
   rename: decideRename,
   changeRole: decideChangeRole,
   changePassword: decideChangePassword,
+  enableTwoFactor: decideEnableTwoFactor,
+  disableTwoFactor: decideDisableTwoFactor,
   remove: decideRemove,
   erase: decideErase,
 });

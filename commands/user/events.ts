@@ -19,6 +19,9 @@ export const userEvents = {
   UserRoleChanged: z.object({ role: installationRole }),
   /** Their password changed: every session of theirs ends. */
   UserPasswordChanged: z.object({}),
+  /** Sign-in now asks for a code of their authenticator app (the secret itself is in the credentials table, sealed). */
+  UserTwoFactorEnabled: z.object({}),
+  UserTwoFactorDisabled: z.object({}),
   UserRemoved: z.object({}),
   /** Their data key is shredded: the log says "deleted user <id>" from then on. */
   UserErased: z.object({}),

@@ -104,3 +104,6 @@ export async function removePerson(
   }
   return { position };
 }
+
+export const recordTwoFactor = (ctx: CommandContext, userId: string, enabled: boolean) =>
+  execute(ctx, user, userId, enabled ? user.decide.enableTwoFactor : user.decide.disableTwoFactor);

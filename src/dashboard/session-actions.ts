@@ -7,10 +7,16 @@ export async function loadSession(): Promise<void> {
   session.value = data?.session ?? null;
 }
 
-/** Exchanges the key, or the e-mail and password, for the session cookie; neither is kept anywhere in the page. */
-export async function signIn(credentials: { key: string } | { email: string; password: string }): Promise<string | null> {
+/** Why a sign-in was refused: the API's words, and whether it only lacks the two-factor code. */
+export interface SignInRefusal {
+  message: string;
+  codeNeeded: boolean;
+}
+
+/** Exchanges the key, or the e-mail and password (and code), for the session cookie; none is kept in the page. */
+export async function signIn(credentials: { key: string } | { email: string; password: string; code?: string }): Promise<SignInRefusal | null> {
   const { data, error } = await api.POST('/api/sessions', { body: credentials });
-  if (error) return messageOf(error);
+  if (error) return { message: messageOf(error), codeNeeded: (error as { error?: { code?: string } }).error?.code === 'two_factor_required' };
   session.value = data.session;
   return null;
 }

@@ -4,6 +4,11 @@ import type { UserRow } from '../../projections/people-queries.js';
 import type { Keyring } from '../secrets/keyring.js';
 import type { CredentialStore } from './credentials.js';
 import { decoyHash, hashPassword, verifyPassword } from './passwords.js';
+import { hashRecoveryCode, newRecoveryCodes, newTwoFactorSecret, stepOfCode } from './two-factor.js';
+import { userKeyOf } from '../../commands/user/handlers.js';
+
+/** What a right password still needs: nothing, a code that was not sent, or a code that was wrong or used. */
+export type SecondFactor = 'passed' | 'required' | 'wrong';
 
 /** Wrong guesses at one account before each further wrong one waits, doubling up to MAX_DELAY_MS. */
 const FREE_GUESSES = 3;
@@ -14,6 +19,7 @@ export interface PersonView {
   email: string | null;
   name: string;
   role: UserRow['role'];
+  twoFactor: boolean;
   createdAt: string;
 }
 
@@ -53,12 +59,54 @@ export class People implements PeopleCredentials {
       this.guesses.delete(index);
       return found.userId;
     }
+    await this.guessedWrong(index);
+    return null;
+  }
+
+  /** Counts a wrong guess at the account of `index`; past the first few, the answer waits longer each time. */
+  private async guessedWrong(index: string): Promise<void> {
     const wrong = (this.guesses.get(index) ?? 0) + 1;
     // Unknown e-mails are counted too, or their quicker answer would tell them apart; the map is bounded.
     if (this.guesses.size > 10_000) this.guesses.clear();
     this.guesses.set(index, wrong);
     if (wrong > FREE_GUESSES) await new Promise((r) => setTimeout(r, Math.min(MAX_DELAY_MS, 250 * 2 ** (wrong - FREE_GUESSES))));
-    return null;
+  }
+
+  /**
+   * The second factor of a person whose password was right: passed when they have none, or when `code` is a
+   * current code of their app not used before (each time step once) or one of their unused recovery codes.
+   */
+  async secondFactor(userId: string, email: string, code: string | undefined): Promise<SecondFactor> {
+    const factor = await this.credentials.twoFactorOf(userId);
+    if (factor.sealedSecret === null) return 'passed';
+    if (!code) return 'required';
+    const secret = await this.keyring.decrypt(factor.sealedSecret);
+    const step = secret === null ? null : stepOfCode(secret, code.trim());
+    if (step !== null ? await this.credentials.useStep(userId, step) : await this.credentials.useRecoveryCode(userId, hashRecoveryCode(code))) return 'passed';
+    await this.guessedWrong(this.emailIndex(email));
+    return 'wrong';
+  }
+
+  /** A new secret, pending until a code of it confirms it; sealed with the person's data key. */
+  async startTwoFactor(userId: string, label: string): Promise<{ secret: string; otpauthUrl: string }> {
+    const created = newTwoFactorSecret(label);
+    await this.credentials.setPendingTwoFactor(userId, await this.keyring.encrypt(userKeyOf(userId), created.secret));
+    return created;
+  }
+
+  /** The pending secret in use once `code` is right for it: the ten recovery codes, shown once; null: wrong code. */
+  async confirmTwoFactor(userId: string, code: string): Promise<string[] | null> {
+    const { sealedPending } = await this.credentials.twoFactorOf(userId);
+    const secret = sealedPending === null ? null : await this.keyring.decrypt(sealedPending);
+    const step = secret === null ? null : stepOfCode(secret, code.trim());
+    if (step === null) return null;
+    const codes = newRecoveryCodes();
+    await this.credentials.setTwoFactor(userId, sealedPending, codes.map(hashRecoveryCode), step);
+    return codes;
+  }
+
+  disableTwoFactor(userId: string): Promise<void> {
+    return this.credentials.setTwoFactor(userId, null, [], null);
   }
 
   async passwordMatches(userId: string, password: string): Promise<boolean> {
@@ -70,7 +118,7 @@ export class People implements PeopleCredentials {
   async view(row: UserRow): Promise<PersonView> {
     const open = async (sealed: string | null) => (sealed === null ? null : this.keyring.decrypt(sealed));
     const [email, name] = await Promise.all([open(row.sealed_email), open(row.sealed_name)]);
-    return { id: row.id, email, name: name ?? `deleted user ${row.id}`, role: row.role, createdAt: new Date(row.created_at).toISOString() };
+    return { id: row.id, email, name: name ?? `deleted user ${row.id}`, role: row.role, twoFactor: row.two_factor, createdAt: new Date(row.created_at).toISOString() };
   }
 
   openSealed(sealed: string): Promise<string | null> {

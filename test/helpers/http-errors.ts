@@ -15,7 +15,8 @@ export type ErrorCode =
   | 'query_timeout'
   | 'rate_limited'
   | 'forbidden_destination'
-  | 'invitation_gone';
+  | 'invitation_gone'
+  | 'two_factor_required';
 
 /**
  * The exact status and code, and the one error body shape `{ error: { code, message, details } }`:

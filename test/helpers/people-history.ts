@@ -1,3 +1,4 @@
+import { Secret, TOTP } from 'otpauth';
 import type { TestServer } from './test-server.js';
 
 const PASSWORD = 'a long enough password';
@@ -10,7 +11,7 @@ async function ok(s: TestServer, method: string, path: string, options: { body?:
 
 /**
  * Every event of people for a history: the first owner, invitations accepted and revoked, members given,
- * changed and taken out of `projectIds`, a role changed, a name and a password changed, a person removed and
+ * changed and taken out of `projectIds`, two factors on and off, a role changed, a name and a password changed, a person removed and
  * one erased. Idempotent on a fresh installation only (the first owner is made once).
  */
 export async function runPeopleHistory(s: TestServer, projectIds: readonly string[]) {
@@ -30,6 +31,9 @@ export async function runPeopleHistory(s: TestServer, projectIds: readonly strin
   await ok(s, 'DELETE', `/api/projects/${first}/members/${member.id}`);
   const signedIn = await ok(s, 'POST', '/api/sessions', { key: null, body: { email: 'member@history.test', password: PASSWORD } });
   const session = { key: null, headers: { cookie: signedIn.headers.get('set-cookie')!.split(';')[0]!, 'x-csrf-token': signedIn.body.session.csrfToken as string } };
+  const secret = (await ok(s, 'POST', '/api/users/me/totp', session)).body.secret as string;
+  await ok(s, 'POST', '/api/users/me/totp/confirm', { ...session, body: { code: new TOTP({ secret: Secret.fromBase32(secret) }).generate() } });
+  await ok(s, 'POST', '/api/users/me/totp/disable', { ...session, body: { password: PASSWORD } });
   await ok(s, 'PATCH', '/api/users/me', { ...session, body: { name: 'A member', password: { current: PASSWORD, new: `${PASSWORD}, changed` } } });
   await ok(s, 'PATCH', `/api/users/${member.id}`, { body: { role: 'admin' } });
   await ok(s, 'DELETE', `/api/users/${member.id}`);

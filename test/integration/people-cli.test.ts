@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Secret, TOTP } from 'otpauth';
 import t from 'tap';
 import { createProject } from '../helpers/api-suite.js';
 import { cliArgs, root } from '../helpers/cli-process.js';
@@ -62,4 +63,13 @@ t.test('the CLI makes the first owner, invites a member into a project, and logs
   const saved = readFileSync(join(home, '.config', 'slipway', 'credentials.json'), 'utf8');
   t.match(saved, /"key": "slw_/, 'the key is saved');
   t.notMatch(saved, /a long enough password/, 'the password is not');
+
+  // With two factors on, the login asks for the code after the password.
+  const signedIn = await s.call('POST', '/api/sessions', { key: null, body: { email: 'grace@example.com', password: 'a long enough password' } });
+  const session = { key: null, headers: { cookie: signedIn.headers.get('set-cookie')!.split(';')[0]!, 'x-csrf-token': signedIn.body.session.csrfToken as string } };
+  const app = new TOTP({ secret: Secret.fromBase32((await s.call('POST', '/api/users/me/totp', session)).body.secret as string) });
+  t.equal((await s.call('POST', '/api/users/me/totp/confirm', { ...session, body: { code: app.generate() } })).status, 200);
+  const withCode = await slipway(asGrace, ['login', '--email', 'grace@example.com'], `a long enough password\n${app.generate({ timestamp: Date.now() + 30_000 })}\n`);
+  t.equal(withCode.status, 0, withCode.stderr);
+  t.match(withCode.stdout, /logged in to /, 'the password, then the code');
 });

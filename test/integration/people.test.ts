@@ -1,3 +1,4 @@
+import { Secret, TOTP } from 'otpauth';
 import t from 'tap';
 import { createProject, createService } from '../helpers/api-suite.js';
 import { assertError } from '../helpers/http-errors.js';
@@ -209,4 +210,35 @@ t.test('my sessions: each with its device and address, one ended from another, o
   assertError(t, await s.call('DELETE', `/api/users/me/sessions/${onPhone.id}`, as(laptop)), 404, 'not_found', 'ended once');
   t.equal((await s.call('DELETE', '/api/users/me/sessions', as(laptop))).status, 200);
   t.same((await s.call('GET', '/api/users/me/sessions', as(laptop))).body.sessions.map((x: { current: boolean }) => x.current), [true], 'only this one is left');
+});
+
+t.test('two factors: a code of the app confirms them; sign-in then asks for a code, each good once; a recovery code once', async (t) => {
+  const zoe = await invited('zoe@example.com', 'member');
+  const started = await s.call('POST', '/api/users/me/totp', as(zoe));
+  t.equal(started.status, 200);
+  t.match(started.body.otpauthUrl, /^otpauth:\/\/totp\/Slipway:zoe%40example\.com\?issuer=Slipway&secret=[A-Z2-7]+/);
+  const app = new TOTP({ issuer: 'Slipway', label: 'zoe', secret: Secret.fromBase32(started.body.secret) });
+  t.notOk(JSON.stringify((await s.call('GET', '/api/events?limit=1000')).body).includes(started.body.secret), 'the secret is in no event');
+  assertError(t, await s.call('POST', '/api/users/me/totp/confirm', as(zoe, { code: '000000' === app.generate() ? '111111' : '000000' })), 400, 'validation_failed', 'a wrong code confirms nothing');
+  const signInBody = { email: 'zoe@example.com', password: 'a long enough password' };
+  t.equal((await s.call('POST', '/api/sessions', { key: null, body: signInBody })).status, 200, 'until confirmed, the password is enough');
+  const confirmed = await s.call('POST', '/api/users/me/totp/confirm', as(zoe, { code: app.generate() }));
+  t.equal(confirmed.status, 200);
+  t.equal(confirmed.body.recoveryCodes.length, 10, 'ten recovery codes');
+  t.equal((await s.call('GET', '/api/users/me', as(zoe))).body.user.twoFactor, true);
+
+  assertError(t, await s.call('POST', '/api/sessions', { key: null, body: signInBody }), 401, 'two_factor_required', 'the password alone is no longer enough');
+  assertError(t, await s.call('POST', '/api/sessions', { key: null, body: { ...signInBody, code: app.generate() } }), 401, 'unauthorized', 'the code that confirmed them is used');
+  const next = app.generate({ timestamp: Date.now() + 30_000 });
+  t.equal((await s.call('POST', '/api/sessions', { key: null, body: { ...signInBody, code: next } })).status, 200, 'the next code signs in');
+  assertError(t, await s.call('POST', '/api/sessions', { key: null, body: { ...signInBody, code: next } }), 401, 'unauthorized', 'once');
+  const recovery = confirmed.body.recoveryCodes[0] as string;
+  t.equal((await s.call('POST', '/api/sessions', { key: null, body: { ...signInBody, code: recovery } })).status, 200, 'a recovery code signs in');
+  assertError(t, await s.call('POST', '/api/sessions', { key: null, body: { ...signInBody, code: recovery } }), 401, 'unauthorized', 'once');
+
+  assertError(t, await s.call('POST', '/api/users/me/totp/disable', as(zoe, { password: 'wrong password!' })), 400, 'validation_failed', 'turning them off asks for the password');
+  t.equal((await s.call('POST', '/api/users/me/totp/disable', as(zoe, { password: 'a long enough password' }))).status, 200);
+  t.equal((await s.call('POST', '/api/sessions', { key: null, body: signInBody })).status, 200, 'off: the password is enough again');
+  const types = ((await s.call('GET', `/api/events?actor=user:${zoe.userId}`)).body.events as { type: string }[]).map((e) => e.type);
+  t.ok(types.includes('UserTwoFactorEnabled') && types.includes('UserTwoFactorDisabled'), 'both are in the audit log');
 });

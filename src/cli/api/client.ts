@@ -29,7 +29,7 @@ let insecure = false;
 export const allowInsecure = () => void (insecure = true);
 
 /** A key sent in clear over the network is a key given away: plain HTTP only to this machine, or when asked. */
-export function refuseClearText(url: string) {
+export function refuseClearText(url: string, what = 'the API key') {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -38,7 +38,7 @@ export function refuseClearText(url: string) {
   }
   if (parsed.protocol === 'http:' && !isLoopbackHost(parsed.hostname) && !insecure) {
     throw new CliError(
-      `refusing to send a key or password in clear to ${parsed.host}: use https:// (the apiDomain setting serves the API over HTTPS), or --insecure if this network is trusted`,
+      `refusing to send ${what} in clear to ${parsed.host}: use https:// (the apiDomain setting serves the API over HTTPS), or --insecure if this network is trusted`,
     );
   }
 }

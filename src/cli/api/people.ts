@@ -1,5 +1,5 @@
 import { answer, apiClient, CliError } from './client.js';
-import { readSecret } from './login.js';
+import { doneReading, readSecret } from './login.js';
 import { table } from './output.js';
 import { findProject } from './resolve.js';
 import { print, type Output } from './resources.js';
@@ -12,7 +12,7 @@ const GRANTED: readonly string[] = ['admin', 'deployer'];
 /** The installation's first owner, with the key of `slipway login` (the bootstrap key); the password from stdin. */
 export async function createOwner(o: Output & { email: string; name: string }) {
   const { api } = apiClient();
-  const password = await readSecret('Password for the owner (12 characters at least)');
+  const password = await readSecret('Password for the owner (12 characters at least)').finally(doneReading);
   const data = await answer(api.POST('/api/users/owner', { body: { email: o.email, name: o.name, password } }));
   print(o.json, data, () => `created the owner ${data.user.name} <${data.user.email}> (${data.user.id}): sign in to the dashboard, or run slipway login --email ${data.user.email}`);
 }

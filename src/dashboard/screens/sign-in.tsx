@@ -35,17 +35,28 @@ function Refusal({ message }: { message: string | null }) {
 export function SignInScreen() {
   const email = useSignal('');
   const password = useSignal('');
+  const code = useSignal('');
+  /** The account asked for its two-factor code: the form shows its field, and keeps the password until then. */
+  const codeNeeded = useSignal(false);
   const key = useSignal('');
   const error = useSignal<{ form: 'person' | 'key'; message: string } | null>(null);
   const busy = useSignal(false);
   const submit = (form: 'person' | 'key') => async (event: Event) => {
     event.preventDefault();
     busy.value = true;
-    const message = await signIn(form === 'person' ? { email: email.value.trim(), password: password.value } : { key: key.value.trim() });
-    error.value = message === null ? null : { form, message };
+    const person = { email: email.value.trim(), password: password.value, ...(codeNeeded.value ? { code: code.value.trim() } : {}) };
+    const refusal = await signIn(form === 'person' ? person : { key: key.value.trim() });
     busy.value = false;
-    password.value = '';
     key.value = '';
+    code.value = '';
+    if (form === 'person' && refusal?.codeNeeded) {
+      codeNeeded.value = true;
+      error.value = null;
+      return;
+    }
+    error.value = refusal === null ? null : { form, message: refusal.message };
+    password.value = '';
+    codeNeeded.value = false;
   };
   const refusal = (form: 'person' | 'key') => (error.value?.form === form ? error.value.message : null);
   return (
@@ -55,6 +66,24 @@ export function SignInScreen() {
         <input id="sign-in-email" type="email" autocomplete="username" required ref={focusOnMount} value={email.value} onInput={(e) => (email.value = e.currentTarget.value)} />
         <label for="sign-in-password">Password</label>
         <input id="sign-in-password" type="password" autocomplete="current-password" required value={password.value} onInput={(e) => (password.value = e.currentTarget.value)} />
+        {codeNeeded.value && (
+          <>
+            <label for="sign-in-code">Code from your authenticator app</label>
+            <input
+              id="sign-in-code"
+              autocomplete="one-time-code"
+              inputMode="numeric"
+              required
+              aria-describedby="sign-in-code-help"
+              ref={focusOnMount}
+              value={code.value}
+              onInput={(e) => (code.value = e.currentTarget.value)}
+            />
+            <p id="sign-in-code-help" class="help">
+              Or one of your recovery codes.
+            </p>
+          </>
+        )}
         <Refusal message={refusal('person')} />
         <button type="submit" disabled={busy.value}>
           {busy.value ? 'Signing in…' : 'Sign in'}

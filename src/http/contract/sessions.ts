@@ -27,7 +27,7 @@ export const sessionsApi = {
     description:
       'Answers the session and sets `__Host-slipway_session` (`HttpOnly; Secure; SameSite=Strict; Path=/`, no `Domain`: a sibling subdomain cannot plant one). With `{ email, password }` the cookie stands for the person, with their roles as they are at each request (a removal or a narrower role applies at once); an unknown e-mail and a wrong password get the same answer in the same time, and wrong guesses at one account wait longer each time while the right password is answered at once. With `{ key }` the cookie stands for the key on every route, with the key’s own access and scope; a write through it needs the `X-CSRF-Token` header. The session ends when the key is revoked, after `sessionIdleMinutes` without a request, `sessionMaxHours` after sign-in, when the key signs in more than 10 times (its oldest sessions end first), or with `DELETE /api/sessions`. An unknown key counts toward the address’s limit.',
     access: 'public',
-    body: z.union([z.object({ key: z.string().min(1).max(200) }), z.object({ email: z.string().max(254), password: z.string().max(1024) })]),
+    body: z.union([z.object({ key: z.string().min(1).max(200) }), z.object({ email: z.string().max(254), password: z.string().max(1024), code: z.string().max(64).optional().meta({ description: 'With two factors on: a current code of the authenticator app, or one of the recovery codes.' }) })]),
     response: z.object({ session }),
     errors: [400, 401, 429],
   }),

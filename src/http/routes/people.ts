@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { invitationGone } from '../../../commands/invitation/aggregate.js';
 import { acceptInvitation, hashInvitationToken, invitePerson, revokeInvitation } from '../../../commands/invitation/handlers.js';
-import { changePassword, changeUserRole, createPerson, removeMember, removePerson, renameUser, setMember } from '../../../commands/user/handlers.js';
+import { changePassword, changeUserRole, createPerson, recordTwoFactor, removeMember, removePerson, renameUser, setMember } from '../../../commands/user/handlers.js';
 import { invalid } from '../../../commands/shared/domain-error.js';
 import { latest } from '../../../commands/shared/execute.js';
 import {
@@ -167,6 +167,37 @@ export function peopleRoutes(router: Router, app: Slipway, people: People, sessi
 
   route(router, peopleApi.endMyOtherSessions, async (ctx) => {
     await sessions.store.closeAllOf(personIdOf(ctx), sessionTokenOfRequest(ctx));
+    ctx.body = { ok: true };
+  });
+
+  /** A person's own session, not a key of theirs: a leaked key must not change how they sign in. */
+  const sessionPersonOf = (ctx: Context) => {
+    const userId = personIdOf(ctx);
+    if (principalOf(ctx).keyId !== null) throw forbidden('two factors are set from a signed-in session, not with a key');
+    return userId;
+  };
+
+  route(router, peopleApi.startTwoFactor, async (ctx) => {
+    const userId = sessionPersonOf(ctx);
+    const view = await people.view(await activePerson(app, userId));
+    ctx.body = await people.startTwoFactor(userId, view.email ?? userId);
+  });
+
+  route(router, peopleApi.confirmTwoFactor, async (ctx) => {
+    const userId = sessionPersonOf(ctx);
+    const { code } = parseInput(peopleApi.confirmTwoFactor.body, ctx.request.body);
+    const recoveryCodes = await people.confirmTwoFactor(userId, code);
+    if (!recoveryCodes) throw invalid('code', 'this is not a current code of the new secret: start again with POST /api/users/me/totp if need be');
+    await app.settle((await recordTwoFactor(requestContext(app, ctx, principalOf(ctx)), userId, true)).position);
+    ctx.body = { recoveryCodes };
+  });
+
+  route(router, peopleApi.disableTwoFactor, async (ctx) => {
+    const userId = sessionPersonOf(ctx);
+    const { password } = parseInput(peopleApi.disableTwoFactor.body, ctx.request.body);
+    if (!(await people.passwordMatches(userId, password))) throw invalid('password', 'this is not your password');
+    await people.disableTwoFactor(userId);
+    await app.settle((await recordTwoFactor(requestContext(app, ctx, principalOf(ctx)), userId, false)).position);
     ctx.body = { ok: true };
   });
 

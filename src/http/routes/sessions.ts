@@ -15,7 +15,7 @@ export interface SignIn {
 import { clientAddressOf } from '../client-address.js';
 import { sessionsApi } from '../contract/sessions.js';
 import { route } from '../contract/endpoint.js';
-import { unauthorized } from '../errors.js';
+import { HttpError, unauthorized } from '../errors.js';
 import type { KeyFailureLimiter } from '../key-failure-limiter.js';
 import { clearSessionCookie, setSessionCookie, type SessionAuth } from '../session-auth.js';
 import { parseInput } from '../validation.js';
@@ -53,6 +53,12 @@ export function signInRoutes(router: Router, app: Slipway, keys: PrincipalCache,
       if (!userId || !principal) {
         await failures.passwordFailed(clientAddressOf(ctx));
         throw unauthorized('unknown e-mail or wrong password');
+      }
+      const second = await people.directory.secondFactor(userId, body.email, body.code);
+      if (second === 'required') throw new HttpError(401, 'two_factor_required', 'this account signs in with a code of its authenticator app: send it as code (or a recovery code)');
+      if (second === 'wrong') {
+        await failures.passwordFailed(clientAddressOf(ctx));
+        throw unauthorized('wrong or already used two-factor code');
       }
       const opened = await sessions.store.open({ userId }, originOf(ctx));
       setSessionCookie(ctx, opened.token);
