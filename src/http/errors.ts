@@ -93,6 +93,9 @@ function toHttpError(error: unknown): HttpError | null {
 }
 
 /** One error body everywhere: `{ error: { code, message, details } }`. */
+/** A path as a log line may show it: an invitation's token is a credential, and stays out. */
+export const loggablePath = (path: string) => path.replace(/^(\/api\/invitations\/)[^/]+(\/accept)$/, '$1…$2');
+
 export function errorHandler(log: Logger) {
   return async (ctx: Context, next: Next) => {
     try {
@@ -107,7 +110,7 @@ export function errorHandler(log: Logger) {
         ctx.body = { error: { code: error.code, message: error.message, details: error.details } };
         return;
       }
-      log.error('request failed', { method: ctx.method, path: ctx.path, error: String((thrown as Error)?.stack ?? thrown) });
+      log.error('request failed', { method: ctx.method, path: loggablePath(ctx.path), error: String((thrown as Error)?.stack ?? thrown) });
       ctx.status = 500;
       ctx.body = { error: { code: 'internal_error', message: 'internal error', details: [] } };
     }
