@@ -373,7 +373,7 @@ export function apiSuite(t: Test, start: () => Promise<TestServer>) {
     t.equal(keys.length, 5, 'the bootstrap key and the four made here');
     t.ok(made.every((id) => keys.some((k) => k.id === id)), 'the four made here are listed');
     for (const k of keys) {
-      t.same(Object.keys(k).sort(), ['access', 'createdAt', 'id', 'name', 'prefix', 'projectIds', 'revokedAt'], `key ${String(k.name)}: no secret, no hash`);
+      t.same(Object.keys(k).sort(), ['access', 'createdAt', 'id', 'name', 'ownerUserId', 'prefix', 'projectIds', 'revokedAt'], `key ${String(k.name)}: no secret, no hash`);
     }
     const unknownProject = await s.call('POST', '/api/keys', { body: { name: 'bad', access: 'write', projectIds: ['00000000-0000-4000-8000-000000000000'] } });
     assertError(t, unknownProject, 400, 'validation_failed', 'a key for a project that does not exist');

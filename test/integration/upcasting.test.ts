@@ -49,10 +49,11 @@ t.test('an ApiKeyCreated written in schema version 1 is read by the read model a
   t.equal((await s.call('DELETE', `/api/keys/${scoped.id}`)).status, 200, 'so the key can be revoked');
   t.equal((await s.call('GET', '/api/projects', { key: scoped.secret })).status, 401, 'and is refused from then on');
 
-  // What Slipway writes now is version 2.
+  // What Slipway writes now is version 3 (an installation key: no owner).
   const created = await s.call('POST', '/api/keys', { body: { name: 'new', access: 'read', projectIds: [hidden.id] } });
   const [recorded] = await s.app.store.readStream(`apikey-${created.body.key.id}`);
-  t.equal(recorded!.schemaVersion, 2);
+  t.equal(recorded!.schemaVersion, 3);
+  t.equal(recorded!.data.ownerUserId, null);
   t.same(recorded!.data.scope, { kind: 'projects', projectIds: [hidden.id] });
   t.same(created.body.key.projectIds, [hidden.id], 'read back the same way');
 });

@@ -79,8 +79,8 @@ t.test('backups, imports, keys, settings, channels, cluster', async (t) => {
   t.equal(say(event('BackupSucceeded', 'backup-b-1', { sizeBytes: 12_500_000, checksum: 'sha256:1' }, 'system:backups')), 'The backup of orders-db succeeded (12.5 MB)', 'a backup’s outcome finds its service through its request');
   t.equal(say(event('BackupRestored', 'backup-b-1', { serviceId: DB, projectId: PROJECT })), 'A backup was restored into orders-db');
   t.equal(say(event('ImportRequested', 'import-i-1', { serviceId: DB, projectId: PROJECT, engine: 'postgres', source: 'postgres-url', sourceLabel: 'postgres://old.example.com/shop', sourceUrl: '[encrypted]' })), 'Ada started importing postgres://old.example.com/shop into orders-db');
-  t.equal(say(event('ApiKeyCreated', 'apikey-k-ci', { name: 'ci', access: 'read', scope: { kind: 'projects', projectIds: ['a', 'b'] }, secretHash: '[redacted]', prefix: 'slw_ab' })), 'Ada created the key ci (read, 2 projects)');
-  t.equal(say(event('ApiKeyCreated', 'apikey-k-all', { name: 'admin', access: 'write', scope: { kind: 'all' }, secretHash: '[redacted]', prefix: 'slw_cd' })), 'Ada created the key admin (write, every project)');
+  t.equal(say(event('ApiKeyCreated', 'apikey-k-ci', { name: 'ci', access: 'read', scope: { kind: 'projects', projectIds: ['a', 'b'] }, secretHash: '[redacted]', prefix: 'slw_ab', ownerUserId: null })), 'Ada created the key ci (read, 2 projects)');
+  t.equal(say(event('ApiKeyCreated', 'apikey-k-all', { name: 'admin', access: 'write', scope: { kind: 'all' }, secretHash: '[redacted]', prefix: 'slw_cd', ownerUserId: null })), 'Ada created the key admin (write, every project)');
   t.equal(say(event('ApiKeyRevoked', 'apikey-k-ci', {})), 'Ada revoked the key ci', 'the revoked key named by the events it made');
   t.equal(say(event('ApiKeyRevoked', 'apikey-k-old', {})), 'Ada revoked an API key', 'a key not named anywhere');
   const listed = historyNames([], [], [{ id: 'k-old', name: 'deploy-bot' }]);
