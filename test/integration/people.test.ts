@@ -95,6 +95,12 @@ t.test('invitations: a member gets their projects only, each with its role; a us
   assertError(t, await s.call('DELETE', `/api/services/${web.id}`, as(grace)), 403, 'forbidden', 'deletes none');
   assertError(t, await s.call('DELETE', `/api/projects/${shop.id}`, as(grace)), 403, 'forbidden', 'nor the project');
   assertError(t, await s.call('PUT', `/api/projects/${shop.id}/members/${grace.userId}`, as(grace, { role: 'admin' })), 403, 'forbidden', 'nor makes herself its admin');
+  const db = await createService(s, shop.id, { name: 'db', repoFullName: 'database:postgres', repoUrl: 'database', branch: 'main', internalPort: 5432, env: [] });
+  const noBackup = '00000000-0000-4000-8000-000000000000';
+  assertError(t, await s.call('POST', `/api/services/${db.id}/database/backups/${noBackup}/restore`, as(grace, {})), 403, 'forbidden', 'nor restores a backup');
+  assertError(t, await s.call('DELETE', `/api/services/${db.id}/database/backups/${noBackup}`, as(grace)), 403, 'forbidden', 'nor deletes one');
+  assertError(t, await s.call('POST', `/api/services/${db.id}/database/import/postgres-url`, as(grace, { sourceUrl: 'postgres://u:p@db.example.com/x' })), 403, 'forbidden', 'nor imports');
+  assertError(t, await s.call('POST', `/api/services/${db.id}/database/backups/${noBackup}/restore`, {}), 404, 'not_found', 'where the key only misses the backup');
   // An admin of a project shapes it.
   t.equal((await s.call('PATCH', `/api/projects/${blog.id}`, as(grace, { description: 'Hers' }))).status, 200, 'the project she administers');
 
