@@ -84,6 +84,20 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
 }
 
 /**
+ * Opens `url` until its stylesheet has loaded and its script has drawn: Chromium aborts the requests under way when
+ * the machine's network changes (another test starting a container), which left a page unstyled or blank.
+ */
+export async function openWhole(page: Page, url: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    await page.goto(url, { waitUntil: 'networkidle0' });
+    const whole = await page.evaluate(
+      "[...document.querySelectorAll('link[rel=stylesheet]')].every((l) => l.sheet !== null) && document.querySelector('#app')?.childElementCount > 0",
+    );
+    if (whole || attempt === 3) return;
+  }
+}
+
+/**
  * Signs in on the sign-in screen with an API key (the form under "Use an API key"); the caller waits for what
  * follows, a signed-in screen or a refusal.
  */
@@ -102,7 +116,7 @@ export async function signInWithKey(page: Page, key: string): Promise<void> {
 export async function signedInPage(browser: Browser, url: string, key: string): Promise<Page> {
   const page = await (await browser.createBrowserContext()).newPage();
   page.on('dialog', (d) => void d.dismiss());
-  await page.goto(url + '/', { waitUntil: 'networkidle0' });
+  await openWhole(page, url + '/');
   await Promise.all([page.waitForSelector('header.top'), signInWithKey(page, key)]);
   return page;
 }
