@@ -21,7 +21,22 @@ const csrf: Middleware = {
   },
 };
 
-export const api = createClient<paths>({ baseUrl: '', credentials: 'same-origin' });
+/**
+ * A read that never reached the server (the connection dropped, or the browser aborted it when the machine's
+ * network changed) is sent once more after a moment; a write is not, since it may have been done.
+ */
+async function fetchReadingTwice(request: Request): Promise<Response> {
+  const retry = request.method === 'GET' ? request.clone() : null;
+  try {
+    return await fetch(request);
+  } catch (error) {
+    if (!retry) throw error;
+    await new Promise((r) => setTimeout(r, 250));
+    return fetch(retry);
+  }
+}
+
+export const api = createClient<paths>({ baseUrl: '', credentials: 'same-origin', fetch: fetchReadingTwice });
 api.use(csrf);
 
 /** The message of an API error answer, or of a failure to reach the API. */
