@@ -101,7 +101,12 @@ t.test('the dashboard in a real Chromium: sign-in, projects, keys and scopes', {
     await page.waitForSelector('.audit-log');
     await page.type('#filter-type', 'ApiKeyRevoked');
     await page.keyboard.press('Tab');
-    await page.waitForFunction("[...document.querySelectorAll('.audit-log .audit-sentence')].some((e) => e.textContent === 'bootstrap revoked the key from-the-browser')");
+    const revokedShown = "[...document.querySelectorAll('.audit-log .audit-sentence')].some((e) => e.textContent === 'bootstrap revoked the key from-the-browser')";
+    // When it is not shown, say what is: a bare timeout told nothing in two loaded runs.
+    await page.waitForFunction(revokedShown).catch(async (error: unknown) => {
+      const shown = await page.evaluate("[...document.querySelectorAll('.audit-log .audit-sentence')].map((e) => e.textContent).join(' | ') + ' @ ' + location.href");
+      throw new Error(`${String(error)}; the audit log shows: ${String(shown)}`);
+    });
     t.same(await seriousViolations(page), [], 'the audit log screen is accessible');
     await page.goto(s.url + '/history', { waitUntil: 'domcontentloaded' });
     await page.waitForFunction("document.querySelector('main h1')?.textContent === 'Audit log'");
