@@ -56,22 +56,49 @@ export function personalKeyPrincipal(key: { id: string; access: 'read' | 'write'
 }
 
 /**
+ * Answers derived from the read models, by key: dropped whenever an applied batch touches a stream of `streams`
+ * (so a change applies on the next request) or the read models are rebuilt. Misses are not remembered.
+ */
+class ReadModelCache<V> {
+  private entries = new Map<string, V>();
+  private epoch = -1;
+
+  constructor(
+    private readonly runner: ProjectionRunner,
+    streams: RegExp,
+  ) {
+    runner.onApplied((batch) => {
+      if (batch.some((e) => streams.test(e.streamId))) this.entries.clear();
+    });
+  }
+
+  async get(key: string, load: () => Promise<V | null>): Promise<V | null> {
+    if (this.epoch !== this.runner.epoch) {
+      this.epoch = this.runner.epoch;
+      this.entries.clear();
+    }
+    const cached = this.entries.get(key);
+    if (cached) return cached;
+    const loaded = await load();
+    if (loaded) this.entries.set(key, loaded);
+    return loaded;
+  }
+}
+
+/**
  * Known keys by hash, dropped whenever a batch touches any key, person or project (so a revocation, or a
  * change of the rights of a key's person, applies at once) or the read models are rebuilt. Unknown hashes are
  * not remembered: random keys must not grow the map.
  */
 export class PrincipalCache {
-  private byHash = new Map<string, Principal>();
-  private epoch = -1;
+  private readonly byHash: ReadModelCache<Principal>;
 
   constructor(
     private readonly db: SqlExecutor,
-    private readonly runner: ProjectionRunner,
+    runner: ProjectionRunner,
     private readonly people: PersonPrincipalCache,
   ) {
-    runner.onApplied((batch) => {
-      if (batch.some((e) => /^(apikey|user|project)-/.test(e.streamId))) this.byHash.clear();
-    });
+    this.byHash = new ReadModelCache(runner, /^(apikey|user|project)-/);
   }
 
   find(secret: string): Promise<Principal | null> {
@@ -79,23 +106,14 @@ export class PrincipalCache {
   }
 
   /** The key a session was opened with, by the hash the session keeps; null once it is revoked or its person removed. */
-  async findByHash(hash: string): Promise<Principal | null> {
-    if (this.epoch !== this.runner.epoch) {
-      this.epoch = this.runner.epoch;
-      this.byHash.clear();
-    }
-    const cached = this.byHash.get(hash);
-    if (cached) return cached;
-    const key = await findActiveKeyByHash(this.db, hash);
-    if (!key) return null;
-    let principal = keyPrincipal(key);
-    if (key.owner_user_id !== null) {
+  findByHash(hash: string): Promise<Principal | null> {
+    return this.byHash.get(hash, async () => {
+      const key = await findActiveKeyByHash(this.db, hash);
+      if (!key) return null;
+      if (key.owner_user_id === null) return keyPrincipal(key);
       const person = await this.people.find(key.owner_user_id);
-      if (!person) return null;
-      principal = personalKeyPrincipal(key, person);
-    }
-    this.byHash.set(hash, principal);
-    return principal;
+      return person && personalKeyPrincipal(key, person);
+    });
   }
 }
 
@@ -104,30 +122,21 @@ export class PrincipalCache {
  * change, a removal or a role applies on the next request) or the read models are rebuilt.
  */
 export class PersonPrincipalCache {
-  private byUser = new Map<string, Principal>();
-  private epoch = -1;
+  private readonly byUser: ReadModelCache<Principal>;
 
   constructor(
     private readonly db: SqlExecutor,
-    private readonly runner: ProjectionRunner,
+    runner: ProjectionRunner,
   ) {
-    runner.onApplied((batch) => {
-      if (batch.some((e) => e.streamId.startsWith('user-') || e.streamId.startsWith('project-'))) this.byUser.clear();
-    });
+    this.byUser = new ReadModelCache(runner, /^(user|project)-/);
   }
 
   /** The person's principal while they have an account; null once removed. */
-  async find(userId: string): Promise<Principal | null> {
-    if (this.epoch !== this.runner.epoch) {
-      this.epoch = this.runner.epoch;
-      this.byUser.clear();
-    }
-    const cached = this.byUser.get(userId);
-    if (cached) return cached;
-    const person = await findUser(this.db, userId);
-    if (!person || person.removed_at !== null) return null;
-    const principal = personPrincipal(userId, person.role, person.role === 'member' ? await membershipsOf(this.db, userId) : []);
-    this.byUser.set(userId, principal);
-    return principal;
+  find(userId: string): Promise<Principal | null> {
+    return this.byUser.get(userId, async () => {
+      const person = await findUser(this.db, userId);
+      if (!person || person.removed_at !== null) return null;
+      return personPrincipal(userId, person.role, person.role === 'member' ? await membershipsOf(this.db, userId) : []);
+    });
   }
 }
