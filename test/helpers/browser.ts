@@ -38,6 +38,9 @@ export async function launchChromium(): Promise<Browser> {
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
     env: { ...process.env, XDG_CONFIG_HOME: configHome },
   });
+  // Nor may its pipes hold this process: the handlers inherit them, and a kill may not reach one in time.
+  const launched = browser.process();
+  for (const pipe of [launched?.stdin, launched?.stdout, launched?.stderr]) (pipe as { unref?: () => void } | null | undefined)?.unref?.();
   const close = browser.close.bind(browser);
   browser.close = async () => {
     const kill = setTimeout(() => browser.process()?.kill('SIGKILL'), CLOSE_GRACE_MS);

@@ -1,13 +1,18 @@
 import { request } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
+import { claimPort } from './host-ports.js';
 
-export async function freePort(): Promise<number> {
+/** Whether `port` can be bound on every address now. */
+function bindable(port: number): Promise<boolean> {
   const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '0.0.0.0', () => server.close(() => resolve(true)));
+  });
 }
+
+/** A port for a listener the test starts later, held for this test process alone (see `claimPort`). */
+export const freePort = (): Promise<number> => claimPort(bindable);
 
 /** GET through a proxy port with a chosen Host header (fetch may not set Host). */
 export function getVia(port: number, host: string, path = '/', timeoutMs = 5000): Promise<{ status: number; body: string }> {

@@ -59,6 +59,12 @@ async function backupOf(app: Slipway, row: ServiceRow, backupId: string) {
   return found;
 }
 
+/**
+ * The backup as its request left it: the answer is `running`, as the contract says, even when the runner already
+ * finished it (a remote backup with no storage fails at once) before the read model was read.
+ */
+const asRequested = (b: BackupRow): BackupRow => ({ ...b, status: 'running', size_bytes: null, checksum: null, error: null, finished_at: null });
+
 /** `<slug>-<UTC timestamp>.<ext>`, e.g. `main-db-20261123T210000Z.dump`. */
 const fileNameOf = (b: BackupRow) =>
   `${b.service_slug}-${new Date(b.created_at).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}.${BACKUP_FORMATS[b.engine as Engine].extension}`;
@@ -105,7 +111,7 @@ export function backupRoutes(router: Router, app: Slipway) {
       remoteKey: storage === 'disk' ? null : `${row.id}/${backupId}.${extension}`,
     }));
     await app.settle(position);
-    ctx.body = { backup: presentBackup(app, (await findBackup(app.db, id))!) };
+    ctx.body = { backup: presentBackup(app, asRequested((await findBackup(app.db, id))!)) };
   });
 
   route(router, backupsApi.updateSettings, async (ctx) => {
