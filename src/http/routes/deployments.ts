@@ -69,6 +69,8 @@ export function deploymentRoutes(router: Router, app: Slipway) {
     let last = 0;
     let running: Promise<void> | null = null;
     let again = false;
+    // A batch applied while the snapshot is read is pumped after it: the snapshot is always the first event.
+    let snapshotSent = false;
     // Sends the lines after `last`; ends the stream once the deployment has ended (or was deleted).
     const pump = async () => {
       do {
@@ -82,7 +84,7 @@ export function deploymentRoutes(router: Router, app: Slipway) {
       } while (again && !sse.closed);
     };
     const kick = () => {
-      if (sse.closed) return;
+      if (sse.closed || !snapshotSent) return;
       if (running) {
         again = true;
         return;
@@ -102,6 +104,7 @@ export function deploymentRoutes(router: Router, app: Slipway) {
     const snapshot = await listDeploymentLogs(app.db, id);
     last = snapshot.at(-1)?.id ?? 0;
     sse.send('snapshot', snapshot.map(presentDeploymentLog));
+    snapshotSent = true;
     kick();
   });
 
