@@ -4,7 +4,7 @@ import { requireCaddy } from '../helpers/caddy.js';
 import { deployEnv, deploymentOf, logLines, outcome, probe, queueDeployment, waitForDeployment } from '../helpers/deploy.js';
 import { containersOf, docker, imagesOf, requireDocker } from '../helpers/docker.js';
 import { startGitServer } from '../helpers/git-server.js';
-import { freePort, waitFor } from '../helpers/net.js';
+import { eventually, freePort, waitFor } from '../helpers/net.js';
 import { answerOf, eventsOf, installation, type SlipwayProcess } from '../helpers/slipway-process.js';
 import { addDomain, createService } from '../helpers/http-resources.js';
 import { versionedApp } from '../helpers/apps.js';
@@ -113,7 +113,9 @@ t.test('restarts after a SIGKILL reconcile the engine: leftovers swept, a gone c
 
   await t.test('the current container gone: the route is withdrawn', async (t) => {
     t.same(await answerOf(proxyPort, 'removed.crash.test', NOT_DEPLOYED), NOT_DEPLOYED, 'its domain answers 503, nothing runs');
-    t.match(await probe(removed.hostPort), { status: 0, body: /ECONNREFUSED/ }, 'nothing listens on its host port');
+    // On a loaded machine the port still answered 502 a moment after the domain's 503 (seen once in a fresh run).
+    const closed = await eventually(() => probe(removed.hostPort), (got) => got.status === 0, 10_000);
+    t.match(closed, { status: 0, body: /ECONNREFUSED/ }, 'nothing listens on its host port');
     t.match(await overviewOf(s, removed.id), { status: 'idle', reachable: false }, 'the service is idle and not reachable');
     t.match((await eventsOf(s, `service-${removed.id}`)).at(-1), {
       type: 'ServiceReleased',
