@@ -46,6 +46,7 @@ export const GENERAL_COLUMNS = {
   defaultResources: 'default_resources',
   sessionIdleMinutes: 'session_idle_minutes',
   sessionMaxHours: 'session_max_hours',
+  requireTwoFactor: 'require_two_factor',
   ...IMAGE_COLUMNS,
 } as const satisfies Record<keyof GeneralSettingsChange, keyof GeneralSettingsRow>;
 
@@ -63,6 +64,7 @@ export interface GeneralSettingsRow extends ImageColumns {
   default_resources: ResourceSettings | null;
   session_idle_minutes: number | null;
   session_max_hours: number | null;
+  require_two_factor: boolean | null;
 }
 
 /** What was set through the API; null columns fall back to the environment. */

@@ -54,7 +54,7 @@ const settingsEvents = eachEventOf('settings', parseSettingsEvent, (event, _id, 
 
 export const settingsProjector: Projector = {
   name: 'settings',
-  version: 8,
+  version: 9,
   tables: ['rm_remote_storage', 'rm_general_settings', 'rm_dns_providers', 'rm_ai_providers'],
   ddl: `
 create table if not exists rm_remote_storage (
@@ -81,6 +81,7 @@ create table if not exists rm_general_settings (
   default_resources jsonb,
   session_idle_minutes integer,
   session_max_hours integer,
+  require_two_factor boolean,
   ${Object.values(IMAGE_COLUMNS).map((column) => `${column} text`).join(',\n  ')}
 );
 create table if not exists rm_dns_providers (

@@ -21,6 +21,8 @@ export interface GeneralSettingsValues extends ImageSettings {
   sessionIdleMinutes: number;
   /** A dashboard session ends this long after its sign-in, however active. */
   sessionMaxHours: number;
+  /** Every person must turn on two factors before anything else. */
+  requireTwoFactor: boolean;
 }
 
 export type GeneralSettingName = keyof GeneralSettingsValues;

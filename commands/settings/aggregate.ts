@@ -30,6 +30,7 @@ const NO_GENERAL: GeneralSettings = {
   apiDomain: null,
   sessionIdleMinutes: null,
   sessionMaxHours: null,
+  requireTwoFactor: null,
   defaultResources: null,
   ...(Object.fromEntries(IMAGE_SETTING_NAMES.map((name) => [name, null])) as Record<ImageSettingName, null>),
 };

@@ -35,6 +35,8 @@ export const settingsEvents = {
     sessionIdleMinutes: setting(z.number().int()),
     /** A dashboard session ends this long after its sign-in, however active (absent in events before it existed). */
     sessionMaxHours: setting(z.number().int()),
+    /** Every person must turn on two factors before anything else (absent in events before it existed). */
+    requireTwoFactor: setting(z.boolean()),
     /** Limits of every service that sets none of its own (per key; see commands/service/resources.ts). */
     defaultResources: setting(resourceSettings),
     /** The images builds and database deployments use (`packNodeImage`, `dbImagePostgres` …). */

@@ -73,7 +73,7 @@ export function createHttpApp(app: Slipway): Koa {
       app.db.touch();
     }
   };
-  const people = new PersonPrincipalCache(app.db, app.runner);
+  const people = new PersonPrincipalCache(app.db, app.runner, async () => (await app.settings()).requireTwoFactor);
   const keys = new PrincipalCache(app.db, app.runner, people);
   const keyFailures = new KeyFailureLimiter(app.config.keyFailuresPerMinute, app.log);
   const sessions = new SessionAuth(new SessionStore(app.db), keys, people, keyFailures, async () => {

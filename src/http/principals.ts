@@ -19,6 +19,8 @@ export interface Principal {
   role: InstallationRole | null;
   /** A member's role in each of their projects; null when the principal is not scoped by roles. */
   projectRoles: ReadonlyMap<string, ProjectRole> | null;
+  /** A person who must turn on two factors (the `requireTwoFactor` setting) before anything else. */
+  mustSetUpTwoFactor: boolean;
 }
 
 export const keyPrincipal = (key: { id: string; access: 'read' | 'write'; project_ids: string[] | null }): Principal => ({
@@ -29,14 +31,23 @@ export const keyPrincipal = (key: { id: string; access: 'read' | 'write'; projec
   projectIds: key.project_ids,
   role: null,
   projectRoles: null,
+  mustSetUpTwoFactor: false,
 });
 
-/** A person's rights now: owners and admins every project, members those they are given, each with its role. */
-export function personPrincipal(userId: string, role: InstallationRole, memberships: readonly { project_id: string; role: ProjectRole }[]): Principal {
-  const base = { actor: `user:${userId}`, keyId: null, userId, role };
+/**
+ * A person's rights now: owners and admins every project, members those they are given, each with its role.
+ * A member writes if one of their projects lets them; which ones, `writingAs` (src/http/auth.ts) decides per request.
+ */
+export function personPrincipal(
+  userId: string,
+  role: InstallationRole,
+  memberships: readonly { project_id: string; role: ProjectRole }[],
+  mustSetUpTwoFactor = false,
+): Principal {
+  const base = { actor: `user:${userId}`, keyId: null, userId, role, mustSetUpTwoFactor };
   if (role !== 'member') return { ...base, access: 'write', projectIds: null, projectRoles: null };
   const projectRoles = new Map(memberships.map((m) => [m.project_id, m.role]));
-  return { ...base, access: memberships.length > 0 ? 'write' : 'read', projectIds: [...projectRoles.keys()], projectRoles };
+  return { ...base, access: memberships.some((m) => m.role !== 'viewer') ? 'write' : 'read', projectIds: [...projectRoles.keys()], projectRoles };
 }
 
 /** A person's key: never more than its own scope and access, nor more than its person can now. */
@@ -52,6 +63,7 @@ export function personalKeyPrincipal(key: { id: string; access: 'read' | 'write'
     projectIds,
     role: person.role,
     projectRoles,
+    mustSetUpTwoFactor: person.mustSetUpTwoFactor,
   };
 }
 
@@ -86,7 +98,7 @@ class ReadModelCache<V> {
 }
 
 /**
- * Known keys by hash, dropped whenever a batch touches any key, person or project (so a revocation, or a
+ * Known keys by hash, dropped whenever a batch touches any key, person, project or the settings (so a revocation, or a
  * change of the rights of a key's person, applies at once) or the read models are rebuilt. Unknown hashes are
  * not remembered: random keys must not grow the map.
  */
@@ -98,7 +110,7 @@ export class PrincipalCache {
     runner: ProjectionRunner,
     private readonly people: PersonPrincipalCache,
   ) {
-    this.byHash = new ReadModelCache(runner, /^(apikey|user|project)-/);
+    this.byHash = new ReadModelCache(runner, /^(apikey|user|project|settings)-/);
   }
 
   find(secret: string): Promise<Principal | null> {
@@ -118,8 +130,8 @@ export class PrincipalCache {
 }
 
 /**
- * People's rights by id, dropped whenever a batch touches a person, an invitation or a project (a membership
- * change, a removal or a role applies on the next request) or the read models are rebuilt.
+ * People's rights by id, dropped whenever a batch touches a person, a project (a membership change, a removal or
+ * a role applies on the next request) or the settings (`requireTwoFactor`), or the read models are rebuilt.
  */
 export class PersonPrincipalCache {
   private readonly byUser: ReadModelCache<Principal>;
@@ -127,8 +139,9 @@ export class PersonPrincipalCache {
   constructor(
     private readonly db: SqlExecutor,
     runner: ProjectionRunner,
+    private readonly twoFactorRequired: () => Promise<boolean>,
   ) {
-    this.byUser = new ReadModelCache(runner, /^(user|project)-/);
+    this.byUser = new ReadModelCache(runner, /^(user|project|settings)-/);
   }
 
   /** The person's principal while they have an account; null once removed. */
@@ -136,7 +149,8 @@ export class PersonPrincipalCache {
     return this.byUser.get(userId, async () => {
       const person = await findUser(this.db, userId);
       if (!person || person.removed_at !== null) return null;
-      return personPrincipal(userId, person.role, person.role === 'member' ? await membershipsOf(this.db, userId) : []);
+      const memberships = person.role === 'member' ? await membershipsOf(this.db, userId) : [];
+      return personPrincipal(userId, person.role, memberships, !person.two_factor && (await this.twoFactorRequired()));
     });
   }
 }

@@ -2312,6 +2312,8 @@ export interface components {
             id: string;
             key: string;
             hasValue: boolean;
+            /** @description true for a project viewer: `value` and `resolvedValue` are then empty. */
+            masked: boolean;
             /** @description As set, references such as `${db.DATABASE_URL}` included. */
             value: string;
             /** @description With references replaced by the values they point at. */
@@ -2577,6 +2579,7 @@ export interface components {
             defaultResources: components["schemas"]["Resources"];
             sessionIdleMinutes: number;
             sessionMaxHours: number;
+            requireTwoFactor: boolean;
             packNodeImage: string;
             packPythonImage: string;
             packGoImage: string;
@@ -2612,6 +2615,8 @@ export interface components {
                 sessionIdleMinutes: "settings" | "environment";
                 /** @enum {string} */
                 sessionMaxHours: "settings" | "environment";
+                /** @enum {string} */
+                requireTwoFactor: "settings" | "environment";
                 /** @enum {string} */
                 packNodeImage: "settings" | "environment";
                 /** @enum {string} */
@@ -2753,6 +2758,8 @@ export interface components {
             idleMinutes: number;
             /** @description The session ends this long after its sign-in, however active (the `sessionMaxHours` setting). */
             maxHours: number;
+            /** @description The installation requires two factors and this person has not turned them on: until they do, only their two-factor set-up, `GET /api/users/me` and sign-out answer (else 403 `two_factor_setup_required`). */
+            mustSetUpTwoFactor: boolean;
         };
         User: {
             /** Format: uuid */
@@ -2788,10 +2795,10 @@ export interface components {
                 /** Format: uuid */
                 projectId: string;
                 /**
-                 * @description `admin`: everything in the project; `deployer`: run it, not create or delete services, the project or its members.
+                 * @description `admin`: everything in the project; `deployer`: run it, not create or delete services, the project or its members; `viewer`: read it, with variable values masked, no console, no backup download.
                  * @enum {string}
                  */
-                role: "admin" | "deployer";
+                role: "admin" | "deployer" | "viewer";
             }[];
             /** Format: date-time */
             expiresAt: string;
@@ -6179,6 +6186,8 @@ export interface operations {
                     sessionIdleMinutes?: number | null;
                     /** @description A dashboard session ends this many hours after its sign-in, however active it is (default 12; at most 30 days). */
                     sessionMaxHours?: number | null;
+                    /** @description Every person must turn on two factors: until they do, their sessions and keys reach only `GET /api/users/me`, the two-factor set-up and sign-out (403 `two_factor_setup_required`). */
+                    requireTwoFactor?: boolean | null;
                     /** @description Limits of every service that does not set them itself, key by key (a service’s own `null` still means no limit). Applies at each service’s next deployment. */
                     defaultResources?: {
                         /** @description Memory limit (no swap beyond it); at least 6m. */
@@ -6816,10 +6825,10 @@ export interface operations {
                         /** Format: uuid */
                         projectId: string;
                         /**
-                         * @description `admin`: everything in the project; `deployer`: run it, not create or delete services, the project or its members.
+                         * @description `admin`: everything in the project; `deployer`: run it, not create or delete services, the project or its members; `viewer`: read it, with variable values masked, no console, no backup download.
                          * @enum {string}
                          */
-                        role: "admin" | "deployer";
+                        role: "admin" | "deployer" | "viewer";
                     }[];
                 };
             };
@@ -7451,10 +7460,10 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description `admin`: everything in the project; `deployer`: run it, not create or delete services, the project or its members.
+                     * @description `admin`: everything in the project; `deployer`: run it, not create or delete services, the project or its members; `viewer`: read it, with variable values masked, no console, no backup download.
                      * @enum {string}
                      */
-                    role: "admin" | "deployer";
+                    role: "admin" | "deployer" | "viewer";
                 };
             };
         };

@@ -5,9 +5,9 @@ import { findProject } from './resolve.js';
 import { print, type Output } from './resources.js';
 
 type InstallationRole = 'owner' | 'admin' | 'member';
-type GrantedRole = 'admin' | 'deployer';
+type GrantedRole = 'admin' | 'deployer' | 'viewer';
 
-const GRANTED: readonly string[] = ['admin', 'deployer'];
+const GRANTED: readonly string[] = ['admin', 'deployer', 'viewer'];
 
 /** The installation's first owner, with the key of `slipway login` (the bootstrap key); the password from stdin. */
 export async function createOwner(o: Output & { email: string; name: string }) {
@@ -46,7 +46,7 @@ async function grants(projects: readonly string[]): Promise<{ projectId: string;
   return Promise.all(
     projects.map(async (pair) => {
       const [ref, role] = pair.split(':') as [string, string | undefined];
-      if (!role || !GRANTED.includes(role)) throw new CliError(`${pair}: give a project and a role, as <project>:admin or <project>:deployer`);
+      if (!role || !GRANTED.includes(role)) throw new CliError(`${pair}: give a project and a role, as <project>:admin, <project>:deployer or <project>:viewer`);
       return { projectId: (await findProject(api, ref)).id, role: role as GrantedRole };
     }),
   );
@@ -80,7 +80,7 @@ export async function listMembers(project: string, o: Output) {
 }
 
 export async function setMember(project: string, userId: string, role: string, o: Output) {
-  if (!GRANTED.includes(role)) throw new CliError(`${role}: a project role is admin or deployer`);
+  if (!GRANTED.includes(role)) throw new CliError(`${role}: a project role is admin, deployer or viewer`);
   const { api } = apiClient();
   const { id } = await findProject(api, project);
   const data = await answer(api.PUT('/api/projects/{projectId}/members/{userId}', { params: { path: { projectId: id, userId } }, body: { role: role as GrantedRole } }));

@@ -35,17 +35,17 @@ export function peopleCommands(program: Command, _cli: CliContext): void {
     .command('create <email>')
     .description('invite a person; prints the link to send them, shown once')
     .addOption(new Option('--role <role>', 'their installation role').choices(ROLES).default('member'))
-    .option('--project <project:role...>', 'for a member: a project (slug or id) and their role there, admin or deployer')
+    .option('--project <project:role...>', 'for a member: a project (slug or id) and their role there, admin, deployer or viewer')
     .addOption(json())
     .action(async (email: string, o) => (await people()).invite(email, o));
   invitations.command('list').description('invitations not yet accepted, revoked or expired').addOption(json()).action(async (o) => (await people()).listInvitations(o));
   invitations.command('revoke <id>').description('revoke an invitation: its link stops working').addOption(json()).action(async (id: string, o) => (await people()).revokeInvitation(id, o));
 
-  const members = program.command('members').description("a project's members and their roles (admin, deployer)");
+  const members = program.command('members').description("a project's members and their roles (admin, deployer, viewer)");
   members.command('list <project>').description("the project's members").addOption(json()).action(async (project: string, o) => (await people()).listMembers(project, o));
   members
     .command('set <project> <userId> <role>')
-    .description('give a person a role in the project (admin or deployer)')
+    .description('give a person a role in the project (admin, deployer or viewer)')
     .addOption(json())
     .action(async (project: string, userId: string, role: string, o) => (await people()).setMember(project, userId, role, o));
   members

@@ -8,8 +8,10 @@ import { apiKey } from './api-keys.js';
 
 const email = z.string().trim().toLowerCase().pipe(z.email('must be an e-mail address').max(254));
 export const password = z.string().min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`).max(1024);
-/** Project roles this version grants: a viewer's masked secrets are not built yet, so no viewer is made. */
-const grantedProjectRole = projectRole.exclude(['viewer']).meta({ description: '`admin`: everything in the project; `deployer`: run it, not create or delete services, the project or its members.' });
+const grantedProjectRole = projectRole.meta({
+  description:
+    '`admin`: everything in the project; `deployer`: run it, not create or delete services, the project or its members; `viewer`: read it, with variable values masked, no console, no backup download.',
+});
 const roleDescription = '`owner`: everything; `admin`: every project, not people, keys, settings or the cluster; `member`: the projects they are given.';
 
 export const person = z

@@ -14,6 +14,7 @@ const variable = z
     id,
     key: z.string(),
     hasValue: z.boolean(),
+    masked: z.boolean().meta({ description: 'true for a project viewer: `value` and `resolvedValue` are then empty.' }),
     value: z.string().meta({ description: 'As set, references such as `${db.DATABASE_URL}` included.' }),
     resolvedValue: z.string().meta({ description: 'With references replaced by the values they point at.' }),
     createdAt: nullableTimestamp,

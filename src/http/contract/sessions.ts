@@ -13,6 +13,7 @@ const session = z
     csrfToken: z.string().meta({ description: 'Sent back as `X-CSRF-Token` with every write made through the session cookie.' }),
     idleMinutes: z.number().int().meta({ description: 'The session ends after this long without a request (the `sessionIdleMinutes` setting).' }),
     maxHours: z.number().int().meta({ description: 'The session ends this long after its sign-in, however active (the `sessionMaxHours` setting).' }),
+    mustSetUpTwoFactor: z.boolean().meta({ description: 'The installation requires two factors and this person has not turned them on: until they do, only their two-factor set-up, `GET /api/users/me` and sign-out answer (else 403 `two_factor_setup_required`).' }),
   })
   .meta({ id: 'Session' });
 

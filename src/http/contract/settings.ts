@@ -58,6 +58,9 @@ const generalSettingsBody = z
     sessionMaxHours: nullable(z.number().int().min(1).max(720)).meta({
       description: 'A dashboard session ends this many hours after its sign-in, however active it is (default 12; at most 30 days).',
     }),
+    requireTwoFactor: nullable(z.boolean()).meta({
+      description: 'Every person must turn on two factors: until they do, their sessions and keys reach only `GET /api/users/me`, the two-factor set-up and sign-out (403 `two_factor_setup_required`).',
+    }),
     defaultResources: nullable(resourcesBody).meta({
       description: 'Limits of every service that does not set them itself, key by key (a service’s own `null` still means no limit). Applies at each service’s next deployment.',
     }),
@@ -85,6 +88,7 @@ export const settings = z
     defaultResources: resourcesAnswer,
     sessionIdleMinutes: z.number().int(),
     sessionMaxHours: z.number().int(),
+    requireTwoFactor: z.boolean(),
     ...eachImageSetting(() => z.string()),
     sources: z
       .object({
@@ -99,6 +103,7 @@ export const settings = z
         defaultResources: source,
         sessionIdleMinutes: source,
         sessionMaxHours: source,
+        requireTwoFactor: source,
         ...eachImageSetting(() => source),
       })
       .meta({ description: 'Where each general setting comes from: set through this API, or the environment’s default.' }),

@@ -17,9 +17,9 @@ import { restoreBackup, RestoreFailure } from '../../processes/backup/backup-res
 import { finishBackupDeletion } from '../../processes/backup/backup-removal.js';
 import { openPrivateFile } from '../../private-files.js';
 import type { Slipway } from '../../slipway.js';
-import { isId, principalOf, requireProjectAdmin, visibleService, writerOf } from '../auth.js';
+import { isId, masksSecrets, principalOf, requireProjectAdmin, visibleService, writerOf } from '../auth.js';
 import type { Principal } from '../principals.js';
-import { HttpError, notFoundHttp } from '../errors.js';
+import { forbidden, HttpError, notFoundHttp } from '../errors.js';
 import { requestContext } from '../request-context.js';
 import { parseInput } from '../validation.js';
 import { iso } from '../presenters.js';
@@ -144,7 +144,10 @@ export function backupRoutes(router: Router, app: Slipway) {
   });
 
   route(router, backupsApi.download, async (ctx: Context) => {
-    const row = await databaseService(app, principalOf(ctx), ctx.params.serviceId!);
+    const principal = principalOf(ctx);
+    const row = await databaseService(app, principal, ctx.params.serviceId!);
+    // A dump holds every password and secret the database keeps.
+    if (masksSecrets(principal, row.project_id)) throw forbidden('a backup holds the database’s secrets: a project viewer cannot download it');
     const found = await backupOf(app, row, ctx.params.backupId!);
     if (found.status !== 'succeeded') throw conflict(`the backup has not succeeded (it is ${found.status}): there is nothing to download`);
     const local = found.local_path ? await openPrivateFile(join(app.config.dataDir, found.local_path)) : null;

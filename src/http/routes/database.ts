@@ -12,7 +12,7 @@ import type { BrowserTarget } from '../../engines/browser-pool.js';
 import { endpointOf } from '../../engines/engine-plans.js';
 import type { Slipway } from '../../slipway.js';
 import { resolvedVariablesOf } from '../../variables/project-variables.js';
-import { canSee, isId, principalOf, visibleService, writerOf } from '../auth.js';
+import { isId, principalOf, requireReach, visibleService, writerOf } from '../auth.js';
 import type { Principal } from '../principals.js';
 import { notFoundHttp } from '../errors.js';
 import { requestContext } from '../request-context.js';
@@ -54,7 +54,8 @@ export function databaseRoutes(router: Router, app: Slipway) {
   ): Promise<T> {
     const serviceId = ctx.params.serviceId!;
     const resolved = isId(serviceId) ? await app.databases.resolve(serviceId, () => resolveService(app, principal, serviceId)) : null;
-    if (!resolved || !canSee(principal, resolved.row.project_id)) throw notFoundHttp('service');
+    if (!resolved) throw notFoundHttp('service');
+    requireReach(principal, resolved.row.project_id, 'service');
     const { row, target } = resolved;
     if (audit) {
       const cmd = requestContext(app, ctx, principal);

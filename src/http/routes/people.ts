@@ -60,7 +60,7 @@ async function invitationOf(people: People, row: InvitationRow) {
     id: row.id,
     email: await people.openSealed(row.sealed_email),
     role: row.role,
-    projects: row.projects.filter((p): p is { projectId: string; role: 'admin' | 'deployer' } => p.role !== 'viewer'),
+    projects: row.projects,
     expiresAt: iso(row.expires_at),
     createdAt: iso(row.created_at),
   };

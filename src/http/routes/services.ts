@@ -8,7 +8,7 @@ import { findCluster } from '../../../projections/cluster-queries.js';
 import { conflict } from '../../../commands/shared/domain-error.js';
 import type { Slipway } from '../../slipway.js';
 import { loadProjectVariables } from '../../variables/project-variables.js';
-import { principalOf, requireProjectAdmin, visibleProject, visibleService, writerOf } from '../auth.js';
+import { masksSecrets, principalOf, requireProjectAdmin, visibleProject, visibleService, writerOf } from '../auth.js';
 import { requestContext } from '../request-context.js';
 import { notFoundHttp } from '../errors.js';
 import { issuesCertificates } from '../../installation-settings.js';
@@ -63,7 +63,9 @@ export function serviceRoutes(router: Router, app: Slipway) {
   });
 
   route(router, servicesApi.overview, async (ctx) => {
-    const service = await visibleService(app.db, principalOf(ctx), ctx.params.serviceId!);
+    const principal = principalOf(ctx);
+    const service = await visibleService(app.db, principal, ctx.params.serviceId!);
+    const masked = masksSecrets(principal, service.project_id);
     // From the sampler, which may wait a moment for a container's first reading: asked first, read last.
     const usage = app.usage.ofService(service);
     const variables = await loadProjectVariables(app.db, app.keyring, service.project_id);
@@ -71,8 +73,9 @@ export function serviceRoutes(router: Router, app: Slipway) {
       id: row.id,
       key: row.key,
       hasValue: value !== '',
-      value,
-      resolvedValue: variables.resolve(value),
+      masked,
+      value: masked ? '' : value,
+      resolvedValue: masked ? '' : variables.resolve(value),
       createdAt: iso(row.created_at),
       updatedAt: iso(row.updated_at),
     }));

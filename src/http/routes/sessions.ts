@@ -30,6 +30,7 @@ const present = (principal: Principal, name: string | null, csrfToken: string, s
   csrfToken,
   idleMinutes: settings.sessionIdleMinutes,
   maxHours: settings.sessionMaxHours,
+  mustSetUpTwoFactor: principal.mustSetUpTwoFactor,
 });
 
 /** Where a sign-in comes from, for the person's list of their sessions. */
