@@ -1,3 +1,4 @@
+import { Secret, TOTP } from 'otpauth';
 import t from 'tap';
 import { createKey, createProject } from '../helpers/api-suite.js';
 import { assertError } from '../helpers/http-errors.js';
@@ -97,13 +98,18 @@ t.test('a first sign-in makes the person with the default role; the second finds
   t.same(users.filter((u) => u.name === 'Grace Hopper').map((u) => u.email), ['grace@example.com'], 'nobody new: Grace as she was');
 });
 
-t.test('groups map to the highest role; a password account is found by its verified e-mail', async (t) => {
+t.test('groups map to the highest role; a password account with two factors is found by its verified e-mail, no code asked', async (t) => {
   provider.accounts.set('linus', { email: 'linus@example.com', email_verified: true, groups: ['staff', 'platform-admins', 'unknown'] });
   const linus = await signIn('linus');
   t.match(await me(linus.session!), { role: 'admin', name: 'linus' }, 'admin from platform-admins, named after the e-mail');
+  const password = await call('POST', '/api/sessions', { key: null, body: { email: 'owner@example.com', password: 'a long enough password' } });
+  const owner2fa = { key: null, headers: { cookie: password.headers.get('set-cookie')!.split(';')[0]!, 'x-csrf-token': password.body.session.csrfToken as string } };
+  const { secret } = (await call('POST', '/api/users/me/totp', owner2fa)).body as { secret: string };
+  t.equal((await call('POST', '/api/users/me/totp/confirm', { ...owner2fa, body: { code: new TOTP({ secret: Secret.fromBase32(secret) }).generate() } })).status, 200);
+  assertError(t, await call('POST', '/api/sessions', { key: null, body: { email: 'owner@example.com', password: 'a long enough password' } }), 401, 'two_factor_required', 'her password alone no longer signs in');
   provider.accounts.set('owner-at-idp', { email: 'OWNER@example.com', email_verified: true, groups: ['staff'] });
   const owner = await signIn('owner-at-idp');
-  t.match(await me(owner.session!), { email: 'owner@example.com', role: 'owner' }, 'the existing owner, as they are');
+  t.match(await me(owner.session!), { email: 'owner@example.com', role: 'owner', twoFactor: true }, 'the existing owner, as they are: the provider stands for the second factor');
 });
 
 t.test('refusals: unverified e-mail, another domain, no role, a removed person, a wrong or missing state', async (t) => {
