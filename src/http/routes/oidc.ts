@@ -50,7 +50,8 @@ export function oidcSettingsRoutes(router: Router, app: Slipway) {
     const principal = writerOf(ctx);
     requireInstallation(principal, WHAT);
     const body = parseInput(oidcApi.put.body, ctx.request.body ?? {});
-    const issuer = body.issuer.replace(/\/+$/, '');
+    // As given: the provider's metadata must name exactly this issuer (some end with a slash, some do not).
+    const { issuer } = body;
     // Saved only once the provider answered as one: a typo is a 502 now, not a broken sign-in page later.
     try {
       await discoverProvider({ issuer, clientId: body.clientId, clientSecret: body.clientSecret }, app.outbound);
