@@ -47,10 +47,10 @@ export class OidcSignIn {
   }
 
   /** The provider's authorization URL, and the key of the pending sign-in for the browser's cookie. */
-  async start(correlationId: string, redirectUri: string, next: string): Promise<{ url: URL; key: string }> {
+  async start(correlationId: string, redirectUri: string, next: string, address: string): Promise<{ url: URL; key: string }> {
     const settings = await this.settings(correlationId);
     const { url, checks } = await authorizationRequest(await this.provider(settings), redirectUri, settings.groupsClaim);
-    return { url, key: this.pending.add(checks, next) };
+    return { url, key: this.pending.add(checks, next, address) };
   }
 
   /**

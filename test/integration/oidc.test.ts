@@ -61,6 +61,9 @@ t.test('settings: owners only, the issuer discovered before anything is saved, t
   const unreachable = await settings({ issuer: closed });
   t.equal(unreachable.status, 502, 'an issuer nobody answers at: 502');
   t.equal(unreachable.body.error.code, 'oidc_discovery_failed');
+  const notAnIssuer = await settings({ issuer: `${provider.issuer}/not-an-issuer` });
+  t.equal(notAnIssuer.status, 502, 'a server that is not an OpenID provider there: 502');
+  t.notOk(JSON.stringify(notAnIssuer.body).includes('<'), 'its answer is not repeated');
   t.equal((await call('GET', '/api/settings/oidc')).body.oidc, null, 'nothing recorded');
   const events = (await call('GET', '/api/events?limit=500')).body;
   t.notOk(JSON.stringify(events).includes('OidcConfigured'), 'no event for the refused ones');

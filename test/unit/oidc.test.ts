@@ -3,7 +3,7 @@ import { oidcSettings } from '../../commands/settings/oidc-aggregate.js';
 import type { OidcConfiguration } from '../../commands/settings/oidc-events.js';
 import { domainAllowed, landingPath, nameOf, OidcRefused, roleOf, verifiedEmailOf, type OidcAdmission } from '../../src/people/oidc-claims.js';
 import { isLoopbackHost } from '../../src/people/oidc-client.js';
-import { PENDING_TTL_MS, PendingSignIns } from '../../src/people/oidc-pending.js';
+import { MAX_PENDING_PER_ADDRESS, PENDING_TTL_MS, PendingSignIns } from '../../src/people/oidc-pending.js';
 import { deciderSpec } from '../helpers/decider-spec.js';
 
 const spec = deciderSpec(oidcSettings);
@@ -60,12 +60,17 @@ t.test('pending sign-ins: taken once, gone after 10 minutes', async (t) => {
   let now = 1_000_000;
   const pending = new PendingSignIns(() => now);
   const checks = { state: 's', nonce: 'n', verifier: 'v', redirectUri: 'https://x/cb' };
-  const key = pending.add(checks, '/next');
+  const key = pending.add(checks, '/next', '192.0.2.1');
   t.match(key, /^[A-Za-z0-9_-]{43}$/, '256 random bits');
   t.match(pending.take(key), { ...checks, next: '/next' });
   t.equal(pending.take(key), null, 'once');
   t.equal(pending.take(undefined), null);
-  const late = pending.add(checks, '/');
+  const late = pending.add(checks, '/', '192.0.2.1');
   now += PENDING_TTL_MS;
   t.equal(pending.take(late), null, 'expired');
+  const someone = pending.add(checks, '/', '192.0.2.1');
+  const flood = Array.from({ length: MAX_PENDING_PER_ADDRESS + 5 }, () => pending.add(checks, '/', '198.51.100.9'));
+  t.match(pending.take(someone), checks, 'another address’s starts never push out this one’s');
+  t.equal(pending.take(flood[0]), null, 'the flooding address loses its own oldest');
+  t.match(pending.take(flood.at(-1)), checks);
 });

@@ -12,6 +12,7 @@ import { ForbiddenDestinationError } from '../../outbound/forbidden-destination.
 import type { Slipway } from '../../slipway.js';
 import { apiBaseUrl } from '../api-base-url.js';
 import { principalOf, requireInstallation, writerOf } from '../auth.js';
+import { clientAddressOf } from '../client-address.js';
 import { oidcApi } from '../contract/oidc.js';
 import { route } from '../contract/endpoint.js';
 import { HttpError } from '../errors.js';
@@ -113,7 +114,7 @@ export function oidcSignInRoutes(router: Router, app: Slipway, { principals, ses
   route(router, oidcApi.start, async (ctx) => {
     const next = landingPath(ctx.query.next);
     try {
-      const { url, key } = await signIn.start(correlationIdOf(ctx), `${await apiBaseUrl(app, ctx)}/api/auth/oidc/callback`, next);
+      const { url, key } = await signIn.start(correlationIdOf(ctx), `${await apiBaseUrl(app, ctx)}/api/auth/oidc/callback`, next, clientAddressOf(ctx));
       ctx.append('Set-Cookie', pendingCookie(key, 600));
       ctx.redirect(url.href);
     } catch (error) {
