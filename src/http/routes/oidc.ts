@@ -23,7 +23,7 @@ import { setSessionCookie, type SessionAuth } from '../session-auth.js';
 import { parseInput } from '../validation.js';
 import { originOf } from './sessions.js';
 
-/** The pending sign-in's key: sent back only to the callback's path, gone after 10 minutes. */
+/** The pending sign-in's key: `__Host-` (this origin only, `Path=/` as the prefix requires), gone after 10 minutes. */
 const PENDING_COOKIE = '__Host-slipway_oidc';
 const WHAT = 'changing the installation settings';
 
@@ -118,8 +118,10 @@ export function oidcSignInRoutes(router: Router, app: Slipway, { principals, ses
       ctx.append('Set-Cookie', pendingCookie(key, 600));
       ctx.redirect(url.href);
     } catch (error) {
-      if (!(error instanceof OidcRefused)) throw error;
-      refuse(ctx, error.reason);
+      if (error instanceof OidcRefused) return refuse(ctx, error.reason);
+      // Metadata that discovery took but a request cannot be built from: the provider's fault, not a 500.
+      app.log.error('single sign-on could not start', { error: String(error) });
+      refuse(ctx, 'provider');
     }
   });
 
