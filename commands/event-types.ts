@@ -15,6 +15,7 @@ import { releaseEvents } from './release/events.js';
 import { reservationEvents } from './reservation/events.js';
 import { serviceEvents } from './service/events.js';
 import { settingsEvents } from './settings/events.js';
+import { oidcSettingsEvents } from './settings/oidc-events.js';
 import { userEvents } from './user/events.js';
 
 /** Every event type the write side can record, with its schema: what an auditor may meet in the log. */
@@ -37,6 +38,7 @@ export const ALL_EVENT_SCHEMAS = {
   ...reservationEvents,
   ...serviceEvents,
   ...settingsEvents,
+  ...oidcSettingsEvents,
   ...userEvents,
 };
 

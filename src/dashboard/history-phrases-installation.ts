@@ -74,6 +74,8 @@ export const INSTALLATION_PHRASES: Record<string, Phrase> = {
   DnsProviderDisconnected: ({ who, d }) => `${who} disconnected the DNS provider ${str(d.providerId)}`,
   AiProviderConnected: ({ who, d }) => `${who} connected the AI provider ${str(d.providerId)}`,
   AiProviderDisconnected: ({ who, d }) => `${who} disconnected the AI provider ${str(d.providerId)}`,
+  OidcConfigured: ({ who, d }) => `${who} set up single sign-on with ${str(d.name)}`,
+  OidcRemoved: ({ who }) => `${who} turned single sign-on off`,
 
   NotificationChannelCreated: ({ who, d }) => `${who} added the notification channel ${str(d.name)} (${str(d.type)})`,
   NotificationChannelUpdated: (s) => `${s.who} changed the notification channel ${channel(s, s.id)}`,

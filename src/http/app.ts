@@ -41,6 +41,7 @@ import { dashboardRoutes } from './routes/dashboard.js';
 import { gitRoutes } from './routes/git.js';
 import { sessionRoutes, signInRoutes } from './routes/sessions.js';
 import { invitationAcceptRoutes, peopleRoutes } from './routes/people.js';
+import { oidcSettingsRoutes, oidcSignInRoutes } from './routes/oidc.js';
 import { People } from '../people/people.js';
 import { CredentialStore } from '../people/credentials.js';
 import { SessionAuth } from './session-auth.js';
@@ -87,6 +88,7 @@ export function createHttpApp(app: Slipway): Koa {
   const directory = new People(new CredentialStore(app.db), app.keyring);
   signInRoutes(signIn, app, keys, keyFailures, sessions, { directory, principals: people });
   invitationAcceptRoutes(signIn, app, directory, keyFailures, sessions);
+  oidcSignInRoutes(signIn, app, { principals: people, sessions, people: directory });
   // Git hosts' deliveries carry no key: their own signature over the raw body, read by the route itself.
   const hooks = new Router();
   hooks.use(keepAwake);
@@ -114,6 +116,7 @@ export function createHttpApp(app: Slipway): Koa {
   settingsRoutes(api, app);
   dnsProviderRoutes(api, app);
   aiProviderRoutes(api, app);
+  oidcSettingsRoutes(api, app);
   apiKeyRoutes(api, app);
   notificationChannelRoutes(api, app);
   clusterRoutes(api, app);

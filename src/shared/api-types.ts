@@ -1686,6 +1686,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/settings/oidc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The single sign-on settings (never the client secret)
+         * @description Any key (read or write). A key scoped to some projects is refused.
+         */
+        get: operations["getOidcSettings"];
+        /**
+         * Set up single sign-on with an OpenID provider; saved only once its discovery document was read
+         * @description The issuer is reached through the outbound policy (a loopback issuer needs `allowedDestinations`). An issuer that cannot be reached or whose metadata is invalid is refused (502 `oidc_discovery_failed`) and nothing is saved.
+         *
+         *     Needs a write key. A key scoped to some projects is refused.
+         */
+        put: operations["configureOidc"];
+        post?: never;
+        /**
+         * Turn single sign-on off
+         * @description Needs a write key. A key scoped to some projects is refused.
+         */
+        delete: operations["removeOidc"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/oidc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the sign-in page offers single sign-on, and the button’s name
+         * @description No key needed.
+         */
+        get: operations["getOidcStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/oidc/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A browser’s sign-in through the OpenID provider: redirects there
+         * @description Authorization code with PKCE (S256), state and nonce, kept on the server for 10 minutes under a random value also set as the `__Host-slipway_oidc` cookie (`HttpOnly; Secure; SameSite=Lax`): only the browser that started may finish. A refusal leads back to the sign-in page with `?sso=<reason>`: `not_configured`, `expired` (no sign-in of this browser pending, or older than 10 minutes), `denied` (the provider said no), `invalid` (the answer failed a check: state, nonce, issuer, audience, signature), `provider` (the provider could not be reached), `email` (no verified e-mail), `domain` (not an allowed domain), `no_role`, `removed`.
+         *
+         *     No key needed.
+         */
+        get: operations["startOidcSignIn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the OpenID provider sends the browser back: signs the person in
+         * @description The code is exchanged and the ID token checked (state, nonce, issuer, audience, signature); the e-mail must be verified and in an allowed domain. The person is found by their provider account, else by e-mail; a first sign-in makes them with the role of their groups (`groupRoles`) or `defaultRole`. Sets the session cookie as `POST /api/sessions` does; the provider stands for the second factor. A refusal leads back to the sign-in page with `?sso=<reason>`: `not_configured`, `expired` (no sign-in of this browser pending, or older than 10 minutes), `denied` (the provider said no), `invalid` (the answer failed a check: state, nonce, issuer, audience, signature), `provider` (the provider could not be reached), `email` (no verified e-mail), `domain` (not an allowed domain), `no_role`, `removed`.
+         *
+         *     No key needed.
+         */
+        get: operations["finishOidcSignIn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/notification-channels": {
         parameters: {
             query?: never;
@@ -2812,6 +2906,21 @@ export interface components {
             email: string | null;
             /** @enum {string} */
             role: "admin" | "deployer" | "viewer";
+        };
+        OidcSettings: {
+            issuer: string;
+            clientId: string;
+            /** @constant */
+            clientSecretSet: true;
+            name: string;
+            allowedDomains: string[];
+            defaultRole: ("owner" | "admin" | "member") | null;
+            groupsClaim: string | null;
+            groupRoles: {
+                [key: string]: "owner" | "admin" | "member";
+            };
+            /** Format: date-time */
+            configuredAt: string;
         };
         NotificationChannel: {
             /** Format: uuid */
@@ -7524,6 +7633,192 @@ export interface operations {
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    getOidcSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        oidc: components["schemas"]["OidcSettings"] | null;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    configureOidc: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The provider’s issuer URL (its `/.well-known/openid-configuration` is read before anything is saved): https, or http on a loopback address only. */
+                    issuer: string;
+                    clientId: string;
+                    /** @description Sealed in the log; never shown again. */
+                    clientSecret: string;
+                    /** @description The sign-in button says “Sign in with <name>” (default: the issuer’s host). */
+                    name?: string;
+                    /** @description E-mail domains that may sign in (default: any). */
+                    allowedDomains?: string[];
+                    /** @description The role of a person signing in for the first time whose groups give none; absent or null: they are refused. */
+                    defaultRole?: ("admin" | "member") | null;
+                    /** @description The claim holding the person’s groups (e.g. `groups`). */
+                    groupsClaim?: string;
+                    /** @description Group → role (`owner`, `admin` or `member`) for a first sign-in; the highest of the person’s groups wins, before `defaultRole`. */
+                    groupRoles?: {
+                        [key: string]: "owner" | "admin" | "member";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        oidc: components["schemas"]["OidcSettings"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    removeOidc: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    getOidcStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enabled: boolean;
+                        name: string | null;
+                    };
+                };
+            };
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    startOidcSignIn: {
+        parameters: {
+            query?: {
+                next?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the provider’s authorization endpoint, or to the sign-in page with `?sso=not_configured` or `?sso=provider`. */
+            302: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    finishOidcSignIn: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                iss?: string;
+                error?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To `next`, signed in; or to the sign-in page with `?sso=<reason>`. */
+            302: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
             "5XX": components["responses"]["ServerFault"];
         };
     };

@@ -1,4 +1,5 @@
 import { Secret, TOTP } from 'otpauth';
+import { configureOidc, removeOidc } from '../../commands/settings/oidc-handlers.js';
 import type { TestServer } from './test-server.js';
 
 const PASSWORD = 'a long enough password';
@@ -12,7 +13,7 @@ async function ok(s: TestServer, method: string, path: string, options: { body?:
 /**
  * Every event of people for a history: the first owner, invitations accepted and revoked, members given,
  * changed and taken out of `projectIds`, two factors on and off, a role changed, a name and a password changed, a person removed and
- * one erased. Idempotent on a fresh installation only (the first owner is made once).
+ * one erased; single sign-on configured and removed. Idempotent on a fresh installation only (the first owner is made once).
  */
 export async function runPeopleHistory(s: TestServer, projectIds: readonly string[]) {
   const [first, second] = projectIds as [string, string];
@@ -39,4 +40,11 @@ export async function runPeopleHistory(s: TestServer, projectIds: readonly strin
   await ok(s, 'DELETE', `/api/users/${member.id}`);
   const leaving = await accept((await invite('leaving@history.test', 'member', [{ projectId: second, role: 'admin' }])).url, 'Leaving');
   await ok(s, 'DELETE', `/api/users/${leaving.id}?erase=true`);
+  // Single sign-on set, changed, removed and set again (directly: the route's discovery needs a provider, see oidc.test.ts).
+  const oidc = { issuer: 'https://idp.history.test', clientId: 'slipway', clientSecret: 'history-oidc-secret', name: 'History IdP', allowedDomains: [], defaultRole: null, groupsClaim: null, groupRoles: {} };
+  const command = s.app.commandContext('test');
+  await configureOidc(command, oidc);
+  await removeOidc(command);
+  const { position } = await configureOidc(command, { ...oidc, allowedDomains: ['history.test'], defaultRole: 'member', groupsClaim: 'groups', groupRoles: { ops: 'admin' } });
+  await s.app.settle(position);
 }

@@ -3,6 +3,7 @@ import type { ComponentChildren } from 'preact';
 import { focusOnMount } from '../focus-on-mount.js';
 import { signIn } from '../session-actions.js';
 import { LogoIcon } from '../components/ui/icons.js';
+import { SingleSignOn } from './sign-in-sso.js';
 
 /** The quiet page around a sign-in or an invitation: the brand, a title, one card. */
 export function SignInCard({ title, lead, children }: { title: string; lead: string; children: ComponentChildren }) {
@@ -61,6 +62,7 @@ export function SignInScreen() {
   const refusal = (form: 'person' | 'key') => (error.value?.form === form ? error.value.message : null);
   return (
     <SignInCard title="Sign in" lead="With your e-mail and password, or an API key of this installation.">
+      <SingleSignOn />
       <form onSubmit={submit('person')} aria-label="Sign in with your e-mail">
         <label for="sign-in-email">E-mail</label>
         <input id="sign-in-email" type="email" autocomplete="username" required ref={focusOnMount} value={email.value} onInput={(e) => (email.value = e.currentTarget.value)} />

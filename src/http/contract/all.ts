@@ -17,6 +17,7 @@ import { importsApi } from './imports.js';
 import { apiKeysApi } from './api-keys.js';
 import { metaApi } from './meta.js';
 import { notificationChannelsApi } from './notification-channels.js';
+import { oidcApi } from './oidc.js';
 import { peopleApi } from './people.js';
 import { projectsApi } from './projects.js';
 import { releasesApi } from './releases.js';
@@ -44,6 +45,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   apiKeysApi,
   sessionsApi,
   peopleApi,
+  oidcApi,
   notificationChannelsApi,
   clusterApi,
   auditApi,

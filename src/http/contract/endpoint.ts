@@ -36,6 +36,8 @@ export interface Endpoint {
   acceptedResponse?: z.ZodType;
   /** Another success answer that is not JSON (`/api/docs` is HTML): its media type and a description. */
   rawResponse?: { mediaType: string; description: string };
+  /** A 302 answer instead of a body (a browser's navigation): where it leads. */
+  redirect?: string;
   /** Server-Sent Events: each event name and the shape of its `data`. */
   stream?: Record<string, z.ZodType>;
   /** Error statuses beyond those every endpoint of its kind can answer (see openapi/document.ts). */

@@ -59,6 +59,7 @@ function operation(components: SchemaComponents, e: Endpoint) {
   if (e.response) responses['200'] = { description: 'OK', content: { 'application/json': { schema: components.convert(e.response, 'output') } } };
   if (e.acceptedResponse) responses['202'] = { description: 'Accepted', content: { 'application/json': { schema: components.convert(e.acceptedResponse, 'output') } } };
   if (e.rawResponse) responses['200'] = { description: e.rawResponse.description, content: { [e.rawResponse.mediaType]: { schema: { type: 'string' } } } };
+  if (e.redirect) responses['302'] = { description: e.redirect, headers: { Location: { schema: { type: 'string' } } } };
   if (e.stream) responses['200'] = { description: 'A stream of Server-Sent Events that stays open.', content: { 'text/event-stream': { schema: streamSchema(components, e.stream) } } };
   for (const status of errorStatuses(e)) responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
   responses['5XX'] = { $ref: '#/components/responses/ServerFault' };
