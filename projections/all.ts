@@ -16,6 +16,7 @@ import { reservationsProjector } from './reservations.js';
 import { retirementsProjector } from './retirements.js';
 import { servicesProjector } from './services.js';
 import { settingsProjector } from './settings.js';
+import { mailSettingsProjector } from './settings-mail.js';
 
 export const ALL_PROJECTORS: readonly Projector[] = [
   projectsProjector,
@@ -35,4 +36,5 @@ export const ALL_PROJECTORS: readonly Projector[] = [
   autoDeployProjector,
   clusterProjector,
   peopleProjector,
+  mailSettingsProjector,
 ];

@@ -18,6 +18,8 @@ import { apiKeysApi } from './api-keys.js';
 import { metaApi } from './meta.js';
 import { notificationChannelsApi } from './notification-channels.js';
 import { peopleApi } from './people.js';
+import { invitationsApi } from './invitations.js';
+import { mailSettingsApi } from './mail-settings.js';
 import { projectsApi } from './projects.js';
 import { releasesApi } from './releases.js';
 import { servicesApi } from './services.js';
@@ -41,9 +43,11 @@ export const ENDPOINTS: readonly Endpoint[] = [
   settingsApi,
   dnsProvidersApi,
   aiProvidersApi,
+  mailSettingsApi,
   apiKeysApi,
   sessionsApi,
   peopleApi,
+  invitationsApi,
   notificationChannelsApi,
   clusterApi,
   auditApi,
