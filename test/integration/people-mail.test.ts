@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { Secret, TOTP } from 'otpauth';
 import { createKey, createProject } from '../helpers/http-resources.js';
 import { assertError } from '../helpers/http-errors.js';
 import { startSmtpServer, type Mail } from '../helpers/notification-receivers.js';
@@ -168,6 +169,27 @@ if (certificate) {
     await mailsMatching((m) => alertsAbout('grace@example.com').includes(m), 1);
     t.equal(alertsAbout('linus@example.com').length, 1, 'one alert about Linus within the hour, for eleven failures');
     t.notOk(s.logs().includes(SMTP_LOGIN.password), 'the SMTP password is in no log line');
+  });
+
+  t.test('wrong second factors count as failures: a right password does not end the streak, a passed code does', async (t) => {
+    const invited = await s.call('POST', '/api/invitations', { body: { email: 'zoe@example.com', role: 'member' } });
+    const token = new URL(invited.body.url).pathname.split('/').pop()!;
+    t.equal((await s.call('POST', `/api/invitations/${token}/accept`, { key: null, body: { name: 'Zoe', password: PASSWORD } })).status, 200);
+    const session = await signIn('zoe@example.com', PASSWORD);
+    const as = (body?: unknown) => ({ key: null, headers: { cookie: session.headers.get('set-cookie')!.split(';')[0]!, 'x-csrf-token': session.body.session.csrfToken }, ...(body ? { body } : {}) });
+    const secret = (await s.call('POST', '/api/users/me/totp', as())).body.secret as string;
+    const app = new TOTP({ secret: Secret.fromBase32(secret) });
+    t.equal((await s.call('POST', '/api/users/me/totp/confirm', as({ code: app.generate() }))).status, 200);
+
+    const withCode = (password: string, code: string) => s.call('POST', '/api/sessions', { key: null, body: { email: 'zoe@example.com', password, code } });
+    const wrongCode = () => (app.generate() === '000000' ? '111111' : '000000');
+    for (let i = 1; i <= 2; i++) t.equal((await withCode(`wrong guess ${i}!!`, wrongCode())).status, 401, 'a wrong password');
+    for (let i = 1; i <= 3; i++) t.equal((await withCode(PASSWORD, wrongCode())).status, 401, 'the right password, a wrong code');
+    const [alert] = await mailsMatching((m) => alertsAbout('zoe@example.com').includes(m), 1);
+    t.match(textOf(alert!), /5 failed sign-ins for zoe@example\.com/, 'the right password did not end the streak: five failures in all');
+    const started = Date.now();
+    t.equal((await withCode(PASSWORD, app.generate({ timestamp: Date.now() + 30_000 }))).status, 200, 'a passed code signs in');
+    t.ok(Date.now() - started < 1500, 'at once');
   });
 
   t.test('without mail settings the alert is a warning in the log only', async (t) => {
