@@ -29,7 +29,7 @@ export interface PersonView {
  * password check, and the opening of e-mails and names for answers.
  */
 export class People implements PeopleCredentials {
-  /** Recent wrong guesses per account (by e-mail index), forgotten after a right one. */
+  /** Recent wrong guesses per account (by e-mail index), forgotten after a whole sign-in (password and second factor). */
   private guesses = new Map<string, FailureStreak>();
 
   /** `alerts`: who tells the owners of repeated failures at an account (none: nobody is told). */

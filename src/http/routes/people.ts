@@ -3,14 +3,7 @@ import type { Context } from 'koa';
 import { changePassword, changeUserRole, createPerson, recordTwoFactor, removeMember, removePerson, renameUser, setMember } from '../../../commands/user/handlers.js';
 import { invalid } from '../../../commands/shared/domain-error.js';
 import { latest } from '../../../commands/shared/execute.js';
-import {
-  countOwners,
-  findUser,
-  listUsers,
-  membersOf,
-  membershipsOf,
-  type UserRow,
-} from '../../../projections/people-queries.js';
+import { countOwners, findUser, listUsers, membersOf, membershipsOf, type UserRow } from '../../../projections/people-queries.js';
 import type { People } from '../../people/people.js';
 import { createApiKey, revokeApiKey } from '../../../commands/api-key/handlers.js';
 import { findApiKey, listKeysOf } from '../../../projections/api-key-queries.js';
@@ -25,7 +18,7 @@ import { requestContext } from '../request-context.js';
 import type { SessionAuth } from '../session-auth.js';
 import { parseInput } from '../validation.js';
 
-/** People and invitations: owners, admins and all-project write keys. */
+/** People and invitations (routes/invitations.ts): owners, admins and all-project write keys. */
 export function requirePeopleAdmin(principal: Principal, what: string) {
   if (principal.access !== 'write') throw forbidden(`${what} needs write access`);
   requireAllProjects(principal, what);
