@@ -17,6 +17,7 @@ import { retirementsProjector } from './retirements.js';
 import { servicesProjector } from './services.js';
 import { settingsProjector } from './settings.js';
 import { oidcSettingsProjector } from './settings-oidc.js';
+import { mailSettingsProjector } from './settings-mail.js';
 
 export const ALL_PROJECTORS: readonly Projector[] = [
   projectsProjector,
@@ -37,4 +38,5 @@ export const ALL_PROJECTORS: readonly Projector[] = [
   clusterProjector,
   peopleProjector,
   oidcSettingsProjector,
+  mailSettingsProjector,
 ];

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { defineAggregate, type Evolution } from '../shared/aggregate.js';
 import { notFound } from '../shared/domain-error.js';
 import { IMAGE_SETTING_NAMES, type ImageSettingName } from '../../src/installation-images.js';
+import { decideChangeMail, decideRemoveMail, type MailSettings } from './mail.js';
 import { parseSettingsEvent, type GeneralSettingsChange, type SettingsEvent } from './events.js';
 
 type DataOf<T extends SettingsEvent['type']> = Extract<SettingsEvent, { type: T }>['data'];
@@ -17,6 +18,8 @@ export interface SettingsState {
   general: GeneralSettings;
   dnsProviders: Readonly<Record<string, DnsProviderConnection>>;
   aiProviders: Readonly<Record<string, AiProviderConnection>>;
+  /** The installation's own mail server (commands/settings/mail.ts); its password sealed. */
+  mail: MailSettings | null;
 }
 
 const NO_GENERAL: GeneralSettings = {
@@ -39,7 +42,7 @@ const without = <T>(map: Readonly<Record<string, T>>, key: string) => Object.fro
 
 const evolution: Evolution<SettingsState, SettingsEvent> = {
   category: 'settings',
-  initial: { remoteStorage: null, general: NO_GENERAL, dnsProviders: {}, aiProviders: {} },
+  initial: { remoteStorage: null, general: NO_GENERAL, dnsProviders: {}, aiProviders: {}, mail: null },
   evolve(state, event) {
     switch (event.type) {
       case 'RemoteStorageConnected':
@@ -58,6 +61,11 @@ const evolution: Evolution<SettingsState, SettingsEvent> = {
         return { ...state, aiProviders: { ...state.aiProviders, [event.data.providerId]: event.data } };
       case 'AiProviderDisconnected':
         return { ...state, aiProviders: without(state.aiProviders, event.data.providerId) };
+      // Mail settings
+      case 'MailSettingsChanged':
+        return { ...state, mail: event.data };
+      case 'MailSettingsRemoved':
+        return { ...state, mail: null };
       default:
         return state;
     }
@@ -108,4 +116,7 @@ export const settings = defineAggregate(evolution, {
   disconnectDnsProvider: decideDisconnectDnsProvider,
   connectAiProvider: decideConnectAiProvider,
   disconnectAiProvider: decideDisconnectAiProvider,
+  // Mail settings
+  changeMail: decideChangeMail,
+  removeMail: decideRemoveMail,
 });

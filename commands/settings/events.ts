@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { eventParser, type EventsOf } from '../shared/event.js';
 import { resourceSettings } from '../service/resources.js';
 import { IMAGE_SETTING_NAMES, type ImageSettingName } from '../../src/installation-images.js';
+import { mailSettingsEvents } from './mail.js';
 
 /** A general setting: absent = unchanged, null = back to the environment's default. */
 const setting = <T extends z.ZodType>(value: T) => value.nullable().optional();
@@ -60,6 +61,7 @@ export const settingsEvents = {
     models: z.array(z.string()),
   }),
   AiProviderDisconnected: z.object({ providerId: z.string() }),
+  ...mailSettingsEvents,
 };
 export type SettingsEvent = EventsOf<typeof settingsEvents>;
 export const parseSettingsEvent = eventParser(settingsEvents);

@@ -40,7 +40,12 @@ import { openApiRoutes } from './routes/openapi.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { gitRoutes } from './routes/git.js';
 import { sessionRoutes, signInRoutes } from './routes/sessions.js';
-import { invitationAcceptRoutes, peopleRoutes } from './routes/people.js';
+import { peopleRoutes } from './routes/people.js';
+import { invitationAcceptRoutes, invitationRoutes } from './routes/invitations.js';
+import { mailSettingsRoutes } from './routes/mail-settings.js';
+import { installationMail } from '../integrations/mail/installation-mail.js';
+import { ownerMail } from '../people/owner-mail.js';
+import { SignInAlerts } from '../people/sign-in-alert.js';
 import { oidcSettingsRoutes, oidcSignInRoutes } from './routes/oidc.js';
 import { People } from '../people/people.js';
 import { CredentialStore } from '../people/credentials.js';
@@ -85,7 +90,8 @@ export function createHttpApp(app: Slipway): Koa {
   const signIn = new Router();
   signIn.use(keepAwake);
   signIn.use(jsonBody(app.config.bodyLimit));
-  const directory = new People(new CredentialStore(app.db), app.keyring);
+  const mailer = installationMail(app);
+  const directory = new People(new CredentialStore(app.db), app.keyring, new SignInAlerts(ownerMail(app.db, app.keyring, mailer), app.log));
   signInRoutes(signIn, app, keys, keyFailures, sessions, { directory, principals: people });
   invitationAcceptRoutes(signIn, app, directory, keyFailures, sessions);
   oidcSignInRoutes(signIn, app, { principals: people, sessions, people: directory });
@@ -117,6 +123,7 @@ export function createHttpApp(app: Slipway): Koa {
   dnsProviderRoutes(api, app);
   aiProviderRoutes(api, app);
   oidcSettingsRoutes(api, app);
+  mailSettingsRoutes(api, app);
   apiKeyRoutes(api, app);
   notificationChannelRoutes(api, app);
   clusterRoutes(api, app);
@@ -126,6 +133,7 @@ export function createHttpApp(app: Slipway): Koa {
   healthRoutes(api, app);
   sessionRoutes(api, app, sessions, directory);
   peopleRoutes(api, app, directory, sessions);
+  invitationRoutes(api, app, directory, mailer);
 
   // A client that goes away mid-stream (SSE) is normal, not an error worth a line.
   koa.on('error', (error: { code?: string }) => {

@@ -6,6 +6,7 @@ import type { CredentialStore } from './credentials.js';
 import { decoyHash, hashPassword, verifyPassword } from './passwords.js';
 import { hashRecoveryCode, newRecoveryCodes, newTwoFactorSecret, stepOfCode } from './two-factor.js';
 import { userKeyOf } from '../../commands/user/handlers.js';
+import { extendStreak, startStreak, type FailureStreak, type SignInAlerts } from './sign-in-alert.js';
 
 /** What a right password still needs: nothing, a code that was not sent, or a code that was wrong or used. */
 export type SecondFactor = 'passed' | 'required' | 'wrong';
@@ -28,12 +29,14 @@ export interface PersonView {
  * password check, and the opening of e-mails and names for answers.
  */
 export class People implements PeopleCredentials {
-  /** Recent wrong guesses per account (by e-mail index), forgotten after a right one. */
-  private guesses = new Map<string, number>();
+  /** Recent wrong guesses per account (by e-mail index), forgotten after a whole sign-in (password and second factor). */
+  private guesses = new Map<string, FailureStreak>();
 
+  /** `alerts`: who tells the owners of repeated failures at an account (none: nobody is told). */
   constructor(
     private readonly credentials: CredentialStore,
     private readonly keyring: Keyring,
+    private readonly alerts: SignInAlerts | null = null,
   ) {
     // Made now, not at the first unknown e-mail, whose answer would otherwise take one scrypt longer.
     void decoyHash();
@@ -49,41 +52,47 @@ export class People implements PeopleCredentials {
   /**
    * The person whose e-mail and password these are, or null. An unknown e-mail costs one scrypt, as a wrong
    * password does; wrong guesses at one account past the first few wait longer each time, but a right password
-   * is answered at once: someone else's guesses never lock the owner out.
+   * is answered at once: someone else's guesses never lock the owner out. `from`: the client's address, for an alert.
    */
-  async signIn(email: string, password: string): Promise<string | null> {
+  async signIn(email: string, password: string, from: string | null = null): Promise<string | null> {
     const index = this.emailIndex(email);
     const found = await this.credentials.byEmail(index);
     const right = await verifyPassword(password, found?.passwordHash ?? (await decoyHash()));
-    if (found && right) {
-      this.guesses.delete(index);
-      return found.userId;
-    }
-    await this.guessedWrong(index);
+    // The streak ends only once the second factor passes too (secondFactor): a known password does not reset it.
+    if (found && right) return found.userId;
+    await this.guessedWrong(index, from, found ? { userId: found.userId, email: normalEmail(email) } : null);
     return null;
   }
 
-  /** Counts a wrong guess at the account of `index`; past the first few, the answer waits longer each time. */
-  private async guessedWrong(index: string): Promise<void> {
-    const wrong = (this.guesses.get(index) ?? 0) + 1;
+  /**
+   * Counts a wrong guess at the account of `index` (`account`: null for an unknown e-mail); past the first few,
+   * the answer waits longer each time. The alert is decided before the wait and sent without holding it up.
+   */
+  private async guessedWrong(index: string, from: string | null, account: { userId: string; email: string } | null): Promise<void> {
+    const streak = extendStreak(this.guesses.get(index) ?? startStreak(new Date()), from);
+    const wrong = streak.count;
     // Unknown e-mails are counted too, or their quicker answer would tell them apart; the map is bounded.
     if (this.guesses.size > 10_000) this.guesses.clear();
-    this.guesses.set(index, wrong);
+    this.guesses.set(index, streak);
+    if (account) this.alerts?.failed(account.userId, account.email, streak);
     if (wrong > FREE_GUESSES) await new Promise((r) => setTimeout(r, Math.min(MAX_DELAY_MS, 250 * 2 ** (wrong - FREE_GUESSES))));
   }
 
   /**
    * The second factor of a person whose password was right: passed when they have none, or when `code` is a
    * current code of their app not used before (each time step once) or one of their unused recovery codes.
+   * Passing ends the account's streak of wrong guesses; a wrong code extends it.
    */
-  async secondFactor(userId: string, email: string, code: string | undefined): Promise<SecondFactor> {
+  async secondFactor(userId: string, email: string, code: string | undefined, from: string | null = null): Promise<SecondFactor> {
+    const index = this.emailIndex(email);
     const factor = await this.credentials.twoFactorOf(userId);
-    if (factor.sealedSecret === null) return 'passed';
+    const passed = () => (this.guesses.delete(index), 'passed' as const);
+    if (factor.sealedSecret === null) return passed();
     if (!code) return 'required';
     const secret = await this.keyring.decrypt(factor.sealedSecret);
     const step = secret === null ? null : stepOfCode(secret, code.trim());
-    if (step !== null ? await this.credentials.useStep(userId, step) : await this.credentials.useRecoveryCode(userId, hashRecoveryCode(code))) return 'passed';
-    await this.guessedWrong(this.emailIndex(email));
+    if (step !== null ? await this.credentials.useStep(userId, step) : await this.credentials.useRecoveryCode(userId, hashRecoveryCode(code))) return passed();
+    await this.guessedWrong(index, from, { userId, email: normalEmail(email) });
     return 'wrong';
   }
 

@@ -1238,6 +1238,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/settings/mail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The installation’s mail server (invitations, sign-in alerts to the owners); null when none is set
+         * @description Any key (read or write). A key scoped to some projects is refused.
+         */
+        get: operations["getMailSettings"];
+        /**
+         * Set the mail server (owners); saved only once the server greeted Slipway and took the login
+         * @description A password needs `tls` `implicit` or `starttls` (400). The host must be a destination the outbound policy allows (400 `forbidden_destination`). A server that cannot be reached or refuses the login is 502 `mail_server_failed`, and nothing is saved.
+         *
+         *     Needs a write key. A key scoped to some projects is refused.
+         */
+        put: operations["setMailSettings"];
+        post?: never;
+        /**
+         * Remove the mail server (owners): invitations are then shown only in the answer, alerts only logged
+         * @description Needs a write key. A key scoped to some projects is refused.
+         */
+        delete: operations["removeMailSettings"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/keys": {
         parameters: {
             query?: never;
@@ -1344,74 +1374,6 @@ export interface paths {
          *     Needs a write key. A key scoped to some projects is refused.
          */
         post: operations["createOwner"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/invitations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Invitations not yet accepted, revoked or expired
-         * @description Needs a write key. A key scoped to some projects is refused.
-         */
-        get: operations["listInvitations"];
-        put?: never;
-        /**
-         * Invite a person: the answer holds the link, shown this once (valid 7 days, used once)
-         * @description Owners invite anyone; admins invite admins and members. Only the link’s hash is kept.
-         *
-         *     Needs a write key. A key scoped to some projects is refused.
-         */
-        post: operations["invitePerson"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/invitations/{invitationId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Revoke an invitation: its link stops working
-         * @description Needs a write key. A key scoped to some projects is refused.
-         */
-        delete: operations["revokeInvitation"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/invitations/{token}/accept": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Accept an invitation: the person’s account, signed in (sets the session cookie)
-         * @description A used, revoked or expired link is 410 `invitation_gone`.
-         *
-         *     No key needed.
-         */
-        post: operations["acceptInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1774,6 +1736,74 @@ export interface paths {
         get: operations["finishOidcSignIn"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Invitations not yet accepted, revoked or expired
+         * @description Needs a write key. A key scoped to some projects is refused.
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Invite a person: the answer holds the link, shown this once (valid 7 days, used once)
+         * @description Owners invite anyone; admins invite admins and members. Only the link’s hash is kept. With mail settings (`PUT /api/settings/mail`) the link is also mailed to the invited address; a mail that fails leaves the invitation as it is.
+         *
+         *     Needs a write key. A key scoped to some projects is refused.
+         */
+        post: operations["invitePerson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/invitations/{invitationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an invitation: its link stops working
+         * @description Needs a write key. A key scoped to some projects is refused.
+         */
+        delete: operations["revokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/invitations/{token}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation: the person’s account, signed in (sets the session cookie)
+         * @description A used, revoked or expired link is 410 `invitation_gone`.
+         *
+         *     No key needed.
+         */
+        post: operations["acceptInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2817,6 +2847,17 @@ export interface components {
             /** Format: date-time */
             connectedAt: string;
         };
+        MailSettings: {
+            host: string;
+            port: number;
+            /** @enum {string} */
+            tls: "implicit" | "starttls" | "none";
+            username: string | null;
+            passwordSet: boolean;
+            from: string;
+            /** Format: date-time */
+            changedAt: string;
+        };
         ApiKey: {
             /** Format: uuid */
             id: string;
@@ -2879,26 +2920,6 @@ export interface components {
                 role: "admin" | "deployer" | "viewer";
             }[];
         };
-        Invitation: {
-            /** Format: uuid */
-            id: string;
-            email: string | null;
-            /** @enum {string} */
-            role: "owner" | "admin" | "member";
-            projects: {
-                /** Format: uuid */
-                projectId: string;
-                /**
-                 * @description `admin`: everything in the project; `deployer`: run it, not create or delete services, the project or its members; `viewer`: read it, with variable values masked, no console, no backup download.
-                 * @enum {string}
-                 */
-                role: "admin" | "deployer" | "viewer";
-            }[];
-            /** Format: date-time */
-            expiresAt: string;
-            /** Format: date-time */
-            createdAt: string;
-        };
         ProjectMember: {
             /** Format: uuid */
             userId: string;
@@ -2921,6 +2942,34 @@ export interface components {
             };
             /** Format: date-time */
             configuredAt: string;
+        };
+        Invitation: {
+            /** Format: uuid */
+            id: string;
+            email: string | null;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+            projects: {
+                /** Format: uuid */
+                projectId: string;
+                /**
+                 * @description `admin`: everything in the project; `deployer`: run it, not create or delete services, the project or its members; `viewer`: read it, with variable values masked, no console, no backup download.
+                 * @enum {string}
+                 */
+                role: "admin" | "deployer" | "viewer";
+            }[];
+            /** Format: date-time */
+            expiresAt: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        InvitationMail: {
+            /** @constant */
+            sent: true;
+        } | {
+            /** @constant */
+            sent: false;
+            reason: string;
         };
         NotificationChannel: {
             /** Format: uuid */
@@ -6642,6 +6691,113 @@ export interface operations {
             "5XX": components["responses"]["ServerFault"];
         };
     };
+    getMailSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        mail: components["schemas"]["MailSettings"] | null;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    setMailSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    host: string;
+                    port: number;
+                    /**
+                     * @description `implicit`: TLS from the first byte (usually port 465); `starttls`: the server must upgrade (usually 587); `none`: no login password then.
+                     * @enum {string}
+                     */
+                    tls: "implicit" | "starttls" | "none";
+                    username?: string;
+                    password?: string;
+                    /** Format: email */
+                    from: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        mail: components["schemas"]["MailSettings"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    removeMailSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
     listApiKeys: {
         parameters: {
             query?: never;
@@ -6876,166 +7032,6 @@ export interface operations {
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
-            "5XX": components["responses"]["ServerFault"];
-        };
-    };
-    listInvitations: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        invitations: components["schemas"]["Invitation"][];
-                    };
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403"];
-            409: components["responses"]["Error409"];
-            413: components["responses"]["Error413"];
-            422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
-            503: components["responses"]["Error503"];
-            "5XX": components["responses"]["ServerFault"];
-        };
-    };
-    invitePerson: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    email: string;
-                    /**
-                     * @description `owner`: everything; `admin`: every project, not people, keys, settings or the cluster; `member`: the projects they are given.
-                     * @enum {string}
-                     */
-                    role: "owner" | "admin" | "member";
-                    /**
-                     * @description For a member: their projects and role in each.
-                     * @default []
-                     */
-                    projects?: {
-                        /** Format: uuid */
-                        projectId: string;
-                        /**
-                         * @description `admin`: everything in the project; `deployer`: run it, not create or delete services, the project or its members; `viewer`: read it, with variable values masked, no console, no backup download.
-                         * @enum {string}
-                         */
-                        role: "admin" | "deployer" | "viewer";
-                    }[];
-                };
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        invitation: components["schemas"]["Invitation"];
-                        /** @description The dashboard’s page that accepts it; the token is its last segment. */
-                        url: string;
-                    };
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403"];
-            409: components["responses"]["Error409"];
-            413: components["responses"]["Error413"];
-            422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
-            503: components["responses"]["Error503"];
-            "5XX": components["responses"]["ServerFault"];
-        };
-    };
-    revokeInvitation: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                invitationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                    };
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403"];
-            404: components["responses"]["Error404"];
-            409: components["responses"]["Error409"];
-            413: components["responses"]["Error413"];
-            422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
-            503: components["responses"]["Error503"];
-            "5XX": components["responses"]["ServerFault"];
-        };
-    };
-    acceptInvitation: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    name: string;
-                    password: string;
-                };
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        user: components["schemas"]["User"];
-                    };
-                };
-            };
-            400: components["responses"]["Error400"];
-            404: components["responses"]["Error404"];
-            409: components["responses"]["Error409"];
-            410: components["responses"]["Error410"];
-            429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
     };
@@ -7819,6 +7815,167 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["Error400"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        invitations: components["schemas"]["Invitation"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    invitePerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    /**
+                     * @description `owner`: everything; `admin`: every project, not people, keys, settings or the cluster; `member`: the projects they are given.
+                     * @enum {string}
+                     */
+                    role: "owner" | "admin" | "member";
+                    /**
+                     * @description For a member: their projects and role in each.
+                     * @default []
+                     */
+                    projects?: {
+                        /** Format: uuid */
+                        projectId: string;
+                        /**
+                         * @description `admin`: everything in the project; `deployer`: run it, not create or delete services, the project or its members; `viewer`: read it, with variable values masked, no console, no backup download.
+                         * @enum {string}
+                         */
+                        role: "admin" | "deployer" | "viewer";
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        invitation: components["schemas"]["Invitation"];
+                        /** @description The dashboard’s page that accepts it; the token is its last segment. */
+                        url: string;
+                        mail: components["schemas"]["InvitationMail"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                invitationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: components["schemas"]["User"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            410: components["responses"]["Error410"];
+            429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
     };

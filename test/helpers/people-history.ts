@@ -1,5 +1,7 @@
 import { Secret, TOTP } from 'otpauth';
 import { configureOidc, removeOidc } from '../../commands/settings/oidc-handlers.js';
+import { startSmtpServer } from './notification-receivers.js';
+import { destinationOf } from './outbound.js';
 import type { TestServer } from './test-server.js';
 
 const PASSWORD = 'a long enough password';
@@ -11,9 +13,30 @@ async function ok(s: TestServer, method: string, path: string, options: { body?:
 }
 
 /**
+ * The installation's mail settings set, removed and set again, through a real SMTP server the installation
+ * allows for that while (the settings' allowedDestinations, put back after): invitations made while they are
+ * set are mailed to it.
+ */
+async function withMailSettings(s: TestServer, run: () => Promise<void>) {
+  const smtp = await startSmtpServer({ user: 'history', password: 'unused' }, { authOptional: true });
+  try {
+    const inForce = (await ok(s, 'GET', '/api/settings')).body.settings.allowedDestinations as string[];
+    await ok(s, 'PATCH', '/api/settings', { body: { allowedDestinations: [...inForce, destinationOf(smtp.url)] } });
+    const mail = { host: '127.0.0.1', port: smtp.port, tls: 'none', from: 'slipway@history.test' };
+    await ok(s, 'PUT', '/api/settings/mail', { body: mail });
+    await ok(s, 'DELETE', '/api/settings/mail');
+    await ok(s, 'PUT', '/api/settings/mail', { body: { ...mail, from: 'people@history.test' } });
+    await run();
+    await ok(s, 'PATCH', '/api/settings', { body: { allowedDestinations: null } });
+  } finally {
+    await smtp.close();
+  }
+}
+
+/**
  * Every event of people for a history: the first owner, invitations accepted and revoked, members given,
  * changed and taken out of `projectIds`, two factors on and off, a role changed, a name and a password changed, a person removed and
- * one erased; single sign-on configured and removed. Idempotent on a fresh installation only (the first owner is made once).
+ * one erased; single sign-on configured and removed; the mail settings the invitations are mailed with. Idempotent on a fresh installation only (the first owner is made once).
  */
 export async function runPeopleHistory(s: TestServer, projectIds: readonly string[]) {
   const [first, second] = projectIds as [string, string];
@@ -24,7 +47,10 @@ export async function runPeopleHistory(s: TestServer, projectIds: readonly strin
     const r = await ok(s, 'POST', `/api/invitations/${new URL(url).pathname.split('/').pop()}/accept`, { key: null, body: { name, password: PASSWORD } });
     return { id: r.body.user.id as string, cookie: r.headers.get('set-cookie')!.split(';')[0]! };
   };
-  const member = await accept((await invite('member@history.test', 'member', [{ projectId: first, role: 'deployer' }])).url, 'Member');
+  let member = { id: '', cookie: '' };
+  await withMailSettings(s, async () => {
+    member = await accept((await invite('member@history.test', 'member', [{ projectId: first, role: 'deployer' }])).url, 'Member');
+  });
   const revoked = await invite('never@history.test', 'admin');
   await ok(s, 'DELETE', `/api/invitations/${revoked.invitation.id}`);
   await ok(s, 'PUT', `/api/projects/${second}/members/${member.id}`, { body: { role: 'admin' } });

@@ -19,6 +19,8 @@ import { metaApi } from './meta.js';
 import { notificationChannelsApi } from './notification-channels.js';
 import { oidcApi } from './oidc.js';
 import { peopleApi } from './people.js';
+import { invitationsApi } from './invitations.js';
+import { mailSettingsApi } from './mail-settings.js';
 import { projectsApi } from './projects.js';
 import { releasesApi } from './releases.js';
 import { servicesApi } from './services.js';
@@ -42,10 +44,12 @@ export const ENDPOINTS: readonly Endpoint[] = [
   settingsApi,
   dnsProvidersApi,
   aiProvidersApi,
+  mailSettingsApi,
   apiKeysApi,
   sessionsApi,
   peopleApi,
   oidcApi,
+  invitationsApi,
   notificationChannelsApi,
   clusterApi,
   auditApi,

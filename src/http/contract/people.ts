@@ -6,13 +6,13 @@ import { id, okBody, timestamp } from './common.js';
 import { endpoint } from './endpoint.js';
 import { apiKey } from './api-keys.js';
 
-const email = z.string().trim().toLowerCase().pipe(z.email('must be an e-mail address').max(254));
+export const email = z.string().trim().toLowerCase().pipe(z.email('must be an e-mail address').max(254));
 export const password = z.string().min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`).max(1024);
-const grantedProjectRole = projectRole.meta({
+export const grantedProjectRole = projectRole.meta({
   description:
     '`admin`: everything in the project; `deployer`: run it, not create or delete services, the project or its members; `viewer`: read it, with variable values masked, no console, no backup download.',
 });
-const roleDescription = '`owner`: everything; `admin`: every project, not people, keys, settings or the cluster; `member`: the projects they are given.';
+export const roleDescription = '`owner`: everything; `admin`: every project, not people, keys, settings or the cluster; `member`: the projects they are given.';
 
 export const person = z
   .object({
@@ -26,15 +26,9 @@ export const person = z
   })
   .meta({ id: 'User' });
 
-const grant = z.object({ projectId: id, role: grantedProjectRole });
-
-export const invitationView = z
-  .object({ id, email: z.string().nullable(), role: installationRole, projects: z.array(grant), expiresAt: timestamp, createdAt: timestamp })
-  .meta({ id: 'Invitation' });
-
 export const member = z.object({ userId: id, name: z.string(), email: z.string().nullable(), role: projectRole }).meta({ id: 'ProjectMember' });
 
-const newPerson = { name: name(100), password };
+export const newPerson = { name: name(100), password };
 
 export const peopleApi = {
   createOwner: endpoint({
@@ -49,51 +43,6 @@ export const peopleApi = {
     body: z.object({ email, ...newPerson }),
     response: z.object({ user: person }),
     errors: [409],
-  }),
-  invite: endpoint({
-    method: 'post',
-    path: '/api/invitations',
-    operationId: 'invitePerson',
-    tag: 'People',
-    summary: 'Invite a person: the answer holds the link, shown this once (valid 7 days, used once)',
-    description: 'Owners invite anyone; admins invite admins and members. Only the link’s hash is kept.',
-    access: 'write',
-    allProjects: true,
-    body: z.object({ email, role: installationRole.meta({ description: roleDescription }), projects: z.array(grant).max(1000).default([]).meta({ description: 'For a member: their projects and role in each.' }) }),
-    response: z.object({ invitation: invitationView, url: z.string().meta({ description: 'The dashboard’s page that accepts it; the token is its last segment.' }) }),
-    errors: [409],
-  }),
-  invitations: endpoint({
-    method: 'get',
-    path: '/api/invitations',
-    operationId: 'listInvitations',
-    tag: 'People',
-    summary: 'Invitations not yet accepted, revoked or expired',
-    access: 'write',
-    allProjects: true,
-    response: z.object({ invitations: z.array(invitationView) }),
-  }),
-  revokeInvitation: endpoint({
-    method: 'delete',
-    path: '/api/invitations/:invitationId',
-    operationId: 'revokeInvitation',
-    tag: 'People',
-    summary: 'Revoke an invitation: its link stops working',
-    access: 'write',
-    allProjects: true,
-    response: okBody,
-  }),
-  accept: endpoint({
-    method: 'post',
-    path: '/api/invitations/:token/accept',
-    operationId: 'acceptInvitation',
-    tag: 'People',
-    summary: 'Accept an invitation: the person’s account, signed in (sets the session cookie)',
-    description: 'A used, revoked or expired link is 410 `invitation_gone`.',
-    access: 'public',
-    body: z.object(newPerson),
-    response: z.object({ user: person }),
-    errors: [400, 409, 410, 429],
   }),
   list: endpoint({
     method: 'get',

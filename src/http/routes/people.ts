@@ -1,69 +1,38 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { invitationGone } from '../../../commands/invitation/aggregate.js';
-import { acceptInvitation, hashInvitationToken, invitePerson, revokeInvitation } from '../../../commands/invitation/handlers.js';
 import { changePassword, changeUserRole, createPerson, recordTwoFactor, removeMember, removePerson, renameUser, setMember } from '../../../commands/user/handlers.js';
 import { invalid } from '../../../commands/shared/domain-error.js';
 import { latest } from '../../../commands/shared/execute.js';
-import {
-  countOwners,
-  findInvitation,
-  findInvitationByTokenHash,
-  findUser,
-  listPendingInvitations,
-  listUsers,
-  membersOf,
-  membershipsOf,
-  type InvitationRow,
-  type UserRow,
-} from '../../../projections/people-queries.js';
+import { countOwners, findUser, listUsers, membersOf, membershipsOf, type UserRow } from '../../../projections/people-queries.js';
 import type { People } from '../../people/people.js';
 import { createApiKey, revokeApiKey } from '../../../commands/api-key/handlers.js';
 import { findApiKey, listKeysOf } from '../../../projections/api-key-queries.js';
 import { presentApiKey } from '../presenters.js';
 import type { Slipway } from '../../slipway.js';
-import { apiBaseUrl } from '../api-base-url.js';
 import { canSee, isId, principalOf, requireAllProjects, requireInstallation, requireProjectAdmin, visibleProject, writerOf } from '../auth.js';
-import { clientAddressOf } from '../client-address.js';
 import { peopleApi } from '../contract/people.js';
 import { route } from '../contract/endpoint.js';
 import { forbidden, notFoundHttp } from '../errors.js';
-import type { KeyFailureLimiter } from '../key-failure-limiter.js';
 import type { Principal } from '../principals.js';
 import { requestContext } from '../request-context.js';
-import { correlationIdOf } from '../request-id.js';
-import { setSessionCookie, type SessionAuth } from '../session-auth.js';
-import { originOf } from './sessions.js';
+import type { SessionAuth } from '../session-auth.js';
 import { parseInput } from '../validation.js';
 
-const iso = (value: Date | string) => new Date(value).toISOString();
-
-/** People and invitations: owners, admins and all-project write keys. */
-function requirePeopleAdmin(principal: Principal, what: string) {
+/** People and invitations (routes/invitations.ts): owners, admins and all-project write keys. */
+export function requirePeopleAdmin(principal: Principal, what: string) {
   if (principal.access !== 'write') throw forbidden(`${what} needs write access`);
   requireAllProjects(principal, what);
 }
 
-async function personOf(app: Slipway, people: People, row: UserRow) {
+export async function personOf(app: Slipway, people: People, row: UserRow) {
   const projects = row.role === 'member' ? (await membershipsOf(app.db, row.id)).map((m) => ({ projectId: m.project_id, role: m.role })) : [];
   return { ...(await people.view(row)), projects };
 }
 
-async function activePerson(app: Slipway, id: string): Promise<UserRow> {
+export async function activePerson(app: Slipway, id: string): Promise<UserRow> {
   const row = isId(id) ? await findUser(app.db, id) : null;
   if (!row || row.removed_at !== null) throw notFoundHttp('user');
   return row;
-}
-
-async function invitationOf(people: People, row: InvitationRow) {
-  return {
-    id: row.id,
-    email: await people.openSealed(row.sealed_email),
-    role: row.role,
-    projects: row.projects,
-    expiresAt: iso(row.expires_at),
-    createdAt: iso(row.created_at),
-  };
 }
 
 /** The person of a session; a key is nobody. */
@@ -71,24 +40,6 @@ function personIdOf(ctx: Context): string {
   const { userId } = principalOf(ctx);
   if (!userId) throw forbidden('this request was made with an API key: sign in as a person (POST /api/sessions with an e-mail and password)');
   return userId;
-}
-
-/** `POST /api/invitations/:token/accept`: no key, the token is the credential; unknown tokens count like unknown keys. */
-export function invitationAcceptRoutes(router: Router, app: Slipway, people: People, failures: KeyFailureLimiter, sessions: SessionAuth) {
-  route(router, peopleApi.accept, async (ctx) => {
-    const body = parseInput(peopleApi.accept.body, ctx.request.body ?? {});
-    const invitation = await findInvitationByTokenHash(app.db, hashInvitationToken(ctx.params.token!));
-    if (!invitation) {
-      await failures.failed(clientAddressOf(ctx), ctx.params.token!);
-      throw invitationGone();
-    }
-    const context = app.commandContext('system:invitation', { correlationId: correlationIdOf(ctx), idempotencyKey: null });
-    const { userId, position } = await acceptInvitation(context, people, invitation.id, body, new Date());
-    await app.settle(position);
-    const opened = await sessions.store.open({ userId }, originOf(ctx));
-    setSessionCookie(ctx, opened.token);
-    ctx.body = { user: await personOf(app, people, await activePerson(app, userId)) };
-  });
 }
 
 export function peopleRoutes(router: Router, app: Slipway, people: People, sessions: SessionAuth) {
@@ -100,32 +51,6 @@ export function peopleRoutes(router: Router, app: Slipway, people: People, sessi
     const { id, position } = await createPerson(requestContext(app, ctx, principal), people, { ...body, role: 'owner', invitationId: null, projects: [] });
     await app.settle(position);
     ctx.body = { user: await personOf(app, people, await activePerson(app, id)) };
-  });
-
-  route(router, peopleApi.invite, async (ctx) => {
-    const principal = writerOf(ctx);
-    requirePeopleAdmin(principal, 'inviting people');
-    const body = parseInput(peopleApi.invite.body, ctx.request.body);
-    if (body.role === 'owner' && principal.role !== null && principal.role !== 'owner') throw forbidden('only owners invite owners');
-    if (body.role !== 'member' && body.projects.length > 0) throw invalid('projects', 'owners and admins have every project: give projects to members only');
-    const invited = await invitePerson(requestContext(app, ctx, principal), people, body, new Date());
-    await app.settle(invited.position);
-    const row = (await findInvitation(app.db, invited.id))!;
-    ctx.body = { invitation: await invitationOf(people, row), url: `${await apiBaseUrl(app, ctx)}/invitations/${invited.token}` };
-  });
-
-  route(router, peopleApi.invitations, async (ctx) => {
-    requirePeopleAdmin(principalOf(ctx), 'listing invitations');
-    ctx.body = { invitations: await Promise.all((await listPendingInvitations(app.db)).map((row) => invitationOf(people, row))) };
-  });
-
-  route(router, peopleApi.revokeInvitation, async (ctx) => {
-    const principal = writerOf(ctx);
-    requirePeopleAdmin(principal, 'revoking invitations');
-    if (!isId(ctx.params.invitationId!) || !(await findInvitation(app.db, ctx.params.invitationId!))) throw notFoundHttp('invitation');
-    const { position } = await revokeInvitation(requestContext(app, ctx, principal), ctx.params.invitationId!);
-    await app.settle(position);
-    ctx.body = { ok: true };
   });
 
   route(router, peopleApi.list, async (ctx) => {

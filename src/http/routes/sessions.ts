@@ -49,13 +49,13 @@ export function signInRoutes(router: Router, app: Slipway, keys: PrincipalCache,
   route(router, sessionsApi.create, async (ctx: Context) => {
     const body = parseInput(sessionsApi.create.body, ctx.request.body ?? {});
     if ('email' in body) {
-      const userId = await people.directory.signIn(body.email, body.password);
+      const userId = await people.directory.signIn(body.email, body.password, clientAddressOf(ctx));
       const principal = userId && (await people.principals.find(userId));
       if (!userId || !principal) {
         await failures.passwordFailed(clientAddressOf(ctx));
         throw unauthorized('unknown e-mail or wrong password');
       }
-      const second = await people.directory.secondFactor(userId, body.email, body.code);
+      const second = await people.directory.secondFactor(userId, body.email, body.code, clientAddressOf(ctx));
       if (second === 'required') throw new HttpError(401, 'two_factor_required', 'this account signs in with a code of its authenticator app: send it as code (or a recovery code)');
       if (second === 'wrong') {
         await failures.passwordFailed(clientAddressOf(ctx));

@@ -6,6 +6,7 @@ import { outboundFetch } from '../../outbound/checked-connections.js';
 import { outsideAnswerText, shortLine } from '../../outbound/outside-answers.js';
 import { discordMessage, emailMessage, slackMessage } from './messages.js';
 import { slipwaySignature } from './signature.js';
+import { smtpFailure, smtpTransport } from '../mail/transport.js';
 
 /** How one attempt went. `permanent`: trying again cannot help (a 4xx, a refused destination, a 5xx SMTP reply). */
 export type SendResult = { ok: true; status: number | null } | { ok: false; status: number | null; error: string; permanent: boolean };
@@ -28,29 +29,14 @@ async function post(policy: DestinationPolicy, url: string, body: string, header
 async function sendEmail(policy: DestinationPolicy, channel: OpenedChannel, payload: NotificationPayload): Promise<SendResult> {
   const { host, port, secure, requireTLS, user, from, to } = channel.config as { host: string; port: number; secure: boolean; requireTLS?: boolean; user: string; from: string; to: string[] };
   const password = String(channel.secrets.password ?? '');
-  // A password never goes out in clear, even for a channel saved before this was checked.
-  // Connect to the address the policy checked; TLS still verifies the name the user gave.
-  const [address] = await policy.resolve(host, port);
-  const { createTransport } = await import('nodemailer');
-  const transport = createTransport({
-    host: address,
-    port,
-    secure,
-    requireTLS: requireTLS === true || (password !== '' && !secure),
-    auth: user && password ? { user, pass: password } : undefined,
-    tls: { servername: host },
-    connectionTimeout: TIMEOUT_MS,
-    greetingTimeout: TIMEOUT_MS,
-    socketTimeout: TIMEOUT_MS,
-  });
+  const transport = await smtpTransport(policy, { host, port, secure, requireTLS: requireTLS === true, user, password }, TIMEOUT_MS);
   try {
     const message = emailMessage(payload);
     await transport.sendMail({ from, to, ...message, headers: { 'X-Slipway-Delivery': payload.id } });
     return { ok: true, status: null };
   } catch (error) {
-    const code = (error as { responseCode?: unknown }).responseCode;
-    const status = typeof code === 'number' ? code : null;
-    return { ok: false, status, error: `the mail server refused it: ${shown((error as Error).message)}`, permanent: status !== null && status >= 500 };
+    const { status, message } = smtpFailure(error);
+    return { ok: false, status, error: `the mail server refused it: ${message}`, permanent: status !== null && status >= 500 };
   } finally {
     transport.close();
   }
