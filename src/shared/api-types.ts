@@ -3278,7 +3278,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The key may not do this: a read key asking to write, or a key scoped to some projects asking for an installation-wide action; or a write through the session cookie without its `X-CSRF-Token` header (`forbidden`). */
+        /** @description The key may not do this: a read key asking to write, or a key scoped to some projects asking for an installation-wide action; or a write through the session cookie without its `X-CSRF-Token` header (`forbidden`); or a person the installation requires two factors of has not turned them on (`two_factor_setup_required`). */
         Error403: {
             headers: {
                 [name: string]: unknown;
@@ -3415,6 +3415,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -3481,6 +3482,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
@@ -3586,6 +3588,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
@@ -3614,6 +3617,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
@@ -4109,6 +4113,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
@@ -4294,6 +4299,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
@@ -4417,6 +4423,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
@@ -4702,6 +4709,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
@@ -4764,6 +4772,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
@@ -4827,6 +4836,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
@@ -4868,6 +4878,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
@@ -4909,6 +4920,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
@@ -4937,6 +4949,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
@@ -5119,6 +5132,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
@@ -5274,6 +5288,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
@@ -5629,6 +5644,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Error422"];
@@ -5672,6 +5688,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Error422"];
@@ -5901,6 +5918,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
@@ -5928,6 +5946,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             429: components["responses"]["Error429"];
@@ -5962,6 +5981,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
@@ -6123,6 +6143,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             429: components["responses"]["Error429"];
@@ -6189,6 +6210,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
@@ -6315,6 +6337,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -6992,6 +7015,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -7087,6 +7111,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -7163,6 +7188,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -7339,6 +7365,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -7546,6 +7573,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
@@ -8000,6 +8028,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
@@ -8077,6 +8106,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
@@ -8233,6 +8263,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
@@ -8529,6 +8560,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
@@ -8581,6 +8613,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
@@ -8605,6 +8638,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };

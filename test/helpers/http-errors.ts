@@ -16,7 +16,8 @@ export type ErrorCode =
   | 'rate_limited'
   | 'forbidden_destination'
   | 'invitation_gone'
-  | 'two_factor_required';
+  | 'two_factor_required'
+  | 'two_factor_setup_required';
 
 /**
  * The exact status and code, and the one error body shape `{ error: { code, message, details } }`:

@@ -2,6 +2,7 @@ import { Secret, TOTP } from 'otpauth';
 import t from 'tap';
 import { createProject, createService } from '../helpers/api-suite.js';
 import { assertError } from '../helpers/http-errors.js';
+import { peopleSessions } from '../helpers/people-sessions.js';
 import { startTestServer } from '../helpers/test-server.js';
 
 const s = await startTestServer();
@@ -9,30 +10,7 @@ t.teardown(() => s.close());
 
 const OWNER = { email: 'Ada@Example.com', name: 'Ada Lovelace', password: 'correct horse battery' };
 
-/** A person's session: the cookie and CSRF token to send back. */
-interface Signed {
-  cookie: string;
-  csrf: string;
-  userId: string;
-}
-
-async function signIn(email: string, password: string): Promise<Signed> {
-  const r = await s.call('POST', '/api/sessions', { key: null, body: { email, password } });
-  if (r.status !== 200) throw new Error(`sign-in: ${r.status} ${JSON.stringify(r.body)}`);
-  return { cookie: r.headers.get('set-cookie')!.split(';')[0]!, csrf: r.body.session.csrfToken as string, userId: r.body.session.userId as string };
-}
-
-const as = (who: Signed, body?: unknown) => ({ key: null, headers: { cookie: who.cookie, 'x-csrf-token': who.csrf }, ...(body === undefined ? {} : { body }) });
-
-/** Invites `email` with the key and accepts the invitation: the new person, signed in. */
-async function invited(email: string, role: string, projects: { projectId: string; role: string }[] = []): Promise<Signed> {
-  const invitation = await s.call('POST', '/api/invitations', { body: { email, role, projects } });
-  if (invitation.status !== 200) throw new Error(`invite: ${invitation.status} ${JSON.stringify(invitation.body)}`);
-  const token = new URL(invitation.body.url).pathname.split('/').pop()!;
-  const accepted = await s.call('POST', `/api/invitations/${token}/accept`, { key: null, body: { name: email.split('@')[0], password: 'a long enough password' } });
-  if (accepted.status !== 200) throw new Error(`accept: ${accepted.status} ${JSON.stringify(accepted.body)}`);
-  return signIn(email, 'a long enough password');
-}
+const { signIn, as, invited } = peopleSessions(s);
 
 t.test('the first owner: made once with the bootstrap key, then signs in with e-mail and password', async (t) => {
   assertError(t, await s.call('POST', '/api/users/owner', { body: { ...OWNER, password: 'short' } }), 400, 'validation_failed', 'a password under 12 characters');

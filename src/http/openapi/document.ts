@@ -6,7 +6,7 @@ import { SchemaComponents, type JsonSchema } from './json-schema.js';
 const ERROR_MEANING: Record<number, string> = {
   400: 'The input is invalid (`validation_failed`, also for a body nested deeper than 64 levels), the body is not JSON (`invalid_json`), or the input names a destination the outbound policy refuses (`forbidden_destination`).',
   401: 'No key, or a key that is unknown or revoked; on a hook route, a signature that does not verify (`unauthorized`).',
-  403: 'The key may not do this: a read key asking to write, or a key scoped to some projects asking for an installation-wide action; or a write through the session cookie without its `X-CSRF-Token` header (`forbidden`).',
+  403: 'The key may not do this: a read key asking to write, or a key scoped to some projects asking for an installation-wide action; or a write through the session cookie without its `X-CSRF-Token` header (`forbidden`); or a person the installation requires two factors of has not turned them on (`two_factor_setup_required`).',
   404: 'Not found, or in a project the key cannot see (`not_found`).',
   408: 'The body did not arrive in time (`request_timeout`): on a hook route, 10 s without a byte or 30 s in all.',
   409: 'It conflicts with the current state (`conflict`), or a request with the same `Idempotency-Key` is still in progress.',
@@ -21,9 +21,8 @@ const ERROR_MEANING: Record<number, string> = {
 /** What every endpoint of a kind can answer, beyond the statuses it lists itself. */
 function errorStatuses(e: Endpoint): number[] {
   const statuses = new Set<number>(e.errors ?? []);
-  if (e.access !== 'public') for (const s of [401, 429]) statuses.add(s);
-  // Any write through the session cookie without its X-CSRF-Token is refused, whatever the key may do.
-  if (e.access === 'write' || e.allProjects || (e.access !== 'public' && e.method !== 'get')) statuses.add(403);
+  // A person without the two factors the installation requires is refused (403) everywhere but their set-up.
+  if (e.access !== 'public') for (const s of [401, 403, 429]) statuses.add(s);
   if (pathParams(e.path).length > 0) statuses.add(404);
   if (e.query) statuses.add(400);
   // Writes read a JSON body (even an empty one), take an Idempotency-Key and wait for the read model.

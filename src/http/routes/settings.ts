@@ -10,8 +10,9 @@ import type { Slipway } from '../../slipway.js';
 import { principalOf, requireInstallation, writerOf } from '../auth.js';
 import type { Principal } from '../principals.js';
 import { HttpError } from '../errors.js';
-import { conflict } from '../../../commands/shared/domain-error.js';
+import { conflict, invalid } from '../../../commands/shared/domain-error.js';
 import { isDomainUsed } from '../../../projections/service-queries.js';
+import { findUser } from '../../../projections/people-queries.js';
 import { requestContext } from '../request-context.js';
 import { parseInput } from '../validation.js';
 import { route } from '../contract/endpoint.js';
@@ -69,6 +70,10 @@ export function settingsRoutes(router: Router, app: Slipway) {
     requireInstallation(principal, 'changing the installation settings');
     const change = parseInput(settingsApi.update.body, ctx.request.body ?? {});
     if (change.apiDomain && (await isDomainUsed(app.db, change.apiDomain))) throw conflict(`${change.apiDomain} is a service's domain: remove it there first`);
+    // Requiring what the person asking has not turned on would lock them out with their next request.
+    if (change.requireTwoFactor && principal.userId && !(await findUser(app.db, principal.userId))?.two_factor) {
+      throw invalid('requireTwoFactor', 'turn on your own two factors first (POST /api/users/me/totp)');
+    }
     // The engine pulls these images when a deployment needs them: their registries are destinations like a service's image.
     for (const name of IMAGE_SETTING_NAMES) {
       const reference = change[name];
