@@ -37,7 +37,7 @@ t.test('the CLI makes the first owner, invites a member into a project, and logs
   t.match((await slipway(admin, ['invitations', 'list'])).stdout, /grace@example\.com\s+member/);
   const wrongRole = await slipway(admin, ['invitations', 'create', 'x@example.com', '--project', `${shop.slug}:boss`]);
   t.equal(wrongRole.status, 1);
-  t.match(wrongRole.stderr, /<project>:admin or <project>:deployer/);
+  t.match(wrongRole.stderr, /<project>:admin, <project>:deployer or <project>:viewer/);
 
   const token = new URL(link!).pathname.split('/').pop()!;
   const accepted = await s.call('POST', `/api/invitations/${token}/accept`, { key: null, body: { name: 'Grace', password: 'a long enough password' } });
