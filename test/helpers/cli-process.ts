@@ -57,3 +57,14 @@ export async function spawnServe(
   });
   return { child, url, logs: () => logs };
 }
+
+/** `slipway …` with `input` on its stdin (a password, as a pipe gives it), and `env` over the test's own. */
+export function slipwayWithInput(env: Record<string, string>, args: string[], input = ''): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [...cliArgs, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  child.stdin.end(input);
+  return new Promise((resolve) => child.once('exit', (status) => resolve({ status, stdout, stderr })));
+}

@@ -1,23 +1,13 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Secret, TOTP } from 'otpauth';
 import t from 'tap';
 import { createProject } from '../helpers/api-suite.js';
-import { cliArgs, root } from '../helpers/cli-process.js';
+import { slipwayWithInput } from '../helpers/cli-process.js';
 import { startTestServer } from '../helpers/test-server.js';
 
-/** `slipway …` with `input` on its stdin (a password, as a pipe gives it). */
-function slipway(env: Record<string, string>, args: string[], input = ''): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [...cliArgs, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  child.stdin.end(input);
-  return new Promise((resolve) => child.once('exit', (status) => resolve({ status, stdout, stderr })));
-}
+const slipway = slipwayWithInput;
 
 t.test('the CLI makes the first owner, invites a member into a project, and logs in as a person with a key of their own', async (t) => {
   const s = await startTestServer();

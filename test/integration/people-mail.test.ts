@@ -2,6 +2,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Secret, TOTP } from 'otpauth';
+import { slipwayWithInput } from '../helpers/cli-process.js';
 import { createKey, createProject } from '../helpers/http-resources.js';
 import { assertError } from '../helpers/http-errors.js';
 import { startSmtpServer, type Mail } from '../helpers/notification-receivers.js';
@@ -214,5 +215,22 @@ if (certificate) {
     t.same((await mailEvents()).map((e) => e.type), ['MailSettingsChanged', 'MailSettingsChanged', 'MailSettingsChanged', 'MailSettingsRemoved', 'MailSettingsChanged']);
     await rebuildEquals(t, s);
     t.equal((await s.call('GET', '/api/settings/mail')).body.mail.passwordSet, true);
+  });
+
+  t.test('the CLI shows, sets (the password from stdin, never an argument) and removes the mail settings', async (t) => {
+    const env = { SLIPWAY_URL: s.url, SLIPWAY_KEY: s.key };
+    const args = ['--host', 'localhost', '--port', String(smtp.port), '--tls', 'implicit', '--username', SMTP_LOGIN.user, '--from', 'cli@example.com'];
+    const set = await slipwayWithInput(env, ['settings', 'mail', 'set', ...args, '--password'], `${SMTP_LOGIN.password}\n`);
+    t.equal(set.status, 0, set.stderr);
+    t.match(set.stdout, `mail server set: localhost:${smtp.port} (tls implicit, as slipway with a password), from cli@example.com`);
+    const shown = await slipwayWithInput(env, ['settings', 'mail', '--json']);
+    t.match(JSON.parse(shown.stdout), { mail: { from: 'cli@example.com', passwordSet: true } });
+    t.notOk(shown.stdout.includes(SMTP_LOGIN.password), 'never the password');
+    const wrong = await slipwayWithInput(env, ['settings', 'mail', 'set', ...args, '--password'], 'not-the-password\n');
+    t.equal(wrong.status, 1, 'a login the server refuses fails the command');
+    t.match(wrong.stderr, /535/);
+    const removed = await slipwayWithInput(env, ['settings', 'mail', 'remove']);
+    t.equal(removed.status, 0, removed.stderr);
+    t.match((await slipwayWithInput(env, ['settings', 'mail'])).stdout, /no mail server/);
   });
 }
