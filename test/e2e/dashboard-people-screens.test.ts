@@ -1,0 +1,296 @@
+import { join } from 'node:path';
+import { Secret, TOTP } from 'otpauth';
+import type { BrowserContext, Page } from 'puppeteer-core';
+import t, { type Test } from 'tap';
+import { createProject } from '../helpers/api-suite.js';
+import { launchChromium, openWhole, requireChromium, seriousViolations, signInWithKey } from '../helpers/browser.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+const PASSWORD = 'a long enough password';
+/** Set to a folder, the screens are also saved there as PNGs (docs/screenshots: `npm run screenshots` does the rest). */
+const SHOTS = process.env.SLIPWAY_PEOPLE_SCREENSHOTS;
+
+interface Write {
+  method: string;
+  path: string;
+  body: unknown;
+}
+
+/** Every write the page sends, as the browser sent it. */
+function recordWrites(page: Page): Write[] {
+  const writes: Write[] = [];
+  page.on('request', (r) => {
+    if (r.method() === 'GET' || r.method() === 'HEAD') return;
+    const data = r.postData();
+    writes.push({ method: r.method(), path: new URL(r.url()).pathname, body: data ? JSON.parse(data) : null });
+  });
+  return writes;
+}
+const sent = async (writes: Write[], method: string, path: string | RegExp, seen: number): Promise<Write> => {
+  const match = (w: Write) => w.method === method && (typeof path === 'string' ? w.path === path : path.test(w.path));
+  for (let i = 0; i < 200; i++) {
+    const found = writes.filter(match)[seen];
+    if (found) return found;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no ${method} ${path} was sent`);
+};
+const count = (writes: Write[], method: string, path: string) => writes.filter((w) => w.method === method && w.path === path).length;
+
+const overflow = (page: Page) => page.evaluate('document.documentElement.scrollWidth - innerWidth') as Promise<number>;
+const texts = (page: Page, selector: string) => page.$$eval(selector, (els) => els.map((e) => (e.textContent ?? '').trim()));
+/** Waits until the row whose first cell starts with `name` says `words`. */
+const rowSays = (page: Page, name: string, words: string) =>
+  page.waitForFunction(
+    `[...document.querySelectorAll('tr')].some((r) => r.cells[0]?.textContent.trim().startsWith(${JSON.stringify(name)}) && r.textContent.includes(${JSON.stringify(words)}))`,
+    { timeout: 10_000 },
+  );
+const rowOf = (name: string) => `xpath/.//tr[td[1][starts-with(normalize-space(.), "${name}")]]`;
+
+/**
+ * Each new screen at 1,440 and 390 px, light and dark: no serious axe violation, nothing wider than the window;
+ * with SLIPWAY_PEOPLE_SCREENSHOTS, its pictures (light and dark at 1,440, and one at 390 when `phone` names it).
+ */
+async function checkScreen(t: Test, page: Page, name: string, phone?: string) {
+  for (const dark of [false, true]) {
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: dark ? 'dark' : 'light' }]);
+    // Colours change with a transition: axe reads them once it has ended.
+    await page.waitForFunction("document.getAnimations().every((a) => !(a instanceof CSSTransition) || a.playState !== 'running')");
+    for (const width of [1440, 390]) {
+      await page.setViewport({ width, height: width > 600 ? 900 : 844 });
+      const theme = `${name} at ${width} px, ${dark ? 'dark' : 'light'}`;
+      t.same(await seriousViolations(page), [], `${theme}: no serious accessibility violation`);
+      t.equal(await overflow(page), 0, `${theme}: nothing wider than the window`);
+      if (SHOTS && (width === 1440 || (phone && !dark))) {
+        await page.evaluate('document.fonts.ready');
+        await page.screenshot({ path: join(SHOTS, `${width === 1440 ? name : phone}${dark ? '-dark' : ''}.png`) });
+      }
+    }
+  }
+  await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);
+  await page.setViewport({ width: 1440, height: 900 });
+}
+
+async function signInWithPassword(page: Page, email: string, code?: string) {
+  await page.waitForSelector('#sign-in-email');
+  await page.type('#sign-in-email', email);
+  await page.type('#sign-in-password', PASSWORD);
+  const form = 'form[aria-label="Sign in with your e-mail"] button[type=submit]';
+  if (code === undefined) return void (await Promise.all([page.waitForSelector('header.top'), page.click(form)]));
+  await page.click(form);
+  await page.waitForSelector('#sign-in-code');
+  await page.type('#sign-in-code', code);
+  await Promise.all([page.waitForSelector('header.top'), page.click(form)]);
+}
+
+async function newPage(context: BrowserContext, s: TestServer, path: string): Promise<Page> {
+  const page = await context.newPage();
+  page.on('dialog', (d) => void d.dismiss());
+  await page.setViewport({ width: 1440, height: 900 });
+  await openWhole(page, s.url + path);
+  return page;
+}
+
+t.test('an owner invites a person, who joins, is given a role and a project, and keeps their own account', { skip: requireChromium() }, async (t) => {
+  const s = await startTestServer();
+  t.teardown(() => s.close());
+  const shop = await createProject(s, 'Shop');
+  await s.call('POST', '/api/users/owner', { body: { email: 'ada@example.com', name: 'Ada Lovelace', password: PASSWORD } });
+  const browser = await launchChromium();
+  t.teardown(() => browser.close());
+
+  // The owner, signed in with her e-mail.
+  const ownerContext = await browser.createBrowserContext();
+  await ownerContext.overridePermissions(s.url, ['clipboard-read', 'clipboard-write', 'clipboard-sanitized-write']);
+  const owner = await newPage(ownerContext, s, '/');
+  const ownerWrites = recordWrites(owner);
+  await signInWithPassword(owner, 'ada@example.com');
+  await owner.goto(s.url + '/installation?tab=people', { waitUntil: 'domcontentloaded' });
+  await owner.waitForSelector(rowOf('Ada Lovelace'));
+  t.match(await owner.$eval(rowOf('Ada Lovelace'), (r) => r.textContent), /ada@example\.com.*owner.*off/, 'her row: e-mail, role, two factors off');
+  t.equal(await owner.$(`${rowOf('Ada Lovelace')}//select`), null, 'no control to demote or remove herself');
+
+  // Invite Grace as an admin; the link is shown once, with Copy.
+  await owner.type('#invite-email', 'Grace@Example.com');
+  await owner.select('#invite-role', 'admin');
+  t.equal(await owner.$('fieldset.grants'), null, 'an admin is given no projects: the choice is gone');
+  await owner.click('form[aria-label="Invite a person"] button[type=submit]');
+  const link = await (await owner.waitForSelector('#invitation-link'))!.evaluate((e) => e.textContent ?? '');
+  t.match(link, /\/invitations\/[\w-]{20,}$/, 'the link is shown');
+  t.same((await sent(ownerWrites, 'POST', '/api/invitations', 0)).body, { email: 'Grace@Example.com', role: 'admin', projects: [] }, 'the invitation sends the e-mail, the role, no projects');
+  await (await owner.waitForSelector('xpath/.//p[@class="link-row"]/button[starts-with(normalize-space(.), "Copy")]'))!.click();
+  t.equal(await (await owner.waitForSelector('.toast p'))!.evaluate((e) => e.textContent), 'Link copied.', 'Copy says so');
+  t.equal(await owner.evaluate('navigator.clipboard.readText()'), link, 'Copy puts the link on the clipboard');
+  await owner.waitForSelector(rowOf('grace@example.com'));
+  t.match(await owner.$eval(rowOf('grace@example.com'), (r) => r.textContent), /admin.*in 7 days/, 'the pending invitation: role, when it expires');
+  await checkScreen(t, owner, 'people', 'phone-people');
+
+  // Grace accepts in a browser of her own: the owner's list shows her without a reload.
+  const grace = await newPage(await browser.createBrowserContext(), s, new URL(link).pathname);
+  const graceWrites = recordWrites(grace);
+  await grace.waitForSelector('#invite-name');
+  await grace.type('#invite-name', 'Grace Hopper');
+  await grace.type('#invite-password', PASSWORD);
+  await grace.type('#invite-password-again', PASSWORD);
+  await Promise.all([grace.waitForSelector('header.top'), grace.click('form[aria-label="Accept the invitation"] button[type=submit]')]);
+  await owner.waitForSelector(rowOf('Grace Hopper'));
+  t.pass('Grace appears in the owner’s People list live');
+  await owner.waitForFunction('document.querySelector("#invitations")?.parentElement.textContent.includes("None")');
+  t.pass('and her invitation leaves the pending ones');
+  await grace.goto(s.url + '/installation', { waitUntil: 'domcontentloaded' });
+  await grace.waitForSelector('[role=tab]');
+  t.ok((await texts(grace, '[role=tab]')).includes('People'), 'as an admin she sees the People tab');
+
+  // The owner makes her a member: the role is sent alone, and only once Save is pressed.
+  const graceId = await owner.$eval(`${rowOf('Grace Hopper')}//select`, (e) => e.id.replace('role-', ''));
+  await owner.select(`#role-${graceId}`, 'member');
+  t.equal(count(ownerWrites, 'PATCH', `/api/users/${graceId}`), 0, 'choosing a role sends nothing yet');
+  await (await owner.waitForSelector(`xpath/.//tr[.//select[@id="role-${graceId}"]]//button[starts-with(normalize-space(.), "Save")]`))!.click();
+  t.same((await sent(ownerWrites, 'PATCH', `/api/users/${graceId}`, 0)).body, { role: 'member' }, 'the change sends the role alone');
+  await rowSays(owner, 'Grace Hopper', 'no project yet');
+  t.pass('her row says she is a member of no project yet');
+
+  // On the project page the owner adds her as a deployer.
+  await owner.goto(s.url + `/projects/${shop.id}`, { waitUntil: 'domcontentloaded' });
+  await owner.waitForSelector(`#member-person option[value="${graceId}"]`);
+  await owner.select('#member-person', graceId);
+  await owner.select('#member-role', 'deployer');
+  await owner.click('form[aria-label="Add a member to Shop"] button[type=submit]');
+  t.same((await sent(ownerWrites, 'PUT', `/api/projects/${shop.id}/members/${graceId}`, 0)).body, { role: 'deployer' }, 'adding sends the project role');
+  await owner.waitForSelector('xpath/.//section[@aria-labelledby="project-members"]//tr[td[1][normalize-space(.)="Grace Hopper"]]');
+  t.equal(await owner.$eval(`#member-${graceId}`, (e) => (e as unknown as { value: string }).value), 'deployer', 'she is listed as a deployer, her role changeable');
+  await checkScreen(t, owner, 'project-members');
+
+  // Grace, now a member and a deployer of Shop: no People tab, the members without their controls.
+  await grace.goto(s.url + '/installation', { waitUntil: 'domcontentloaded' });
+  await grace.waitForSelector('[role=tab]');
+  t.same(await texts(grace, '[role=tab]'), ['Health', 'Notifications'], 'as a member she sees no People tab');
+  await grace.goto(s.url + `/projects/${shop.id}`, { waitUntil: 'domcontentloaded' });
+  await grace.waitForSelector('.project-members table');
+  t.same(await grace.$$('.project-members select, .project-members button'), [], 'the members are listed to her with no control');
+
+  // My account: her name, sent alone and only when changed; the top bar follows.
+  await (await grace.waitForSelector('header a.who'))!.click();
+  await grace.waitForSelector('#account-name');
+  t.equal(new URL(grace.url()).pathname, '/account', 'the name in the top bar opens My account');
+  await grace.click('form[aria-label="Your name"] button[type=submit]');
+  await grace.waitForFunction('document.querySelector(".toasts")?.textContent.includes("Nothing changed")');
+  t.equal(count(graceWrites, 'PATCH', '/api/users/me'), 0, 'an unchanged name sends nothing');
+  await grace.type('#account-name', ' B.');
+  await grace.click('form[aria-label="Your name"] button[type=submit]');
+  t.same((await sent(graceWrites, 'PATCH', '/api/users/me', 0)).body, { name: 'Grace Hopper B.' }, 'a changed name is sent alone');
+  await grace.waitForFunction('document.querySelector("header .who")?.textContent.startsWith("Grace Hopper B.")');
+  await grace.type('#account-password-current', 'not my password at all');
+  await grace.type('#account-password-new', `${PASSWORD}, new`);
+  await grace.click('form[aria-label="Change your password"] button[type=submit]');
+  t.match(await (await grace.waitForSelector('#account-password-current-error'))!.evaluate((e) => e.textContent), /not your current password/, 'a wrong current password is refused at its field');
+  t.equal(await grace.evaluate('document.activeElement.id'), 'account-password-current', 'which gets the focus');
+
+  // Two factors: the QR code (no style in it), the secret, a code, ten recovery codes.
+  await (await grace.waitForSelector('xpath/.//button[normalize-space(.)="Turn on two factors"]'))!.click();
+  const qr = await (await grace.waitForSelector('img.qr-code'))!.evaluate((e) => e.getAttribute('src') ?? '');
+  const svg = decodeURIComponent(qr.replace('data:image/svg+xml,', ''));
+  t.match(svg, /^<svg[^>]*viewBox/, 'the QR code is an SVG image');
+  t.notMatch(svg, /style|<script/i, 'with no style or script in it (the CSP would refuse them)');
+  await checkScreen(t, grace, 'account', 'phone-account');
+  const secret = await grace.$eval('.totp-secret', (e) => e.textContent ?? '');
+  const app = new TOTP({ secret: Secret.fromBase32(secret) });
+  await grace.type('#totp-code', '000000');
+  await grace.click('form[aria-label="Confirm two factors"] button[type=submit]');
+  await grace.waitForSelector('#totp-code-error');
+  t.equal(await grace.$eval('#totp-code', (e) => e.getAttribute('aria-invalid')), 'true', 'a wrong code is refused at its field');
+  await grace.$eval('#totp-code', (e) => ((e as unknown as { value: string }).value = ''));
+  await grace.type('#totp-code', app.generate());
+  await grace.click('form[aria-label="Confirm two factors"] button[type=submit]');
+  await grace.waitForSelector('.recovery-codes');
+  const recovery = await texts(grace, '.recovery-codes code');
+  t.equal(recovery.length, 10, 'ten recovery codes are shown');
+  t.ok(await grace.$('xpath/.//button[normalize-space(.)="Download as a text file"]'), 'with Download');
+  await checkScreen(t, grace, 'account-recovery');
+  await (await grace.waitForSelector('xpath/.//button[normalize-space(.)="I have kept them"]'))!.click();
+  await grace.waitForSelector('#totp-off-password');
+
+  // Signed out and in again: the code is asked after the password.
+  await (await grace.waitForSelector('xpath/.//header//button[normalize-space(.)="Sign out"]'))!.click();
+  await signInWithPassword(grace, 'grace@example.com', app.generate({ timestamp: Date.now() + 30_000 }));
+  t.match(await grace.$eval('header .who', (e) => e.textContent), /Grace Hopper B\. · member/, 'signed in again with her code');
+
+  // A personal key, shown once, that works against the API.
+  await grace.goto(s.url + '/account', { waitUntil: 'domcontentloaded' });
+  await grace.waitForSelector('#my-key-name');
+  await grace.type('#my-key-name', 'laptop');
+  await grace.click('form[aria-label="New personal key"] button[type=submit]');
+  const key = await (await grace.waitForSelector('#personal-key-secret'))!.evaluate((e) => e.textContent ?? '');
+  t.same((await sent(graceWrites, 'POST', '/api/users/me/keys', 0)).body, { name: 'laptop', access: 'read' }, 'no project chosen is not sent');
+  const projects = await s.call('GET', '/api/projects', { key });
+  t.same(
+    projects.body.projects.map((p: { name: string }) => p.name),
+    ['Shop'],
+    'the key reads her one project',
+  );
+  t.equal((await s.call('POST', '/api/projects', { key, body: { name: 'Nope' } })).status, 403, 'and cannot write: it is a read key');
+
+  // Her other browser, signed in with a recovery code, is ended from here and signed out at its next request.
+  const other = await newPage(await browser.createBrowserContext(), s, '/');
+  await signInWithPassword(other, 'grace@example.com', recovery[0]!);
+  await grace.reload({ waitUntil: 'domcontentloaded' });
+  await grace.waitForFunction('document.querySelectorAll("section[aria-labelledby=sessions] tbody tr").length === 2');
+  t.equal((await texts(grace, 'section[aria-labelledby=sessions] .badge')).join(), 'this device', 'this device is marked');
+  await (await grace.waitForSelector('xpath/.//section[@aria-labelledby="sessions"]//tbody//button[starts-with(normalize-space(.), "End ")]'))!.click();
+  await grace.waitForFunction('document.querySelectorAll("section[aria-labelledby=sessions] tbody tr").length === 1');
+  await other.goto(s.url + '/', { waitUntil: 'domcontentloaded' });
+  await other.waitForSelector('#sign-in-email');
+  t.pass('the ended session’s browser is back at the sign-in page at its next request');
+
+  // The owner removes her, by keyboard: Escape cancels, Cancel has the focus first, Tab and Enter confirm.
+  await owner.goto(s.url + '/installation?tab=people', { waitUntil: 'domcontentloaded' });
+  const remove = `xpath/.//tr[td[1][starts-with(normalize-space(.), "Grace Hopper B.")]]//button[starts-with(normalize-space(.), "Remove")]`;
+  await (await owner.waitForSelector(remove))!.focus();
+  await owner.keyboard.press('Enter');
+  await owner.waitForSelector('dialog.confirm[open]');
+  t.equal(await owner.$eval('dialog.confirm h2', (e) => e.textContent), 'Remove Grace Hopper B.?', 'the dialog names her');
+  t.equal(await owner.evaluate('document.activeElement.textContent'), 'Cancel', 'Cancel has the focus');
+  await owner.keyboard.press('Escape');
+  await owner.waitForSelector('dialog.confirm', { hidden: true });
+  t.match(await owner.evaluate('document.activeElement.textContent'), /^Remove/, 'Escape closes it, the focus back on Remove');
+  t.equal(count(ownerWrites, 'DELETE', `/api/users/${graceId}`), 0, 'nothing was removed');
+  await owner.keyboard.press('Enter');
+  await owner.waitForSelector('dialog.confirm[open]');
+  await owner.keyboard.press('Tab');
+  await owner.keyboard.press('Enter');
+  await sent(ownerWrites, 'DELETE', `/api/users/${graceId}`, 0);
+  await owner.waitForFunction(`!document.querySelector('table.people')?.textContent.includes('Grace')`);
+  t.pass('she leaves the list');
+  await grace.goto(s.url + '/', { waitUntil: 'domcontentloaded' });
+  await grace.waitForSelector('#sign-in-email');
+  t.pass('and her browser is signed out');
+  t.equal((await s.call('GET', '/api/projects', { key })).status, 401, 'her personal key stops working');
+});
+
+t.test('an installation without an owner: the bootstrap key’s first screen makes one and signs them in', { skip: requireChromium() }, async (t) => {
+  const s = await startTestServer();
+  t.teardown(() => s.close());
+  const browser = await launchChromium();
+  t.teardown(() => browser.close());
+  const page = await newPage(await browser.createBrowserContext(), s, '/');
+  await signInWithKey(page, s.key);
+  await page.waitForSelector('form[aria-label="Make the first owner"]');
+  t.equal(await page.evaluate('document.activeElement.id'), 'owner-name', 'the name field has the focus');
+  await checkScreen(t, page, 'first-owner');
+  await page.type('#owner-name', 'Ada Lovelace');
+  await page.type('#owner-email', 'ada@example.com');
+  await page.type('#owner-password', PASSWORD);
+  await Promise.all([page.waitForSelector('header.top'), page.click('form[aria-label="Make the first owner"] button[type=submit]')]);
+  t.match(await page.$eval('header .who', (e) => e.textContent), /Ada Lovelace · owner/, 'signed in as the owner');
+  const users = await s.call('GET', '/api/users');
+  t.same(
+    users.body.users.map((u: { name: string; role: string }) => [u.name, u.role]),
+    [['Ada Lovelace', 'owner']],
+    'the owner exists',
+  );
+
+  // With an owner, the key's next session goes to the projects.
+  const again = await newPage(await browser.createBrowserContext(), s, '/');
+  await Promise.all([again.waitForSelector('header.top'), signInWithKey(again, s.key)]);
+  t.equal(await again.$('form[aria-label="Make the first owner"]'), null, 'no first-owner screen once there is an owner');
+});
