@@ -51,7 +51,7 @@ const rowOf = (name: string) => `xpath/.//tr[td[1][starts-with(normalize-space(.
  * Each new screen at 1,440 and 390 px, light and dark: no serious axe violation, nothing wider than the window;
  * with SLIPWAY_PEOPLE_SCREENSHOTS, its pictures (light and dark at 1,440, and one at 390 when `phone` names it).
  */
-async function checkScreen(t: Test, page: Page, name: string, phone?: string) {
+async function checkScreen(t: Test, page: Page, name: string, phone?: string, shown?: string) {
   for (const dark of [false, true]) {
     await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: dark ? 'dark' : 'light' }]);
     // Colours change with a transition: axe reads them once it has ended.
@@ -63,6 +63,9 @@ async function checkScreen(t: Test, page: Page, name: string, phone?: string) {
       t.equal(await overflow(page), 0, `${theme}: nothing wider than the window`);
       if (SHOTS && (width === 1440 || (phone && !dark))) {
         await page.evaluate('document.fonts.ready');
+        // A picture of the screen, not of the toasts of the moment; `shown` is scrolled into it.
+        await page.$$eval('.toast button', (buttons) => buttons.forEach((b) => (b as unknown as { click(): void }).click()));
+        if (shown) await page.$eval(shown, (e) => (e as unknown as { scrollIntoView(): void }).scrollIntoView());
         await page.screenshot({ path: join(SHOTS, `${width === 1440 ? name : phone}${dark ? '-dark' : ''}.png`) });
       }
     }
@@ -159,7 +162,9 @@ t.test('an owner invites a person, who joins, is given a role and a project, and
   t.same((await sent(ownerWrites, 'PUT', `/api/projects/${shop.id}/members/${graceId}`, 0)).body, { role: 'deployer' }, 'adding sends the project role');
   await owner.waitForSelector('xpath/.//section[@aria-labelledby="project-members"]//tr[td[1][normalize-space(.)="Grace Hopper"]]');
   t.equal(await owner.$eval(`#member-${graceId}`, (e) => (e as unknown as { value: string }).value), 'deployer', 'she is listed as a deployer, her role changeable');
-  await checkScreen(t, owner, 'project-members');
+  await owner.waitForFunction('document.querySelector(".project-activity")?.textContent.includes("Ada Lovelace (you) made a person a deployer of Shop")');
+  t.pass('the project’s activity says it in words');
+  await checkScreen(t, owner, 'project-members', undefined, '#project-members');
 
   // Grace, now a member and a deployer of Shop: no People tab, the members without their controls.
   await grace.goto(s.url + '/installation', { waitUntil: 'domcontentloaded' });
@@ -192,7 +197,7 @@ t.test('an owner invites a person, who joins, is given a role and a project, and
   const svg = decodeURIComponent(qr.replace('data:image/svg+xml,', ''));
   t.match(svg, /^<svg[^>]*viewBox/, 'the QR code is an SVG image');
   t.notMatch(svg, /style|<script/i, 'with no style or script in it (the CSP would refuse them)');
-  await checkScreen(t, grace, 'account', 'phone-account');
+  await checkScreen(t, grace, 'account', 'phone-account', '#two-factor');
   const secret = await grace.$eval('.totp-secret', (e) => e.textContent ?? '');
   const app = new TOTP({ secret: Secret.fromBase32(secret) });
   await grace.type('#totp-code', '000000');
@@ -206,7 +211,7 @@ t.test('an owner invites a person, who joins, is given a role and a project, and
   const recovery = await texts(grace, '.recovery-codes code');
   t.equal(recovery.length, 10, 'ten recovery codes are shown');
   t.ok(await grace.$('xpath/.//button[normalize-space(.)="Download as a text file"]'), 'with Download');
-  await checkScreen(t, grace, 'account-recovery');
+  await checkScreen(t, grace, 'account-recovery', undefined, '#two-factor');
   await (await grace.waitForSelector('xpath/.//button[normalize-space(.)="I have kept them"]'))!.click();
   await grace.waitForSelector('#totp-off-password');
 

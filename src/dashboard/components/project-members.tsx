@@ -115,11 +115,16 @@ export function ProjectMembers({ projectId, projectName }: { projectId: string; 
           </table>
         </TableScroll>
       )}
-      {mayChoose.value && managesPeople.value && (
+      {mayChoose.value && managesPeople.value && candidates.length === 0 && (
+        <p class="muted">
+          No other member to add: invite people on the installation’s <a href="/installation?tab=people">People</a> tab.
+        </p>
+      )}
+      {mayChoose.value && managesPeople.value && candidates.length > 0 && (
         <form class="inline" aria-label={`Add a member to ${projectName}`} onSubmit={add}>
           <label for="member-person">Add</label>
           <select id="member-person" required value={person.value} onChange={(e) => (person.value = e.currentTarget.value)} {...invalidProps('member-person', errors.value.fields.person)}>
-            <option value="">{candidates.length ? 'choose a person' : 'every member is in it'}</option>
+            <option value="">choose a person</option>
             {candidates.map((p) => (
               <option key={p.id} value={p.id}>
                 {p.name} ({p.email})
@@ -134,7 +139,7 @@ export function ProjectMembers({ projectId, projectName }: { projectId: string; 
               </option>
             ))}
           </select>
-          <button type="submit" disabled={candidates.length === 0}>
+          <button type="submit">
             Add member
           </button>
           <FieldError id="member-person" message={errors.value.fields.person} />

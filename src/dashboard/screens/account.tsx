@@ -58,7 +58,7 @@ export function AccountScreen() {
           </p>
         </div>
       </div>
-      <Profile key={m.name} name={m.name} email={m.email} />
+      <Profile key={m.name} name={m.name} />
       <TwoFactor on={m.twoFactor} reload={load} />
       <PersonalKeys />
       <MySessions />

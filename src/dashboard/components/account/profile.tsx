@@ -10,8 +10,8 @@ import { toast } from '../ui/toast.js';
 const MIN_PASSWORD = 12;
 const fieldOf = fieldsByPath({ name: 'name', 'password.current': 'current', 'password.new': 'new', password: 'new' });
 
-/** My name (sent only when changed) and my password (the current one, then the new). */
-export function Profile({ name, email }: { name: string; email: string | null }) {
+/** My name (sent only when changed) and my password (the current one, then the new). My e-mail is in the page's header. */
+export function Profile({ name }: { name: string }) {
   const draft = useSignal(name);
   const current = useSignal('');
   const next = useSignal('');
@@ -52,11 +52,6 @@ export function Profile({ name, email }: { name: string; email: string | null })
       <h2 id="profile">Profile</h2>
       <ErrorNote message={errors.value.general} />
       <form class="settings" aria-label="Your name" onSubmit={rename}>
-        <label for="account-email">E-mail</label>
-        <input id="account-email" value={email ?? ''} readOnly aria-describedby="account-email-help" />
-        <p id="account-email-help" class="help">
-          Your e-mail signs you in; an owner invites you again to change it.
-        </p>
         <label for="account-name">Name</label>
         <input id="account-name" autocomplete="name" required maxLength={100} value={draft.value} onInput={(e) => (draft.value = e.currentTarget.value)} {...invalid('name', 'account-name')} />
         <FieldError id="account-name" message={errors.value.fields.name} />
