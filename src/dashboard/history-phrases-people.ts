@@ -4,13 +4,13 @@ const project = (s: Said) => nameOf(s.names.projects, s.id, 'a project');
 const a = (role: unknown) => (str(role) === 'admin' || str(role) === 'owner' ? `an ${str(role)}` : `a ${str(role)}`);
 
 /**
- * People, invitations and a project's members. A person's name and e-mail are sealed in the log: the audit log
- * reads the actor's name, but a person acted on is only "a person" here; the People tab names them.
+ * People, invitations and a project's members. The API names who did it; the person acted on is only in the
+ * event as an id (their name is sealed), so it reads "a person" here and the People tab names them.
  */
 export const PEOPLE_PHRASES: Record<string, Phrase> = {
   UserCreated: ({ who, d }) => (d.invitationId ? `A person joined as ${a(d.role)}` : `${who} made the first owner`),
-  UserRenamed: ({ who }) => `${who} changed a person’s name`,
-  UserRoleChanged: ({ who, d }) => `${who} made a person ${a(d.role)}`,
+  UserRenamed: ({ who }) => `${who} changed their name`,
+  UserRoleChanged: ({ who, d }) => `${who} changed a person’s role to ${str(d.role)}`,
   UserPasswordChanged: ({ who }) => `${who} changed their password`,
   UserTwoFactorEnabled: ({ who }) => `${who} turned two factors on`,
   UserTwoFactorDisabled: ({ who }) => `${who} turned two factors off`,
@@ -19,6 +19,6 @@ export const PEOPLE_PHRASES: Record<string, Phrase> = {
   InvitationCreated: ({ who, d }) => `${who} invited a person as ${a(d.role)}`,
   InvitationAccepted: () => 'An invitation was accepted',
   InvitationRevoked: ({ who }) => `${who} revoked an invitation`,
-  ProjectMemberSet: (s) => `${s.who} made a person ${a(s.d.role)} of ${project(s)}`,
-  ProjectMemberRemoved: (s) => `${s.who} took a person out of ${project(s)}`,
+  ProjectMemberSet: (s) => `${s.who} gave a member the ${str(s.d.role)} role in ${project(s)}`,
+  ProjectMemberRemoved: (s) => `${s.who} took a member out of ${project(s)}`,
 };

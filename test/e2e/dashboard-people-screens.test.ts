@@ -65,7 +65,7 @@ async function checkScreen(t: Test, page: Page, name: string, phone?: string, sh
         await page.evaluate('document.fonts.ready');
         // A picture of the screen, not of the toasts of the moment; `shown` is scrolled into it.
         await page.$$eval('.toast button', (buttons) => buttons.forEach((b) => (b as unknown as { click(): void }).click()));
-        if (shown) await page.$eval(shown, (e) => (e as unknown as { scrollIntoView(): void }).scrollIntoView());
+        if (shown) await page.evaluate(`scrollTo(0, document.querySelector(${JSON.stringify(shown)}).getBoundingClientRect().top + scrollY - 96)`);
         await page.screenshot({ path: join(SHOTS, `${width === 1440 ? name : phone}${dark ? '-dark' : ''}.png`) });
       }
     }
@@ -126,7 +126,7 @@ t.test('an owner invites a person, who joins, is given a role and a project, and
   t.equal(await owner.evaluate('navigator.clipboard.readText()'), link, 'Copy puts the link on the clipboard');
   await owner.waitForSelector(rowOf('grace@example.com'));
   t.match(await owner.$eval(rowOf('grace@example.com'), (r) => r.textContent), /admin.*in 7 days/, 'the pending invitation: role, when it expires');
-  await checkScreen(t, owner, 'people', 'phone-people');
+  await checkScreen(t, owner, 'people-invited');
 
   // Grace accepts in a browser of her own: the owner's list shows her without a reload.
   const grace = await newPage(await browser.createBrowserContext(), s, new URL(link).pathname);
@@ -162,7 +162,7 @@ t.test('an owner invites a person, who joins, is given a role and a project, and
   t.same((await sent(ownerWrites, 'PUT', `/api/projects/${shop.id}/members/${graceId}`, 0)).body, { role: 'deployer' }, 'adding sends the project role');
   await owner.waitForSelector('xpath/.//section[@aria-labelledby="project-members"]//tr[td[1][normalize-space(.)="Grace Hopper"]]');
   t.equal(await owner.$eval(`#member-${graceId}`, (e) => (e as unknown as { value: string }).value), 'deployer', 'she is listed as a deployer, her role changeable');
-  await owner.waitForFunction('document.querySelector(".project-activity")?.textContent.includes("Ada Lovelace (you) made a person a deployer of Shop")');
+  await owner.waitForFunction('document.querySelector(".project-activity")?.textContent.includes("Ada Lovelace gave a member the deployer role in Shop")');
   t.pass('the project’s activity says it in words');
   await checkScreen(t, owner, 'project-members', undefined, '#project-members');
 
@@ -249,6 +249,8 @@ t.test('an owner invites a person, who joins, is given a role and a project, and
 
   // The owner removes her, by keyboard: Escape cancels, Cancel has the focus first, Tab and Enter confirm.
   await owner.goto(s.url + '/installation?tab=people', { waitUntil: 'domcontentloaded' });
+  await rowSays(owner, 'Grace Hopper B.', 'Shop (deployer)');
+  await checkScreen(t, owner, 'people', 'phone-people');
   const remove = `xpath/.//tr[td[1][starts-with(normalize-space(.), "Grace Hopper B.")]]//button[starts-with(normalize-space(.), "Remove")]`;
   await (await owner.waitForSelector(remove))!.focus();
   await owner.keyboard.press('Enter');

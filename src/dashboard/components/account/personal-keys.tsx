@@ -108,7 +108,7 @@ export function PersonalKeys() {
           </table>
         </TableScroll>
       )}
-      <form class="settings" aria-label="New personal key" onSubmit={create}>
+      <form class="settings aligned" aria-label="New personal key" onSubmit={create}>
         <label for="my-key-name">New key</label>
         <input id="my-key-name" required maxLength={100} placeholder="laptop CLI" value={name.value} onInput={(e) => (name.value = e.currentTarget.value)} {...invalidProps('my-key-name', errors.value.fields.name)} />
         <FieldError id="my-key-name" message={errors.value.fields.name} />
@@ -118,14 +118,23 @@ export function PersonalKeys() {
           <option value="write">write</option>
         </select>
         <FieldError id="my-key-access" message={errors.value.fields.access} />
-        <label for="my-key-scope">Projects (none selected: all yours)</label>
-        <select id="my-key-scope" multiple onChange={(e) => (scope.value = [...e.currentTarget.selectedOptions].map((o) => o.value))} {...invalidProps('my-key-scope', errors.value.fields.projectIds)}>
+        <label for="my-key-scope">Projects</label>
+        <select
+          id="my-key-scope"
+          multiple
+          onChange={(e) => (scope.value = [...e.currentTarget.selectedOptions].map((o) => o.value))}
+          {...invalidProps('my-key-scope', errors.value.fields.projectIds)}
+          aria-describedby={errors.value.fields.projectIds ? 'my-key-scope-error my-key-scope-help' : 'my-key-scope-help'}
+        >
           {projects.value.map((p) => (
             <option key={p.id} value={p.id}>
               {p.name}
             </option>
           ))}
         </select>
+        <p id="my-key-scope-help" class="help">
+          None selected: every project of yours.
+        </p>
         <FieldError id="my-key-scope" message={errors.value.fields.projectIds} />
         <button type="submit">Create key</button>
       </form>

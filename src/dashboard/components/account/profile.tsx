@@ -51,13 +51,13 @@ export function Profile({ name }: { name: string }) {
     <section aria-labelledby="profile">
       <h2 id="profile">Profile</h2>
       <ErrorNote message={errors.value.general} />
-      <form class="settings" aria-label="Your name" onSubmit={rename}>
+      <form class="settings aligned" aria-label="Your name" onSubmit={rename}>
         <label for="account-name">Name</label>
         <input id="account-name" autocomplete="name" required maxLength={100} value={draft.value} onInput={(e) => (draft.value = e.currentTarget.value)} {...invalid('name', 'account-name')} />
         <FieldError id="account-name" message={errors.value.fields.name} />
         <button type="submit">Save name</button>
       </form>
-      <form class="settings password-form" aria-label="Change your password" onSubmit={changePassword}>
+      <form class="settings aligned password-form" aria-label="Change your password" onSubmit={changePassword}>
         <label for="account-password-current">Current password</label>
         <input
           id="account-password-current"

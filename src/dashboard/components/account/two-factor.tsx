@@ -67,7 +67,7 @@ export function TwoFactor({ on, reload }: { on: boolean; reload: () => Promise<v
             <p>
               <code class="totp-secret">{setup.value.secret}</code>
             </p>
-            <form class="settings" aria-label="Confirm two factors" onSubmit={confirm}>
+            <form class="settings aligned" aria-label="Confirm two factors" onSubmit={confirm}>
               <label for="totp-code">Code from the app</label>
               <input id="totp-code" autocomplete="one-time-code" inputMode="numeric" required maxLength={64} value={code.value} onInput={(e) => (code.value = e.currentTarget.value)} {...invalidProps('totp-code', errors.value.fields.code)} />
               <FieldError id="totp-code" message={errors.value.fields.code} />
@@ -81,7 +81,7 @@ export function TwoFactor({ on, reload }: { on: boolean; reload: () => Promise<v
           </div>
         </div>
       ) : on ? (
-        <form class="settings" aria-label="Turn two factors off" onSubmit={turnOff}>
+        <form class="settings aligned" aria-label="Turn two factors off" onSubmit={turnOff}>
           <p class="muted">Sign-in asks for a code of your authenticator app after your password.</p>
           <label for="totp-off-password">Your password</label>
           <input id="totp-off-password" type="password" autocomplete="current-password" required value={password.value} onInput={(e) => (password.value = e.currentTarget.value)} {...invalidProps('totp-off-password', errors.value.fields.password)} />

@@ -69,7 +69,7 @@ export function InviteForm({ projects, reload }: { projects: ProjectName[]; relo
         </div>
       )}
       <ErrorNote message={errors.value.general} />
-      <form class="settings" aria-label="Invite a person" onSubmit={submit}>
+      <form class="settings aligned" aria-label="Invite a person" onSubmit={submit}>
         <label for="invite-email">E-mail</label>
         <input id="invite-email" type="email" required maxLength={254} autocomplete="off" value={email.value} onInput={(e) => (email.value = e.currentTarget.value)} {...invalidProps('invite-email', errors.value.fields.email)} />
         <FieldError id="invite-email" message={errors.value.fields.email} />
