@@ -10,7 +10,7 @@ import { DeploymentScreen } from './screens/deployment.js';
 import { SignInScreen } from './screens/sign-in.js';
 import { AccountScreen } from './screens/account.js';
 import { FirstOwnerScreen } from './screens/first-owner.js';
-import { checkOwnerNeeded, ownerNeeded } from './owner-needed.js';
+import { checkOwnerNeeded, ownerFormOpen } from './owner-needed.js';
 import { AcceptInvitationScreen, invitationTokenOf } from './screens/accept-invitation.js';
 import { session } from './session.js';
 import { loadSession } from './session-actions.js';
@@ -36,7 +36,7 @@ export function App() {
   if (invitation) return <AcceptInvitationScreen token={invitation} />;
   if (session.value === undefined) return <p class="loading" role="status">Loading…</p>;
   if (session.value === null) return <SignInScreen />;
-  if (ownerNeeded.value) return <FirstOwnerScreen />;
+  if (ownerFormOpen.value) return <FirstOwnerScreen />;
   return (
     <LocationProvider>
       <Layout>

@@ -164,7 +164,7 @@ t.test('an owner invites a person, who joins, is given a role and a project, and
   t.equal(await owner.$eval(`#member-${graceId}`, (e) => (e as unknown as { value: string }).value), 'deployer', 'she is listed as a deployer, her role changeable');
   await owner.waitForFunction('document.querySelector(".project-activity")?.textContent.includes("Ada Lovelace gave a member the deployer role in Shop")');
   t.pass('the project’s activity says it in words');
-  await checkScreen(t, owner, 'project-members', undefined, '#project-members');
+  await checkScreen(t, owner, 'people-members', undefined, '#project-members');
 
   // Grace, now a member and a deployer of Shop: no People tab, the members without their controls.
   await grace.goto(s.url + '/installation', { waitUntil: 'domcontentloaded' });
@@ -189,7 +189,8 @@ t.test('an owner invites a person, who joins, is given a role and a project, and
   await grace.type('#account-password-new', `${PASSWORD}, new`);
   await grace.click('form[aria-label="Change your password"] button[type=submit]');
   t.match(await (await grace.waitForSelector('#account-password-current-error'))!.evaluate((e) => e.textContent), /not your current password/, 'a wrong current password is refused at its field');
-  t.equal(await grace.evaluate('document.activeElement.id'), 'account-password-current', 'which gets the focus');
+  await grace.waitForFunction("document.activeElement.id === 'account-password-current'");
+  t.pass('which gets the focus');
 
   // Two factors: the QR code (no style in it), the secret, a code, ten recovery codes.
   await (await grace.waitForSelector('xpath/.//button[normalize-space(.)="Turn on two factors"]'))!.click();
@@ -274,21 +275,32 @@ t.test('an owner invites a person, who joins, is given a role and a project, and
   t.equal((await s.call('GET', '/api/projects', { key })).status, 401, 'her personal key stops working');
 });
 
-t.test('an installation without an owner: the bootstrap key’s first screen makes one and signs them in', { skip: requireChromium() }, async (t) => {
+t.test('an installation without an owner: the bootstrap key is offered to make one, who is then signed in', { skip: requireChromium() }, async (t) => {
   const s = await startTestServer();
   t.teardown(() => s.close());
   const browser = await launchChromium();
   t.teardown(() => browser.close());
   const page = await newPage(await browser.createBrowserContext(), s, '/');
-  await signInWithKey(page, s.key);
+  await Promise.all([page.waitForSelector('header.top'), signInWithKey(page, s.key)]);
+  const offer = (await page.waitForSelector('.owner-notice button'))!;
+  t.match(await page.$eval('.owner-notice', (e) => e.textContent), /Nobody owns this installation yet/, 'the first screen says nobody owns it');
+  await checkScreen(t, page, 'people-owner-notice');
+  await offer.click();
   await page.waitForSelector('form[aria-label="Make the first owner"]');
-  t.equal(await page.evaluate('document.activeElement.id'), 'owner-name', 'the name field has the focus');
-  await checkScreen(t, page, 'first-owner');
+  t.equal(await page.evaluate('document.activeElement.id'), 'owner-name', 'the form opens, its name field focused');
+  await checkScreen(t, page, 'people-first-owner');
+  await (await page.waitForSelector('xpath/.//button[starts-with(normalize-space(.), "Not now")]'))!.click();
+  await page.waitForSelector('.owner-notice button');
+  t.pass('Not now goes back to the dashboard, the offer still there');
+  await page.click('.owner-notice button');
+  await page.waitForSelector('#owner-name');
   await page.type('#owner-name', 'Ada Lovelace');
   await page.type('#owner-email', 'ada@example.com');
   await page.type('#owner-password', PASSWORD);
   await Promise.all([page.waitForSelector('header.top'), page.click('form[aria-label="Make the first owner"] button[type=submit]')]);
-  t.match(await page.$eval('header .who', (e) => e.textContent), /Ada Lovelace · owner/, 'signed in as the owner');
+  await page.waitForFunction('document.querySelector("header .who")?.textContent.includes("Ada Lovelace · owner")');
+  t.pass('signed in as the owner, in place of the key');
+  t.equal(await page.$('.owner-notice'), null, 'with no offer any more');
   const users = await s.call('GET', '/api/users');
   t.same(
     users.body.users.map((u: { name: string; role: string }) => [u.name, u.role]),
@@ -296,8 +308,8 @@ t.test('an installation without an owner: the bootstrap key’s first screen mak
     'the owner exists',
   );
 
-  // With an owner, the key's next session goes to the projects.
+  // With an owner, the key's next session is offered nothing.
   const again = await newPage(await browser.createBrowserContext(), s, '/');
-  await Promise.all([again.waitForSelector('header.top'), signInWithKey(again, s.key)]);
-  t.equal(await again.$('form[aria-label="Make the first owner"]'), null, 'no first-owner screen once there is an owner');
+  await Promise.all([again.waitForSelector('.card h2, .empty-state'), signInWithKey(again, s.key)]);
+  t.equal(await again.$('.owner-notice'), null, 'no offer once there is an owner');
 });

@@ -4,15 +4,16 @@ import { FieldError, invalidProps } from '../components/field-error.js';
 import { focusOnMount } from '../focus-on-mount.js';
 import { fieldsByPath, focusFirstInvalid, formErrors, NO_ERRORS } from '../form-errors.js';
 import { endedSession, signIn } from '../session-actions.js';
-import { ownerNeeded } from '../owner-needed.js';
+import { ownerFormOpen, ownerNeeded } from '../owner-needed.js';
 import { SignInCard } from './sign-in.js';
 
 const MIN_PASSWORD = 12;
 const fieldOf = fieldsByPath({ name: 'name', email: 'email', password: 'password' });
 
 /**
- * The first screen of an installation without an owner, for whoever signed in with an all-project write key (the
- * bootstrap key): it makes the first person, the owner, and signs them in in place of the key.
+ * The first owner's form, opened from the projects screen's notice while the installation has no owner and an
+ * all-project write key (the bootstrap key) is signed in: it makes the first person, the owner, and signs them in
+ * in place of the key.
  */
 export function FirstOwnerScreen() {
   const name = useSignal('');
@@ -36,6 +37,7 @@ export function FirstOwnerScreen() {
     const refused = await signIn(person);
     busy.value = false;
     ownerNeeded.value = false;
+    ownerFormOpen.value = false;
     // Hardly ever (the sign-in limit): the sign-in page then takes the new e-mail and password.
     if (refused) endedSession();
   };
@@ -72,8 +74,8 @@ export function FirstOwnerScreen() {
         <button type="submit" disabled={busy.value}>
           {busy.value ? 'Making the owner…' : 'Make the owner and sign in'}
         </button>
-        <button type="button" class="btn-ghost" onClick={() => (ownerNeeded.value = false)}>
-          Not now: go on with the key
+        <button type="button" class="btn-ghost" onClick={() => (ownerFormOpen.value = false)}>
+          Not now: back to the dashboard
         </button>
       </form>
     </SignInCard>
