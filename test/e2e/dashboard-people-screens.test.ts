@@ -85,6 +85,14 @@ t.test('an owner invites a person, who joins, is given a role and a project, and
   await grace.waitForSelector('.project-members table');
   t.same(await grace.$$('.project-members select, .project-members button'), [], 'the members are listed to her with no control');
 
+  // Made the project's admin, she changes its members but adds none: the list of people is the owners' and admins'.
+  await owner.select(`#member-${graceId}`, 'admin');
+  await (await owner.waitForSelector(`xpath/.//tr[.//select[@id="member-${graceId}"]]//button[starts-with(normalize-space(.), "Save")]`))!.click();
+  t.same((await sent(ownerWrites, 'PUT', `/api/projects/${shop.id}/members/${graceId}`, 1)).body, { role: 'admin' }, 'a member’s new role is sent alone');
+  await grace.waitForSelector(`#member-${graceId}`);
+  t.ok(await grace.$('xpath/.//section[@aria-labelledby="project-members"]//button[starts-with(normalize-space(.), "Take out")]'), 'as the project’s admin she gets the members’ controls, live');
+  t.equal(await grace.$('#member-person'), null, 'but no form to add a person');
+
   // My account: her name, sent alone and only when changed; the top bar follows.
   await (await grace.waitForSelector('header a.who'))!.click();
   await grace.waitForSelector('#account-name');
@@ -161,7 +169,7 @@ t.test('an owner invites a person, who joins, is given a role and a project, and
 
   // The owner removes her, by keyboard: Escape cancels, Cancel has the focus first, Tab and Enter confirm.
   await owner.goto(s.url + '/installation?tab=people', { waitUntil: 'domcontentloaded' });
-  await rowSays(owner, 'Grace Hopper B.', 'Shop (deployer)');
+  await rowSays(owner, 'Grace Hopper B.', 'Shop (admin)');
   await checkScreen(t, owner, 'people', 'phone-people');
   const remove = `xpath/.//tr[td[1][starts-with(normalize-space(.), "Grace Hopper B.")]]//button[starts-with(normalize-space(.), "Remove")]`;
   await (await owner.waitForSelector(remove))!.focus();
