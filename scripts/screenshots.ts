@@ -1,5 +1,5 @@
 // Regenerates the README's screenshots of the dashboard: `npm run screenshots` (Docker, the test images and Chromium, as npm test sets up).
-// Every screen at 1,440 × 900 in the light and the dark theme (`<name>.png`, `<name>-dark.png`), and two on a phone.
+// Every screen at 1,440 × 900 in the light and the dark theme (`<name>.png`, `<name>-dark.png`), and three on a phone.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'puppeteer-core';
@@ -27,6 +27,11 @@ try {
   await createService(s, blog.id, { name: 'ghost', repoUrl: 'docker-image', dockerImage: 'ghost:5', branch: 'main', runtimeMode: 'web', internalPort: 2368, env: [] });
   await s.call('POST', '/api/keys', { body: { name: 'ci', access: 'write', projectIds: [project.id] } });
   await s.call('POST', '/api/notification-channels', { body: { name: 'ops', type: 'webhook', config: { url: 'https://hooks.example.com/slipway' }, events: ['deployment.failed'] } });
+  // People: the owner, and a member who deploys the shop (the People tab, a project's members, My account).
+  const PASSWORD = 'a long enough password';
+  await s.call('POST', '/api/users/owner', { body: { email: 'ada@example.com', name: 'Ada Lovelace', password: PASSWORD } });
+  const invited = await s.call('POST', '/api/invitations', { body: { email: 'grace@example.com', role: 'member', projects: [{ projectId: project.id, role: 'deployer' }] } });
+  await s.call('POST', `/api/invitations/${String(invited.body.url).split('/').pop()}/accept`, { key: null, body: { name: 'Grace Hopper', password: PASSWORD } });
 
   const context = await browser.createBrowserContext();
   /**
@@ -70,6 +75,17 @@ try {
     await shot(await open(context, '/installation', '[role=tabpanel] table', dark), 'installation', dark);
     await shot(await open(context, '/installation?tab=keys', '#key-name', dark), 'installation-keys', dark);
   }
+  const owner = await browser.createBrowserContext();
+  const ownerSignIn = await open(owner, '/', '#sign-in-email', false);
+  await ownerSignIn.type('#sign-in-email', 'ada@example.com');
+  await ownerSignIn.type('#sign-in-password', PASSWORD);
+  await Promise.all([ownerSignIn.waitForSelector('.card h2'), ownerSignIn.click('form[aria-label="Sign in with your e-mail"] button[type=submit]')]);
+  await ownerSignIn.close();
+  for (const dark of [false, true]) {
+    await shot(await open(owner, '/installation?tab=people', 'table.people', dark), 'people', dark);
+    await shot(await open(owner, '/account', '#account-name', dark), 'account', dark);
+  }
+  await shot(await open(owner, '/account', '#account-name', false, 390), 'phone-account', false);
   await shot(await open(context, `/services/${web.id}`, 'main h1', false, 390), 'phone-service', false);
   const menu = await open(context, '/', '.card h2', false, 390);
   await menu.click('.menu-button');

@@ -8,6 +8,9 @@ import { ProjectScreen } from './screens/project.js';
 import { ServiceScreen } from './screens/service.js';
 import { DeploymentScreen } from './screens/deployment.js';
 import { SignInScreen } from './screens/sign-in.js';
+import { AccountScreen } from './screens/account.js';
+import { FirstOwnerScreen } from './screens/first-owner.js';
+import { checkOwnerNeeded, ownerFormOpen } from './owner-needed.js';
 import { AcceptInvitationScreen, invitationTokenOf } from './screens/accept-invitation.js';
 import { session } from './session.js';
 import { loadSession } from './session-actions.js';
@@ -23,11 +26,17 @@ export function App() {
     if (signedIn) openChangeFeed();
     else closeChangeFeed();
   }, [signedIn]);
+  // An installation without an owner offers the key that may make one to do so first.
+  const keyId = session.value?.keyId;
+  useEffect(() => {
+    void checkOwnerNeeded();
+  }, [keyId]);
   // An invitation's link is for someone without an account: it opens its own page, signed in or not.
   const invitation = invitationTokenOf(location.pathname);
   if (invitation) return <AcceptInvitationScreen token={invitation} />;
   if (session.value === undefined) return <p class="loading" role="status">Loading…</p>;
   if (session.value === null) return <SignInScreen />;
+  if (ownerFormOpen.value) return <FirstOwnerScreen />;
   return (
     <LocationProvider>
       <Layout>
@@ -40,6 +49,7 @@ export function App() {
           {/* Its address before it was named the audit log (docs/GLOSSARY.md): old bookmarks still open it. */}
           <Route path="/history" component={AuditLogScreen} />
           <Route path="/installation" component={InstallationScreen} />
+          <Route path="/account" component={AccountScreen} />
           <Route default component={NotFound} />
         </Router>
       </Layout>

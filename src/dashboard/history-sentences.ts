@@ -1,8 +1,9 @@
 import { nameOf, str, streamParts, type HistoryEvent, type HistoryNames } from './history-names.js';
 import { INSTALLATION_PHRASES } from './history-phrases-installation.js';
+import { PEOPLE_PHRASES } from './history-phrases-people.js';
 import { SERVICE_PHRASES } from './history-phrases-services.js';
 
-const PHRASES = { ...SERVICE_PHRASES, ...INSTALLATION_PHRASES };
+const PHRASES = { ...SERVICE_PHRASES, ...INSTALLATION_PHRASES, ...PEOPLE_PHRASES };
 
 /** Streams named after the service they are of (`release-<serviceId>`). */
 const SERVICE_STREAMS = new Set(['service', 'release', 'autodeploy', 'backupsettings', 'database', 'certificate']);
@@ -35,9 +36,10 @@ const TONES: Record<string, EventTone> = {
 /** How an event's outcome reads at a glance: a failure, a success, something to look at, or nothing to say. */
 export const toneOfEvent = (type: string): EventTone => TONES[type] ?? 'neutral';
 
-/** Who did it, in words: the key's name, `The CLI`, or `Slipway` for the installation itself. */
+/** Who did it, in words: the key's name, a person (their name when the API joins it), `The CLI`, or `Slipway` for the installation itself. */
 export function actorWords(actor: string, actorName: string | null): string {
   if (actor.startsWith('key:')) return actorName ?? `the key ${actor.slice(4, 12)}`;
+  if (actor.startsWith('user:')) return actorName ?? 'A person';
   if (actor === 'cli') return 'The CLI';
   return 'Slipway';
 }

@@ -20,5 +20,6 @@ export function trailOf(path: string, projects: readonly Project[]): Crumb[] {
   if (path === '/') return [{ label: 'Projects' }];
   if (path === '/audit' || path === '/history') return [{ label: 'Audit log' }];
   if (path === '/installation') return [{ label: 'Installation' }];
+  if (path === '/account') return [{ label: 'My account' }];
   return [{ label: 'Not found' }];
 }

@@ -6,6 +6,7 @@ import { useLiveReload } from '../live-reload.js';
 import { loadProjects, projects } from '../projects-store.js';
 import { CommandPalette } from './command-palette.js';
 import { FeedStatus } from './feed-status.js';
+import { OwnerNotice } from './owner-notice.js';
 import { Sidebar } from './sidebar.js';
 import { TopBar } from './top-bar.js';
 import { Toaster } from './ui/toast.js';
@@ -44,6 +45,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
           <TopBar menuOpen={menuOpen.value} toggleMenu={() => (menuOpen.value ? closeMenu() : (menuOpen.value = true))} menuButton={menuButton} />
           <main id="content" ref={main} tabIndex={-1}>
             <FeedStatus />
+            {path === '/' && <OwnerNotice />}
             {children}
           </main>
         </div>

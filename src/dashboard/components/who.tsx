@@ -6,9 +6,9 @@ export function Who() {
   if (!s) return null;
   if (s.userId) {
     return (
-      <span class="who">
+      <a class="who" href="/account" title="My account">
         {s.name} · {s.role}
-      </span>
+      </a>
     );
   }
   return (

@@ -3,13 +3,16 @@ import { Cluster } from '../components/cluster.js';
 import { Connections } from '../components/connections.js';
 import { GeneralSettings } from '../components/general-settings.js';
 import { NotificationChannels } from '../components/notification-channels.js';
+import { PeopleTab } from '../components/people/people-tab.js';
 import { ReadModelHealth } from '../components/read-model-health.js';
 import { Tabs, type Tab } from '../components/ui/tabs.js';
+import { managesPeople } from '../rights.js';
 import { session } from '../session.js';
 
 const PANELS = {
   health: ReadModelHealth,
   notifications: NotificationChannels,
+  people: PeopleTab,
   cluster: Cluster,
   settings: GeneralSettings,
   connections: Connections,
@@ -25,6 +28,7 @@ export function InstallationScreen() {
   const tabs: Tab<keyof typeof PANELS>[] = [
     { id: 'health', label: 'Health' },
     { id: 'notifications', label: 'Notifications' },
+    ...(managesPeople.value ? [{ id: 'people' as const, label: 'People' }] : []),
     ...(installation ? [{ id: 'cluster' as const, label: 'Cluster' }] : []),
     ...(allProjectWriter
       ? [
@@ -39,7 +43,10 @@ export function InstallationScreen() {
       <div class="page-header">
         <div>
           <h1>Installation</h1>
-          <p>The health of this Slipway, where it sends notifications{allProjectWriter ? ', its settings, connections and API keys' : ''}.</p>
+          <p>
+            The health of this Slipway, where it sends notifications{managesPeople.value ? ', who uses it' : ''}
+            {allProjectWriter ? ', its settings, connections and API keys' : ''}.
+          </p>
         </div>
       </div>
       <Tabs label="Installation" tabs={tabs}>

@@ -7,6 +7,7 @@ import { api, messageOf, type GetAnswer } from '../api.js';
 import { ErrorNote } from '../components/error-note.js';
 import { NewService } from '../components/new-service.js';
 import { ProjectActivity } from '../components/project-activity.js';
+import { ProjectMembers } from '../components/project-members.js';
 import { ServiceGraph } from '../components/service-graph.js';
 import { Badge } from '../components/ui/badge.js';
 import { EmptyState } from '../components/ui/empty-state.js';
@@ -102,6 +103,7 @@ export function ProjectScreen() {
           <ServiceGraph services={p.services} references={references.value} label={`Services of ${p.name}`} />
         )}
       </section>
+      <ProjectMembers projectId={p.id} projectName={p.name} />
       <section aria-labelledby="project-activity" class="project-activity">
         <div class="section-title">
           <h2 id="project-activity">Activity</h2>
