@@ -15,8 +15,13 @@ const csrf: Middleware = {
     return request;
   },
   // The session ended (signed out elsewhere, idle, its key revoked): back to the sign-in page.
-  onResponse({ response }) {
+  async onResponse({ response }) {
     if (response.status === 401 && session.value) session.value = null;
+    // Two factors became required while this page was open: its one screen takes over.
+    if (response.status === 403 && session.value && !session.value.mustSetUpTwoFactor) {
+      const body = (await response.clone().json().catch(() => null)) as ApiError | null;
+      if (body?.error?.code === 'two_factor_setup_required') session.value = { ...session.value, mustSetUpTwoFactor: true };
+    }
     return response;
   },
 };

@@ -9,6 +9,7 @@ import { ServiceScreen } from './screens/service.js';
 import { DeploymentScreen } from './screens/deployment.js';
 import { SignInScreen } from './screens/sign-in.js';
 import { AccountScreen } from './screens/account.js';
+import { TwoFactorRequiredScreen } from './screens/two-factor-required.js';
 import { FirstOwnerScreen } from './screens/first-owner.js';
 import { checkOwnerNeeded, ownerFormOpen } from './owner-needed.js';
 import { AcceptInvitationScreen, invitationTokenOf } from './screens/accept-invitation.js';
@@ -20,7 +21,8 @@ export function App() {
   useEffect(() => {
     void loadSession();
   }, []);
-  const signedIn = Boolean(session.value);
+  // A person who must turn on two factors first reaches nothing else, the feed included.
+  const signedIn = Boolean(session.value) && !session.value?.mustSetUpTwoFactor;
   // Every screen follows the server through one feed while someone is signed in.
   useEffect(() => {
     if (signedIn) openChangeFeed();
@@ -36,6 +38,7 @@ export function App() {
   if (invitation) return <AcceptInvitationScreen token={invitation} />;
   if (session.value === undefined) return <p class="loading" role="status">Loading…</p>;
   if (session.value === null) return <SignInScreen />;
+  if (session.value.mustSetUpTwoFactor) return <TwoFactorRequiredScreen />;
   if (ownerFormOpen.value) return <FirstOwnerScreen />;
   return (
     <LocationProvider>

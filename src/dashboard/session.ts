@@ -9,11 +9,22 @@ export interface Session {
   name: string | null;
   access: 'read' | 'write';
   projectIds: string[] | null;
+  /** A member's role in each of their projects; null for owners, admins and keys. */
+  projectRoles: Record<string, 'admin' | 'deployer' | 'viewer'> | null;
   csrfToken: string;
   idleMinutes: number;
+  /** The installation requires two factors and this person has not turned them on: nothing else answers. */
+  mustSetUpTwoFactor: boolean;
 }
 
 /** The signed-in session; null before sign-in or after it ended. `undefined` while it is being looked up. */
 export const session = signal<Session | null | undefined>(undefined);
 export const csrfToken = computed(() => session.value?.csrfToken ?? null);
-export const canWrite = computed(() => session.value?.access === 'write');
+/** The project the page shows (a project's or a service's), whose role decides what may be changed there. */
+export const shownProjectId = signal<string | null>(null);
+/** Whether the page's controls that change something are drawn: a write session, and not a viewer of the shown project. */
+export const canWrite = computed(() => {
+  const s = session.value;
+  const shown = shownProjectId.value;
+  return s?.access === 'write' && !(shown !== null && s.projectRoles?.[shown] === 'viewer');
+});

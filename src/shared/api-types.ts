@@ -2887,6 +2887,10 @@ export interface components {
             access: "read" | "write";
             /** @description The projects the key or person can see; null: every project. */
             projectIds: string[] | null;
+            /** @description A member’s role in each of their projects (a `viewer` writes nothing there); null for owners, admins and keys. */
+            projectRoles: {
+                [key: string]: "admin" | "deployer" | "viewer";
+            } | null;
             /** @description Sent back as `X-CSRF-Token` with every write made through the session cookie. */
             csrfToken: string;
             /** @description The session ends after this long without a request (the `sessionIdleMinutes` setting). */

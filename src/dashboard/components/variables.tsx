@@ -89,9 +89,13 @@ export function Variables({ serviceId, engine, variables, suggestions, changed }
                 <code>{shown.value.has(v.id) ? v.value : '••••••••'}</code>
               </td>
               <td>
-                <button type="button" aria-pressed={shown.value.has(v.id)} onClick={() => toggle(v.id)}>
-                  {shown.value.has(v.id) ? 'Hide' : 'Reveal'} <span class="visually-hidden">{v.key}</span>
-                </button>
+                {v.masked ? (
+                  <span class="help">hidden from viewers</span>
+                ) : (
+                  <button type="button" aria-pressed={shown.value.has(v.id)} onClick={() => toggle(v.id)}>
+                    {shown.value.has(v.id) ? 'Hide' : 'Reveal'} <span class="visually-hidden">{v.key}</span>
+                  </button>
+                )}
                 {canWrite.value &&
                   (engineOwned?.keys.has(v.key) ? (
                     <span class="help">kept for {engineOwned.label}</span>

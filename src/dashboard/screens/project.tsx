@@ -1,5 +1,6 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
+import { useShownProject } from '../shown-project.js';
 import { useRoute } from 'preact-iso';
 import type { components } from '../../shared/api-types.js';
 import { projectActivity } from '../activity.js';
@@ -56,6 +57,7 @@ export function ProjectScreen() {
   }, [projectId]);
   // Whoever changes it (another person, the CLI, git push, a deployment finishing), the page follows.
   useLiveReload((change) => change.projectId === projectId, load);
+  useShownProject(project.value?.id);
 
   if (missing.value)
     return (

@@ -1,5 +1,6 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
+import { useShownProject } from '../shown-project.js';
 import { useLocation, useRoute } from 'preact-iso';
 import { api, messageOf } from '../api.js';
 import { DatabaseBrowser } from '../components/database-browser.js';
@@ -79,6 +80,7 @@ export function ServiceScreen() {
   }, [serviceId]);
   // Whoever changes the service (another person, the CLI, git push, a webhook, the scheduler), the page follows.
   useLiveReload((change) => change.serviceId === serviceId, load);
+  useShownProject(overview.value?.service.projectId);
 
   /** A deployment just started here: its log, on the tab that shows it. */
   const follow = (deploymentId: string, database: boolean) => {

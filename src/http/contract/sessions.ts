@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { id, okBody } from './common.js';
 import { endpoint } from './endpoint.js';
+import { projectRole } from '../../../commands/user/roles.js';
 
 const session = z
   .object({
@@ -10,6 +11,10 @@ const session = z
     name: z.string().nullable().meta({ description: 'The person’s name; null for a key.' }),
     access: z.enum(['read', 'write']),
     projectIds: z.array(id).nullable().meta({ description: 'The projects the key or person can see; null: every project.' }),
+    projectRoles: z
+      .record(z.string(), projectRole)
+      .nullable()
+      .meta({ description: 'A member’s role in each of their projects (a `viewer` writes nothing there); null for owners, admins and keys.' }),
     csrfToken: z.string().meta({ description: 'Sent back as `X-CSRF-Token` with every write made through the session cookie.' }),
     idleMinutes: z.number().int().meta({ description: 'The session ends after this long without a request (the `sessionIdleMinutes` setting).' }),
     maxHours: z.number().int().meta({ description: 'The session ends this long after its sign-in, however active (the `sessionMaxHours` setting).' }),

@@ -27,6 +27,7 @@ const present = (principal: Principal, name: string | null, csrfToken: string, s
   name,
   access: principal.access,
   projectIds: principal.projectIds === null ? null : [...principal.projectIds],
+  projectRoles: principal.projectRoles && Object.fromEntries(principal.projectRoles),
   csrfToken,
   idleMinutes: settings.sessionIdleMinutes,
   maxHours: settings.sessionMaxHours,

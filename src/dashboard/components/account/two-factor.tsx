@@ -10,8 +10,11 @@ import { RecoveryCodes } from './recovery-codes.js';
 
 const fieldOf = fieldsByPath({ code: 'code', password: 'password' });
 
-/** Two factors: on (a QR code to scan, a code to confirm, recovery codes shown once) or off (the password again). */
-export function TwoFactor({ on, reload }: { on: boolean; reload: () => Promise<void> }) {
+/**
+ * Two factors: on (a QR code to scan, a code to confirm, recovery codes shown once) or off (the password again).
+ * `onDone`: the recovery codes were put away.
+ */
+export function TwoFactor({ on, reload, onDone }: { on: boolean; reload: () => Promise<void>; onDone?: () => void }) {
   const setup = useSignal<{ secret: string; otpauthUrl: string } | null>(null);
   const codes = useSignal<string[] | null>(null);
   const code = useSignal('');
@@ -58,7 +61,13 @@ export function TwoFactor({ on, reload }: { on: boolean; reload: () => Promise<v
       </h2>
       <ErrorNote message={errors.value.general} />
       {codes.value ? (
-        <RecoveryCodes codes={codes.value} done={() => (codes.value = null)} />
+        <RecoveryCodes
+          codes={codes.value}
+          done={() => {
+            codes.value = null;
+            onDone?.();
+          }}
+        />
       ) : setup.value ? (
         <div class="totp-setup">
           <QrCode text={setup.value.otpauthUrl} label="QR code for your authenticator app" />
