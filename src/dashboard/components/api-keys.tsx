@@ -4,11 +4,10 @@ import { api, messageOf, type GetAnswer } from '../api.js';
 import { useLiveReload } from '../live-reload.js';
 import { fieldsByPath, focusFirstInvalid, formErrors, NO_ERRORS } from '../form-errors.js';
 import { ErrorNote } from './error-note.js';
-import { DangerButton } from './danger-button.js';
+import { KeyRevocationCell } from './key-revocation-cell.js';
 import { FieldError, invalidProps } from './field-error.js';
 import { TableHead } from './table-head.js';
 import { confirmDialog } from './ui/dialog.js';
-import { RelativeTime } from './ui/relative-time.js';
 import { TableScroll } from './ui/table-scroll.js';
 
 type Key = GetAnswer<'/api/keys'>['keys'][number];
@@ -92,15 +91,7 @@ export function ApiKeys() {
                 <td>
                   <code>{k.prefix}</code>
                 </td>
-                <td>
-                  {k.revokedAt ? (
-                    <>
-                      revoked <RelativeTime at={k.revokedAt} />
-                    </>
-                  ) : (
-                    <DangerButton label="Revoke" what={k.name} onClick={() => void revoke(k)} />
-                  )}
-                </td>
+                <KeyRevocationCell name={k.name} revokedAt={k.revokedAt} revoke={() => void revoke(k)} />
               </tr>
             ))}
           </tbody>

@@ -3,7 +3,7 @@ import { useEffect } from 'preact/hooks';
 import { api, messageOf, type GetAnswer } from '../../api.js';
 import { copyText } from '../../copy-text.js';
 import { fieldsByPath, focusFirstInvalid, formErrors, NO_ERRORS } from '../../form-errors.js';
-import { DangerButton } from '../danger-button.js';
+import { KeyRevocationCell } from '../key-revocation-cell.js';
 import { ErrorNote } from '../error-note.js';
 import { FieldError, invalidProps } from '../field-error.js';
 import { TableHead } from '../table-head.js';
@@ -93,15 +93,7 @@ export function PersonalKeys() {
                   <td>
                     <RelativeTime at={k.createdAt} />
                   </td>
-                  <td>
-                    {k.revokedAt ? (
-                      <>
-                        revoked <RelativeTime at={k.revokedAt} />
-                      </>
-                    ) : (
-                      <DangerButton label="Revoke" what={k.name} onClick={() => void revoke(k)} />
-                    )}
-                  </td>
+                  <KeyRevocationCell name={k.name} revokedAt={k.revokedAt} revoke={() => void revoke(k)} />
                 </tr>
               ))}
             </tbody>
