@@ -1,9 +1,13 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import t from 'tap';
+import { heldByTimers } from './pending-timers.js';
 
-/** How long a test file may stay alive after its last test: a handle that holds it longer is a leak. */
-const GRACE_MS = 20_000;
+/**
+ * How long a test file may stay alive after its last test: a handle that holds it longer is a leak. Longer than
+ * puppeteer's own waits (30 s by default), which a race lost at the end of a browser test leaves running.
+ */
+const GRACE_MS = 40_000;
 
 /** What keeps this process alive: the kinds of resource, and each handle's peer or program where it has one. */
 export function whatIsAlive(): string {
@@ -11,10 +15,12 @@ export function whatIsAlive(): string {
   const described = handles.map((h) => {
     const socket = h as { remoteAddress?: string; remotePort?: number; localPort?: number; _host?: string; path?: string };
     const child = h as { spawnfile?: string; spawnargs?: string[] };
-    const peer = [socket.remoteAddress ?? socket._host ?? socket.path, socket.remotePort ?? socket.localPort, child.spawnargs?.slice(0, 3).join(' ')];
+    const held = (h as { _handle?: { hasRef?: () => boolean } })._handle?.hasRef?.() === false ? '(unref: holds nothing)' : undefined;
+    const peer = [socket.remoteAddress ?? socket._host ?? socket.path, socket.remotePort ?? socket.localPort, child.spawnargs?.slice(0, 3).join(' '), held];
     return [h.constructor?.name ?? typeof h, ...peer.filter((p) => p !== undefined && p !== null && p !== '')].join(' ');
   });
-  return `${process.getActiveResourcesInfo().join(', ')}\n  ${described.join('\n  ')}`;
+  const timers = heldByTimers().map((stack) => `a timer made at\n${stack}`);
+  return `${process.getActiveResourcesInfo().join(', ')}\n  ${[...described, ...timers].join('\n  ')}`;
 }
 
 /**
