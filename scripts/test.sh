@@ -26,7 +26,12 @@ out=$(mktemp)
 status=0
 npx tap -R terse "$@" 2>&1 | tee "$out" || status=$?
 node scripts/lib/check-skips.mjs .tap/test-results || status=1
-[[ $status -eq 0 ]] || node scripts/lib/print-failures.mjs .tap/test-results .tap/exits
+if [[ $status -ne 0 ]]; then
+  node scripts/lib/print-failures.mjs .tap/test-results .tap/exits
+elif [[ -d .tap/exits ]]; then
+  echo "Test files ended after outliving their last test (they passed; what held them):"
+  find .tap/exits -type f -exec sh -c 'echo "$1"; cat "$1"' _ {} \;
+fi
 # tap ends with "# { total: N, pass: N[, fail: N] }"; restate it in the plain form CI reads.
 node -e '
   const line = require("fs").readFileSync(process.argv[1], "utf8").split("\n").reverse().find((l) => l.startsWith("# { total"));

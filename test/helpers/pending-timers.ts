@@ -1,7 +1,7 @@
 import { createHook } from 'node:async_hooks';
 
 interface Tracked {
-  resource: { hasRef?: () => boolean };
+  resource: { hasRef?: () => boolean; _repeat?: number | null };
   stack: string;
 }
 
@@ -17,7 +17,12 @@ createHook({
   },
 }).enable();
 
+const holding = () => [...timers.values()].filter((t) => t.resource.hasRef?.() ?? true);
+
 /** Where the timers that keep this process alive (not unref'd) were made: a few frames of each. */
 export function heldByTimers(): string[] {
-  return [...timers.values()].filter((t) => t.resource.hasRef?.() ?? true).map((t) => t.stack.split('\n').slice(2, 9).join('\n'));
+  return holding().map((t) => `${t.resource._repeat ? 'an interval' : 'a timer'} made at\n${t.stack.split('\n').slice(2, 9).join('\n')}`);
 }
+
+/** Whether an interval keeps this process alive: unlike a timer, it never ends by itself. */
+export const heldByAnInterval = () => holding().some((t) => Boolean(t.resource._repeat));
