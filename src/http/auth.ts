@@ -38,10 +38,12 @@ export function authenticate(keys: PrincipalCache, failures: KeyFailureLimiter, 
 /** What a person who must turn on two factors may still do: see who they are, turn them on, sign out. */
 const TWO_FACTOR_SET_UP = new Set(['GET /api/users/me', 'POST /api/users/me/totp', 'POST /api/users/me/totp/confirm', 'GET /api/sessions/current', 'DELETE /api/sessions']);
 
+/** The refusal of anything else to a person who must turn on two factors first (the Git remote's too). */
+export const twoFactorSetupRequired = () =>
+  new HttpError(403, 'two_factor_setup_required', 'this installation requires two factors: turn them on first (POST /api/users/me/totp)');
+
 function refuseUntilTwoFactor(ctx: Context, principal: Principal): Principal {
-  if (principal.mustSetUpTwoFactor && !TWO_FACTOR_SET_UP.has(`${ctx.method} ${ctx.path.replace(/\/+$/, '')}`)) {
-    throw new HttpError(403, 'two_factor_setup_required', 'this installation requires two factors: turn them on first (POST /api/users/me/totp)');
-  }
+  if (principal.mustSetUpTwoFactor && !TWO_FACTOR_SET_UP.has(`${ctx.method} ${ctx.path.replace(/\/+$/, '')}`)) throw twoFactorSetupRequired();
   return principal;
 }
 
@@ -64,7 +66,7 @@ export function writerOf(ctx: Context): Principal {
 
 /**
  * The principal narrowed to the projects it may change: a member's viewer projects leave its `projectIds` (their
- * roles stay, so a write there is told 403, not 404; see `refusalFor`).
+ * roles stay, so a write there is told 403, not 404; see `requireReach`).
  */
 export function writingAs(principal: Principal): Principal {
   const roles = principal.projectRoles;

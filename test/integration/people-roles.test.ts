@@ -91,6 +91,10 @@ t.test('a viewer reads the project with its secrets masked, and only there', asy
 });
 
 t.test('requireTwoFactor: each person turns them on before anything else; the owner first', async (t) => {
+  const viewerKey = (await s.call('POST', '/api/users/me/keys', as(people.viewer!, { name: 'laptop', access: 'write' }))).body.secret as string;
+  const gitRefs = () =>
+    fetch(`${s.url}/git/${elsewhere.id}.git/info/refs?service=git-upload-pack`, { headers: { authorization: `Basic ${Buffer.from(`x:${viewerKey}`).toString('base64')}` } });
+  t.equal((await gitRefs()).status, 200, 'the Git remote answers a personal key');
   assertError(t, await s.call('PATCH', '/api/settings', as(owner, { requireTwoFactor: true })), 400, 'validation_failed', 'not before the owner has them');
   const started = await s.call('POST', '/api/users/me/totp', as(owner));
   const totp = (secret: string) => new TOTP({ secret: Secret.fromBase32(secret) });
@@ -109,7 +113,10 @@ t.test('requireTwoFactor: each person turns them on before anything else; the ow
   t.equal((await s.call('GET', '/api/projects', as(deployer))).status, 200, 'with two factors on, the rest answers again');
   t.equal((await s.call('GET', '/api/sessions/current', as(deployer))).body.session.mustSetUpTwoFactor, false);
 
+  assertError(t, await s.call('GET', '/api/projects', { key: viewerKey }), 403, 'two_factor_setup_required', 'a personal key of someone without them: held too');
+  t.equal((await gitRefs()).status, 403, 'and at the Git remote');
   t.equal((await s.call('GET', '/api/projects')).status, 200, 'an installation key is not a person: automation goes on');
   t.equal((await s.call('PATCH', '/api/settings', as(owner, { requireTwoFactor: false }))).status, 200);
   t.equal((await s.call('GET', '/api/projects', as(people.viewer!))).status, 200, 'turned off, everyone is let through again');
+  t.equal((await gitRefs()).status, 200, 'the Git remote too');
 });

@@ -6,7 +6,7 @@ import { findService, listServicesOf, type ServiceRow } from '../../../projectio
 import { serveGitBackend } from '../../git/http-backend.js';
 import { answerPreReceive } from '../../git/push-deploy.js';
 import type { Slipway } from '../../slipway.js';
-import { actorOf, canSee, isId, requireReach, requireWrite, writingAs } from '../auth.js';
+import { actorOf, canSee, isId, requireReach, requireWrite, twoFactorSetupRequired, writingAs } from '../auth.js';
 import type { Principal, PrincipalCache } from '../principals.js';
 import { clientAddressOf } from '../client-address.js';
 import { HttpError, notFoundHttp } from '../errors.js';
@@ -60,6 +60,7 @@ export function gitRoutes(app: Slipway, keys: PrincipalCache, failures: KeyFailu
       await failures.failed(clientAddressOf(ctx), secret);
       throw askForKey('unknown or revoked API key');
     }
+    if (principal.mustSetUpTwoFactor) throw twoFactorSetupRequired();
     const service = await serviceAt(app, path);
     if (!service || !canSee(principal, service.project_id)) throw notFoundHttp('service');
     if (service.kind !== 'source') throw new HttpError(404, 'not_found', 'only services built from Git source have a Git remote');
