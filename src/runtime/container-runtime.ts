@@ -87,6 +87,8 @@ export interface ContainerState {
   oomKilled: boolean;
   /** The container's address on its (project) network, which this host reaches directly; null when it has none. */
   address: string | null;
+  /** The engine has started it at least once (false: created, never started). */
+  started: boolean;
 }
 
 export interface OwnedContainer {

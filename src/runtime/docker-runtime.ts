@@ -378,6 +378,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
         hostPort: await publishedPort(info, internalPort),
         oomKilled: running ? false : await killedForMemory(name, info),
         address,
+        started: running || !info.State.StartedAt.startsWith('0001-'),
       };
     },
 
