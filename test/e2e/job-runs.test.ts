@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import t from 'tap';
+import { cliArgs, root } from '../helpers/cli-process.js';
 import { deploy, deployEnv, outcome } from '../helpers/deploy.js';
 import { docker, removeProjectLeftovers, requireDocker, TEST_IMAGES } from '../helpers/docker.js';
 import { createKey, createProject, createService } from '../helpers/http-resources.js';
@@ -18,6 +20,17 @@ async function start(s: TestServer, serviceId: string, body: Record<string, unkn
   const r = await s.call('POST', `/api/services/${serviceId}/runs`, { body });
   if (r.status !== 200) throw new Error(`run: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body.run as Record<string, any>;
+}
+/** `slipway` as a user runs it, against this server; never spawnSync: the server answers in this very process. */
+function slipway(s: TestServer, ...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...cliArgs, ...args], { cwd: root, env: { ...process.env, SLIPWAY_URL: s.url, SLIPWAY_KEY: s.key, SLIPWAY_DATA_DIR: '' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
 }
 const containerGone = async (id: string) => docker.getContainer(`slipway-run-${id}`).inspect().then(() => false, () => true);
 
@@ -116,6 +129,23 @@ t.test('one-off commands: output, exit code, stream, timeout, cancel, scope, red
       t.equal(r.status, 404, `another project’s key: ${method} ${path} is 404`);
     }
     t.equal((await s.call('GET', '/api/job-runs/not-an-id')).status, 404);
+  });
+
+  await t.test('the CLI streams the output and exits with the command’s exit code', async (t) => {
+    const failing = await slipway(s, 'run', `${p.slug}/web`, '--', 'echo to-stdout; echo to-stderr >&2; exit 7');
+    t.equal(failing.status, 7, `the command's exit code (${failing.stderr})`);
+    t.match(failing.stdout, /^to-stdout$/m, 'its stdout on stdout');
+    t.notMatch(failing.stdout, 'to-stderr');
+    t.match(failing.stderr, /^to-stderr$/m, 'its stderr on stderr');
+    const argv = await slipway(s, 'run', `${p.slug}/web`, '--', 'sh', '-c', 'echo "$GREETING from argv"');
+    t.equal(argv.status, 0, argv.stderr);
+    t.match(argv.stdout, /^hello from argv$/m, 'several words run as argv');
+    const timedOut = await slipway(s, 'run', `${p.slug}/web`, '--timeout', '1', '--', 'sleep 30');
+    t.equal(timedOut.status, 124, 'timed out: 124');
+    t.match(timedOut.stderr, /timed out/);
+    const listed = await slipway(s, 'runs', `${p.slug}/web`);
+    t.equal(listed.status, 0, listed.stderr);
+    t.match(listed.stdout, /ID\s+TRIGGER[\s\S]*timed_out[\s\S]*one-off/, 'slipway runs lists them');
   });
 
   await t.test('a restart of Slipway between its start and its end: the run is followed again and ends once', async (t) => {
