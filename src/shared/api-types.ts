@@ -3143,7 +3143,7 @@ export interface components {
             };
             /** @description The names (never the values) of the secret config fields stored, e.g. `["password"]`. A change of destination drops them all unless the same request gives new ones. */
             storedSecrets: string[];
-            events: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down")[];
+            events: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down" | "job.failed")[];
             projectIds: string[] | null;
             /**
              * @description `failing`: its last 3 or more delivery attempts failed.
@@ -3163,7 +3163,7 @@ export interface components {
             /** @description Also sent as `X-Slipway-Delivery`: the same id means the same notification. */
             id: string;
             /** @enum {string} */
-            event: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down";
+            event: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down" | "job.failed";
             /** @enum {string} */
             status: "pending" | "delivered" | "abandoned";
             test: boolean;
@@ -3180,7 +3180,7 @@ export interface components {
             payload: {
                 id: string;
                 /** @enum {string} */
-                event: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down";
+                event: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down" | "job.failed";
                 occurredAt: string;
                 project: {
                     id: string;
@@ -3193,6 +3193,13 @@ export interface components {
                 deployment?: {
                     id: string;
                     commitSha: string | null;
+                };
+                jobRun?: {
+                    id: string;
+                    jobId: string;
+                    jobName: string;
+                    status: string;
+                    exitCode: number | null;
                 };
                 reason?: string;
                 explanationUrl?: string;
@@ -8426,8 +8433,8 @@ export interface operations {
                     config: {
                         [key: string]: unknown;
                     };
-                    /** @description Absent: every failure (deployment.failed, deployment.rolled_back, service.unhealthy, backup.failed, certificate.failed, certificate.expiring, webhook.rejected, node.down) and none of the successes. */
-                    events?: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down")[];
+                    /** @description Absent: every failure (deployment.failed, deployment.rolled_back, service.unhealthy, backup.failed, certificate.failed, certificate.expiring, webhook.rejected, node.down, job.failed) and none of the successes. */
+                    events?: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down" | "job.failed")[];
                     /** @description The projects whose events the channel hears of; null: every project and the installation (an all-project key only). A project-scoped key may only name its own projects. */
                     projectIds?: string[] | null;
                 };
@@ -8540,7 +8547,7 @@ export interface operations {
                     config?: {
                         [key: string]: unknown;
                     };
-                    events?: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down")[];
+                    events?: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down" | "job.failed")[];
                     /** @description The projects whose events the channel hears of; null: every project and the installation (an all-project key only). A project-scoped key may only name its own projects. */
                     projectIds?: string[] | null;
                 };
@@ -8588,7 +8595,7 @@ export interface operations {
                      * @description The event it pretends to be; absent: the channel’s first.
                      * @enum {string}
                      */
-                    event?: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down";
+                    event?: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down" | "job.failed";
                 };
             };
         };

@@ -1,10 +1,14 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import t from 'tap';
+import { requestJobRun } from '../../commands/job-run/handlers.js';
 import { cliArgs, root } from '../helpers/cli-process.js';
 import { deploy, deployEnv, outcome } from '../helpers/deploy.js';
 import { docker, removeProjectLeftovers, requireDocker, TEST_IMAGES } from '../helpers/docker.js';
 import { createKey, createProject, createService } from '../helpers/http-resources.js';
 import { waitFor } from '../helpers/net.js';
+import { startReceiver } from '../helpers/notification-receivers.js';
+import { destinationOf } from '../helpers/outbound.js';
 import { readSse } from '../helpers/sse.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -35,7 +39,9 @@ function slipway(s: TestServer, ...args: string[]): Promise<{ status: number | n
 const containerGone = async (id: string) => docker.getContainer(`slipway-run-${id}`).inspect().then(() => false, () => true);
 
 t.test('one-off commands: output, exit code, stream, timeout, cancel, scope, redaction, a restart in between', { skip: await requireDocker() }, async (t) => {
-  const { env } = await deployEnv({ SLIPWAY_PROXY: 'off' });
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const { env } = await deployEnv({ SLIPWAY_PROXY: 'off', SLIPWAY_ALLOW_DESTINATIONS: destinationOf(receiver.url) });
   let s = await startTestServer(env);
   t.teardown(() => s.close());
   const p = await createProject(s, 'Runs');
@@ -146,6 +152,24 @@ t.test('one-off commands: output, exit code, stream, timeout, cancel, scope, red
     const listed = await slipway(s, 'runs', `${p.slug}/web`);
     t.equal(listed.status, 0, listed.stderr);
     t.match(listed.stdout, /ID\s+TRIGGER[\s\S]*timed_out[\s\S]*one-off/, 'slipway runs lists them');
+  });
+
+  await t.test('a scheduled job’s failed run is told through the notification channels; a one-off command’s is not', async (t) => {
+    const channel = await s.call('POST', '/api/notification-channels', { body: { name: 'jobs', type: 'webhook', config: { url: `${receiver.url}/jobs` }, events: ['job.failed'], projectIds: [p.id] } });
+    t.equal(channel.status, 200, JSON.stringify(channel.body));
+    const oneOff = await start(s, svc.id, { command: 'exit 9' });
+    t.match(await ended(s, oneOff.id), { status: 'failed', exitCode: 9 });
+    const runId = randomUUID();
+    const jobId = randomUUID();
+    const cmd = s.app.commandContext('test');
+    const asked = { serviceId: svc.id, projectId: p.id, jobId, jobName: 'nightly-report', command: ['sh', '-c', 'echo report broke; exit 4'], timeoutSeconds: 60, trigger: 'manual' as const, dueAt: null, lateMs: null };
+    t.match(await requestJobRun(cmd, runId, asked), { created: true });
+    t.match(await requestJobRun(cmd, runId, asked), { created: false, position: null }, 'requested twice: recorded once');
+    t.match(await ended(s, runId), { status: 'failed', exitCode: 4, jobId, trigger: 'manual' });
+    const [hit] = await receiver.waitFor(1, '/jobs', 30_000);
+    const body = JSON.parse(hit!.body);
+    t.match(body, { event: 'job.failed', service: { id: svc.id }, jobRun: { id: runId, jobId, jobName: 'nightly-report', status: 'failed', exitCode: 4 }, reason: /exited with code 4:\nreport broke/ }, 'the first told is the job’s run, not the one-off before it');
+    t.ok(body.apiLinks.log.endsWith(`/api/job-runs/${runId}/logs`), 'its log in apiLinks');
   });
 
   await t.test('a restart of Slipway between its start and its end: the run is followed again and ends once', async (t) => {
