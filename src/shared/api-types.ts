@@ -2385,6 +2385,10 @@ export interface components {
             watchSeconds: number;
             /** @description Whether a release that misbehaves in its watch window is rolled back on its own (default true). */
             autoRollback: boolean;
+            /** @description Run once in a container of each new image, with its new variables, before it takes traffic (a string with `sh -c`, an array as argv); null: none. */
+            releaseCommand: (string | string[]) | null;
+            /** @description Whether a rollback runs the release command too (default false). */
+            releaseCommandOnRollback: boolean;
             /** @description Cluster mode: how many tasks run (default 1; a single server runs one container). */
             replicas: number;
             /** @description Cluster mode: only nodes with all these labels run its tasks. */
@@ -3822,6 +3826,10 @@ export interface operations {
                      */
                     runtimeMode?: "web" | "worker" | "static";
                     internalPort?: number;
+                    /** @description Run once in a container of the new image, with the new variables, after the build and before the new release takes traffic (migrations). A non-zero exit fails the deployment and the previous release keeps serving. A string runs with `sh -c`; an array as argv; null: none. */
+                    releaseCommand?: (string | string[]) | null;
+                    /** @description Whether a rollback runs the release command too (default false). */
+                    releaseCommandOnRollback?: boolean;
                     /** @default [] */
                     env?: {
                         key: string;
@@ -3909,6 +3917,10 @@ export interface operations {
                      */
                     runtimeMode?: "web" | "worker" | "static";
                     internalPort?: number;
+                    /** @description Run once in a container of the new image, with the new variables, after the build and before the new release takes traffic (migrations). A non-zero exit fails the deployment and the previous release keeps serving. A string runs with `sh -c`; an array as argv; null: none. */
+                    releaseCommand?: (string | string[]) | null;
+                    /** @description Whether a rollback runs the release command too (default false). */
+                    releaseCommandOnRollback?: boolean;
                     /** @default [] */
                     env?: {
                         key: string;
@@ -3997,6 +4009,10 @@ export interface operations {
                      */
                     runtimeMode?: "web" | "worker" | "static";
                     internalPort?: number;
+                    /** @description Run once in a container of the new image, with the new variables, after the build and before the new release takes traffic (migrations). A non-zero exit fails the deployment and the previous release keeps serving. A string runs with `sh -c`; an array as argv; null: none. */
+                    releaseCommand?: (string | string[]) | null;
+                    /** @description Whether a rollback runs the release command too (default false). */
+                    releaseCommandOnRollback?: boolean;
                     /** @default [] */
                     env?: {
                         key: string;
@@ -4079,6 +4095,10 @@ export interface operations {
                      */
                     runtimeMode?: "web" | "worker" | "static";
                     internalPort?: number;
+                    /** @description Run once in a container of the new image, with the new variables, after the build and before the new release takes traffic (migrations). A non-zero exit fails the deployment and the previous release keeps serving. A string runs with `sh -c`; an array as argv; null: none. */
+                    releaseCommand?: (string | string[]) | null;
+                    /** @description Whether a rollback runs the release command too (default false). */
+                    releaseCommandOnRollback?: boolean;
                     /** @default [] */
                     env?: {
                         key: string;
@@ -4349,6 +4369,10 @@ export interface operations {
                     releasesKept?: number;
                     watchSeconds?: number;
                     autoRollback?: boolean;
+                    /** @description Run once in a container of the new image, with the new variables, after the build and before the new release takes traffic (migrations). A non-zero exit fails the deployment and the previous release keeps serving. A string runs with `sh -c`; an array as argv; null: none. */
+                    releaseCommand?: (string | string[]) | null;
+                    /** @description Whether a rollback runs the release command too (default false). */
+                    releaseCommandOnRollback?: boolean;
                     /** @description Cluster mode: how many tasks run (default 1). */
                     replicas?: number;
                     /** @description Cluster mode: only nodes with all these labels run the service’s tasks. */
