@@ -2,7 +2,9 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { requestJobRun } from '../../commands/job-run/handlers.js';
+import { runAdminCommand } from '../../src/cli/admin-commands.js';
 import { cliArgs, root } from '../helpers/cli-process.js';
+import { dumpReadModels } from '../helpers/read-models.js';
 import { deploy, deployEnv, outcome } from '../helpers/deploy.js';
 import { docker, removeProjectLeftovers, requireDocker, TEST_IMAGES } from '../helpers/docker.js';
 import { createKey, createProject, createService } from '../helpers/http-resources.js';
@@ -41,7 +43,7 @@ const containerGone = async (id: string) => docker.getContainer(`slipway-run-${i
 t.test('one-off commands: output, exit code, stream, timeout, cancel, scope, redaction, a restart in between', { skip: await requireDocker() }, async (t) => {
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());
-  const { env } = await deployEnv({ SLIPWAY_PROXY: 'off', SLIPWAY_ALLOW_DESTINATIONS: destinationOf(receiver.url) });
+  const { env } = await deployEnv({ SLIPWAY_PROXY: 'off', SLIPWAY_ALLOW_DESTINATIONS: destinationOf(receiver.url), SLIPWAY_JOB_RUN_CONCURRENCY: '2' });
   let s = await startTestServer(env);
   t.teardown(() => s.close());
   const p = await createProject(s, 'Runs');
@@ -183,6 +185,27 @@ t.test('one-off commands: output, exit code, stream, timeout, cancel, scope, red
     const out = (await linesOf(s, run.id)).filter((l) => l.stream !== 'system').map((l) => l.line);
     t.same(out, ['one', 'two'], 'each line once: it ran once');
     await waitFor('its container removed', () => containerGone(run.id), (gone) => gone, 10_000);
+  });
+
+  await t.test('at most SLIPWAY_JOB_RUN_CONCURRENCY runs at once: the rest wait queued, then run', async (t) => {
+    const runs: Record<string, any>[] = [];
+    for (let i = 0; i < 3; i++) runs.push(await start(s, svc.id, { command: `echo run-${i}; sleep 2` }));
+    const seen = await waitFor('two running', async () => Promise.all(runs.map((r) => runOf(s, r.id))), (now) => now.filter((r) => r.status === 'running').length === 2);
+    t.same(seen.map((r) => r.status).sort(), ['queued', 'running', 'running'], 'two run, the third waits');
+    const done = await Promise.all(runs.map((r) => ended(s, r.id)));
+    t.same(done.map((r) => r.status), ['succeeded', 'succeeded', 'succeeded'], 'and then runs');
+    const third = done.find((r) => r.id === seen.find((x) => x.status === 'queued')!.id)!;
+    const firstEnd = Math.min(...done.filter((r) => r.id !== third.id).map((r) => Date.parse(r.finishedAt)));
+    t.ok(Date.parse(third.startedAt) >= firstEnd - 50, 'it started once a slot was free');
+  });
+
+  await t.test('the read model rebuilt from the log equals the live one', async (t) => {
+    const live = await dumpReadModels(s.app.db);
+    await runAdminCommand(s.app, { command: 'projections.rebuild', projectors: [] });
+    const rebuilt = await dumpReadModels(s.app.db);
+    t.ok(live.rm_job_runs!.length >= 10 && live.rm_job_run_logs!.length >= 10, 'many runs and lines');
+    t.same(rebuilt.rm_job_runs, live.rm_job_runs, 'rm_job_runs');
+    t.same(rebuilt.rm_job_run_logs, live.rm_job_run_logs, 'rm_job_run_logs');
   });
 
   await t.test('a stopped service runs nothing', async (t) => {
