@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { requestJobRun } from '../../commands/job-run/handlers.js';
+import { findJobRun } from '../../projections/job-run-queries.js';
 import { runAdminCommand } from '../../src/cli/admin-commands.js';
 import { cliArgs, root } from '../helpers/cli-process.js';
 import { dumpReadModels } from '../helpers/read-models.js';
@@ -208,9 +209,23 @@ t.test('one-off commands: output, exit code, stream, timeout, cancel, scope, red
     t.same(rebuilt.rm_job_run_logs, live.rm_job_run_logs, 'rm_job_run_logs');
   });
 
-  await t.test('a stopped service runs nothing', async (t) => {
+  await t.test('a stopped service runs nothing; a deleted one’s running run is canceled', async (t) => {
+    const long = await start(s, svc.id, { command: 'echo long; sleep 60' });
+    await waitFor('its first line', () => linesOf(s, long.id), (lines) => lines.some((l) => l.line === 'long'));
     t.equal((await s.call('POST', `/api/services/${svc.id}/stop`)).status, 200);
     const r = await s.call('POST', `/api/services/${svc.id}/runs`, { body: { command: 'echo hi' } });
-    t.match(r, { status: 409, body: { error: { code: 'conflict', message: /stopped/ } } });
+    t.match(r, { status: 409, body: { error: { code: 'conflict', message: /stopped/ } } }, 'refused at the request');
+    // A job's run requested for it all the same (a schedule does not ask the API): it ends failed, never queued for ever.
+    const runId = randomUUID();
+    await requestJobRun(s.app.commandContext('test'), runId, { serviceId: svc.id, projectId: p.id, jobId: randomUUID(), jobName: 'nightly', command: ['true'], timeoutSeconds: 60, trigger: 'schedule', dueAt: new Date().toISOString(), lateMs: 0 });
+    t.match(await ended(s, runId), { status: 'failed', exitCode: null, reason: 'the service is stopped', startedAt: null }, 'the runner refuses it with the reason');
+    t.equal((await runOf(s, long.id)).status, 'running', 'a run already going goes on');
+
+    t.equal((await s.call('DELETE', `/api/services/${svc.id}`)).status, 200);
+    const gone = await waitFor('the run ended', () => findJobRun(s.app.db, long.id), (row) => row !== null && !['queued', 'running'].includes(row.status), 30_000);
+    t.match(gone, { status: 'canceled', reason: 'the service was deleted' }, 'a deleted service’s running run is canceled');
+    t.equal((await s.call('GET', `/api/job-runs/${long.id}`)).status, 404, 'and clients no longer see it');
+    t.equal(await findJobRun(s.app.db, runId), null, 'its ended runs left the read model');
+    await waitFor('its container removed', () => containerGone(long.id), (g) => g, 20_000);
   });
 });
