@@ -44,7 +44,7 @@ const containerGone = async (id: string) => docker.getContainer(`slipway-run-${i
 t.test('one-off commands: output, exit code, stream, timeout, cancel, scope, redaction, a restart in between', { skip: await requireDocker() }, async (t) => {
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());
-  const { env } = await deployEnv({ SLIPWAY_PROXY: 'off', SLIPWAY_ALLOW_DESTINATIONS: destinationOf(receiver.url), SLIPWAY_JOB_RUN_CONCURRENCY: '2' });
+  const { env } = await deployEnv({ SLIPWAY_PROXY: 'off', SLIPWAY_ALLOW_DESTINATIONS: destinationOf(receiver.url), SLIPWAY_JOB_RUN_CONCURRENCY: '3' });
   let s = await startTestServer(env);
   t.teardown(() => s.close());
   const p = await createProject(s, 'Runs');
@@ -188,16 +188,36 @@ t.test('one-off commands: output, exit code, stream, timeout, cancel, scope, red
     await waitFor('its container removed', () => containerGone(run.id), (gone) => gone, 10_000);
   });
 
-  await t.test('at most SLIPWAY_JOB_RUN_CONCURRENCY runs at once: the rest wait queued, then run', async (t) => {
+  await t.test('at most SLIPWAY_JOB_RUN_CONCURRENCY runs at once, one less per project: the rest wait queued, then run', async (t) => {
+    const other = await createProject(s, 'Other runs');
+    t.teardown(() => removeProjectLeftovers(other.id));
+    const web2 = await createService(s, other.id, { name: 'web2', repoUrl: 'docker-image', dockerImage: TEST_IMAGES.web, branch: 'main', runtimeMode: 'web', internalPort: 8000, env: [] });
+    t.equal(outcome((await deploy(s, web2.id)).done), 'succeeded');
     const runs: Record<string, any>[] = [];
-    for (let i = 0; i < 3; i++) runs.push(await start(s, svc.id, { command: `echo run-${i}; sleep 2` }));
+    for (let i = 0; i < 3; i++) runs.push(await start(s, svc.id, { command: `echo run-${i}; sleep 3` }));
     const seen = await waitFor('two running', async () => Promise.all(runs.map((r) => runOf(s, r.id))), (now) => now.filter((r) => r.status === 'running').length === 2);
-    t.same(seen.map((r) => r.status).sort(), ['queued', 'running', 'running'], 'two run, the third waits');
+    t.same(seen.map((r) => r.status).sort(), ['queued', 'running', 'running'], 'one project holds two of the three slots; its third run waits');
+    const waiting = seen.find((r) => r.status === 'queued')!;
+    const elsewhere = await start(s, web2.id, { command: 'echo other project' });
+    const otherDone = await ended(s, elsewhere.id);
+    t.equal(otherDone.status, 'succeeded', 'another project’s run takes the free slot');
+    t.ok(Date.parse(otherDone.startedAt) < Date.parse((await ended(s, waiting.id)).startedAt), 'before the waiting run of the busy project');
     const done = await Promise.all(runs.map((r) => ended(s, r.id)));
-    t.same(done.map((r) => r.status), ['succeeded', 'succeeded', 'succeeded'], 'and then runs');
-    const third = done.find((r) => r.id === seen.find((x) => x.status === 'queued')!.id)!;
+    t.same(done.map((r) => r.status), ['succeeded', 'succeeded', 'succeeded'], 'then every run ran');
+    const third = done.find((r) => r.id === waiting.id)!;
     const firstEnd = Math.min(...done.filter((r) => r.id !== third.id).map((r) => Date.parse(r.finishedAt)));
-    t.ok(Date.parse(third.startedAt) >= firstEnd - 50, 'it started once a slot was free');
+    t.ok(Date.parse(third.startedAt) >= firstEnd - 50, 'the waiting one started once its project had a slot again');
+  });
+
+  await t.test('a service takes at most 20 runs queued or running', async (t) => {
+    const runs: Record<string, any>[] = [];
+    for (let i = 0; i < 20; i++) runs.push(await start(s, svc.id, { command: 'sleep 30' }));
+    const refused = await s.call('POST', `/api/services/${svc.id}/runs`, { body: { command: 'echo one too many' } });
+    t.match(refused, { status: 409, body: { error: { code: 'conflict', message: /20 runs queued or running/ } } });
+    for (const r of runs) t.equal((await s.call('POST', `/api/job-runs/${r.id}/cancel`)).status, 200);
+    const done = await Promise.all(runs.map((r) => ended(s, r.id)));
+    t.ok(done.every((r) => r.status === 'canceled'), 'each canceled, queued or running');
+    t.ok(done.filter((r) => r.startedAt === null).length >= 18, 'the queued ones never started');
   });
 
   await t.test('the read model rebuilt from the log equals the live one', async (t) => {
