@@ -175,17 +175,27 @@ t.test('one-off commands: output, exit code, stream, timeout, cancel, scope, red
     t.ok(body.apiLinks.log.endsWith(`/api/job-runs/${runId}/logs`), 'its log in apiLinks');
   });
 
-  await t.test('a restart of Slipway between its start and its end: the run is followed again and ends once', async (t) => {
-    const run = await start(s, svc.id, { command: 'echo one; sleep 4; echo two; exit 5' });
-    await waitFor('its first line', () => linesOf(s, run.id), (lines) => lines.some((l) => l.line === 'one'));
+  await t.test('a restart of Slipway between its start and its end: each run is followed again or its end read, and ends once', async (t) => {
+    const run = await start(s, svc.id, { command: 'echo one; sleep 10; echo two; exit 5' });
+    const quick = await start(s, svc.id, { command: 'echo first; sleep 3; echo last; exit 6' });
+    await waitFor('both first lines', async () => [...(await linesOf(s, run.id)), ...(await linesOf(s, quick.id))], (lines) => lines.some((l) => l.line === 'one') && lines.some((l) => l.line === 'first'));
+    const stopping = Date.now();
     await s.stopKeepingData();
+    t.comment(`Slipway stopped in ${Date.now() - stopping} ms`);
     t.ok(!(await containerGone(run.id)), 'its container outlives Slipway');
+    const state = (id: string) => docker.getContainer(`slipway-run-${id}`).inspect().then((i) => i.State);
+    await waitFor('the quick run to end while Slipway is down', () => state(quick.id), (st) => !st.Running, 20_000);
+    t.ok((await state(run.id)).Running, 'the long one still runs');
     s = await startTestServer(env, s.dataDir);
     const after = await ended(s, run.id);
-    t.match(after, { status: 'failed', exitCode: 5 }, 'its own exit code, read after the restart');
-    const out = (await linesOf(s, run.id)).filter((l) => l.stream !== 'system').map((l) => l.line);
-    t.same(out, ['one', 'two'], 'each line once: it ran once');
-    await waitFor('its container removed', () => containerGone(run.id), (gone) => gone, 10_000);
+    t.match(after, { status: 'failed', exitCode: 5 }, 'the run still going is followed to its own exit code');
+    t.same((await linesOf(s, run.id)).filter((l) => l.stream !== 'system').map((l) => l.line), ['one', 'two'], 'each line once: it ran once');
+    t.match(await ended(s, quick.id), { status: 'failed', exitCode: 6 }, 'the run that ended while Slipway was down: its exit code, read');
+    const quickLog = await linesOf(s, quick.id);
+    t.same(quickLog.filter((l) => l.stream !== 'system').map((l) => l.line), ['first', 'last'], 'its lines once, the missed one added');
+    t.ok(quickLog.some((l) => l.line === 'Slipway restarted: the run had ended meanwhile'), 'its end was read after the restart');
+    t.ok((await linesOf(s, run.id)).some((l) => l.line === 'Slipway restarted: following the run again'), 'the other was followed again');
+    await waitFor('their containers removed', async () => (await containerGone(run.id)) && (await containerGone(quick.id)), (gone) => gone, 10_000);
   });
 
   await t.test('at most SLIPWAY_JOB_RUN_CONCURRENCY runs at once, one less per project: the rest wait queued, then run', async (t) => {
