@@ -77,10 +77,12 @@ const schema = z.object({
   SLIPWAY_CLUSTER_AGENT_PORT: z.coerce.number().int().min(1).max(65535).default(2386),
   SLIPWAY_CLUSTER_NODE_SOCKET: z.string().startsWith('/').default('/var/run/docker.sock'),
   SLIPWAY_DEPLOY_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  SLIPWAY_JOB_RUN_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   SLIPWAY_DOCKER_TIMEOUT: seconds(30),
   SLIPWAY_CLONE_TIMEOUT: seconds(300),
   SLIPWAY_BUILD_TIMEOUT: seconds(1800),
   SLIPWAY_PULL_TIMEOUT: seconds(600),
+  SLIPWAY_RELEASE_COMMAND_TIMEOUT: seconds(900),
   SLIPWAY_START_TIMEOUT: seconds(60),
   SLIPWAY_WORKER_SETTLE: seconds(3),
   SLIPWAY_DRAIN: seconds(2),
@@ -208,12 +210,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       /** The agent on every node (socat: mutual TLS in front of the node's engine) that database services need. */
       agent: { image: c.SLIPWAY_CLUSTER_AGENT_IMAGE, port: c.SLIPWAY_CLUSTER_AGENT_PORT, nodeSocket: c.SLIPWAY_CLUSTER_NODE_SOCKET },
     },
+    /** Job runs and one-off commands that run at once across the installation; the rest wait queued. */
+    jobRuns: { concurrency: c.SLIPWAY_JOB_RUN_CONCURRENCY },
     deploy: {
       concurrency: c.SLIPWAY_DEPLOY_CONCURRENCY,
       timeouts: {
         cloneMs: c.SLIPWAY_CLONE_TIMEOUT,
         buildMs: c.SLIPWAY_BUILD_TIMEOUT,
         pullMs: c.SLIPWAY_PULL_TIMEOUT,
+        releaseCommandMs: c.SLIPWAY_RELEASE_COMMAND_TIMEOUT,
         startMs: c.SLIPWAY_START_TIMEOUT,
         workerSettleMs: c.SLIPWAY_WORKER_SETTLE,
         drainMs: c.SLIPWAY_DRAIN,

@@ -594,6 +594,116 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/services/{serviceId}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The service’s runs (one-off commands and job runs), newest first
+         * @description Any key (read or write).
+         */
+        get: operations["listServiceRuns"];
+        put?: never;
+        /**
+         * Run a one-off command in a container of the service’s current release
+         * @description Answers at once with the queued run; follow it with its stream. The container runs the current release's image with its variables, on the project's network, with the service's limits; nothing is published. 409 for a database service, a stopped service, one never released, or one with 20 runs already queued or running.
+         *
+         *     Needs a write key.
+         */
+        post: operations["runCommand"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/job-runs/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One run, with its outcome once it has ended
+         * @description Any key (read or write).
+         */
+        get: operations["getJobRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/job-runs/{runId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a queued or running run (its container is stopped)
+         * @description The run ends `canceled`. 409 once it has ended.
+         *
+         *     Needs a write key.
+         */
+        post: operations["cancelJobRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/job-runs/{runId}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The run’s output so far
+         * @description Any key (read or write).
+         */
+        get: operations["getJobRunLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/job-runs/{runId}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The run’s output as Server-Sent Events, until it ends
+         * @description First `snapshot` (the output so far), then a `log` event per new line; `ping` every 5 s. Once the run has ended: `end` with the run as it ended (status, exit code, duration), and the stream closes.
+         *
+         *     Any key (read or write).
+         */
+        get: operations["streamJobRunLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/services/{serviceId}/auto-deploy": {
         parameters: {
             query?: never;
@@ -2275,6 +2385,10 @@ export interface components {
             watchSeconds: number;
             /** @description Whether a release that misbehaves in its watch window is rolled back on its own (default true). */
             autoRollback: boolean;
+            /** @description Run once in a container of each new image, with its new variables, before it takes traffic (a string with `sh -c`, an array as argv); null: none. */
+            releaseCommand: (string | string[]) | null;
+            /** @description Whether a rollback runs the release command too (default false). */
+            releaseCommandOnRollback: boolean;
             /** @description Cluster mode: how many tasks run (default 1; a single server runs one container). */
             replicas: number;
             /** @description Cluster mode: only nodes with all these labels run its tasks. */
@@ -2555,6 +2669,52 @@ export interface components {
             } | null;
             /** @description The settings that differ: `startCommand`, `internalPort`, `runtimeMode`, `healthCheck`, `resources`. */
             settings: string[];
+        };
+        JobRun: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            serviceId: string;
+            /** @description The scheduled job it ran for; null for a one-off command. */
+            jobId: string | null;
+            jobName: string | null;
+            /**
+             * @description `schedule`: a job's due time; `manual`: a job run now on request; `one-off`: a command given with `POST /api/services/:serviceId/runs`.
+             * @enum {string}
+             */
+            trigger: "schedule" | "manual" | "one-off";
+            /** @description The argv it runs (a command given as a string runs as `["sh", "-c", string]`); empty for a skipped due time. */
+            command: string[];
+            /**
+             * @description `queued`: waiting for the job runner (at most a few runs at once per installation); `succeeded`: exit code 0; `failed`: another exit code, or it could not start (see `reason`); `timed_out`: stopped past its `timeoutSeconds`; `canceled`: stopped on request; `skipped`: a due time that did not run (see `reason`).
+             * @enum {string}
+             */
+            status: "queued" | "running" | "succeeded" | "failed" | "timed_out" | "canceled" | "skipped";
+            /** @description The command's exit code; null while it runs and when it never ended by itself. */
+            exitCode: number | null;
+            durationMs: number | null;
+            /** @description The due time a scheduled run stands for. */
+            dueAt: string | null;
+            /** @description How late after its due time a scheduled run was requested (a due time missed while Slipway was down). */
+            lateMs: number | null;
+            /** Format: date-time */
+            requestedAt: string;
+            startedAt: string | null;
+            finishedAt: string | null;
+            /** @description Why it failed, was canceled or skipped (a failed command's last lines); null otherwise. */
+            reason: string | null;
+        };
+        JobRunLogLine: {
+            /** @description Increases along the log: the last one seen is where a reader goes on. */
+            id: number;
+            /** Format: uuid */
+            runId: string;
+            /** @description Secret values are redacted. */
+            line: string;
+            /** @enum {string} */
+            stream: "stdout" | "stderr" | "system";
+            /** Format: date-time */
+            createdAt: string;
         };
         AutoDeploySettings: {
             /** Format: uuid */
@@ -2987,7 +3147,7 @@ export interface components {
             };
             /** @description The names (never the values) of the secret config fields stored, e.g. `["password"]`. A change of destination drops them all unless the same request gives new ones. */
             storedSecrets: string[];
-            events: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down")[];
+            events: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down" | "job.failed")[];
             projectIds: string[] | null;
             /**
              * @description `failing`: its last 3 or more delivery attempts failed.
@@ -3007,7 +3167,7 @@ export interface components {
             /** @description Also sent as `X-Slipway-Delivery`: the same id means the same notification. */
             id: string;
             /** @enum {string} */
-            event: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down";
+            event: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down" | "job.failed";
             /** @enum {string} */
             status: "pending" | "delivered" | "abandoned";
             test: boolean;
@@ -3024,7 +3184,7 @@ export interface components {
             payload: {
                 id: string;
                 /** @enum {string} */
-                event: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down";
+                event: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down" | "job.failed";
                 occurredAt: string;
                 project: {
                     id: string;
@@ -3037,6 +3197,13 @@ export interface components {
                 deployment?: {
                     id: string;
                     commitSha: string | null;
+                };
+                jobRun?: {
+                    id: string;
+                    jobId: string;
+                    jobName: string;
+                    status: string;
+                    exitCode: number | null;
                 };
                 reason?: string;
                 explanationUrl?: string;
@@ -3659,6 +3826,10 @@ export interface operations {
                      */
                     runtimeMode?: "web" | "worker" | "static";
                     internalPort?: number;
+                    /** @description Run once in a container of the new image, with the new variables, after the build and before the new release takes traffic (migrations). A non-zero exit fails the deployment and the previous release keeps serving. A string runs with `sh -c`; an array as argv; null: none. */
+                    releaseCommand?: (string | string[]) | null;
+                    /** @description Whether a rollback runs the release command too (default false). */
+                    releaseCommandOnRollback?: boolean;
                     /** @default [] */
                     env?: {
                         key: string;
@@ -3746,6 +3917,10 @@ export interface operations {
                      */
                     runtimeMode?: "web" | "worker" | "static";
                     internalPort?: number;
+                    /** @description Run once in a container of the new image, with the new variables, after the build and before the new release takes traffic (migrations). A non-zero exit fails the deployment and the previous release keeps serving. A string runs with `sh -c`; an array as argv; null: none. */
+                    releaseCommand?: (string | string[]) | null;
+                    /** @description Whether a rollback runs the release command too (default false). */
+                    releaseCommandOnRollback?: boolean;
                     /** @default [] */
                     env?: {
                         key: string;
@@ -3834,6 +4009,10 @@ export interface operations {
                      */
                     runtimeMode?: "web" | "worker" | "static";
                     internalPort?: number;
+                    /** @description Run once in a container of the new image, with the new variables, after the build and before the new release takes traffic (migrations). A non-zero exit fails the deployment and the previous release keeps serving. A string runs with `sh -c`; an array as argv; null: none. */
+                    releaseCommand?: (string | string[]) | null;
+                    /** @description Whether a rollback runs the release command too (default false). */
+                    releaseCommandOnRollback?: boolean;
                     /** @default [] */
                     env?: {
                         key: string;
@@ -3916,6 +4095,10 @@ export interface operations {
                      */
                     runtimeMode?: "web" | "worker" | "static";
                     internalPort?: number;
+                    /** @description Run once in a container of the new image, with the new variables, after the build and before the new release takes traffic (migrations). A non-zero exit fails the deployment and the previous release keeps serving. A string runs with `sh -c`; an array as argv; null: none. */
+                    releaseCommand?: (string | string[]) | null;
+                    /** @description Whether a rollback runs the release command too (default false). */
+                    releaseCommandOnRollback?: boolean;
                     /** @default [] */
                     env?: {
                         key: string;
@@ -4186,6 +4369,10 @@ export interface operations {
                     releasesKept?: number;
                     watchSeconds?: number;
                     autoRollback?: boolean;
+                    /** @description Run once in a container of the new image, with the new variables, after the build and before the new release takes traffic (migrations). A non-zero exit fails the deployment and the previous release keeps serving. A string runs with `sh -c`; an array as argv; null: none. */
+                    releaseCommand?: (string | string[]) | null;
+                    /** @description Whether a rollback runs the release command too (default false). */
+                    releaseCommandOnRollback?: boolean;
                     /** @description Cluster mode: how many tasks run (default 1). */
                     replicas?: number;
                     /** @description Cluster mode: only nodes with all these labels run the service’s tasks. */
@@ -5109,6 +5296,222 @@ export interface operations {
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    listServiceRuns: {
+        parameters: {
+            query?: {
+                limit?: number;
+                before?: string;
+            };
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runs: components["schemas"]["JobRun"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    runCommand: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A string runs with `sh -c` (so the image needs a shell); an array runs as argv, without a shell. */
+                    command: string | string[];
+                    /** @description Stopped past this and ended `timed_out` (default 3600). */
+                    timeoutSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        run: components["schemas"]["JobRun"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    getJobRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        run: components["schemas"]["JobRun"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    cancelJobRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        run: components["schemas"]["JobRun"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    getJobRunLogs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        logs: components["schemas"]["JobRunLogLine"][];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    streamJobRunLogs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A stream of Server-Sent Events that stays open. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        /** @constant */
+                        event: "snapshot";
+                        data: components["schemas"]["JobRunLogLine"][];
+                    } | {
+                        /** @constant */
+                        event: "log";
+                        data: components["schemas"]["JobRunLogLine"];
+                    } | {
+                        /** @constant */
+                        event: "end";
+                        data: {
+                            run: components["schemas"]["JobRun"];
+                        };
+                    } | {
+                        /** @constant */
+                        event: "ping";
+                        data: {
+                            /** @description Milliseconds since the epoch. */
+                            t: number;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
             "5XX": components["responses"]["ServerFault"];
         };
     };
@@ -8054,8 +8457,8 @@ export interface operations {
                     config: {
                         [key: string]: unknown;
                     };
-                    /** @description Absent: every failure (deployment.failed, deployment.rolled_back, service.unhealthy, backup.failed, certificate.failed, certificate.expiring, webhook.rejected, node.down) and none of the successes. */
-                    events?: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down")[];
+                    /** @description Absent: every failure (deployment.failed, deployment.rolled_back, service.unhealthy, backup.failed, certificate.failed, certificate.expiring, webhook.rejected, node.down, job.failed) and none of the successes. */
+                    events?: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down" | "job.failed")[];
                     /** @description The projects whose events the channel hears of; null: every project and the installation (an all-project key only). A project-scoped key may only name its own projects. */
                     projectIds?: string[] | null;
                 };
@@ -8168,7 +8571,7 @@ export interface operations {
                     config?: {
                         [key: string]: unknown;
                     };
-                    events?: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down")[];
+                    events?: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down" | "job.failed")[];
                     /** @description The projects whose events the channel hears of; null: every project and the installation (an all-project key only). A project-scoped key may only name its own projects. */
                     projectIds?: string[] | null;
                 };
@@ -8216,7 +8619,7 @@ export interface operations {
                      * @description The event it pretends to be; absent: the channel’s first.
                      * @enum {string}
                      */
-                    event?: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down";
+                    event?: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down" | "job.failed";
                 };
             };
         };

@@ -14,6 +14,7 @@ import { explainFailureApi } from './explain-failure.js';
 import { gitApi } from './git.js';
 import { healthApi } from './health.js';
 import { importsApi } from './imports.js';
+import { jobRunsApi } from './job-runs.js';
 import { apiKeysApi } from './api-keys.js';
 import { metaApi } from './meta.js';
 import { notificationChannelsApi } from './notification-channels.js';
@@ -35,6 +36,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   domainsApi,
   deploymentsApi,
   releasesApi,
+  jobRunsApi,
   autoDeployApi,
   gitApi,
   explainFailureApi,
