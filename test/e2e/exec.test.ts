@@ -1,10 +1,13 @@
 import t from 'tap';
 import { requireCaddy } from '../helpers/caddy.js';
 import { deploy, deployEnv, outcome } from '../helpers/deploy.js';
+import { launchChromium, requireChromium, signedInPage } from '../helpers/browser.js';
 import { docker, removeProjectLeftovers, requireDocker } from '../helpers/docker.js';
 import { isRefusal, openExec, type ExecRefusal, type ExecSocket } from '../helpers/exec-client.js';
 import { createKey, createProject, createService, testWebService } from '../helpers/http-resources.js';
 import { waitFor } from '../helpers/net.js';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { peopleSessions } from '../helpers/people-sessions.js';
 import { startTestServer } from '../helpers/test-server.js';
 
@@ -172,5 +175,43 @@ t.test('a terminal into a running service', { skip: (await requireDocker()) || r
     for (const output of ['hello-from-exec\\n', 'via-session\\n', '27 91', '12345']) t.notOk(all.includes(output), `no output or input in the log (${output})`);
     const everything = await s.call('GET', `/api/events?type=ExecSessionStarted&limit=1000`);
     t.ok(everything.body.events.length >= started.length, 'and in the installation’s audit log');
+  });
+
+  await t.test('the dashboard’s terminal: type echo hi, see hi; light and dark', { skip: requireChromium() }, async (t) => {
+    const browser = await launchChromium();
+    t.teardown(() => browser.close());
+    const page = await signedInPage(browser, s.url, s.key);
+    const cspViolations: string[] = [];
+    page.on('console', (m) => /Content Security Policy/i.test(m.text()) && cspViolations.push(`${m.text()} (${m.location().url})`));
+    const xtermLoaded = () => page.evaluate(() => performance.getEntriesByType('resource').some((r) => /terminal-session-.*\.js$/.test(r.name)));
+    await page.goto(`${s.url}/services/${svc.id}`, { waitUntil: 'domcontentloaded' });
+    await page.waitForSelector('[role=tab]');
+    t.ok(await page.$$eval('[role=tab]', (tabs) => tabs.some((tab) => tab.textContent === 'Terminal')), 'a Terminal tab for a key that may deploy');
+    t.notOk(await xtermLoaded(), 'xterm.js is not loaded with the service screen');
+    const shots = join(s.dataDir, '..', 'slipway-exec-shots');
+    mkdirSync(shots, { recursive: true });
+    for (const theme of ['light', 'dark'] as const) {
+      await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: theme }]);
+      await page.setViewport({ width: 1280, height: 900 });
+      await page.goto(`${s.url}/services/${svc.id}?tab=terminal`, { waitUntil: 'domcontentloaded' });
+      await page.waitForSelector('.terminal-status.terminal-open', { timeout: 20_000 });
+      await page.waitForFunction("document.querySelector('.terminal-screen .xterm-rows')?.textContent.includes('#')", { timeout: 10_000 });
+      await page.keyboard.type(`echo hi-${theme}`);
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(`[...document.querySelectorAll('.terminal-screen .xterm-rows > div')].some((row) => row.textContent.trim() === 'hi-${theme}')`, { timeout: 10_000 });
+      t.pass(`${theme}: typed echo hi-${theme}, and hi-${theme} came back on a line of its own`);
+      const look = await page.evaluate(() => {
+        const screen = document.querySelector('.terminal-screen .xterm-screen')!.getBoundingClientRect();
+        const row = document.querySelector('.terminal-screen .xterm-rows > div')!.getBoundingClientRect();
+        return { width: screen.width, height: screen.height, rowHeight: row.height, background: getComputedStyle(document.querySelector('.terminal-screen .xterm-viewport')!).backgroundColor };
+      });
+      t.ok(look.width > 600 && look.height > 300, `${theme}: the terminal fills its box (${look.width}×${look.height})`);
+      t.ok(look.rowHeight > 10 && look.rowHeight < 30, `${theme}: rows are measured (${look.rowHeight}px)`);
+      t.equal(look.background, 'rgb(11, 11, 14)', `${theme}: dark, like the live logs`);
+      await page.screenshot({ path: join(shots, `terminal-${theme}.png`) });
+    }
+    t.ok(await xtermLoaded(), 'xterm.js came as its own chunk when the tab opened');
+    t.same(cspViolations, [], 'nothing the page does is refused by its Content-Security-Policy');
+    t.comment(`screenshots in ${shots}`);
   });
 });
