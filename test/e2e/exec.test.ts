@@ -1,11 +1,13 @@
 import t from 'tap';
 import { requireCaddy } from '../helpers/caddy.js';
 import { deploy, deployEnv, outcome } from '../helpers/deploy.js';
+import { cliArgs, root, slipwayWithInput } from '../helpers/cli-process.js';
 import { launchChromium, requireChromium, signedInPage } from '../helpers/browser.js';
 import { docker, removeProjectLeftovers, requireDocker } from '../helpers/docker.js';
 import { isRefusal, openExec, type ExecRefusal, type ExecSocket } from '../helpers/exec-client.js';
 import { createKey, createProject, createService, testWebService } from '../helpers/http-resources.js';
 import { waitFor } from '../helpers/net.js';
+import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { peopleSessions } from '../helpers/people-sessions.js';
@@ -213,5 +215,34 @@ t.test('a terminal into a running service', { skip: (await requireDocker()) || r
     t.ok(await xtermLoaded(), 'xterm.js came as its own chunk when the tab opened');
     t.same(cspViolations, [], 'nothing the page does is refused by its Content-Security-Policy');
     t.comment(`screenshots in ${shots}`);
+  });
+
+  await t.test('slipway exec: a command without a terminal, its streams and exit status; an interactive terminal', async (t) => {
+    const env = { SLIPWAY_URL: s.url, SLIPWAY_KEY: s.key };
+    const ran = await slipwayWithInput(env, ['exec', `${p.slug}/${svc.slug}`, '--', 'sh', '-c', 'echo to-stdout; echo to-stderr >&2; exit 4']);
+    t.equal(ran.status, 4, 'the exit status is the command’s');
+    t.equal(ran.stdout, 'to-stdout\n');
+    t.equal(ran.stderr, 'to-stderr\n');
+    const listed = await slipwayWithInput(env, ['exec', `${p.slug}/${svc.slug}`, '--', 'ls', '/']);
+    t.equal(listed.status, 0);
+    t.match(listed.stdout, /^bin$/m, 'argv as given');
+    const piped = await slipwayWithInput(env, ['exec', `${p.slug}/${svc.slug}`, '--', 'wc', '-l'], 'one\ntwo\nthree\n');
+    t.equal(piped.stdout.trim(), '3', 'its stdin is the command’s, and its end is the command’s');
+    const read = await createKey(s, 'read', null);
+    const refusedCli = await slipwayWithInput({ ...env, SLIPWAY_KEY: read.secret }, ['exec', `${p.slug}/${svc.slug}`, '--', 'true']);
+    t.equal(refusedCli.status, 1);
+    t.match(refusedCli.stderr, /read-only \(forbidden, HTTP 403\)/, 'a refusal in the API’s words');
+
+    // A terminal of its own (script(1) gives it one): raw mode, the shell's prompt, the exit code of `exit`.
+    const command = [process.execPath, ...cliArgs, 'exec', `${p.slug}/${svc.slug}`].map((w) => `'${w}'`).join(' ');
+    const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { cwd: root, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    await waitFor('the remote prompt', async () => out, (o) => o.includes('# '), 20_000);
+    child.stdin.write('tty; echo "in-$((6*7))"; exit 6\n');
+    t.equal(await exited, 6, 'the interactive session exits with the shell’s code');
+    t.match(out, /\/dev\/pts\/\d+/, 'the shell runs on a terminal');
+    t.match(out, /in-42/, 'and its output comes back');
   });
 });
