@@ -15,3 +15,12 @@ export async function startExecSession(ctx: CommandContext, started: Started) {
 
 export const endExecSession = (ctx: CommandContext, id: string, ended: { durationMs: number; exitCode: number | null; reason: ExecEndReason }) =>
   execute(ctx, execSession, id, (s) => execSession.decide.end(s, ended));
+
+/**
+ * At start-up, before any session can open: sessions the log has no end of were cut short when Slipway stopped
+ * without ending them (a crash). Each ends `interrupted`, its duration counted up to now (an upper bound).
+ */
+export async function endInterruptedExecSessions(ctx: CommandContext, unended: readonly { id: string; startedAt: string }[], now = Date.now()): Promise<number> {
+  for (const session of unended) await endExecSession(ctx, session.id, { durationMs: now - Date.parse(session.startedAt), exitCode: null, reason: 'interrupted' });
+  return unended.length;
+}

@@ -2,6 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { Config } from '../config.js';
 import { listenApiSocket } from '../http/api-socket.js';
 import { closeExecSessions, createHttpApp } from '../http/app.js';
+import { endInterruptedExecSessions } from '../../commands/exec-session/handlers.js';
+import { unendedExecSessions } from '../../projections/exec-session-queries.js';
 import { routeUpgrades } from '../http/upgrades.js';
 import type { Logger } from '../logger.js';
 import { isLoopbackHost } from '../network.js';
@@ -23,6 +25,9 @@ export async function serve(config: Config, log: Logger, options: Pick<StartOpti
   const bootstrap = await ensureBootstrapKey(app);
   if (bootstrap) log.info('created the first API key (all projects, write); read it from the file', { file: bootstrap });
   const admin = await listenAdminSocket(app);
+  // The read models are caught up and no terminal is open yet: any session without an end was cut short.
+  const interrupted = await endInterruptedExecSessions(app.commandContext('system:exec-sessions'), await unendedExecSessions(app.db));
+  if (interrupted > 0) log.warn('terminal sessions cut short by the last stop were recorded as interrupted', { sessions: interrupted });
   const koa = createHttpApp(app);
   const handler = koa.callback();
   const http = createServer(handler);

@@ -24,7 +24,8 @@ export function routeUpgrades(server: Server, handler: RequestListener): void {
     response.on('finish', () => {
       if (pending.has(request)) {
         pending.delete(request);
-        socket.end();
+        // Closed outright once the answer is out: a client that keeps its side open must not hold the server.
+        (socket as Duplex & { destroySoon?: () => void }).destroySoon?.() ?? socket.end();
       }
     });
     pending.set(request, { socket, head, response });

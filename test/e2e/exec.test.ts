@@ -37,7 +37,7 @@ t.test('a terminal into a running service', { skip: (await requireDocker()) || r
   const { done } = await deploy(s, svc.id);
   t.equal(outcome(done), 'succeeded');
   const container = `slipway-${svc.slug}-${done.id}`;
-  const processesIn = async () => ((await docker.getContainer(container).top()).Processes ?? []).map((row) => row.at(-1) ?? '');
+  const processesIn = async (): Promise<string[]> => (((await docker.getContainer(container).top()) as { Processes?: string[][] }).Processes ?? []).map((row) => row.at(-1) ?? '');
 
   await t.test('echo: its output, then its exit code, then a normal close', async (t) => {
     const session = opened(await openExec(s.url, svc.id, s.key, { query: q('echo hello-from-exec') }));
@@ -185,7 +185,7 @@ t.test('a terminal into a running service', { skip: (await requireDocker()) || r
     const page = await signedInPage(browser, s.url, s.key);
     const cspViolations: string[] = [];
     page.on('console', (m) => /Content Security Policy/i.test(m.text()) && cspViolations.push(`${m.text()} (${m.location().url})`));
-    const xtermLoaded = () => page.evaluate(() => performance.getEntriesByType('resource').some((r) => /terminal-session-.*\.js$/.test(r.name)));
+    const xtermLoaded = async () => (await page.evaluate("performance.getEntriesByType('resource').some((r) => /terminal-session-.*\\.js$/.test(r.name))")) as boolean;
     await page.goto(`${s.url}/services/${svc.id}`, { waitUntil: 'domcontentloaded' });
     await page.waitForSelector('[role=tab]');
     t.ok(await page.$$eval('[role=tab]', (tabs) => tabs.some((tab) => tab.textContent === 'Terminal')), 'a Terminal tab for a key that may deploy');
@@ -202,11 +202,11 @@ t.test('a terminal into a running service', { skip: (await requireDocker()) || r
       await page.keyboard.press('Enter');
       await page.waitForFunction(`[...document.querySelectorAll('.terminal-screen .xterm-rows > div')].some((row) => row.textContent.trim() === 'hi-${theme}')`, { timeout: 10_000 });
       t.pass(`${theme}: typed echo hi-${theme}, and hi-${theme} came back on a line of its own`);
-      const look = await page.evaluate(() => {
-        const screen = document.querySelector('.terminal-screen .xterm-screen')!.getBoundingClientRect();
-        const row = document.querySelector('.terminal-screen .xterm-rows > div')!.getBoundingClientRect();
-        return { width: screen.width, height: screen.height, rowHeight: row.height, background: getComputedStyle(document.querySelector('.terminal-screen .xterm-viewport')!).backgroundColor };
-      });
+      const look = (await page.evaluate(`(() => {
+        const screen = document.querySelector('.terminal-screen .xterm-screen').getBoundingClientRect();
+        const row = document.querySelector('.terminal-screen .xterm-rows > div').getBoundingClientRect();
+        return { width: screen.width, height: screen.height, rowHeight: row.height, background: getComputedStyle(document.querySelector('.terminal-screen .xterm-viewport')).backgroundColor };
+      })()`)) as { width: number; height: number; rowHeight: number; background: string };
       t.ok(look.width > 600 && look.height > 300, `${theme}: the terminal fills its box (${look.width}×${look.height})`);
       t.ok(look.rowHeight > 10 && look.rowHeight < 30, `${theme}: rows are measured (${look.rowHeight}px)`);
       t.equal(look.background, 'rgb(11, 11, 14)', `${theme}: dark, like the live logs`);
@@ -239,8 +239,10 @@ t.test('a terminal into a running service', { skip: (await requireDocker()) || r
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    await waitFor('the remote prompt', async () => out, (o) => o.includes('# '), 20_000);
-    child.stdin.write('tty; echo "in-$((6*7))"; exit 6\n');
+    t.teardown(() => void (child.exitCode === null && child.kill('SIGKILL')));
+    // The CLI runs through tsx when dist is not a build of these sources: slower to start on a loaded machine.
+    await waitFor('the remote prompt', async () => out, (o) => o.includes('# '), 45_000);
+    child.stdin.end('tty; echo "in-$((6*7))"; exit 6\n');
     t.equal(await exited, 6, 'the interactive session exits with the shell’s code');
     t.match(out, /\/dev\/pts\/\d+/, 'the shell runs on a terminal');
     t.match(out, /in-42/, 'and its output comes back');
