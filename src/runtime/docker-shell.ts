@@ -31,7 +31,7 @@ done
 kill -STOP $tree 2>/dev/null; kill -KILL $tree 2>/dev/null; true`;
 
 /** Reads the pid line off the start of the output; everything else passes through unchanged. */
-class PidLine {
+export class PidLine {
   pid: number | null = null;
   private pending: Buffer | null = Buffer.alloc(0);
 

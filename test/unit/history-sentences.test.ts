@@ -105,3 +105,13 @@ t.test('grouped by request: consecutive events of one request are one entry, in 
   t.same(groups.map((g) => g.events.map((x) => x.type)), [['EnvVarSet'], ['Reserved', 'ProjectServiceAttached', 'ServiceCreated'], ['DeploymentQueued'], ['EnvVarSet']], 'only neighbours are grouped');
   t.equal(groups[1]!.headline.type, 'ServiceCreated', 'an echo of the request (a name held, the project told) is not its headline');
 });
+
+t.test('a terminal session reads who opened it into which service, and how it ended', async (t) => {
+  const started = event('ExecSessionStarted', 'execsession-x-1', { serviceId: WEB, projectId: PROJECT, containerName: 'slipway-web-d1', command: ['sh', '-c', 'ls /app'], tty: false });
+  const ended = event('ExecSessionEnded', 'execsession-x-1', { durationMs: 65_400, exitCode: 2, reason: 'exited' });
+  const closed = event('ExecSessionEnded', 'execsession-x-1', { durationMs: 3_000, exitCode: null, reason: 'closed' });
+  const theirs = historyNames([{ id: PROJECT, name: 'Shop', services: [{ id: WEB, name: 'web' }] }], [started, ended]);
+  t.equal(historySentence(started, theirs), 'Ada opened a terminal into web (sh -c ls /app)');
+  t.equal(historySentence(ended, theirs), 'A terminal into web ended after 1 min 5 s with exit code 2');
+  t.equal(historySentence(closed, theirs), 'A terminal into web ended after 3 s (closed)');
+});
