@@ -238,10 +238,11 @@ t.test('a terminal into a running service', { skip: (await requireDocker()) || r
     const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { cwd: root, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (out += `[stderr] ${c}`));
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     t.teardown(() => void (child.exitCode === null && child.kill('SIGKILL')));
     // The CLI runs through tsx when dist is not a build of these sources: slower to start on a loaded machine.
-    await waitFor('the remote prompt', async () => out, (o) => o.includes('# '), 45_000);
+    await waitFor('the remote prompt', async () => `${out} [script: ${child.exitCode ?? 'running'}]`, (o) => o.includes('# '), 45_000);
     child.stdin.end('tty; echo "in-$((6*7))"; exit 6\n');
     t.equal(await exited, 6, 'the interactive session exits with the shell’s code');
     t.match(out, /\/dev\/pts\/\d+/, 'the shell runs on a terminal');

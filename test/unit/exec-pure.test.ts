@@ -29,7 +29,7 @@ t.test('3 sessions per service, 20 in all; a slot comes back once', async (t) =>
   a[0]!();
   a[0]!();
   t.doesNotThrow(() => slots.take('a'), 'a given-back slot is free again');
-  t.throws(() => slots.take('c'), { status: 429 }, 'given back once, not twice');
+  t.throws(() => slots.take('c'), { status: 429, code: 'too_many_sessions' }, 'given back once, not twice');
   b();
   t.doesNotThrow(() => slots.take('c'));
 });

@@ -46,7 +46,7 @@ export class ExecSessions {
 
   /** Ends every open session (their commands are killed) and waits until each end is recorded. */
   async shutdown(): Promise<void> {
-    for (const bridge of [...this.open]) bridge.shutdown();
-    await Promise.allSettled([...this.endings]);
+    const killed = [...this.open].map((bridge) => bridge.shutdown());
+    await Promise.allSettled([...killed, ...this.endings]);
   }
 }

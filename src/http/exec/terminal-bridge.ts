@@ -15,9 +15,9 @@ export interface BridgeOptions {
   onEnd(ended: { exitCode: number | null; reason: ExecEndReason }): void;
 }
 
-/** What ends a bridge from outside (Slipway stopping). */
+/** What ends a bridge from outside (Slipway stopping); resolves once its command is killed. */
 export interface OpenBridge {
-  shutdown(): void;
+  shutdown(): Promise<void>;
 }
 
 /**
@@ -28,6 +28,7 @@ export interface OpenBridge {
  */
 export function bridgeTerminal(ws: WebSocket, shell: ShellSession, options: BridgeOptions): OpenBridge {
   let ended = false;
+  let killed: Promise<void> = Promise.resolve();
   let idle: NodeJS.Timeout | undefined;
   const touch = () => {
     clearTimeout(idle);
@@ -38,7 +39,7 @@ export function bridgeTerminal(ws: WebSocket, shell: ShellSession, options: Brid
     if (ended) return;
     ended = true;
     clearTimeout(idle);
-    if (reason !== 'exited') shell.kill().catch(() => undefined);
+    if (reason !== 'exited') killed = shell.kill().catch(() => undefined);
     if (ws.readyState === ws.OPEN) {
       if (reason === 'exited') ws.send(JSON.stringify({ type: 'exit', exitCode }));
       ws.close(code, text);
@@ -48,19 +49,22 @@ export function bridgeTerminal(ws: WebSocket, shell: ShellSession, options: Brid
 
   // Input and resizes in order, one at a time: while the command does not read, the socket is not read either.
   let writing: Promise<void> = Promise.resolve();
+  const inTurn = (step: () => unknown) => {
+    ws.pause();
+    writing = writing
+      .then(step)
+      .then(
+        () => ws.resume(),
+        () => undefined,
+      );
+  };
   ws.on('message', (data: RawData, isBinary: boolean) => {
     if (ended) return;
     touch();
     const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
     if (!isBinary) return control(bytes.toString('utf8'));
-    if (bytes.length === 0) return void (writing = writing.then(() => shell.closeInput()));
-    ws.pause();
-    writing = writing
-      .then(() => shell.write(bytes))
-      .then(
-        () => ws.resume(),
-        () => undefined,
-      );
+    if (bytes.length === 0) return inTurn(() => shell.closeInput());
+    inTurn(() => shell.write(bytes));
   });
 
   function control(text: string) {
@@ -72,8 +76,9 @@ export function bridgeTerminal(ws: WebSocket, shell: ShellSession, options: Brid
     }
     const message = execControlMessage.safeParse(parsed);
     if (!message.success) return finish('failed', null, 1008, 'text frames are JSON control messages: {"type":"resize","cols":n,"rows":n}');
-    // In line with the input: what is typed after a resize sees the new size.
-    if (options.tty) writing = writing.then(() => shell.resize({ cols: message.data.cols, rows: message.data.rows })).catch(() => undefined);
+    // In line with the input (what is typed after a resize sees the new size), and one at a time: a client
+    // sending resizes without end waits for each, like its input.
+    if (options.tty) inTurn(() => shell.resize({ cols: message.data.cols, rows: message.data.rows }).catch(() => undefined));
   }
 
   ws.on('close', () => finish('closed', null, 1000, ''));
@@ -96,5 +101,10 @@ export function bridgeTerminal(ws: WebSocket, shell: ShellSession, options: Brid
     }
   })();
 
-  return { shutdown: () => finish('shutdown', null, 1001, 'Slipway is stopping') };
+  return {
+    shutdown() {
+      finish('shutdown', null, 1001, 'Slipway is stopping');
+      return killed;
+    },
+  };
 }
