@@ -57,6 +57,23 @@ export async function execInService(ref: string, command: string[], o: ExecOptio
   const interactive = command.length === 0 && process.stdin.isTTY === true;
   const tty = o.tty === true || interactive;
   const ws = new WebSocket(sessionUrl(url, service.id, command, tty, o.task), ['slipway.exec.v1'], { headers: { authorization: `Bearer ${key}` }, perMessageDeflate: false });
+  // Before the handshake ends: the first output may come in the same packet as it, and is read at once.
+  let exitCode: number | null = null;
+  ws.on('message', (data: RawData, isBinary: boolean) => {
+    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+    if (!isBinary) {
+      const message = JSON.parse(bytes.toString('utf8')) as { type?: string; exitCode?: number | null };
+      if (message.type === 'exit') exitCode = message.exitCode ?? null;
+      return;
+    }
+    const [target, payload] = tty ? [process.stdout, bytes] : [bytes[0] === 2 ? process.stderr : process.stdout, bytes.subarray(1)];
+    // A terminal that does not keep up holds the session's output back, all the way to the command.
+    if (!target.write(payload)) {
+      ws.pause();
+      target.once('drain', () => ws.resume());
+    }
+  });
+  const closing = new Promise<{ code: number; reason: string }>((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString('utf8') })));
   await Promise.race([new Promise((resolve) => ws.once('open', resolve)), refusal(ws)]);
 
   const stdin = process.stdin;
@@ -74,22 +91,7 @@ export async function execInService(ref: string, command: string[], o: ExecOptio
   stdin.once('end', () => ws.readyState === ws.OPEN && ws.send(Buffer.alloc(0), { binary: true }));
   stdin.resume();
 
-  let exitCode: number | null = null;
-  ws.on('message', (data: RawData, isBinary: boolean) => {
-    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
-    if (!isBinary) {
-      const message = JSON.parse(bytes.toString('utf8')) as { type?: string; exitCode?: number | null };
-      if (message.type === 'exit') exitCode = message.exitCode ?? null;
-      return;
-    }
-    const [target, payload] = tty ? [process.stdout, bytes] : [bytes[0] === 2 ? process.stderr : process.stdout, bytes.subarray(1)];
-    // A terminal that does not keep up holds the session's output back, all the way to the command.
-    if (!target.write(payload)) {
-      ws.pause();
-      target.once('drain', () => ws.resume());
-    }
-  });
-  const closed = await new Promise<{ code: number; reason: string }>((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString('utf8') })));
+  const closed = await closing;
   stdin.off('data', input);
   stdin.pause();
   if (raw) {
