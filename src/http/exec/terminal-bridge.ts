@@ -5,6 +5,8 @@ import { execControlMessage } from '../contract/exec.js';
 
 /** Past this much unsent output, reading the command's output waits until the client has taken it. */
 const HIGH_WATER_BYTES = 1024 * 1024;
+/** How long a client has to answer the close when Slipway stops. */
+const SHUTDOWN_GRACE_MS = 1000;
 /** Stream bytes of a frame without a TTY (as Kubernetes' channel protocol): 1 stdout, 2 stderr. */
 const STREAM_BYTE = { stdout: 1, stderr: 2 } as const;
 
@@ -104,6 +106,8 @@ export function bridgeTerminal(ws: WebSocket, shell: ShellSession, options: Brid
   return {
     shutdown() {
       finish('shutdown', null, 1001, 'Slipway is stopping');
+      // A client that does not answer the close (or reads nothing) must not hold the server's stop for long.
+      setTimeout(() => ws.terminate(), SHUTDOWN_GRACE_MS).unref();
       return killed;
     },
   };

@@ -75,6 +75,7 @@ export function execRoutes(router: Router, app: Slipway, sessions: ExecSessions)
         shell = await runtime.openShell(container, { cmd: command, tty });
         if (tty && query.cols && query.rows) await shell.resize({ cols: query.cols, rows: query.rows });
       } catch (error) {
+        await shell?.kill().catch(() => undefined);
         await end(null, 'failed');
         throw engineError(error);
       }
