@@ -16,7 +16,11 @@ interface TaskInfo {
 
 /** The chosen running task of the service (`taskId`), or its first running one; null when none runs. */
 export async function swarmExecTarget(manager: Docker, swarmService: string, taskId: string | undefined): Promise<SwarmExecTarget | null> {
-  const tasks = (await manager.listTasks({ filters: JSON.stringify({ service: [swarmService], 'desired-state': ['running'] }) })) as TaskInfo[];
+  // The engine answers 404 for a service it does not have (one just removed): it has no task.
+  const tasks = (await manager.listTasks({ filters: { service: [swarmService], 'desired-state': ['running'] } }).catch((error: { statusCode?: number }) => {
+    if (error.statusCode === 404) return [];
+    throw error;
+  })) as TaskInfo[];
   const running = tasks.filter((t) => t.Status?.State === 'running' && t.Status.ContainerStatus?.ContainerID).sort((a, b) => a.ID.localeCompare(b.ID));
   const task = taskId === undefined ? running[0] : running.find((t) => t.ID === taskId || t.ID.startsWith(taskId));
   if (!task) return null;
