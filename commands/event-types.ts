@@ -6,6 +6,7 @@ import { certificateEvents } from './certificate/events.js';
 import { clusterEvents } from './cluster/events.js';
 import { databaseEvents } from './database/events.js';
 import { deploymentEvents, deploymentLogEvents } from './deployment/events.js';
+import { execSessionEvents } from './exec-session/events.js';
 import { importEvents } from './import/events.js';
 import { invitationEvents } from './invitation/events.js';
 import { jobRunEvents, jobRunLogEvents } from './job-run/events.js';
@@ -30,6 +31,7 @@ export const ALL_EVENT_SCHEMAS = {
   ...databaseEvents,
   ...deploymentEvents,
   ...deploymentLogEvents,
+  ...execSessionEvents,
   ...importEvents,
   ...invitationEvents,
   ...jobRunEvents,

@@ -3,8 +3,9 @@ import { auditData } from './audit-redaction.js';
 import type { Projector } from './projector.js';
 import { aggregateIdOf } from './stream-id.js';
 
-// Streams whose project is learnt from their own events (and kept in rm_audit_streams).
-const OWNED_STREAM = /^(service|deployment|deploymentlog|database|certificate|backup|backupsettings|import)-/;
+// Streams whose project is learnt from their own events (and kept in rm_audit_streams). `execsession` came with
+// its events: no event recorded before reads differently, so the version stays.
+const OWNED_STREAM = /^(service|deployment|deploymentlog|database|certificate|backup|backupsettings|import|execsession)-/;
 
 const AUDIT_COLUMNS = [
   'position', 'event_id', 'stream_id', 'revision', 'type', 'schema_version', 'recorded_at', 'actor',

@@ -87,6 +87,7 @@ const schema = z.object({
   SLIPWAY_WORKER_SETTLE: seconds(3),
   SLIPWAY_DRAIN: seconds(2),
   SLIPWAY_STOP_GRACE: seconds(10),
+  SLIPWAY_EXEC_IDLE: seconds(900),
   SLIPWAY_PACK_NODE_IMAGE: z.string().default('node:20-bookworm-slim'),
   SLIPWAY_PACK_PYTHON_IMAGE: z.string().default('python:3.12-slim-bookworm'),
   SLIPWAY_PACK_GO_IMAGE: z.string().default('golang:1.22-bookworm'),
@@ -192,6 +193,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     reservationGraceMs: c.SLIPWAY_RESERVATION_GRACE,
     /** An Idempotency-Key whose request has given no sign of life for this long may be taken over by a retry. */
     idempotencyAbandonAfterMs: Math.max(500, c.SLIPWAY_IDEMPOTENCY_ABANDON_AFTER),
+    /** A terminal session with neither input nor output for this long is closed. */
+    execIdleMs: Math.max(1000, c.SLIPWAY_EXEC_IDLE),
     /** A container's use is no longer sampled once no overview has asked for it this long. */
     usageQuietMs: Math.max(100, c.SLIPWAY_USAGE_QUIET),
     /** The embedded store (PGlite) closes its thread after this long without requests or appends; 0: never. */

@@ -5,6 +5,7 @@ import { auditCommands } from './commands/audit.js';
 import { clusterCommands } from './commands/cluster.js';
 import { databaseCommands } from './commands/database.js';
 import { deploymentCommands } from './commands/deployments.js';
+import { execCommands } from './commands/exec.js';
 import { gitCommands } from './commands/git.js';
 import { installationCommands } from './commands/installation.js';
 import { notificationCommands } from './commands/notifications.js';
@@ -45,6 +46,7 @@ for (const group of [
   gitCommands,
   auditCommands,
   deploymentCommands,
+  execCommands,
   databaseCommands,
   settingsCommands,
   notificationCommands,

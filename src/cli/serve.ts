@@ -1,7 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { Config } from '../config.js';
 import { listenApiSocket } from '../http/api-socket.js';
-import { createHttpApp } from '../http/app.js';
+import { closeExecSessions, createHttpApp } from '../http/app.js';
+import { endInterruptedExecSessions } from '../../commands/exec-session/handlers.js';
+import { unendedExecSessions } from '../../projections/exec-session-queries.js';
+import { routeUpgrades } from '../http/upgrades.js';
 import type { Logger } from '../logger.js';
 import { isLoopbackHost } from '../network.js';
 import { requireCaddyBinary } from '../proxy/caddy-binary.js';
@@ -22,8 +25,15 @@ export async function serve(config: Config, log: Logger, options: Pick<StartOpti
   const bootstrap = await ensureBootstrapKey(app);
   if (bootstrap) log.info('created the first API key (all projects, write); read it from the file', { file: bootstrap });
   const admin = await listenAdminSocket(app);
-  const handler = createHttpApp(app).callback();
-  const http = createServer(handler).listen(config.port, config.host);
+  // The read models are caught up and no terminal is open yet: any session without an end was cut short.
+  const interrupted = await endInterruptedExecSessions(app.commandContext('system:exec-sessions'), await unendedExecSessions(app.db));
+  if (interrupted > 0) log.warn('terminal sessions cut short by the last stop were recorded as interrupted', { sessions: interrupted });
+  const koa = createHttpApp(app);
+  const handler = koa.callback();
+  const http = createServer(handler);
+  // The terminal's WebSocket (routes/exec.ts): upgrades go through the same app.
+  routeUpgrades(http, handler);
+  http.listen(config.port, config.host);
   // Longer than clients' and proxies' idle timeouts, so the server is never the one closing a reused socket.
   http.keepAliveTimeout = 65_000;
   http.headersTimeout = 66_000;
@@ -49,6 +59,8 @@ export async function serve(config: Config, log: Logger, options: Pick<StartOpti
     url,
     async close(stopOptions: StopOptions = {}) {
       // Open streams (SSE) would hold close() forever: idle sockets go at once, the rest after a short grace.
+      // Terminal sessions are ended first, their commands killed and their ends recorded while the store runs.
+      await closeExecSessions(koa);
       const closed = new Promise<void>((resolve) => http.close(() => resolve()));
       http.closeIdleConnections();
       const force = setTimeout(() => http.closeAllConnections(), 1000);

@@ -56,7 +56,7 @@ export function historyNames(projects: readonly KnownProject[], events: readonly
     if (e.type === 'ApiKeyCreated') names.keys.set(id, str(d.name));
     if (e.type === 'NotificationChannelCreated') names.channels.set(id, str(d.name));
     if (e.type === 'ReleaseRecorded' && typeof d.version === 'number') names.versions.set(str(d.releaseId), d.version);
-    if (str(d.serviceId) && ['deployment', 'backup', 'import', 'jobrun'].includes(category)) {
+    if (str(d.serviceId) && ['deployment', 'backup', 'import', 'jobrun', 'execsession'].includes(category)) {
       names.owners.set(e.streamId, str(d.serviceId));
       if (category === 'deployment') names.owners.set(`deploymentlog-${id}`, str(d.serviceId));
       if (category === 'jobrun') names.owners.set(`jobrunlog-${id}`, str(d.serviceId));

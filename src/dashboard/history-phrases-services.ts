@@ -9,6 +9,11 @@ const version = (s: Said, releaseId: string) => {
 };
 /** `internalPort` → `internal port`. */
 const words = (field: string) => field.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+/** `65000` → `1 min 5 s`. */
+const seconds = (ms: unknown) => {
+  const s = Math.round((typeof ms === 'number' ? ms : 0) / 1000);
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
+};
 const list = (items: readonly string[]) => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`);
 
 function queued(s: Said): string {
@@ -94,4 +99,8 @@ export const SERVICE_PHRASES: Record<string, Phrase> = {
   AutoDeployConfigured: ({ who, d, service }) => `${who} turned auto-deploy ${d.enabled === true ? 'on' : 'off'} for ${service}`,
   AutoDeploySecretRotated: ({ who, service }) => `${who} made a new webhook secret for ${service}`,
   WebhookDeliveryRecorded: webhook,
+
+  ExecSessionStarted: ({ who, d, service }) => `${who} opened a terminal into ${service}${Array.isArray(d.command) ? ` (${d.command.map(String).join(' ')})` : ''}`,
+  ExecSessionEnded: ({ d, service }) =>
+    `A terminal into ${service} ended after ${seconds(d.durationMs)}${typeof d.exitCode === 'number' ? ` with exit code ${d.exitCode}` : ''}${str(d.reason) && d.reason !== 'exited' ? ` (${str(d.reason)})` : ''}`,
 };

@@ -26,6 +26,8 @@ import { releaseRoutes } from './routes/releases.js';
 import { explainFailureRoutes } from './routes/explain-failure.js';
 import { domainRoutes } from './routes/domains.js';
 import { envRoutes } from './routes/env.js';
+import { execRoutes } from './routes/exec.js';
+import { ExecSessions } from './exec/exec-sessions.js';
 import { auditRoutes } from './routes/audit.js';
 import { changeRoutes } from './routes/changes.js';
 import { ChangeFeed } from './change-feed.js';
@@ -56,6 +58,10 @@ import { route } from './contract/endpoint.js';
 import { metaApi } from './contract/meta.js';
 
 const ROUTERS = new WeakMap<Koa, Router[]>();
+const EXEC_SESSIONS = new WeakMap<Koa, ExecSessions>();
+
+/** Ends the app's open terminal sessions and waits until their ends are recorded (before the store stops). */
+export const closeExecSessions = (koa: Koa): Promise<void> => EXEC_SESSIONS.get(koa)?.shutdown() ?? Promise.resolve();
 
 /** Every method and path the app's routers answer (Koa's form, `:param`), HEAD left out. */
 export function registeredRoutes(koa: Koa): { method: string; path: string }[] {
@@ -114,6 +120,8 @@ export function createHttpApp(app: Slipway): Koa {
   envRoutes(api, app, scopes);
   domainRoutes(api, app, scopes);
   deploymentRoutes(api, app);
+  const execSessions = new ExecSessions();
+  execRoutes(api, app, execSessions);
   releaseRoutes(api, app);
   jobRunRoutes(api, app);
   autoDeployRoutes(api, app);
@@ -156,5 +164,6 @@ export function createHttpApp(app: Slipway): Koa {
   // Last: every address that is not the API's or the Git remote's is a page of the dashboard.
   koa.use(dashboardRoutes());
   ROUTERS.set(koa, [router, hooks, signIn, api]);
+  EXEC_SESSIONS.set(koa, execSessions);
   return koa;
 }

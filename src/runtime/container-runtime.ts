@@ -154,6 +154,34 @@ export interface ExecResult {
   stderr: string;
 }
 
+export interface ShellSpec {
+  /** The command, argument by argument. */
+  cmd: string[];
+  /** A terminal: stdout and stderr are one stream, and the size can change. */
+  tty: boolean;
+}
+
+export interface ShellOutput {
+  /** Always `stdout` with a terminal. */
+  stream: 'stdout' | 'stderr';
+  data: Buffer;
+}
+
+/** An interactive command inside a running container: its input, output, terminal size, exit, and an end. */
+export interface ShellSession {
+  /** What the command writes, in order; read only as fast as it is consumed. Ends when the command ends. */
+  output: AsyncIterable<ShellOutput>;
+  /** To the command's input; resolves once the engine took it (a full pipe waits). */
+  write(data: Buffer): Promise<void>;
+  /** Ends the command's input. */
+  closeInput(): void;
+  resize(size: { cols: number; rows: number }): Promise<void>;
+  /** Once its output has ended: its exit code, null when the engine does not say. */
+  exitCode(): Promise<number | null>;
+  /** Kills the command and every process it started, and closes the streams. */
+  kill(): Promise<void>;
+}
+
 export interface ContainerRuntime {
   ping(): Promise<void>;
   ensureNetwork(name: string, labels: Record<string, string>): Promise<void>;
@@ -203,6 +231,11 @@ export interface ContainerRuntime {
   removeNetworks(labels: Record<string, string>): Promise<string[]>;
   /** Runs a command inside a running container; resolves when it ends, with its exit code. */
   exec(name: string, spec: ExecSpec, signal: AbortSignal): Promise<ExecResult>;
+  /**
+   * Opens an interactive command in a running container (a terminal session). The image needs a POSIX `sh`: the
+   * command runs under it, so that `kill` can end it (the engine cannot).
+   */
+  openShell(name: string, spec: ShellSpec): Promise<ShellSession>;
   /** Writes one file into a container (running or stopped) from a stream of exactly `size` bytes. */
   putFile(name: string, file: { path: string; size: number; mode: number; uid: number; gid: number }, content: Readable): Promise<void>;
   /** Output of a container, line by line; with `follow`, until it stops or the signal fires. */

@@ -18,6 +18,7 @@ import {
 } from './container-runtime.js';
 import { privilegedHostConfig } from './container-privileges.js';
 import { execIn } from './docker-exec.js';
+import { openShellIn } from './docker-shell.js';
 import { usageReadings } from './docker-stats.js';
 import { followProgress, LogDemuxer } from './docker-streams.js';
 import { registryFailureText } from '../outbound/outside-answers.js';
@@ -437,6 +438,9 @@ export function createDockerRuntime(options: DockerRuntimeOptions): ContainerRun
 
     exec(name, spec, signal) {
       return execIn(docker, name, spec, signal);
+    },
+    openShell(name, spec) {
+      return call('opening an exec', () => openShellIn(docker, name, spec));
     },
 
     async putFile(name, file, content) {

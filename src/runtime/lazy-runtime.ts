@@ -30,6 +30,7 @@ export function lazyRuntime(load: () => Promise<ContainerRuntime>): ContainerRun
     removeVolumes: async (labels) => (await get()).removeVolumes(labels),
     removeNetworks: async (labels) => (await get()).removeNetworks(labels),
     exec: async (name, spec, signal) => (await get()).exec(name, spec, signal),
+    openShell: async (name, spec) => (await get()).openShell(name, spec),
     putFile: async (name, file, content) => (await get()).putFile(name, file, content),
     async *usage(name, signal) {
       yield* (await get()).usage(name, signal);

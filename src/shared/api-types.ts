@@ -486,6 +486,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/services/{serviceId}/exec": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A terminal into the service’s running container, over a WebSocket
+         * @description A WebSocket upgrade (`Upgrade: websocket`, subprotocol `slipway.exec.v1`): `docker exec` into the service’s current container. Binary frames are the terminal’s bytes both ways; text frames are JSON control messages: the client sends `{"type":"resize","cols":n,"rows":n}`, the server sends `{"type":"exit","exitCode":n|null}` and closes with code 1000.
+         *
+         *     Without a TTY, each binary frame the server sends starts with one byte naming its stream (1 stdout, 2 stderr), and the client’s binary frames are the command’s stdin without a prefix; an empty binary frame from the client closes stdin.
+         *
+         *     Write keys and the roles that may deploy. A dashboard session offers its CSRF token as the subprotocol `csrf.<token>` and must come from the same origin. At most 3 open sessions per service and 20 per installation (429 `too_many_sessions`); a session without input or output for 15 minutes is closed. Each session is recorded in the audit log (`ExecSessionStarted`, `ExecSessionEnded`), never what was typed or printed.
+         *
+         *     Needs a write key.
+         */
+        get: operations["openExecSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/services/{serviceId}/releases": {
         parameters: {
             query?: never;
@@ -3512,7 +3538,16 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A failed attempt from an address past its limit of failed attempts in the last minute (unknown API keys; on a hook route, refused deliveries from the address or to the service) (`rate_limited`): retry after the `Retry-After` header’s seconds. A valid key, session or signature is never answered 429. */
+        /** @description The request must be a WebSocket upgrade (`upgrade_required`). */
+        Error426: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description A failed attempt from an address past its limit of failed attempts in the last minute (unknown API keys; on a hook route, refused deliveries from the address or to the service) (`rate_limited`): retry after the `Retry-After` header’s seconds. A valid key, session or signature is never answered 429 `rate_limited`; a terminal that would pass the open sessions’ limit is answered 429 `too_many_sessions`. */
         Error429: {
             headers: {
                 [name: string]: unknown;
@@ -5114,6 +5149,42 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    openExecSession: {
+        parameters: {
+            query?: {
+                command?: string | string[];
+                task?: string;
+                tty?: "0" | "1" | "true" | "false";
+                cols?: string;
+                rows?: string;
+            };
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching to the WebSocket protocol: the session runs until the command exits or either side closes. */
+            101: {
+                headers: {
+                    Upgrade?: "websocket";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            426: components["responses"]["Error426"];
+            429: components["responses"]["Error429"];
+            502: components["responses"]["Error502"];
             "5XX": components["responses"]["ServerFault"];
         };
     };

@@ -15,6 +15,7 @@ import { startS3Server } from './s3-server.js';
 import type { TestServer } from './test-server.js';
 import { deliver, githubPing } from './webhooks.js';
 import { runPeopleHistory } from './people-history.js';
+import { isRefusal, openExec } from './exec-client.js';
 
 async function callOk(s: TestServer, method: string, path: string, body?: unknown) {
   const r = await s.call(method, path, body === undefined ? {} : { body });
@@ -162,6 +163,10 @@ export async function runDeploymentHistory(s: TestServer, git: GitServer, provid
   const outcomes = [await waitForDeployment(s, slow.id, running), ...(await Promise.all(waiting.map((id) => waitForDeployment(s, web.id, id))))];
   const statuses = outcomes.map((d) => `${d.status}${/^superseded/.test(d.reason ?? '') ? ' (superseded)' : ''}`);
   if (statuses.join() !== 'aborted,canceled (superseded),canceled (superseded),succeeded') throw new Error(`unexpected outcomes: ${statuses.join()}`);
+  // A terminal session into the running image service: ExecSessionStarted, ExecSessionEnded.
+  const session = await openExec(s.url, web.id, s.key, { query: 'command=true' });
+  if (isRefusal(session)) throw new Error(`exec: ${session.status} ${JSON.stringify(session.body)}`);
+  await session.closed;
   // The image service stopped, then moved to another image (not deployed): ServiceStopped, a dockerImage change.
   await must('POST', `/api/services/${web.id}/stop`);
   await must('PATCH', `/api/services/${web.id}`, { dockerImage: 'slipway/test-web:moved' });

@@ -118,3 +118,13 @@ t.test('job runs and one-off commands, named by their service', async (t) => {
   t.equal(sayRun(event('JobRunLogAppended', 'jobrunlog-r-1', { first: 1, lines: [{ line: 'hi', stream: 'stdout', at: '2026-11-29T03:00:00Z' }] }, 'system:job-runner')), 'A run in web wrote a log line', 'its log too');
   t.equal(sayRun(event('JobRunSkipped', 'jobrun-r-3', { serviceId: WEB, projectId: PROJECT, jobId: 'j-1', jobName: 'nightly', dueAt: '2026-11-29T04:00:00Z', reason: 'the previous run is still going' }, 'system:jobs')), 'A scheduled run of the job nightly of web was skipped: the previous run is still going');
 });
+
+t.test('a terminal session reads who opened it into which service, and how it ended', async (t) => {
+  const started = event('ExecSessionStarted', 'execsession-x-1', { serviceId: WEB, projectId: PROJECT, containerName: 'slipway-web-d1', command: ['sh', '-c', 'ls /app'], tty: false });
+  const ended = event('ExecSessionEnded', 'execsession-x-1', { durationMs: 65_400, exitCode: 2, reason: 'exited' });
+  const closed = event('ExecSessionEnded', 'execsession-x-1', { durationMs: 3_000, exitCode: null, reason: 'closed' });
+  const theirs = historyNames([{ id: PROJECT, name: 'Shop', services: [{ id: WEB, name: 'web' }] }], [started, ended]);
+  t.equal(historySentence(started, theirs), 'Ada opened a terminal into web (sh -c ls /app)');
+  t.equal(historySentence(ended, theirs), 'A terminal into web ended after 1 min 5 s with exit code 2');
+  t.equal(historySentence(closed, theirs), 'A terminal into web ended after 3 s (closed)');
+});

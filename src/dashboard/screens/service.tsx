@@ -17,6 +17,8 @@ import { ReleasesTab } from '../components/service-tabs/releases-tab.js';
 import { RunningOnly } from '../components/service-tabs/running-only.js';
 import { engineOf, FINISHED, type Overview, type Release } from '../components/service-tabs/service-view.js';
 import { SettingsTab } from '../components/service-tabs/settings-tab.js';
+import { TerminalTab } from '../components/service-tabs/terminal-tab.js';
+import { canWrite } from '../session.js';
 import { Badge } from '../components/ui/badge.js';
 import { confirmDialog } from '../components/ui/dialog.js';
 import { Skeleton } from '../components/ui/skeleton.js';
@@ -25,7 +27,7 @@ import { Variables } from '../components/variables.js';
 import { useLiveReload } from '../live-reload.js';
 import { deletionOf } from '../service-deletion.js';
 
-type AppTab = 'overview' | 'deployments' | 'logs' | 'variables' | 'domains' | 'releases' | 'settings';
+type AppTab = 'overview' | 'deployments' | 'logs' | 'terminal' | 'variables' | 'domains' | 'releases' | 'settings';
 type DatabaseTab = 'overview' | 'data' | 'console' | 'backups' | 'connect' | 'variables' | 'settings';
 
 const APP_TABS: Tab<AppTab>[] = [
@@ -37,6 +39,9 @@ const APP_TABS: Tab<AppTab>[] = [
   { id: 'releases', label: 'Releases' },
   { id: 'settings', label: 'Settings' },
 ];
+/** A shell in the running container: for those who may deploy the service, after its logs. */
+const TERMINAL_TAB: Tab<AppTab> = { id: 'terminal', label: 'Terminal' };
+const appTabs = (mayDeploy: boolean) => (mayDeploy ? [...APP_TABS.slice(0, 3), TERMINAL_TAB, ...APP_TABS.slice(3)] : APP_TABS);
 const DATABASE_TABS: Tab<DatabaseTab>[] = [
   { id: 'overview', label: 'Overview' },
   { id: 'data', label: 'Data' },
@@ -153,7 +158,7 @@ export function ServiceScreen() {
       </div>
       <ErrorNote message={error.value} />
       {engine === null ? (
-        <Tabs label={`Service ${s.name}`} tabs={APP_TABS} fallback={query.deployment ? 'deployments' : undefined}>
+        <Tabs label={`Service ${s.name}`} tabs={appTabs(canWrite.value)} fallback={query.deployment ? 'deployments' : undefined}>
           {(tab) =>
             ({
               overview: overviewTab,
@@ -169,6 +174,7 @@ export function ServiceScreen() {
                 />
               ),
               logs: <LogsTab serviceId={serviceId} lastDeployedAt={s.lastDeployedAt} />,
+              terminal: canWrite.value ? <TerminalTab key={s.lastDeployedAt ?? 'never'} serviceId={serviceId} running={s.status === 'active'} /> : null,
               variables,
               domains: <Domains serviceId={serviceId} domains={o.domains} changed={load} />,
               releases: <ReleasesTab releases={releases.value} rollback={(r) => void rollback(r)} />,

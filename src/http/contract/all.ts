@@ -8,6 +8,7 @@ import { deploymentsApi } from './deployments.js';
 import { dnsProvidersApi } from './dns-providers.js';
 import { domainsApi } from './domains.js';
 import { envApi } from './env.js';
+import { execApi } from './exec.js';
 import { auditApi } from './audit.js';
 import { changesApi } from './changes.js';
 import { explainFailureApi } from './explain-failure.js';
@@ -35,6 +36,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   envApi,
   domainsApi,
   deploymentsApi,
+  execApi,
   releasesApi,
   jobRunsApi,
   autoDeployApi,

@@ -38,6 +38,8 @@ export interface Endpoint {
   rawResponse?: { mediaType: string; description: string };
   /** A 302 answer instead of a body (a browser's navigation): where it leads. */
   redirect?: string;
+  /** A protocol switch instead of an answer (101): the terminal's WebSocket. */
+  upgrade?: { protocol: 'websocket'; description: string };
   /** Server-Sent Events: each event name and the shape of its `data`. */
   stream?: Record<string, z.ZodType>;
   /** Error statuses beyond those every endpoint of its kind can answer (see openapi/document.ts). */

@@ -12,7 +12,8 @@ const ERROR_MEANING: Record<number, string> = {
   409: 'It conflicts with the current state (`conflict`), or a request with the same `Idempotency-Key` is still in progress.',
   413: 'The body is larger than the server accepts (`payload_too_large`).',
   422: 'Understood but refused; also an `Idempotency-Key` reused for a different request (`idempotency_key_reused`).',
-  429: 'A failed attempt from an address past its limit of failed attempts in the last minute (unknown API keys; on a hook route, refused deliveries from the address or to the service) (`rate_limited`): retry after the `Retry-After` header’s seconds. A valid key, session or signature is never answered 429.',
+  426: 'The request must be a WebSocket upgrade (`upgrade_required`).',
+  429: 'A failed attempt from an address past its limit of failed attempts in the last minute (unknown API keys; on a hook route, refused deliveries from the address or to the service) (`rate_limited`): retry after the `Retry-After` header’s seconds. A valid key, session or signature is never answered 429 `rate_limited`; a terminal that would pass the open sessions’ limit is answered 429 `too_many_sessions`.',
   502: 'An outside provider refused or failed.',
   503: 'Not available yet (`unavailable`): retry after the `Retry-After` header’s seconds (a write with the same `Idempotency-Key` and body is then answered as it would have been, never done twice).',
   504: 'An outside provider did not answer in time.',
@@ -26,7 +27,7 @@ function errorStatuses(e: Endpoint): number[] {
   if (pathParams(e.path).length > 0) statuses.add(404);
   if (e.query) statuses.add(400);
   // Writes read a JSON body (even an empty one), take an Idempotency-Key and wait for the read model.
-  if (e.access === 'write' && !e.rawBody) for (const s of [400, 409, 413, 422, 503]) statuses.add(s);
+  if (e.access === 'write' && !e.rawBody && !e.upgrade) for (const s of [400, 409, 413, 422, 503]) statuses.add(s);
   return [...statuses].sort((a, b) => a - b);
 }
 
@@ -58,6 +59,7 @@ function operation(components: SchemaComponents, e: Endpoint) {
   if (e.response) responses['200'] = { description: 'OK', content: { 'application/json': { schema: components.convert(e.response, 'output') } } };
   if (e.acceptedResponse) responses['202'] = { description: 'Accepted', content: { 'application/json': { schema: components.convert(e.acceptedResponse, 'output') } } };
   if (e.rawResponse) responses['200'] = { description: e.rawResponse.description, content: { [e.rawResponse.mediaType]: { schema: { type: 'string' } } } };
+  if (e.upgrade) responses['101'] = { description: e.upgrade.description, headers: { Upgrade: { schema: { const: e.upgrade.protocol } } } };
   if (e.redirect) responses['302'] = { description: e.redirect, headers: { Location: { schema: { type: 'string' } } } };
   if (e.stream) responses['200'] = { description: 'A stream of Server-Sent Events that stays open.', content: { 'text/event-stream': { schema: streamSchema(components, e.stream) } } };
   for (const status of errorStatuses(e)) responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
