@@ -8,6 +8,7 @@ import { databaseEvents } from './database/events.js';
 import { deploymentEvents, deploymentLogEvents } from './deployment/events.js';
 import { importEvents } from './import/events.js';
 import { invitationEvents } from './invitation/events.js';
+import { jobEvents } from './job/events.js';
 import { notificationEvents } from './notification/events.js';
 import { notificationChannelEvents } from './notification-channel/events.js';
 import { projectEvents } from './project/events.js';
@@ -31,6 +32,7 @@ export const ALL_EVENT_SCHEMAS = {
   ...deploymentLogEvents,
   ...importEvents,
   ...invitationEvents,
+  ...jobEvents,
   ...notificationChannelEvents,
   ...notificationEvents,
   ...projectEvents,
