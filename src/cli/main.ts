@@ -7,6 +7,7 @@ import { databaseCommands } from './commands/database.js';
 import { deploymentCommands } from './commands/deployments.js';
 import { gitCommands } from './commands/git.js';
 import { installationCommands } from './commands/installation.js';
+import { jobCommands } from './commands/jobs.js';
 import { notificationCommands } from './commands/notifications.js';
 import { peopleCommands } from './commands/people.js';
 import type { CliContext } from './commands/options.js';
@@ -44,6 +45,7 @@ for (const group of [
   auditCommands,
   deploymentCommands,
   databaseCommands,
+  jobCommands,
   settingsCommands,
   notificationCommands,
   peopleCommands,

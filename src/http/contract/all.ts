@@ -14,6 +14,7 @@ import { explainFailureApi } from './explain-failure.js';
 import { gitApi } from './git.js';
 import { healthApi } from './health.js';
 import { importsApi } from './imports.js';
+import { jobsApi } from './jobs.js';
 import { apiKeysApi } from './api-keys.js';
 import { metaApi } from './meta.js';
 import { notificationChannelsApi } from './notification-channels.js';
@@ -41,6 +42,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   databaseApi,
   backupsApi,
   importsApi,
+  jobsApi,
   settingsApi,
   dnsProvidersApi,
   aiProvidersApi,
