@@ -1,0 +1,209 @@
+import t from 'tap';
+import { nextDueAfter, parseSchedule } from '../../commands/job/schedule.js';
+import { createLogger } from '../../src/logger.js';
+import { JobScheduler } from '../../src/processes/job/job-scheduler.js';
+import { requireCaddy } from '../helpers/caddy.js';
+import { deploy, deployEnv, outcome } from '../helpers/deploy.js';
+import { removeProjectLeftovers, requireDocker } from '../helpers/docker.js';
+import { allEvents } from '../helpers/http-suite-server.js';
+import { createKey, createProject, createService, databaseService, testWebService } from '../helpers/http-resources.js';
+import { waitFor } from '../helpers/net.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+type Run = { id: string; status: string; exitCode: number | null; durationMs: number | null; dueAt: string | null; lateMs: number | null; reason: string | null; trigger: string };
+
+const runsOf = async (s: TestServer, jobId: string): Promise<Run[]> => (await s.call('GET', `/api/jobs/${jobId}/runs?limit=200`)).body.runs;
+const runOf = async (s: TestServer, runId: string): Promise<Run> => (await s.call('GET', `/api/job-runs/${runId}`)).body.run;
+const ended = (status: string) => !['queued', 'running'].includes(status);
+const waitForRun = (s: TestServer, runId: string, ok: (r: Run) => boolean, what: string, timeoutMs = 60_000) => waitFor(what, () => runOf(s, runId), ok, timeoutMs);
+const logOf = async (s: TestServer, runId: string): Promise<string[]> => ((await s.call('GET', `/api/job-runs/${runId}/logs`)).body.logs as { line: string }[]).map((l) => l.line);
+
+/** A due time of `schedule` after real now: fake clocks act there, where the real scheduler never goes during the test. */
+function dueAfter(schedule: string, from: number): number {
+  const parsed = parseSchedule(schedule, 'UTC');
+  if (!parsed.ok) throw new Error(parsed.message);
+  return nextDueAfter(parsed.cron, from)!;
+}
+
+t.test('scheduled jobs: the API, run now, and the scheduler driven by test clocks', { skip: (await requireDocker()) || requireCaddy() }, async (t) => {
+  const { env } = await deployEnv();
+  const s = await startTestServer(env);
+  t.teardown(() => s.close());
+  // Time is driven by the schedulers below; the server's own would act only at real due times.
+  await s.app.jobScheduler!.stop();
+  const p = await createProject(s, 'Jobs');
+  t.teardown(() => removeProjectLeftovers(p.id));
+  const other = await createProject(s, 'Elsewhere');
+  const web = await createService(s, p.id, testWebService('web'));
+  const db = await createService(s, p.id, databaseService('db', 'postgres'));
+  const { done } = await deploy(s, web.id);
+  t.equal(outcome(done), 'succeeded', 'the service runs a release');
+
+  const create = (body: Record<string, unknown>, serviceId = web.id, key?: string) => s.call('POST', `/api/services/${serviceId}/jobs`, { body, ...(key ? { key } : {}) });
+
+  await t.test('input is checked at the edge, naming the field', async (t) => {
+    for (const [body, field] of [
+      [{ name: 'x', schedule: '61 * * * *', command: 'true' }, 'schedule'],
+      [{ name: 'x', schedule: '@reboot', command: 'true' }, 'schedule'],
+      [{ name: 'x', schedule: '0 9 * * *', timezone: 'Mars/Olympus', command: 'true' }, 'timezone'],
+      [{ name: 'x', schedule: '0 9 * * *', command: '' }, 'command'],
+      [{ name: 'x', schedule: '0 9 * * *', command: 'true', concurrency: 'sometimes' }, 'concurrency'],
+      [{ name: 'x', schedule: '0 9 * * *', command: 'true', timeoutSeconds: 0 }, 'timeoutSeconds'],
+      [{ schedule: '0 9 * * *', command: 'true' }, 'name'],
+    ] as const) {
+      const r = await create(body);
+      t.equal(r.status, 400, `${field}: 400`);
+      t.match(r.body, { error: { code: 'validation_failed', details: [{ path: field }] } });
+    }
+    const onDb = await create({ name: 'x', schedule: '0 9 * * *', command: 'true' }, db.id);
+    t.equal(onDb.status, 409, 'a database service has no jobs');
+    t.match(onDb.body.error.message, /database service/);
+  });
+
+  const made = await create({ name: 'Report', schedule: '0 12 * * 1', timezone: 'Europe/Berlin', command: 'echo "report for $GREETING"; echo to-stderr >&2; exit 3' });
+  t.equal(made.status, 200);
+  const job = made.body.job;
+  t.match(job, { serviceId: web.id, name: 'Report', schedule: '0 12 * * 1', timezone: 'Europe/Berlin', timeoutSeconds: 3600, concurrency: 'forbid', enabled: true, lastRun: null });
+  t.equal(new Date(job.nextRunAt).getUTCDay(), 1, 'the next due time is a Monday');
+  t.match(job.nextRunAt, /T1[01]:00:00\.000Z$/, 'noon in Berlin is 10:00 or 11:00 UTC');
+  const dup = await create({ name: 'report', schedule: '0 9 * * *', command: 'true' });
+  t.equal(dup.status, 409, 'names are unique in a service, whatever their case');
+
+  await t.test('keys: read keys and viewers cannot write, another project’s key sees nothing', async (t) => {
+    const reader = await createKey(s, 'read', [p.id]);
+    const outsider = await createKey(s, 'write', [other.id]);
+    t.equal((await s.call('GET', `/api/jobs/${job.id}`, { key: reader.secret })).status, 200, 'a read key reads');
+    t.equal((await create({ name: 'y', schedule: '0 9 * * *', command: 'true' }, web.id, reader.secret)).status, 403, 'a read key cannot create');
+    t.equal((await s.call('POST', `/api/jobs/${job.id}/runs`, { key: reader.secret })).status, 403, 'nor run one now');
+    t.equal((await s.call('PATCH', `/api/jobs/${job.id}`, { key: reader.secret, body: { enabled: false } })).status, 403);
+    for (const [method, path] of [
+      ['GET', `/api/jobs/${job.id}`],
+      ['GET', `/api/jobs/${job.id}/runs`],
+      ['GET', `/api/services/${web.id}/jobs`],
+      ['POST', `/api/jobs/${job.id}/runs`],
+      ['DELETE', `/api/jobs/${job.id}`],
+    ] as const) {
+      const r = await s.call(method, path, { key: outsider.secret });
+      t.equal(r.status, 404, `another project's key: ${method} ${path} is 404`);
+    }
+  });
+
+  await t.test('run now: output, exit code and duration, and the job shows it as its last run', async (t) => {
+    const r = await s.call('POST', `/api/jobs/${job.id}/runs`);
+    t.equal(r.status, 200);
+    t.match(r.body.run, { jobId: job.id, jobName: 'Report', trigger: 'manual', dueAt: null, command: ['sh', '-c', /report for/] });
+    const run = await waitForRun(s, r.body.run.id, (x) => ended(x.status), 'the manual run to end');
+    t.match(run, { status: 'failed', exitCode: 3 });
+    t.ok(run.durationMs !== null && run.durationMs >= 0, `its duration (${run.durationMs} ms)`);
+    const log = await logOf(s, run.id);
+    t.ok(log.some((l) => l.startsWith('report for')) && log.includes('to-stderr'), 'its output in its log');
+    t.match((await s.call('GET', `/api/jobs/${job.id}`)).body.job.lastRun, { id: run.id, status: 'failed' });
+  });
+
+  const schedulerAt = (clock: { now: number }) => new JobScheduler({ cmd: s.app.commandContext('system:job-scheduler'), db: s.app.db }, { now: () => clock.now }, createLogger(true));
+
+  await t.test('two schedulers on one store request one run per due time', async (t) => {
+    const twice = await create({ name: 'twice', schedule: '30 4 * * *', command: 'echo once', concurrency: 'allow' });
+    const due = dueAfter('30 4 * * *', Date.now());
+    const clock = { now: due + 150 };
+    const [a, b] = [schedulerAt(clock), schedulerAt(clock)];
+    // Planned before the due time, as two running schedulers would have been.
+    clock.now = due - 1000;
+    await Promise.all([a.tick(), b.tick()]);
+    clock.now = due + 150;
+    const outcomes = (await Promise.all([a.tick(), b.tick()])).flat();
+    t.equal(outcomes.length, 2, 'both acted on the due time');
+    t.same(outcomes.map((o) => ('created' in o ? o.created : null)).sort(), [false, true], 'one recorded it; the other found it recorded');
+    await waitFor('the run listed', () => runsOf(s, twice.body.job.id), (runs) => runs.length > 0);
+    const runs = await runsOf(s, twice.body.job.id);
+    t.equal(runs.length, 1, 'one run');
+    t.match(runs[0], { trigger: 'schedule', dueAt: new Date(due).toISOString(), lateMs: 150 });
+    t.same(await a.tick(), [], 'nothing more is due');
+    await Promise.all([a.stop(), b.stop()]);
+  });
+
+  await t.test('a restart after missed due times runs the latest once, late', async (t) => {
+    const missed = await create({ name: 'missed', schedule: '*/5 * * * *', command: 'echo missed', concurrency: 'allow' });
+    const first = dueAfter('*/5 * * * *', Date.now() + 60_000);
+    const clock = { now: first - 1000 };
+    const before = schedulerAt(clock);
+    await before.tick();
+    clock.now = first + 10;
+    t.match(await before.tick(), [{ kind: 'requested', created: true }], 'the first due time runs');
+    await before.stop();
+    // Down for 23 minutes: four due times missed.
+    const restarted = schedulerAt({ now: first + 23 * 60_000 });
+    const outcomes = await restarted.tick();
+    t.match(outcomes, [{ kind: 'requested', created: true }], 'one run at start');
+    await restarted.stop();
+    const runs = await waitFor('two runs listed', () => runsOf(s, missed.body.job.id), (r) => r.length === 2);
+    t.match(runs[0], { dueAt: new Date(first + 20 * 60_000).toISOString(), lateMs: 3 * 60_000 }, 'the latest missed one, saying how late');
+  });
+
+  await t.test('forbid skips a due time while a run goes on; replace cancels it', async (t) => {
+    const slow = await create({ name: 'slow', schedule: '15 2 * * *', command: 'echo started; sleep 60' });
+    const jobId = slow.body.job.id;
+    const d1 = dueAfter('15 2 * * *', Date.now());
+    const day = 86_400_000;
+    const clock = { now: d1 - 1000 };
+    const scheduler = schedulerAt(clock);
+    await scheduler.tick();
+    clock.now = d1 + 5;
+    const [firstRun] = await scheduler.tick();
+    t.match(firstRun, { kind: 'requested', created: true });
+    const runId = (firstRun as { runId: string }).runId;
+    await waitForRun(s, runId, (r) => r.status === 'running', 'the first run to start');
+
+    clock.now = d1 + day + 5;
+    const [skipped] = await scheduler.tick();
+    t.match(skipped, { kind: 'skipped', created: true }, 'forbid: the next due time is skipped');
+    const skip = await waitForRun(s, (skipped as { runId: string }).runId, (r) => r.status === 'skipped', 'the skip recorded');
+    t.match(skip.reason, new RegExp(`${runId}.*forbid`), 'saying which run was still going');
+
+    t.equal((await s.call('PATCH', `/api/jobs/${jobId}`, { body: { concurrency: 'replace' } })).status, 200);
+    clock.now = d1 + 2 * day + 5;
+    const [replacing] = await scheduler.tick();
+    t.match(replacing, { kind: 'requested', created: true, canceled: [runId] }, 'replace: the running one is canceled first');
+    const canceled = await waitForRun(s, runId, (r) => ended(r.status), 'the replaced run to end');
+    t.equal(canceled.status, 'canceled');
+    t.match(canceled.reason, /replaced/);
+    const replacement = (replacing as { runId: string }).runId;
+    await waitForRun(s, replacement, (r) => r.status === 'running', 'the replacement to run');
+    await s.call('POST', `/api/job-runs/${replacement}/cancel`);
+    await waitForRun(s, replacement, (r) => ended(r.status), 'the replacement to end');
+    await scheduler.stop();
+  });
+
+  await t.test('a stopped service’s jobs do not run', async (t) => {
+    const stop = await s.call('POST', `/api/services/${web.id}/stop`);
+    t.equal(stop.status, 200);
+    const idle = await create({ name: 'idle', schedule: '45 3 * * *', command: 'true' });
+    t.equal(idle.body.job.nextRunAt, null, 'no next run while the service is stopped');
+    const due = dueAfter('45 3 * * *', Date.now());
+    const clock = { now: due - 1000 };
+    const scheduler = schedulerAt(clock);
+    await scheduler.tick();
+    clock.now = due + 5;
+    t.match(await scheduler.tick(), [{ kind: 'not-run', why: /stopped/ }]);
+    t.same(await runsOf(s, idle.body.job.id), [], 'no run recorded');
+    t.equal((await s.call('POST', `/api/jobs/${idle.body.job.id}/runs`)).status, 409, 'nor can it be run now');
+    await scheduler.stop();
+  });
+
+  await t.test('a deleted service’s jobs go with it, deleted because of the deletion', async (t) => {
+    await s.app.jobScheduler!.stop();
+    const del = await s.call('DELETE', `/api/services/${web.id}`);
+    t.equal(del.status, 200);
+    t.equal((await s.call('GET', `/api/jobs/${job.id}`)).status, 404, 'the job is gone at once');
+    // The server's scheduler (its timer stopped) still follows the log; a fresh one's reconcile finds nothing left.
+    await schedulerAt({ now: Date.now() }).reconcile();
+    const events = (await waitFor('JobDeleted for every job', () => allEvents(s), (all) => all.filter((e) => e.type === 'JobDeleted').length >= 5)) as unknown as {
+      id: string; type: string; streamId: string; causationId: string | null; data: { reason?: string };
+    }[];
+    const deletion = events.find((e) => e.type === 'ServiceDeleted' && e.streamId === `service-${web.id}`)!;
+    const jobDeletions = events.filter((e) => e.type === 'JobDeleted');
+    t.equal(jobDeletions.length, 5, 'one JobDeleted per job');
+    t.ok(jobDeletions.every((e) => e.data.reason === 'service-deleted'), 'each says why');
+    t.ok(jobDeletions.every((e) => e.causationId === deletion.id), 'caused by the ServiceDeleted event');
+  });
+});
