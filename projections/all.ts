@@ -8,6 +8,7 @@ import { domainsProjector } from './domains.js';
 import { envProjector } from './env.js';
 import { importsProjector } from './imports.js';
 import { jobsProjector } from './jobs.js';
+import { jobRunsProjector } from './job-runs.js';
 import { notificationChannelsProjector } from './notification-channels.js';
 import { peopleProjector } from './people.js';
 import { projectsProjector } from './projects.js';
@@ -41,4 +42,5 @@ export const ALL_PROJECTORS: readonly Projector[] = [
   oidcSettingsProjector,
   mailSettingsProjector,
   jobsProjector,
+  jobRunsProjector,
 ];

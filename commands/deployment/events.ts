@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { releaseDraft } from '../release/events.js';
 import { eventParser, type EventsOf } from '../shared/event.js';
+import { logChunk } from '../shared/log-chunk.js';
 
 const BUILT_WITH = ['dockerfile', 'packbuilder', 'image'] as const;
 
@@ -81,12 +82,11 @@ export type DeploymentEvent = EventsOf<typeof deploymentEvents>;
 export const parseDeploymentEvent = eventParser(deploymentEvents);
 export type FailureExplained = Extract<DeploymentEvent, { type: 'DeploymentFailureExplained' }>['data'];
 
-/** Build and start-up output, in chunks on its own stream (`deploymentlog-<id>`), never one event per line. */
-const logLine = z.object({ line: z.string(), stream: z.enum(['stdout', 'stderr', 'system']), at: z.string() });
-export type LogLine = z.infer<typeof logLine>;
+export type { LogLine } from '../shared/log-chunk.js';
 
+/** Build and start-up output, in chunks on its own stream (`deploymentlog-<id>`), never one event per line. */
 export const deploymentLogEvents = {
-  DeploymentLogAppended: z.object({ first: z.number().int().min(1), lines: z.array(logLine) }),
+  DeploymentLogAppended: logChunk,
 };
 export type DeploymentLogEvent = EventsOf<typeof deploymentLogEvents>;
 export const parseDeploymentLogEvent = eventParser(deploymentLogEvents);

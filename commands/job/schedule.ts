@@ -68,6 +68,3 @@ export function dueToRun(cron: Cron, now: number, since: number): number | null 
  * expected `no_stream`, so it is recorded once.
  */
 export const scheduledRunId = (jobId: string, dueAt: number) => uuidFromName(`job-run|${jobId}|${new Date(dueAt).toISOString()}`);
-
-/** A command as a container runs it: a string through `sh -c`, an array as argv. */
-export const argvOf = (command: string | readonly string[]): string[] => (typeof command === 'string' ? ['sh', '-c', command] : [...command]);

@@ -22,6 +22,7 @@ import { dnsProviderRoutes } from './routes/dns-providers.js';
 import { clusterRoutes } from './routes/cluster.js';
 import { settingsRoutes } from './routes/settings.js';
 import { deploymentRoutes } from './routes/deployments.js';
+import { jobRunRoutes } from './routes/job-runs.js';
 import { releaseRoutes } from './routes/releases.js';
 import { explainFailureRoutes } from './routes/explain-failure.js';
 import { domainRoutes } from './routes/domains.js';
@@ -115,6 +116,7 @@ export function createHttpApp(app: Slipway): Koa {
   domainRoutes(api, app, scopes);
   deploymentRoutes(api, app);
   releaseRoutes(api, app);
+  jobRunRoutes(api, app);
   autoDeployRoutes(api, app);
   explainFailureRoutes(api, app);
   databaseRoutes(api, app);

@@ -69,3 +69,11 @@ export const imageReference = z
     /^(?:[a-zA-Z0-9.-]+(?::[0-9]+)?\/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::[\w][\w.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/,
     'must be an image reference such as nginx:1.27 or ghcr.io/owner/app:tag',
   );
+
+/** A command to run in a container: one string (run with `sh -c`) or an argv of at least one word. */
+export const commandLine = z
+  .union([
+    text(8192).refine((s) => s.trim() !== '', 'must not be empty'),
+    z.array(text(4096)).min(1, 'must name a program').max(256).refine((argv) => argv[0]!.trim() !== '', 'the program (its first word) must not be empty'),
+  ])
+  .meta({ description: 'A string runs with `sh -c` (so the image needs a shell); an array runs as argv, without a shell.' });

@@ -594,6 +594,116 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/services/{serviceId}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The service’s runs (one-off commands and job runs), newest first
+         * @description Any key (read or write).
+         */
+        get: operations["listServiceRuns"];
+        put?: never;
+        /**
+         * Run a one-off command in a container of the service’s current release
+         * @description Answers at once with the queued run; follow it with its stream. The container runs the current release's image with its variables, on the project's network, with the service's limits; nothing is published. 409 for a database service, a stopped service or one never released.
+         *
+         *     Needs a write key.
+         */
+        post: operations["runCommand"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/job-runs/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One run, with its outcome once it has ended
+         * @description Any key (read or write).
+         */
+        get: operations["getJobRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/job-runs/{runId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a queued or running run (its container is stopped)
+         * @description The run ends `canceled`. 409 once it has ended.
+         *
+         *     Needs a write key.
+         */
+        post: operations["cancelJobRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/job-runs/{runId}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The run’s output so far
+         * @description Any key (read or write).
+         */
+        get: operations["getJobRunLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/job-runs/{runId}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The run’s output as Server-Sent Events, until it ends
+         * @description First `snapshot` (the output so far), then a `log` event per new line; `ping` every 5 s. Once the run has ended: `end` with the run as it ended (status, exit code, duration), and the stream closes.
+         *
+         *     Any key (read or write).
+         */
+        get: operations["streamJobRunLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/services/{serviceId}/auto-deploy": {
         parameters: {
             query?: never;
@@ -1128,6 +1238,90 @@ export interface paths {
          *     Needs a write key.
          */
         post: operations["importFromRedisUrl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{serviceId}/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A service’s scheduled jobs, each with its next due time and its latest run
+         * @description Any key (read or write).
+         */
+        get: operations["listJobs"];
+        put?: never;
+        /**
+         * Schedule a command of an app or worker service
+         * @description At each due time the command runs in a container of the service’s current release (as `POST /api/services/:serviceId/runs` runs one). A bad schedule or zone is 400 `validation_failed` naming the field; a name the service’s jobs already have, or a database or static service, is 409.
+         *
+         *     Needs a write key.
+         */
+        post: operations["createJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/jobs/{jobId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A scheduled job
+         * @description Any key (read or write).
+         */
+        get: operations["getJob"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a scheduled job
+         * @description Its runs stay listed with the service’s runs; one still running goes on to its end.
+         *
+         *     Needs a write key.
+         */
+        delete: operations["deleteJob"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a scheduled job
+         * @description Fields not given keep their value. A new schedule, zone or enabling counts from now: no due time before it runs as missed.
+         *
+         *     Needs a write key.
+         */
+        patch: operations["updateJob"];
+        trace?: never;
+    };
+    "/api/jobs/{jobId}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A job’s runs (scheduled, skipped and run now), newest first
+         * @description Any key (read or write).
+         */
+        get: operations["listJobRuns"];
+        put?: never;
+        /**
+         * Run a job now, whatever its schedule
+         * @description A run of trigger `manual`, queued at once (the job’s concurrency applies to due times only). Follow it with `GET /api/job-runs/:runId/stream`. 409 for a stopped service or one never released.
+         *
+         *     Needs a write key.
+         */
+        post: operations["runJobNow"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2556,6 +2750,52 @@ export interface components {
             /** @description The settings that differ: `startCommand`, `internalPort`, `runtimeMode`, `healthCheck`, `resources`. */
             settings: string[];
         };
+        JobRun: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            serviceId: string;
+            /** @description The scheduled job it ran for; null for a one-off command. */
+            jobId: string | null;
+            jobName: string | null;
+            /**
+             * @description `schedule`: a job's due time; `manual`: a job run now on request; `one-off`: a command given with `POST /api/services/:serviceId/runs`.
+             * @enum {string}
+             */
+            trigger: "schedule" | "manual" | "one-off";
+            /** @description The argv it runs (a command given as a string runs as `["sh", "-c", string]`); empty for a skipped due time. */
+            command: string[];
+            /**
+             * @description `queued`: waiting for the job runner (at most a few runs at once per installation); `succeeded`: exit code 0; `failed`: another exit code, or it could not start (see `reason`); `timed_out`: stopped past its `timeoutSeconds`; `canceled`: stopped on request; `skipped`: a due time that did not run (see `reason`).
+             * @enum {string}
+             */
+            status: "queued" | "running" | "succeeded" | "failed" | "timed_out" | "canceled" | "skipped";
+            /** @description The command's exit code; null while it runs and when it never ended by itself. */
+            exitCode: number | null;
+            durationMs: number | null;
+            /** @description The due time a scheduled run stands for. */
+            dueAt: string | null;
+            /** @description How late after its due time a scheduled run was requested (a due time missed while Slipway was down). */
+            lateMs: number | null;
+            /** Format: date-time */
+            requestedAt: string;
+            startedAt: string | null;
+            finishedAt: string | null;
+            /** @description Why it failed, was canceled or skipped (a failed command's last lines); null otherwise. */
+            reason: string | null;
+        };
+        JobRunLogLine: {
+            /** @description Increases along the log: the last one seen is where a reader goes on. */
+            id: number;
+            /** Format: uuid */
+            runId: string;
+            /** @description Secret values are redacted. */
+            line: string;
+            /** @enum {string} */
+            stream: "stdout" | "stderr" | "system";
+            /** Format: date-time */
+            createdAt: string;
+        };
         AutoDeploySettings: {
             /** Format: uuid */
             serviceId: string;
@@ -2686,6 +2926,29 @@ export interface components {
             /** Format: date-time */
             startedAt: string;
             finishedAt: string | null;
+        };
+        Job: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            serviceId: string;
+            name: string;
+            schedule: string;
+            timezone: string;
+            /** @description As given: a string runs with `sh -c`, an array as argv. */
+            command: string | string[];
+            timeoutSeconds: number;
+            /** @enum {string} */
+            concurrency: "forbid" | "replace" | "allow";
+            enabled: boolean;
+            /** @description The next due time; null while the job is disabled, its service is stopped or not yet released (no due time runs then), or the schedule has none left. */
+            nextRunAt: string | null;
+            /** @description The job’s latest run (scheduled, skipped or run now), or null. */
+            lastRun: components["schemas"]["JobRun"] | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
         /** @description The installation’s settings: never a secret. A key scoped to some projects does not see where the remote storage, the AI providers and PowerDNS are (endpoint, bucket, access key id, base URLs). */
         Settings: {
@@ -5112,6 +5375,222 @@ export interface operations {
             "5XX": components["responses"]["ServerFault"];
         };
     };
+    listServiceRuns: {
+        parameters: {
+            query?: {
+                limit?: number;
+                before?: string;
+            };
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runs: components["schemas"]["JobRun"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    runCommand: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A string runs with `sh -c` (so the image needs a shell); an array runs as argv, without a shell. */
+                    command: string | string[];
+                    /** @description Stopped past this and ended `timed_out` (default 3600). */
+                    timeoutSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        run: components["schemas"]["JobRun"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    getJobRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        run: components["schemas"]["JobRun"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    cancelJobRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        run: components["schemas"]["JobRun"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    getJobRunLogs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        logs: components["schemas"]["JobRunLogLine"][];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    streamJobRunLogs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A stream of Server-Sent Events that stays open. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        /** @constant */
+                        event: "snapshot";
+                        data: components["schemas"]["JobRunLogLine"][];
+                    } | {
+                        /** @constant */
+                        event: "log";
+                        data: components["schemas"]["JobRunLogLine"];
+                    } | {
+                        /** @constant */
+                        event: "end";
+                        data: {
+                            run: components["schemas"]["JobRun"];
+                        };
+                    } | {
+                        /** @constant */
+                        event: "ping";
+                        data: {
+                            /** @description Milliseconds since the epoch. */
+                            t: number;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
     getAutoDeploy: {
         parameters: {
             query?: never;
@@ -6305,6 +6784,290 @@ export interface operations {
                             /** Format: date-time */
                             createdAt: string;
                         };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    listJobs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        jobs: components["schemas"]["Job"][];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    createJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique among the service’s jobs (whatever the case). */
+                    name: string;
+                    /**
+                     * @description Five cron fields (minute hour day-of-month month day-of-week), or one of @hourly, @daily, @weekly, @monthly, @yearly, @midnight.
+                     * @example *\/5 * * * *
+                     */
+                    schedule: string;
+                    /**
+                     * @description Default `UTC`.
+                     * @example Europe/Berlin
+                     */
+                    timezone?: string;
+                    /** @description A string runs with `sh -c` (so the image needs a shell); an array runs as argv, without a shell. */
+                    command: string | string[];
+                    /** @description Default 3600. */
+                    timeoutSeconds?: number;
+                    /**
+                     * @description Default `forbid`.
+                     * @enum {string}
+                     */
+                    concurrency?: "forbid" | "replace" | "allow";
+                    /** @description Default true. */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        job: components["schemas"]["Job"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    getJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        job: components["schemas"]["Job"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    deleteJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    updateJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique among the service’s jobs (whatever the case). */
+                    name?: string;
+                    /**
+                     * @description Five cron fields (minute hour day-of-month month day-of-week), or one of @hourly, @daily, @weekly, @monthly, @yearly, @midnight.
+                     * @example *\/5 * * * *
+                     */
+                    schedule?: string;
+                    /**
+                     * @description The IANA time zone the schedule is read in (daylight saving time included).
+                     * @example Europe/Berlin
+                     */
+                    timezone?: string;
+                    /** @description A string runs with `sh -c` (so the image needs a shell); an array runs as argv, without a shell. */
+                    command?: string | string[];
+                    /** @description A run still going after this is stopped and ends `timed_out`. */
+                    timeoutSeconds?: number;
+                    /**
+                     * @description When a due time comes while a run of the job is still queued or running: `forbid` records the due time as skipped, `replace` cancels the running one and starts the new one, `allow` runs both.
+                     * @enum {string}
+                     */
+                    concurrency?: "forbid" | "replace" | "allow";
+                    /** @description A disabled job has no due times; it can still be run now. */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        job: components["schemas"]["Job"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    listJobRuns: {
+        parameters: {
+            query?: {
+                limit?: number;
+                before?: string;
+            };
+            header?: never;
+            path: {
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runs: components["schemas"]["JobRun"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    runJobNow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        run: components["schemas"]["JobRun"];
                     };
                 };
             };

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { argvOf, dueToRun, latestDueAtOrBefore, nextDueAfter, parseSchedule, scheduledRunId } from '../../commands/job/schedule.js';
+import { dueToRun, latestDueAtOrBefore, nextDueAfter, parseSchedule, scheduledRunId } from '../../commands/job/schedule.js';
 
 const at = (iso: string) => new Date(iso).getTime();
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -45,9 +45,4 @@ t.test('derived run ids: stable for one due time, distinct across due times and 
   t.match(scheduledRunId(a, due), /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'a UUID');
   t.not(scheduledRunId(a, due), scheduledRunId(a, due + 60_000));
   t.not(scheduledRunId(a, due), scheduledRunId(b, due));
-});
-
-t.test('a command string runs through sh -c; an array is the argv', async (t) => {
-  t.same(argvOf('echo $HOME && ls'), ['sh', '-c', 'echo $HOME && ls']);
-  t.same(argvOf(['npm', 'run', 'report']), ['npm', 'run', 'report']);
 });

@@ -59,7 +59,7 @@ export function jobCommands(program: Command, _cli: CliContext): void {
     .addOption(inProject())
     .addOption(json())
     .action(async (job: string, o) => {
-      const { followRun } = await import('../api/run-follow.js');
-      process.exitCode = await (await jobs()).runJobNow(job, o, followRun);
+      const { followJobRun } = await import('../api/job-run-follow.js');
+      process.exitCode = await (await jobs()).runJobNow(job, o, followJobRun);
     });
 }

@@ -15,6 +15,7 @@ import { gitApi } from './git.js';
 import { healthApi } from './health.js';
 import { importsApi } from './imports.js';
 import { jobsApi } from './jobs.js';
+import { jobRunsApi } from './job-runs.js';
 import { apiKeysApi } from './api-keys.js';
 import { metaApi } from './meta.js';
 import { notificationChannelsApi } from './notification-channels.js';
@@ -36,6 +37,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   domainsApi,
   deploymentsApi,
   releasesApi,
+  jobRunsApi,
   autoDeployApi,
   gitApi,
   explainFailureApi,

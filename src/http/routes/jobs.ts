@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import { JOB_DEFAULTS } from '../../../commands/job/events.js';
 import { createJob, deleteJob, updateJob } from '../../../commands/job/handlers.js';
-import { argvOf } from '../../../commands/job/schedule.js';
+import { argvOf } from '../../../commands/shared/command-line.js';
 import { requestJobRun } from '../../../commands/job-run/handlers.js';
 import { conflict } from '../../../commands/shared/domain-error.js';
 import { newId } from '../../../commands/shared/ids.js';

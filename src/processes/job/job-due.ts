@@ -1,4 +1,5 @@
-import { argvOf, scheduledRunId } from '../../../commands/job/schedule.js';
+import { scheduledRunId } from '../../../commands/job/schedule.js';
+import { argvOf } from '../../../commands/shared/command-line.js';
 import { cancelJobRun, requestJobRun, skipJobRun } from '../../../commands/job-run/handlers.js';
 import type { CommandContext } from '../../../commands/shared/command-context.js';
 import { activeJobRunsOfJob } from '../../../projections/job-run-queries.js';
