@@ -1,8 +1,10 @@
+import { spawn } from 'node:child_process';
 import t from 'tap';
 import { nextDueAfter, parseSchedule } from '../../commands/job/schedule.js';
 import { createLogger } from '../../src/logger.js';
 import { JobScheduler } from '../../src/processes/job/job-scheduler.js';
 import { requireCaddy } from '../helpers/caddy.js';
+import { cliArgs, root } from '../helpers/cli-process.js';
 import { deploy, deployEnv, outcome } from '../helpers/deploy.js';
 import { removeProjectLeftovers, requireDocker } from '../helpers/docker.js';
 import { allEvents } from '../helpers/http-suite-server.js';
@@ -13,10 +15,22 @@ import { startTestServer, type TestServer } from '../helpers/test-server.js';
 type Run = { id: string; status: string; exitCode: number | null; durationMs: number | null; dueAt: string | null; lateMs: number | null; reason: string | null; trigger: string };
 
 const runsOf = async (s: TestServer, jobId: string): Promise<Run[]> => (await s.call('GET', `/api/jobs/${jobId}/runs?limit=200`)).body.runs;
-const runOf = async (s: TestServer, runId: string): Promise<Run> => (await s.call('GET', `/api/job-runs/${runId}`)).body.run;
-const ended = (status: string) => !['queued', 'running'].includes(status);
+/** The run, or a stand-in with status `unknown` while the read model does not have it yet. */
+const runOf = async (s: TestServer, runId: string): Promise<Run> => (await s.call('GET', `/api/job-runs/${runId}`)).body.run ?? ({ id: runId, status: 'unknown' } as Run);
+const ended = (status: string) => !['queued', 'running', 'unknown'].includes(status);
+const active = (status: string) => ['queued', 'running'].includes(status);
 const waitForRun = (s: TestServer, runId: string, ok: (r: Run) => boolean, what: string, timeoutMs = 60_000) => waitFor(what, () => runOf(s, runId), ok, timeoutMs);
 const logOf = async (s: TestServer, runId: string): Promise<string[]> => ((await s.call('GET', `/api/job-runs/${runId}/logs`)).body.logs as { line: string }[]).map((l) => l.line);
+
+/** `slipway …` as a person runs it, against the test server. */
+function slipway(s: TestServer, ...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [...cliArgs, ...args], { cwd: root, env: { ...process.env, SLIPWAY_URL: s.url, SLIPWAY_KEY: s.key }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  return new Promise((resolve) => child.once('close', (status) => resolve({ status, stdout, stderr })));
+}
 
 /** A due time of `schedule` after real now: fake clocks act there, where the real scheduler never goes during the test. */
 function dueAfter(schedule: string, from: number): number {
@@ -100,6 +114,27 @@ t.test('scheduled jobs: the API, run now, and the scheduler driven by test clock
     t.match((await s.call('GET', `/api/jobs/${job.id}`)).body.job.lastRun, { id: run.id, status: 'failed' });
   });
 
+  await t.test('the CLI: create, list, run now (its output and exit code), runs, rm', async (t) => {
+    const created = await slipway(s, 'jobs', 'create', 'jobs/web', '--name', 'cli-job', '--schedule', '0 4 * * *', '--timezone', 'Asia/Tokyo', '--', 'sh', '-c', 'echo from the cli; echo oops >&2; exit 5');
+    t.equal(created.status, 0, created.stderr);
+    t.match(created.stdout, /created job cli-job/);
+    const bad = await slipway(s, 'jobs', 'create', 'jobs/web', '--name', 'bad', '--schedule', 'every day', '--', 'true');
+    t.equal(bad.status, 1);
+    t.match(bad.stderr, /schedule.*validation_failed/);
+    const listed = await slipway(s, 'jobs', 'jobs/web');
+    t.equal(listed.status, 0);
+    t.match(listed.stdout, /cli-job\s+0 4 \* \* \*\s+Asia\/Tokyo/);
+    const ran = await slipway(s, 'jobs', 'run', 'jobs/web/cli-job');
+    t.equal(ran.status, 5, `the command's exit code is the CLI's (${ran.stderr})`);
+    t.match(ran.stdout, /^from the cli$/m, 'its stdout on stdout');
+    t.match(ran.stderr, /^oops$/m, 'its stderr on stderr');
+    const runs = await slipway(s, 'jobs', 'runs', 'jobs/web/cli-job');
+    t.match(runs.stdout, /manual\s+failed\s+5/);
+    const removed = await slipway(s, 'jobs', 'rm', 'jobs/web/cli-job');
+    t.equal(removed.status, 0, removed.stderr);
+    t.match((await slipway(s, 'jobs', 'jobs/web')).stdout, /^(?![\s\S]*cli-job)/, 'gone from the list');
+  });
+
   const schedulerAt = (clock: { now: number }) => new JobScheduler({ cmd: s.app.commandContext('system:job-scheduler'), db: s.app.db }, { now: () => clock.now }, createLogger(true));
 
   await t.test('two schedulers on one store request one run per due time', async (t) => {
@@ -152,7 +187,7 @@ t.test('scheduled jobs: the API, run now, and the scheduler driven by test clock
     const [firstRun] = await scheduler.tick();
     t.match(firstRun, { kind: 'requested', created: true });
     const runId = (firstRun as { runId: string }).runId;
-    await waitForRun(s, runId, (r) => r.status === 'running', 'the first run to start');
+    await waitForRun(s, runId, (r) => active(r.status), 'the first run listed, queued or running');
 
     clock.now = d1 + day + 5;
     const [skipped] = await scheduler.tick();
@@ -168,7 +203,7 @@ t.test('scheduled jobs: the API, run now, and the scheduler driven by test clock
     t.equal(canceled.status, 'canceled');
     t.match(canceled.reason, /replaced/);
     const replacement = (replacing as { runId: string }).runId;
-    await waitForRun(s, replacement, (r) => r.status === 'running', 'the replacement to run');
+    await waitForRun(s, replacement, (r) => active(r.status), 'the replacement listed');
     await s.call('POST', `/api/job-runs/${replacement}/cancel`);
     await waitForRun(s, replacement, (r) => ended(r.status), 'the replacement to end');
     await scheduler.stop();
@@ -197,13 +232,12 @@ t.test('scheduled jobs: the API, run now, and the scheduler driven by test clock
     t.equal((await s.call('GET', `/api/jobs/${job.id}`)).status, 404, 'the job is gone at once');
     // The server's scheduler (its timer stopped) still follows the log; a fresh one's reconcile finds nothing left.
     await schedulerAt({ now: Date.now() }).reconcile();
-    const events = (await waitFor('JobDeleted for every job', () => allEvents(s), (all) => all.filter((e) => e.type === 'JobDeleted').length >= 5)) as unknown as {
+    const events = (await waitFor('JobDeleted for every job', () => allEvents(s), (all) => all.filter((e) => e.type === 'JobDeleted' && (e.data as { reason?: string }).reason === 'service-deleted').length >= 5)) as unknown as {
       id: string; type: string; streamId: string; causationId: string | null; data: { reason?: string };
     }[];
     const deletion = events.find((e) => e.type === 'ServiceDeleted' && e.streamId === `service-${web.id}`)!;
-    const jobDeletions = events.filter((e) => e.type === 'JobDeleted');
-    t.equal(jobDeletions.length, 5, 'one JobDeleted per job');
-    t.ok(jobDeletions.every((e) => e.data.reason === 'service-deleted'), 'each says why');
+    const jobDeletions = events.filter((e) => e.type === 'JobDeleted' && e.data.reason === 'service-deleted');
+    t.equal(jobDeletions.length, 5, 'one JobDeleted per job of the service, saying why');
     t.ok(jobDeletions.every((e) => e.causationId === deletion.id), 'caused by the ServiceDeleted event');
   });
 });
