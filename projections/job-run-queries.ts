@@ -91,3 +91,17 @@ export async function lastJobRunLogLine(db: SqlExecutor, runId: string): Promise
   const { rows } = await db.query<{ last: number | null }>('select max(id) as last from rm_job_run_logs where run_id = $1', [runId]);
   return rows[0]?.last ?? 0;
 }
+
+/** How many lines of the run's own output (not Slipway's) its log holds. */
+export async function countJobRunOutputLines(db: SqlExecutor, runId: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>("select count(*)::int as n from rm_job_run_logs where run_id = $1 and stream <> 'system'", [runId]);
+  return rows[0]?.n ?? 0;
+}
+
+/** The ids of the runs among `ids` that have ended (or are unknown): containers left of them can go. */
+export async function endedJobRunIds(db: SqlExecutor, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const { rows } = await db.query<{ id: string }>("select id from rm_job_runs where id = any($1::text[]) and status in ('queued', 'running')", [ids as string[]]);
+  const active = new Set(rows.map((r) => r.id));
+  return new Set(ids.filter((id) => !active.has(id)));
+}

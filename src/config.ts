@@ -77,6 +77,7 @@ const schema = z.object({
   SLIPWAY_CLUSTER_AGENT_PORT: z.coerce.number().int().min(1).max(65535).default(2386),
   SLIPWAY_CLUSTER_NODE_SOCKET: z.string().startsWith('/').default('/var/run/docker.sock'),
   SLIPWAY_DEPLOY_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  SLIPWAY_JOB_RUN_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   SLIPWAY_DOCKER_TIMEOUT: seconds(30),
   SLIPWAY_CLONE_TIMEOUT: seconds(300),
   SLIPWAY_BUILD_TIMEOUT: seconds(1800),
@@ -208,6 +209,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       /** The agent on every node (socat: mutual TLS in front of the node's engine) that database services need. */
       agent: { image: c.SLIPWAY_CLUSTER_AGENT_IMAGE, port: c.SLIPWAY_CLUSTER_AGENT_PORT, nodeSocket: c.SLIPWAY_CLUSTER_NODE_SOCKET },
     },
+    /** Job runs and one-off commands that run at once across the installation; the rest wait queued. */
+    jobRuns: { concurrency: c.SLIPWAY_JOB_RUN_CONCURRENCY },
     deploy: {
       concurrency: c.SLIPWAY_DEPLOY_CONCURRENCY,
       timeouts: {

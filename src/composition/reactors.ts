@@ -20,6 +20,8 @@ import { Deployer } from '../processes/deployment/deployer.js';
 import { HealthMonitor } from '../processes/health/health-monitor.js';
 import { ImportRunner } from '../processes/import-runner.js';
 import { JobScheduler } from '../processes/job/job-scheduler.js';
+import { JOB_RUNNER_ACTOR } from '../processes/job-run/job-run-execution.js';
+import { JobRunner } from '../processes/job-run/job-runner.js';
 import { Notifier } from '../processes/notification/notifier.js';
 import type { Reactor } from '../processes/reactor.js';
 import { createRetirement, RETIREMENT_ACTOR } from '../processes/retirement.js';
@@ -101,6 +103,7 @@ export function createReactors(deps: ReactorsDeps): Reactors {
     ? createRetirement({ cmd: commandContext(RETIREMENT_ACTOR), db, pushRepositories: deps.pushRepositories, settle: deps.settle, graceMs: config.reservationGraceMs, log })
     : null;
   const backupRunner = server ? new BackupRunner(backups, log) : null;
+  const projectNetwork = async (projectId: string) => ((await cluster()) ? overlayOf(projectId) : networkOf(projectId));
   const importRunner = server
     ? new ImportRunner(
         {
@@ -108,12 +111,27 @@ export function createReactors(deps: ReactorsDeps): Reactors {
           cmd: commandContext('system:imports'),
           images: async () => installationImages(await settings()).databases,
           outbound,
-          projectNetwork: async (projectId) => ((await cluster()) ? overlayOf(projectId) : networkOf(projectId)),
+          projectNetwork,
         },
         log,
       )
     : null;
   const jobScheduler = server ? new JobScheduler({ cmd: commandContext('system:job-scheduler'), db }, { now: Date.now }, log) : null;
+  const jobRunner = server
+    ? new JobRunner(
+        {
+          cmd: commandContext(JOB_RUNNER_ACTOR),
+          db,
+          keyring,
+          runtime,
+          defaultResources: async () => (await settings()).defaultResources,
+          projectNetwork,
+          graceSeconds: config.deploy.timeouts.stopGraceSeconds,
+        },
+        config.jobRuns,
+        log,
+      )
+    : null;
   const backupScheduler = server ? new BackupScheduler(backups, { hourUtc: config.backups.hourUtc, now: () => new Date() }, log) : null;
   // Certificate state comes from the storage and log of the Caddy Slipway runs; an external Caddy keeps its own.
   const certificateMonitor = proxy.supervisor
@@ -147,6 +165,7 @@ export function createReactors(deps: ReactorsDeps): Reactors {
     ...(retirement ? [retirement] : []),
     databaseConnections(deps.databases),
     ...(backupRunner && backupScheduler && importRunner ? [backupRunner, backupScheduler, importRunner] : []),
+    ...(jobRunner ? [jobRunner] : []),
     ...(certificateMonitor ? [certificateMonitor] : []),
     ...(healthMonitor ? [healthMonitor] : []),
     ...(server ? [new ClusterNodeWatch({ cmd: () => commandContext('system:cluster'), db, engine: hosts.managerHost, privileges: hosts.nodePrivileges }, log)] : []),
@@ -175,6 +194,7 @@ export function createReactors(deps: ReactorsDeps): Reactors {
       await deployer?.stop();
       await backupRunner?.stop();
       await importRunner?.stop();
+      await jobRunner?.stop();
     },
   };
 }

@@ -74,6 +74,6 @@ export const imageReference = z
 export const commandLine = z
   .union([
     text(8192).refine((s) => s.trim() !== '', 'must not be empty'),
-    z.array(text(4096)).min(1, 'must name a program').max(256).refine((argv) => argv[0]!.trim() !== '', 'the program (its first word) must not be empty'),
+    z.array(text(4096)).min(1, 'must name a program').max(256).refine((argv) => argv.length === 0 || argv[0]!.trim() !== '', 'the program (its first word) must not be empty'),
   ])
   .meta({ description: 'A string runs with `sh -c` (so the image needs a shell); an array runs as argv, without a shell.' });

@@ -216,4 +216,6 @@ export const LABEL = {
   project: 'slipway.project',
   service: 'slipway.service',
   deployment: 'slipway.deployment',
+  /** A job run's or one-off command's container (its run id): no release owns it, the job runner does. */
+  jobRun: 'slipway.job-run',
 } as const;

@@ -12,10 +12,15 @@ export interface RunToEndOptions {
   graceSeconds: number;
   /** Lines kept for the result's `lastLines` (a failure's reason). */
   keepLines?: number;
+  /**
+   * Fires to stop following and leave the container running (Slipway stops): the run ends `detached`, and a
+   * later `runToEnd` of the same spec follows it again or reads its end.
+   */
+  detach?: AbortSignal;
 }
 
 export interface RunToEndResult {
-  outcome: 'exited' | 'timed_out' | 'canceled';
+  outcome: 'exited' | 'timed_out' | 'canceled' | 'detached';
   /** The command's exit code; null when it never ended by itself. */
   exitCode: number | null;
   durationMs: number;
@@ -61,14 +66,16 @@ export async function runToEnd(runtime: ContainerRuntime, spec: ContainerSpec, o
     output.catch(() => undefined);
     // The log stream ends when the container stops; its state says how (and covers a stream that broke).
     let exitCode: number | null = null;
+    const detached = o.detach ? new Promise<void>((resolve) => (o.detach!.aborted ? resolve() : o.detach!.addEventListener('abort', () => resolve(), { once: true }))) : null;
     for (;;) {
+      if (o.detach?.aborted && !ended) return { outcome: 'detached', exitCode: null, durationMs: Date.now() - started, lastLines };
       const state = await runtime.inspect(spec.name, null);
       if (!state) break;
       if (!state.running) {
         exitCode = state.exitCode;
         break;
       }
-      await Promise.race([output, sleep(EXIT_POLL_MS)]);
+      await Promise.race([output, sleep(EXIT_POLL_MS), ...(detached ? [detached] : [])]);
     }
     // Whatever the engine still holds of its output is read before the result is given.
     await Promise.race([output, sleep(2_000)]);

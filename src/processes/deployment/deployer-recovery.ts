@@ -97,6 +97,8 @@ async function sweep(deps: RunDeps, logger: Logger, alsoKept: ReadonlySet<string
     return services.get(id)!;
   };
   for (const c of owned) {
+    // A job run's container is the job runner's: it reconciles it against the run (see processes/job-run/).
+    if (c.labels[LABEL.jobRun]) continue;
     const service = await serviceOf(c.labels[LABEL.service] ?? '');
     if (!service || service.current_deployment_id !== c.labels[LABEL.deployment]) {
       logger.info('removing a container no release owns', { container: c.name });

@@ -113,9 +113,9 @@ export async function runContainer(
   };
 }
 
-/** Containers of this service's earlier deployments; their images stay while their releases are kept. */
+/** Containers of this service's earlier deployments (not its job runs); their images stay while their releases are kept. */
 async function earlierContainersOf(deps: RunDeps, serviceId: string, keep: string): Promise<string[]> {
-  const containers = (await deps.runtime.list({ [LABEL.service]: serviceId })).filter((c) => c.labels[LABEL.deployment] !== keep);
+  const containers = (await deps.runtime.list({ [LABEL.service]: serviceId })).filter((c) => c.labels[LABEL.deployment] !== keep && !c.labels[LABEL.jobRun]);
   return containers.map((c) => c.name);
 }
 
