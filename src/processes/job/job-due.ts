@@ -13,9 +13,10 @@ export interface JobDueDeps {
 }
 
 /** What became of one due time; `created: false` when another scheduler (or an earlier attempt) recorded it. */
-export type DueOutcome =
+export type DueOutcome = { jobId: string; dueAt: number } & (
   | { kind: 'requested' | 'skipped'; runId: string; created: boolean; canceled: string[] }
-  | { kind: 'not-run'; why: string };
+  | { kind: 'not-run'; why: string }
+);
 
 /**
  * A due time that comes this long after it was due (Slipway was down) does not run if the service's current
@@ -33,12 +34,13 @@ const ms = (at: Date | string) => new Date(at).getTime();
  * A job of a stopped service, or of one never released, records nothing.
  */
 export async function actOnDue(deps: JobDueDeps, jobId: string, dueAt: number, now: number): Promise<DueOutcome> {
+  const of = { jobId, dueAt };
   const job = await findSchedulableJob(deps.db, jobId);
-  if (!job) return { kind: 'not-run', why: 'the job is gone or disabled' };
-  if (job.service_status === 'stopped') return { kind: 'not-run', why: 'the service is stopped' };
-  if (job.current_deployment_id === null) return { kind: 'not-run', why: 'the service has no release running' };
+  if (!job) return { ...of, kind: 'not-run', why: 'the job is gone or disabled' };
+  if (job.service_status === 'stopped') return { ...of, kind: 'not-run', why: 'the service is stopped' };
+  if (job.current_deployment_id === null) return { ...of, kind: 'not-run', why: 'the service has no release running' };
   if (now - dueAt > LATE_AFTER_MS && job.last_deployed_at !== null && ms(job.last_deployed_at) > dueAt) {
-    return { kind: 'not-run', why: 'the due time came before the service’s current release went live' };
+    return { ...of, kind: 'not-run', why: 'the due time came before the service’s current release went live' };
   }
   const runId = scheduledRunId(jobId, dueAt);
   const dueIso = new Date(dueAt).toISOString();
@@ -49,7 +51,7 @@ export async function actOnDue(deps: JobDueDeps, jobId: string, dueAt: number, n
   if (job.concurrency === 'forbid' && others.length > 0) {
     const reason = `run ${others[0]!.id} of this job was still ${others[0]!.status} (concurrency: forbid)`;
     const skipped = await skipJobRun(ctx, runId, { serviceId: job.service_id, projectId: job.project_id, jobId, jobName: job.name, dueAt: dueIso, reason });
-    return { kind: 'skipped', runId, created: skipped.created, canceled: [] };
+    return { ...of, kind: 'skipped', runId, created: skipped.created, canceled: [] };
   }
   const canceled: string[] = [];
   for (const other of others) {
@@ -67,5 +69,5 @@ export async function actOnDue(deps: JobDueDeps, jobId: string, dueAt: number, n
     dueAt: dueIso,
     lateMs: Math.max(0, Math.round(now - dueAt)),
   });
-  return { kind: 'requested', runId, created: requested.created, canceled };
+  return { ...of, kind: 'requested', runId, created: requested.created, canceled };
 }
