@@ -43,5 +43,7 @@ t.test('a job every minute runs at its due times, and a restart runs a missed on
   const missed = runs.filter((r) => r.dueAt === new Date(missedDue).toISOString());
   t.equal(missed.length, 1, 'the missed due time runs once');
   t.ok(missed[0]!.lateMs! >= 3_000, `and says how late (${missed[0]!.lateMs} ms)`);
+  const missedLog = ((await s.call('GET', `/api/job-runs/${missed[0]!.id}/logs`)).body.logs as { line: string }[]).map((l) => l.line);
+  t.ok(missedLog.some((l) => /^tick at \d\d:\d\d:\d\d$/.test(l)), 'with its output');
   t.equal(runs.filter((r) => r.dueAt === new Date(firstDue).toISOString()).length, 1, 'the first due time did not run again at the restart');
 });
