@@ -1,7 +1,8 @@
 import { answer, apiClient, CliError, type Api } from './client.js';
-import { out, table, when } from './output.js';
+import { table, when } from './output.js';
 import { print } from './resources.js';
 import { findService } from './resolve.js';
+import { commandOf, followToExit } from './runs.js';
 
 type Output = { json?: boolean; project?: string };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -67,7 +68,7 @@ export async function createJob(serviceRef: string, words: string[], o: CreateOp
       body: {
         name: o.name,
         schedule: o.schedule,
-        command: words.length === 1 ? words[0]! : words,
+        command: commandOf(words),
         ...(o.timezone ? { timezone: o.timezone } : {}),
         ...(timeoutSeconds !== undefined ? { timeoutSeconds } : {}),
         ...(o.concurrency ? { concurrency: o.concurrency } : {}),
@@ -110,11 +111,10 @@ export async function listJobRuns(ref: string, o: Output & { limit?: string }) {
   );
 }
 
-/** Runs the job now; with `follow`, its output as it comes, and the command's exit code as the result. */
-export async function runJobNow(ref: string, o: Output, follow: (api: Api, runId: string, o: Output) => Promise<number>): Promise<number> {
+/** Runs the job now and follows it like `slipway run`: its output as it comes, the command's exit code as the result. */
+export async function runJobNow(ref: string, o: Output): Promise<number> {
   const { api } = apiClient();
   const job = await findJob(api, ref, o.project);
-  const data = await answer(api.POST('/api/jobs/{jobId}/runs', { params: { path: { jobId: job.id } } }));
-  if (o.json) out(JSON.stringify(data));
-  return follow(api, data.run.id, o);
+  const { run } = await answer(api.POST('/api/jobs/{jobId}/runs', { params: { path: { jobId: job.id } } }));
+  return followToExit(api, run, o, `run ${run.id} of job ${job.name}`);
 }

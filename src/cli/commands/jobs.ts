@@ -55,11 +55,10 @@ export function jobCommands(program: Command, _cli: CliContext): void {
 
   group
     .command('run <job>')
-    .description('run a job now and follow its output; exits with the command’s exit code')
+    .description('run a job now and follow its output like `slipway run`; exits with the command’s exit code (Ctrl-C cancels the run)')
     .addOption(inProject())
     .addOption(json())
     .action(async (job: string, o) => {
-      const { followJobRun } = await import('../api/job-run-follow.js');
-      process.exitCode = await (await jobs()).runJobNow(job, o, followJobRun);
+      process.exitCode = await (await jobs()).runJobNow(job, o);
     });
 }
