@@ -9,6 +9,7 @@ import { cliArgs, root } from '../helpers/cli-process.js';
 import { deploy, deployEnv, outcome } from '../helpers/deploy.js';
 import { removeProjectLeftovers, requireDocker } from '../helpers/docker.js';
 import { allEvents } from '../helpers/http-suite-server.js';
+import { rebuildEquals } from '../helpers/rebuild-check.js';
 import { createKey, createProject, createService, databaseService, testWebService } from '../helpers/http-resources.js';
 import { waitFor } from '../helpers/net.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -273,6 +274,12 @@ t.test('scheduled jobs: the API, run now, and the scheduler driven by test clock
     t.same(await runsOf(s, idle.body.job.id), [], 'no run recorded');
     t.equal((await s.call('POST', `/api/jobs/${idle.body.job.id}/runs`)).status, 409, 'nor can it be run now');
     await scheduler.stop();
+  });
+
+  await t.test('the read models rebuilt from the log equal the live ones (jobs and their runs included)', async (t) => {
+    const live = (await s.app.db.query('select count(*)::int as n from rm_jobs')).rows[0] as { n: number };
+    t.ok(live.n >= 5, `jobs to compare (${live.n})`);
+    await rebuildEquals(t, s);
   });
 
   await t.test('a deleted service’s jobs go with it, deleted because of the deletion', async (t) => {
