@@ -56,7 +56,7 @@ export async function listAuditEvents(db: SqlExecutor, options: AuditFilter): Pr
   if (options.correlationId) where.push(`a.correlation_id = ${bind(options.correlationId)}`);
   if (options.actor) where.push(`a.actor = ${bind(options.actor)}`);
   if (options.type) where.push(`a.type = ${bind(options.type)}`);
-  if (options.excludeType) where.push(`a.type <> ${bind(options.excludeType)}`);
+  if (options.excludeType) where.push(`a.type <> all(${bind(options.excludeType.split(','))}::text[])`);
   const { rows } = await db.query<AuditRow>(
     `select ${COLUMNS} from rm_audit_log a ${ACTOR_KEY} ${where.length ? `where ${where.join(' and ')}` : ''} order by a.position ${descending ? 'desc' : 'asc'} limit ${bind(options.limit)}`,
     params,

@@ -75,6 +75,12 @@ export async function activeJobRunsOfJob(db: SqlExecutor, jobId: string): Promis
   return rows;
 }
 
+/** How many of the service's runs are queued or running. */
+export async function countActiveJobRunsOfService(db: SqlExecutor, serviceId: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>("select count(*)::int as n from rm_job_runs where service_id = $1 and status in ('queued', 'running')", [serviceId]);
+  return rows[0]?.n ?? 0;
+}
+
 /** Every run that is queued or running, oldest first: what the job runner takes up (and recovers at start-up). */
 export async function unfinishedJobRuns(db: SqlExecutor): Promise<JobRunRow[]> {
   const { rows } = await db.query<JobRunRow>("select * from rm_job_runs where status in ('queued', 'running') order by requested_at, id");

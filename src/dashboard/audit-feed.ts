@@ -15,8 +15,8 @@ export interface AuditFilters {
 
 const PAGE = 100;
 
-/** A build's log lines are events too: left out unless asked for by type, they would bury everything else. */
-const LOG_LINES = 'DeploymentLogAppended';
+/** A build's and a run's log lines are events too: left out unless asked for by type, they would bury everything else. */
+const LOG_LINES = 'DeploymentLogAppended,JobRunLogAppended';
 
 function fetchPage(f: AuditFilters, after: string) {
   const query = {

@@ -609,7 +609,7 @@ export interface paths {
         put?: never;
         /**
          * Run a one-off command in a container of the service’s current release
-         * @description Answers at once with the queued run; follow it with its stream. The container runs the current release's image with its variables, on the project's network, with the service's limits; nothing is published. 409 for a database service, a stopped service or one never released.
+         * @description Answers at once with the queued run; follow it with its stream. The container runs the current release's image with its variables, on the project's network, with the service's limits; nothing is published. 409 for a database service, a stopped service, one never released, or one with 20 runs already queued or running.
          *
          *     Needs a write key.
          */

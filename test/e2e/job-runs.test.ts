@@ -44,7 +44,7 @@ const containerGone = async (id: string) => docker.getContainer(`slipway-run-${i
 t.test('one-off commands: output, exit code, stream, timeout, cancel, scope, redaction, a restart in between', { skip: await requireDocker() }, async (t) => {
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());
-  const { env } = await deployEnv({ SLIPWAY_PROXY: 'off', SLIPWAY_ALLOW_DESTINATIONS: destinationOf(receiver.url), SLIPWAY_JOB_RUN_CONCURRENCY: '2' });
+  const { env } = await deployEnv({ SLIPWAY_PROXY: 'off', SLIPWAY_ALLOW_DESTINATIONS: destinationOf(receiver.url), SLIPWAY_JOB_RUN_CONCURRENCY: '3' });
   let s = await startTestServer(env);
   t.teardown(() => s.close());
   const p = await createProject(s, 'Runs');
@@ -175,29 +175,59 @@ t.test('one-off commands: output, exit code, stream, timeout, cancel, scope, red
     t.ok(body.apiLinks.log.endsWith(`/api/job-runs/${runId}/logs`), 'its log in apiLinks');
   });
 
-  await t.test('a restart of Slipway between its start and its end: the run is followed again and ends once', async (t) => {
-    const run = await start(s, svc.id, { command: 'echo one; sleep 4; echo two; exit 5' });
-    await waitFor('its first line', () => linesOf(s, run.id), (lines) => lines.some((l) => l.line === 'one'));
+  await t.test('a restart of Slipway between its start and its end: each run is followed again or its end read, and ends once', async (t) => {
+    const run = await start(s, svc.id, { command: 'echo one; sleep 10; echo two; exit 5' });
+    const quick = await start(s, svc.id, { command: 'echo first; sleep 3; echo last; exit 6' });
+    await waitFor('both first lines', async () => [...(await linesOf(s, run.id)), ...(await linesOf(s, quick.id))], (lines) => lines.some((l) => l.line === 'one') && lines.some((l) => l.line === 'first'));
+    const stopping = Date.now();
     await s.stopKeepingData();
+    t.comment(`Slipway stopped in ${Date.now() - stopping} ms`);
     t.ok(!(await containerGone(run.id)), 'its container outlives Slipway');
+    const state = (id: string) => docker.getContainer(`slipway-run-${id}`).inspect().then((i) => i.State);
+    await waitFor('the quick run to end while Slipway is down', () => state(quick.id), (st) => !st.Running, 20_000);
+    t.ok((await state(run.id)).Running, 'the long one still runs');
     s = await startTestServer(env, s.dataDir);
     const after = await ended(s, run.id);
-    t.match(after, { status: 'failed', exitCode: 5 }, 'its own exit code, read after the restart');
-    const out = (await linesOf(s, run.id)).filter((l) => l.stream !== 'system').map((l) => l.line);
-    t.same(out, ['one', 'two'], 'each line once: it ran once');
-    await waitFor('its container removed', () => containerGone(run.id), (gone) => gone, 10_000);
+    t.match(after, { status: 'failed', exitCode: 5 }, 'the run still going is followed to its own exit code');
+    t.same((await linesOf(s, run.id)).filter((l) => l.stream !== 'system').map((l) => l.line), ['one', 'two'], 'each line once: it ran once');
+    t.match(await ended(s, quick.id), { status: 'failed', exitCode: 6 }, 'the run that ended while Slipway was down: its exit code, read');
+    const quickLog = await linesOf(s, quick.id);
+    t.same(quickLog.filter((l) => l.stream !== 'system').map((l) => l.line), ['first', 'last'], 'its lines once, the missed one added');
+    t.ok(quickLog.some((l) => l.line === 'Slipway restarted: the run had ended meanwhile'), 'its end was read after the restart');
+    t.ok((await linesOf(s, run.id)).some((l) => l.line === 'Slipway restarted: following the run again'), 'the other was followed again');
+    await waitFor('their containers removed', async () => (await containerGone(run.id)) && (await containerGone(quick.id)), (gone) => gone, 10_000);
   });
 
-  await t.test('at most SLIPWAY_JOB_RUN_CONCURRENCY runs at once: the rest wait queued, then run', async (t) => {
+  await t.test('at most SLIPWAY_JOB_RUN_CONCURRENCY runs at once, one less per project: the rest wait queued, then run', async (t) => {
+    const other = await createProject(s, 'Other runs');
+    t.teardown(() => removeProjectLeftovers(other.id));
+    const web2 = await createService(s, other.id, { name: 'web2', repoUrl: 'docker-image', dockerImage: TEST_IMAGES.web, branch: 'main', runtimeMode: 'web', internalPort: 8000, env: [] });
+    t.equal(outcome((await deploy(s, web2.id)).done), 'succeeded');
     const runs: Record<string, any>[] = [];
-    for (let i = 0; i < 3; i++) runs.push(await start(s, svc.id, { command: `echo run-${i}; sleep 2` }));
+    for (let i = 0; i < 3; i++) runs.push(await start(s, svc.id, { command: `echo run-${i}; sleep 3` }));
     const seen = await waitFor('two running', async () => Promise.all(runs.map((r) => runOf(s, r.id))), (now) => now.filter((r) => r.status === 'running').length === 2);
-    t.same(seen.map((r) => r.status).sort(), ['queued', 'running', 'running'], 'two run, the third waits');
+    t.same(seen.map((r) => r.status).sort(), ['queued', 'running', 'running'], 'one project holds two of the three slots; its third run waits');
+    const waiting = seen.find((r) => r.status === 'queued')!;
+    const elsewhere = await start(s, web2.id, { command: 'echo other project' });
+    const otherDone = await ended(s, elsewhere.id);
+    t.equal(otherDone.status, 'succeeded', 'another project’s run takes the free slot');
+    t.ok(Date.parse(otherDone.startedAt) < Date.parse((await ended(s, waiting.id)).startedAt), 'before the waiting run of the busy project');
     const done = await Promise.all(runs.map((r) => ended(s, r.id)));
-    t.same(done.map((r) => r.status), ['succeeded', 'succeeded', 'succeeded'], 'and then runs');
-    const third = done.find((r) => r.id === seen.find((x) => x.status === 'queued')!.id)!;
+    t.same(done.map((r) => r.status), ['succeeded', 'succeeded', 'succeeded'], 'then every run ran');
+    const third = done.find((r) => r.id === waiting.id)!;
     const firstEnd = Math.min(...done.filter((r) => r.id !== third.id).map((r) => Date.parse(r.finishedAt)));
-    t.ok(Date.parse(third.startedAt) >= firstEnd - 50, 'it started once a slot was free');
+    t.ok(Date.parse(third.startedAt) >= firstEnd - 50, 'the waiting one started once its project had a slot again');
+  });
+
+  await t.test('a service takes at most 20 runs queued or running', async (t) => {
+    const runs: Record<string, any>[] = [];
+    for (let i = 0; i < 20; i++) runs.push(await start(s, svc.id, { command: 'sleep 30' }));
+    const refused = await s.call('POST', `/api/services/${svc.id}/runs`, { body: { command: 'echo one too many' } });
+    t.match(refused, { status: 409, body: { error: { code: 'conflict', message: /20 runs queued or running/ } } });
+    for (const r of runs) t.equal((await s.call('POST', `/api/job-runs/${r.id}/cancel`)).status, 200);
+    const done = await Promise.all(runs.map((r) => ended(s, r.id)));
+    t.ok(done.every((r) => r.status === 'canceled'), 'each canceled, queued or running');
+    t.ok(done.filter((r) => r.startedAt === null).length >= 18, 'the queued ones never started');
   });
 
   await t.test('the read model rebuilt from the log equals the live one', async (t) => {

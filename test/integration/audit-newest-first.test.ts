@@ -36,6 +36,8 @@ t.test('order=desc: newest first, `after` then means older than, `next` the last
 
   const narrowed = await read(`${base}?order=desc&excludeType=EnvVarSet`);
   t.same(narrowed.events.map((e) => e.type), ['ServiceCreated', 'ProjectServiceAttached', 'ProjectCreated'], 'excludeType leaves one type out');
+  const fewer = await read(`${base}?order=desc&excludeType=EnvVarSet,ProjectServiceAttached`);
+  t.same(fewer.events.map((e) => e.type), ['ServiceCreated', 'ProjectCreated'], 'or several, separated by commas');
 
   const bad = await s.call('GET', `${base}?order=sideways`);
   assertError(t, bad, 400, 'validation_failed', 'an unknown order');

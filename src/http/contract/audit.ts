@@ -32,7 +32,7 @@ export const auditQuery = z.object({
   correlationId: z.string().max(200).optional().meta({ description: 'Only what one request caused.' }),
   actor: z.string().max(200).optional().meta({ description: 'Only what one actor did: `key:<id>`, `system`, `system:<process>`, `cli`.' }),
   type: z.string().max(200).optional().meta({ description: 'Only events of this type, e.g. `DeploymentFailed`.' }),
-  excludeType: z.string().max(200).optional().meta({ description: 'Leave out events of this type, e.g. `DeploymentLogAppended` (a build’s log lines).' }),
+  excludeType: z.string().max(200).optional().meta({ description: 'Leave out events of this type, or of these types separated by commas, e.g. `DeploymentLogAppended,JobRunLogAppended` (log lines).' }),
 });
 
 const page = z.object({

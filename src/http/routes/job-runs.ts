@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import { cancelJobRun, requestJobRun } from '../../../commands/job-run/handlers.js';
 import { argvOf } from '../../../commands/shared/command-line.js';
 import { newId } from '../../../commands/shared/ids.js';
-import { findJobRun, isActive, listJobRunLogs, listJobRuns, type JobRunRow } from '../../../projections/job-run-queries.js';
+import { countActiveJobRunsOfService, findJobRun, isActive, listJobRunLogs, listJobRuns, type JobRunRow } from '../../../projections/job-run-queries.js';
 import { findService, type ServiceRow } from '../../../projections/service-queries.js';
 import type { SqlExecutor } from '../../db/sql-client.js';
 import type { Slipway } from '../../slipway.js';
@@ -17,6 +17,8 @@ import { openSse } from '../sse.js';
 import { parseInput } from '../validation.js';
 
 const PING_MS = 5_000;
+/** One-off commands and job runs of one service that may wait or run at once: a key cannot queue without end. */
+export const MAX_ACTIVE_RUNS_PER_SERVICE = 20;
 
 /** A run is visible through its service's current project; a deleted service's runs are gone for clients. */
 async function visibleJobRun(db: SqlExecutor, principal: Principal, id: string): Promise<{ run: JobRunRow; service: ServiceRow }> {
@@ -45,6 +47,9 @@ export function jobRunRoutes(router: Router, app: Slipway) {
     const body = parseInput(jobRunsApi.create.body, ctx.request.body ?? {});
     const refused = cannotRun(service);
     if (refused) throw new HttpError(409, 'conflict', refused);
+    if ((await countActiveJobRunsOfService(app.db, service.id)) >= MAX_ACTIVE_RUNS_PER_SERVICE) {
+      throw new HttpError(409, 'conflict', `the service has ${MAX_ACTIVE_RUNS_PER_SERVICE} runs queued or running: wait for some to end, or cancel them`);
+    }
     const cmd = requestContext(app, ctx, principal);
     const runId = newId(cmd, 'jobrun');
     const { position } = await requestJobRun(cmd, runId, {

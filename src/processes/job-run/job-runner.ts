@@ -11,15 +11,20 @@ import { executeJobRun, type ExecutionDeps } from './job-run-execution.js';
 
 interface ActiveRun {
   serviceId: string;
+  projectId: string;
   cancel: AbortController;
   detach: AbortController;
   done: Promise<void>;
 }
 
+/** How many of the installation's slots one project may hold: never all of them when there are two or more. */
+export const projectShareOf = (concurrency: number) => Math.max(1, concurrency - 1);
+
 /**
  * The process manager that runs job runs and one-off commands. A requested run is taken from the log (and, at
  * start and on each reconcile, from the read model's queued and running runs), at most `concurrency` at once
- * across the installation, oldest first; the rest wait queued. Runs a restart finds started are followed again.
+ * across the installation and `concurrency - 1` per project (a project's long runs never take every slot from the
+ * others), oldest first; the rest wait queued. Runs a restart finds started are followed again.
  * When Slipway stops, runs are left running in their containers and followed again at the next start.
  */
 export class JobRunner implements Reactor {
@@ -66,11 +71,15 @@ export class JobRunner implements Reactor {
     this.pumping = (async () => {
       do {
         this.again = false;
+        const share = projectShareOf(this.options.concurrency);
         for (const row of await unfinishedJobRuns(this.deps.db)) {
           if (this.stopping) return;
           if (this.active.has(row.id)) continue;
-          if (row.status === 'queued' && this.active.size >= this.options.concurrency) continue;
-          this.launch(row.id, row.service_id);
+          if (row.status === 'queued') {
+            if (this.active.size >= this.options.concurrency) continue;
+            if ([...this.active.values()].filter((r) => r.projectId === row.project_id).length >= share) continue;
+          }
+          this.launch(row.id, row.service_id, row.project_id);
         }
       } while (this.again && !this.stopping);
     })()
@@ -79,7 +88,7 @@ export class JobRunner implements Reactor {
     return this.pumping;
   }
 
-  private launch(id: string, serviceId: string) {
+  private launch(id: string, serviceId: string, projectId: string) {
     const cancel = new AbortController();
     const detach = new AbortController();
     const done = executeJobRun(this.deps, id, { cancel: cancel.signal, detach: detach.signal })
@@ -89,7 +98,7 @@ export class JobRunner implements Reactor {
         // A slot is free: the next queued run goes.
         if (!this.stopping) void this.pump();
       });
-    this.active.set(id, { serviceId, cancel, detach, done });
+    this.active.set(id, { serviceId, projectId, cancel, detach, done });
   }
 
   /** Containers of runs that have ended (a removal cut short by a crash) are removed. */
