@@ -85,8 +85,10 @@ export async function jobBenchmarks() {
       `${ms(median(steps.map((x) => x.requested)))} / ${ms(median(steps.map((x) => x.started)))} / ${ms(median(steps.map((x) => x.line)))} (medians)`,
     );
 
-    // 100 jobs due at one minute.
-    await createJobs(s, web.id, 100, '9 9 * * *', 'true');
+    // 100 jobs due at one minute: a service of their own (a service has at most 100 jobs).
+    const many = await createService(s, project.id, testWebService('many'));
+    if ((await deploy(s, many.id)).done.status !== 'succeeded') throw new Error('the second deployment failed');
+    await createJobs(s, many.id, 100, '9 9 * * *', 'true');
     const due100 = dueOf('9 9 * * *', Date.now());
     const clock = { now: due100 - 1 };
     const scheduler = schedulerOn(s, clock);
@@ -107,8 +109,8 @@ export async function jobBenchmarks() {
     line('jobs: 100 due at once, until the last run ended', `${(last / 1000).toFixed(1)} s (runs share the installation's bounded run slots)`);
     await scheduler.stop();
 
-    // Idle: 1,000 planned jobs, the real clock, nothing due.
-    await createJobs(s, web.id, 900, '11 11 1 1 *', 'true');
+    // Idle: 1,000 planned jobs (100 on each of 9 more services, never deployed), the real clock, nothing due.
+    for (let i = 0; i < 9; i++) await createJobs(s, (await createService(s, project.id, testWebService(`idle${i}`))).id, 100, '11 11 1 1 *', 'true');
     const idle = new JobScheduler({ cmd: s.app.commandContext('system:job-scheduler'), db: s.app.db }, { now: Date.now }, createLogger(true));
     const window = 30_000;
     const cpuShare = async () => {

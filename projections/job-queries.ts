@@ -30,6 +30,12 @@ export interface SchedulableJobRow extends JobRow {
   last_deployed_at: Date | string | null;
 }
 
+/**
+ * The most jobs a service may have. It also bounds what its schedules may leave waiting: a due time of a service
+ * with this many runs queued or running is skipped (see src/processes/job/job-due.ts).
+ */
+export const MAX_JOBS_PER_SERVICE = 100;
+
 /** The job's command as it was given. */
 export const commandOf = (row: Pick<JobRow, 'command'>): string | string[] => JSON.parse(row.command) as string | string[];
 
@@ -41,6 +47,11 @@ export async function findJob(db: SqlExecutor, id: string): Promise<JobRow | nul
 export async function listJobsOfService(db: SqlExecutor, serviceId: string): Promise<JobRow[]> {
   const { rows } = await db.query<JobRow>('select * from rm_jobs where service_id = $1 and not deleting order by created_at, id', [serviceId]);
   return rows;
+}
+
+export async function countJobsOfService(db: SqlExecutor, serviceId: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>('select count(*)::int as n from rm_jobs where service_id = $1 and not deleting', [serviceId]);
+  return rows[0]?.n ?? 0;
 }
 
 /** The enabled jobs of live services: what the scheduler plans. */

@@ -260,6 +260,32 @@ t.test('scheduled jobs: the API, run now, and the scheduler driven by test clock
     await scheduler.stop();
   });
 
+  await t.test('bounds: 100 jobs per service, 20 runs queued or running per service', async (t) => {
+    const bounded = await createService(s, p.id, testWebService('bounded'));
+    for (let i = 0; i < 100; i++) {
+      const r = await create({ name: `j${i}`, schedule: '0 0 1 1 *', command: 'true', enabled: false }, bounded.id);
+      if (r.status !== 200) throw new Error(`job ${i}: ${r.status} ${JSON.stringify(r.body)}`);
+    }
+    const over = await create({ name: 'one-too-many', schedule: '0 0 1 1 *', command: 'true' }, bounded.id);
+    t.equal(over.status, 409, 'the 101st job of a service is refused');
+    t.match(over.body.error.message, /100 jobs/);
+
+    const sleeper = (await create({ name: 'sleeper', schedule: '0 0 1 1 *', command: 'sleep 300', enabled: false })).body.job;
+    const queued: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const r = await s.call('POST', `/api/jobs/${sleeper.id}/runs`);
+      t.equal(r.status, 200, `run now ${i + 1}`);
+      queued.push(r.body.run.id);
+    }
+    const refused = await s.call('POST', `/api/jobs/${sleeper.id}/runs`);
+    t.equal(refused.status, 409, 'the 21st run waiting or running in the service is refused');
+    t.match(refused.body.error.message, /20 runs queued or running/);
+    for (const id of queued) await s.call('POST', `/api/job-runs/${id}/cancel`);
+    for (const id of queued) await waitForRun(s, id, (r) => ended(r.status), `run ${id} to end`);
+    t.equal((await s.call('DELETE', `/api/jobs/${sleeper.id}`)).status, 200);
+    t.equal((await s.call('DELETE', `/api/services/${bounded.id}`)).status, 200);
+  });
+
   await t.test('a stopped service’s jobs do not run', async (t) => {
     const stop = await s.call('POST', `/api/services/${web.id}/stop`);
     t.equal(stop.status, 200);
@@ -284,18 +310,20 @@ t.test('scheduled jobs: the API, run now, and the scheduler driven by test clock
 
   await t.test('a deleted service’s jobs go with it, deleted because of the deletion', async (t) => {
     await s.app.jobScheduler!.stop();
-    const jobsOfWeb = ((await s.call('GET', `/api/services/${web.id}/jobs`)).body.jobs as unknown[]).length;
+    const webJobStreams = new Set(((await s.call('GET', `/api/services/${web.id}/jobs`)).body.jobs as { id: string }[]).map((j) => `job-${j.id}`));
+    const jobsOfWeb = webJobStreams.size;
     const del = await s.call('DELETE', `/api/services/${web.id}`);
     t.equal(del.status, 200);
     t.equal((await s.call('GET', `/api/jobs/${job.id}`)).status, 404, 'the job is gone at once');
     // The server's scheduler (its timer stopped) still follows the log; a fresh one's reconcile finds nothing left.
     await schedulerAt({ now: Date.now() }).reconcile();
-    const events = (await waitFor('JobDeleted for every job', () => allEvents(s), (all) => all.filter((e) => e.type === 'JobDeleted' && (e.data as { reason?: string }).reason === 'service-deleted').length >= jobsOfWeb)) as unknown as {
+    const events = (await waitFor('JobDeleted for every job', () => allEvents(s), (all) => all.filter((e) => e.type === 'JobDeleted' && webJobStreams.has(e.streamId)).length >= jobsOfWeb)) as unknown as {
       id: string; type: string; streamId: string; causationId: string | null; data: { reason?: string };
     }[];
     const deletion = events.find((e) => e.type === 'ServiceDeleted' && e.streamId === `service-${web.id}`)!;
-    const jobDeletions = events.filter((e) => e.type === 'JobDeleted' && e.data.reason === 'service-deleted');
-    t.equal(jobDeletions.length, jobsOfWeb, 'one JobDeleted per job of the service, saying why');
+    const jobDeletions = events.filter((e) => e.type === 'JobDeleted' && webJobStreams.has(e.streamId));
+    t.equal(jobDeletions.length, jobsOfWeb, 'one JobDeleted per job of the service');
+    t.ok(jobDeletions.every((e) => e.data.reason === 'service-deleted'), 'each saying why');
     t.ok(jobDeletions.every((e) => e.causationId === deletion.id), 'caused by the ServiceDeleted event');
   });
 });

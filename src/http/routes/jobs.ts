@@ -5,8 +5,8 @@ import { argvOf } from '../../../commands/shared/command-line.js';
 import { requestJobRun } from '../../../commands/job-run/handlers.js';
 import { conflict } from '../../../commands/shared/domain-error.js';
 import { newId } from '../../../commands/shared/ids.js';
-import { commandOf, findJob, listJobsOfService } from '../../../projections/job-queries.js';
-import { findJobRun, listJobRuns } from '../../../projections/job-run-queries.js';
+import { commandOf, countJobsOfService, findJob, listJobsOfService, MAX_JOBS_PER_SERVICE } from '../../../projections/job-queries.js';
+import { countActiveJobRunsOfService, findJobRun, listJobRuns } from '../../../projections/job-run-queries.js';
 import type { ServiceRow } from '../../../projections/service-queries.js';
 import type { Slipway } from '../../slipway.js';
 import { isId, principalOf, visibleService, writerOf } from '../auth.js';
@@ -15,6 +15,7 @@ import { route } from '../contract/endpoint.js';
 import { HttpError, notFoundHttp } from '../errors.js';
 import { presentJob, runsJobs } from '../job-answers.js';
 import { presentJobRun } from '../job-run-answers.js';
+import { MAX_ACTIVE_RUNS_PER_SERVICE } from './job-runs.js';
 import type { Principal } from '../principals.js';
 import { requestContext } from '../request-context.js';
 import { parseInput } from '../validation.js';
@@ -47,6 +48,7 @@ export function jobRoutes(router: Router, app: Slipway) {
     const service = await visibleService(app.db, principal, ctx.params.serviceId!);
     requireJobService(service);
     const body = parseInput(jobsApi.create.body, ctx.request.body ?? {});
+    if ((await countJobsOfService(app.db, service.id)) >= MAX_JOBS_PER_SERVICE) throw conflict(`the service has ${MAX_JOBS_PER_SERVICE} jobs, the most it may have: delete one first`);
     const { id, position } = await createJob(requestContext(app, ctx, principal), {
       serviceId: service.id,
       projectId: service.project_id,
@@ -94,6 +96,9 @@ export function jobRoutes(router: Router, app: Slipway) {
     const principal = writerOf(ctx);
     const { row, service } = await visibleJob(app, principal, ctx.params.jobId!);
     if (!runsJobs(service)) throw conflict(service.status === 'stopped' ? 'the service is stopped: start it to run its jobs' : 'the service has no release yet: deploy it first');
+    if ((await countActiveJobRunsOfService(app.db, service.id)) >= MAX_ACTIVE_RUNS_PER_SERVICE) {
+      throw conflict(`the service has ${MAX_ACTIVE_RUNS_PER_SERVICE} runs queued or running: wait for some to end, or cancel them`);
+    }
     const cmd = requestContext(app, ctx, principal);
     const runId = newId(cmd, 'jobrun');
     const { position } = await requestJobRun(cmd, runId, {

@@ -2,8 +2,8 @@ import { scheduledRunId } from '../../../commands/job/schedule.js';
 import { argvOf } from '../../../commands/shared/command-line.js';
 import { cancelJobRun, requestJobRun, skipJobRun } from '../../../commands/job-run/handlers.js';
 import type { CommandContext } from '../../../commands/shared/command-context.js';
-import { activeJobRunsOfJob } from '../../../projections/job-run-queries.js';
-import { commandOf, findSchedulableJob } from '../../../projections/job-queries.js';
+import { activeJobRunsOfJob, countActiveJobRunsOfService } from '../../../projections/job-run-queries.js';
+import { commandOf, findSchedulableJob, MAX_JOBS_PER_SERVICE } from '../../../projections/job-queries.js';
 import type { SqlExecutor } from '../../db/sql-client.js';
 
 export interface JobDueDeps {
@@ -48,10 +48,14 @@ export async function actOnDue(deps: JobDueDeps, jobId: string, dueAt: number, n
   // Runs of later due times are not this due time's to stop: a scheduler that lags never cancels its successors'.
   const others =
     job.concurrency === 'allow' ? [] : (await activeJobRunsOfJob(deps.db, jobId)).filter((r) => r.id !== runId && (r.due_at === null || ms(r.due_at) < dueAt));
-  if (job.concurrency === 'forbid' && others.length > 0) {
-    const reason = `run ${others[0]!.id} of this job was still ${others[0]!.status} (concurrency: forbid)`;
+  const skip = async (reason: string): Promise<DueOutcome> => {
     const skipped = await skipJobRun(ctx, runId, { serviceId: job.service_id, projectId: job.project_id, jobId, jobName: job.name, dueAt: dueIso, reason });
     return { ...of, kind: 'skipped', runId, created: skipped.created, canceled: [] };
+  };
+  if (job.concurrency === 'forbid' && others.length > 0) return skip(`run ${others[0]!.id} of this job was still ${others[0]!.status} (concurrency: forbid)`);
+  // Only `allow` (or runs started by hand) can pile runs up; the service's backlog is bounded, whatever its jobs say.
+  if ((await countActiveJobRunsOfService(deps.db, job.service_id)) >= MAX_JOBS_PER_SERVICE) {
+    return skip(`the service already has ${MAX_JOBS_PER_SERVICE} runs queued or running`);
   }
   const canceled: string[] = [];
   for (const other of others) {
