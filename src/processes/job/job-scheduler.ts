@@ -82,6 +82,24 @@ export class JobScheduler implements Reactor {
    */
   async tick(): Promise<DueOutcome[]> {
     if (this.stopped) return [];
+    const began = performance.now();
+    try {
+      return await this.plannedTick();
+    } finally {
+      this.ticks++;
+      this.busyMs += performance.now() - began;
+    }
+  }
+
+  /** How often it woke and how long its ticks took in all (the bench's idle cost), since it was made. */
+  get stats() {
+    return { ticks: this.ticks, busyMs: this.busyMs };
+  }
+
+  private ticks = 0;
+  private busyMs = 0;
+
+  private async plannedTick(): Promise<DueOutcome[]> {
     const now = this.options.now();
     const due: Due[] = [];
     if (this.dirty || !this.loaded) {
