@@ -3,11 +3,10 @@ import { requireCaddy } from '../helpers/caddy.js';
 import { deploy, deployEnv, outcome } from '../helpers/deploy.js';
 import { removeProjectLeftovers, requireDocker } from '../helpers/docker.js';
 import { createProject, createService, testWebService } from '../helpers/http-resources.js';
+import { runsOf, type Run } from '../helpers/jobs.js';
 import { waitFor } from '../helpers/net.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { startTestServer } from '../helpers/test-server.js';
 
-type Run = { id: string; status: string; exitCode: number | null; durationMs: number | null; dueAt: string | null; lateMs: number | null; trigger: string };
-const runsOf = async (s: TestServer, jobId: string): Promise<Run[]> => (await s.call('GET', `/api/jobs/${jobId}/runs`)).body.runs;
 const finished = (runs: Run[]) => runs.filter((r) => !['queued', 'running'].includes(r.status));
 const MINUTE = 60_000;
 

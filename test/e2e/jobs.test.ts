@@ -1,45 +1,16 @@
-import { spawn } from 'node:child_process';
 import t from 'tap';
-import { nextDueAfter, parseSchedule } from '../../commands/job/schedule.js';
 import { createLogger } from '../../src/logger.js';
 import type { DueOutcome } from '../../src/processes/job/job-due.js';
 import { JobScheduler } from '../../src/processes/job/job-scheduler.js';
 import { requireCaddy } from '../helpers/caddy.js';
-import { cliArgs, root } from '../helpers/cli-process.js';
 import { deploy, deployEnv, outcome } from '../helpers/deploy.js';
 import { removeProjectLeftovers, requireDocker } from '../helpers/docker.js';
 import { allEvents } from '../helpers/http-suite-server.js';
 import { rebuildEquals } from '../helpers/rebuild-check.js';
 import { createKey, createProject, createService, databaseService, testWebService } from '../helpers/http-resources.js';
+import { active, dueAfter, ended, logOf, runsOf, schedulerProcess, slipway, waitForRun } from '../helpers/jobs.js';
 import { waitFor } from '../helpers/net.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
-
-type Run = { id: string; status: string; exitCode: number | null; durationMs: number | null; dueAt: string | null; lateMs: number | null; reason: string | null; trigger: string };
-
-const runsOf = async (s: TestServer, jobId: string): Promise<Run[]> => (await s.call('GET', `/api/jobs/${jobId}/runs?limit=200`)).body.runs;
-/** The run, or a stand-in with status `unknown` while the read model does not have it yet. */
-const runOf = async (s: TestServer, runId: string): Promise<Run> => (await s.call('GET', `/api/job-runs/${runId}`)).body.run ?? ({ id: runId, status: 'unknown' } as Run);
-const ended = (status: string) => !['queued', 'running', 'unknown'].includes(status);
-const active = (status: string) => ['queued', 'running'].includes(status);
-const waitForRun = (s: TestServer, runId: string, ok: (r: Run) => boolean, what: string, timeoutMs = 60_000) => waitFor(what, () => runOf(s, runId), ok, timeoutMs);
-const logOf = async (s: TestServer, runId: string): Promise<string[]> => ((await s.call('GET', `/api/job-runs/${runId}/logs`)).body.logs as { line: string }[]).map((l) => l.line);
-
-/** `slipway …` as a person runs it, against the test server. */
-function slipway(s: TestServer, ...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [...cliArgs, ...args], { cwd: root, env: { ...process.env, SLIPWAY_URL: s.url, SLIPWAY_KEY: s.key }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  return new Promise((resolve) => child.once('close', (status) => resolve({ status, stdout, stderr })));
-}
-
-/** A due time of `schedule` after real now: fake clocks act there, where the real scheduler never goes during the test. */
-function dueAfter(schedule: string, from: number): number {
-  const parsed = parseSchedule(schedule, 'UTC');
-  if (!parsed.ok) throw new Error(parsed.message);
-  return nextDueAfter(parsed.cron, from)!;
-}
+import { startTestServer } from '../helpers/test-server.js';
 
 t.test('scheduled jobs: the API, run now, and the scheduler driven by test clocks', { skip: (await requireDocker()) || requireCaddy() }, async (t) => {
   const { env } = await deployEnv();
@@ -182,17 +153,7 @@ t.test('scheduled jobs: the API, run now, and the scheduler driven by test clock
     const shared = await create({ name: 'shared', schedule: '40 5 * * *', command: 'echo shared', concurrency: 'allow' });
     const jobId = shared.body.job.id as string;
     const due = dueAfter('40 5 * * *', Date.now());
-    const spawnScheduler = () => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/job-scheduler-process.ts', s.app.config.databaseUrl!, s.dataDir, String(due - 1000), String(due + 200)], {
-        cwd: root,
-        stdio: ['pipe', 'pipe', 'inherit'],
-      });
-      let output = '';
-      child.stdout.setEncoding('utf8').on('data', (c: string) => (output += c));
-      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-      return { child, output: () => output, exited };
-    };
-    const processes = [spawnScheduler(), spawnScheduler()];
+    const processes = [schedulerProcess(s, due - 1000, due + 200), schedulerProcess(s, due - 1000, due + 200)];
     await waitFor('both processes planned', async () => processes.map((p) => p.output()), (outs) => outs.every((o) => o.includes('planned')), 60_000);
     for (const p of processes) p.child.stdin.write('go\n');
     t.same(await Promise.all(processes.map((p) => p.exited)), [0, 0]);
