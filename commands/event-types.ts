@@ -9,6 +9,7 @@ import { deploymentEvents, deploymentLogEvents } from './deployment/events.js';
 import { execSessionEvents } from './exec-session/events.js';
 import { importEvents } from './import/events.js';
 import { invitationEvents } from './invitation/events.js';
+import { jobEvents } from './job/events.js';
 import { jobRunEvents, jobRunLogEvents } from './job-run/events.js';
 import { notificationEvents } from './notification/events.js';
 import { notificationChannelEvents } from './notification-channel/events.js';
@@ -34,6 +35,7 @@ export const ALL_EVENT_SCHEMAS = {
   ...execSessionEvents,
   ...importEvents,
   ...invitationEvents,
+  ...jobEvents,
   ...jobRunEvents,
   ...jobRunLogEvents,
   ...notificationChannelEvents,

@@ -7,6 +7,7 @@ import { deploymentsProjector } from './deployments.js';
 import { domainsProjector } from './domains.js';
 import { envProjector } from './env.js';
 import { importsProjector } from './imports.js';
+import { jobsProjector } from './jobs.js';
 import { jobRunsProjector } from './job-runs.js';
 import { notificationChannelsProjector } from './notification-channels.js';
 import { peopleProjector } from './people.js';
@@ -40,5 +41,6 @@ export const ALL_PROJECTORS: readonly Projector[] = [
   peopleProjector,
   oidcSettingsProjector,
   mailSettingsProjector,
+  jobsProjector,
   jobRunsProjector,
 ];

@@ -35,6 +35,7 @@ import type { DestinationPolicy } from './outbound/destination-policy.js';
 import type { BackupDeps } from './processes/backup/backup-target.js';
 import type { Deployer } from './processes/deployment/deployer.js';
 import type { Notifier } from './processes/notification/notifier.js';
+import type { JobScheduler } from './processes/job/job-scheduler.js';
 import { ProcessManagers } from './processes/process-managers.js';
 import type { ProxyReconciler } from './processes/proxy-reconciler.js';
 import type { UpstreamSwitch } from './proxy/upstream-switch.js';
@@ -83,6 +84,8 @@ export interface Slipway {
   api: { listeningUrl: string | null };
   /** Delivers notifications; null in one-shot CLI commands. */
   notifier: Notifier | null;
+  /** Requests the runs of scheduled jobs at their due times; null in one-shot CLI commands. */
+  jobScheduler: JobScheduler | null;
   /** What backups, restores and downloads need: the runtime, the data directory, the remote storage. */
   backups: BackupDeps;
   /** The bare repositories `git push` writes to, one per Git-source service. */
@@ -167,6 +170,7 @@ export async function startSlipway(config: Config, log: Logger, options: StartOp
     backups,
     api,
     notifier: reactors.notifier,
+    jobScheduler: reactors.jobScheduler,
     pushRepositories,
     serviceDeps: {
       hostPortRange: config.hostPortRange,

@@ -3,7 +3,7 @@ import { conflict } from '../shared/domain-error.js';
 import { parseReservationEvent, type ReservationEvent } from './events.js';
 
 /** Uniqueness across streams: one stream per reserved value, claimed with an expected revision. */
-export type ReservationKind = 'project-slug' | 'service-name' | 'hostname' | 'host-port' | 'database-restore';
+export type ReservationKind = 'project-slug' | 'service-name' | 'hostname' | 'host-port' | 'database-restore' | 'job-name';
 
 export interface ReservationState {
   owner: string | null;

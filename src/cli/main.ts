@@ -8,6 +8,7 @@ import { deploymentCommands } from './commands/deployments.js';
 import { execCommands } from './commands/exec.js';
 import { gitCommands } from './commands/git.js';
 import { installationCommands } from './commands/installation.js';
+import { jobCommands } from './commands/jobs.js';
 import { notificationCommands } from './commands/notifications.js';
 import { peopleCommands } from './commands/people.js';
 import type { CliContext } from './commands/options.js';
@@ -48,6 +49,7 @@ for (const group of [
   deploymentCommands,
   execCommands,
   databaseCommands,
+  jobCommands,
   settingsCommands,
   notificationCommands,
   peopleCommands,

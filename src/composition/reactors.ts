@@ -19,6 +19,7 @@ import { databaseConnections } from '../processes/database-connections.js';
 import { Deployer } from '../processes/deployment/deployer.js';
 import { HealthMonitor } from '../processes/health/health-monitor.js';
 import { ImportRunner } from '../processes/import-runner.js';
+import { JobScheduler } from '../processes/job/job-scheduler.js';
 import { JOB_RUNNER_ACTOR } from '../processes/job-run/job-run-execution.js';
 import { JobRunner } from '../processes/job-run/job-runner.js';
 import { Notifier } from '../processes/notification/notifier.js';
@@ -57,6 +58,7 @@ export interface Reactors {
   all: Reactor[];
   deployer: Deployer | null;
   notifier: Notifier | null;
+  jobScheduler: JobScheduler | null;
   /** Before the process managers start: the deployer reconciles the runs it left. */
   start(): Promise<void>;
   /** Once the process managers run. */
@@ -114,6 +116,7 @@ export function createReactors(deps: ReactorsDeps): Reactors {
         log,
       )
     : null;
+  const jobScheduler = server ? new JobScheduler({ cmd: commandContext('system:job-scheduler'), db }, { now: Date.now }, log) : null;
   const jobRunner = server
     ? new JobRunner(
         {
@@ -166,19 +169,26 @@ export function createReactors(deps: ReactorsDeps): Reactors {
     ...(certificateMonitor ? [certificateMonitor] : []),
     ...(healthMonitor ? [healthMonitor] : []),
     ...(server ? [new ClusterNodeWatch({ cmd: () => commandContext('system:cluster'), db, engine: hosts.managerHost, privileges: hosts.nodePrivileges }, log)] : []),
+    ...(jobScheduler ? [jobScheduler] : []),
     ...(notifier ? [notifier] : []),
   ];
   return {
     all,
     deployer,
     notifier,
+    jobScheduler,
     start: async () => deployer?.start(),
-    startMonitoring: () => healthMonitor?.start(),
+    startMonitoring() {
+      healthMonitor?.start();
+      jobScheduler?.start();
+    },
     stopActing() {
+      void jobScheduler?.stop();
       void notifier?.stop();
       void healthMonitor?.stop();
     },
     async stop() {
+      await jobScheduler?.stop();
       await notifier?.stop();
       await healthMonitor?.stop();
       await deployer?.stop();

@@ -37,6 +37,8 @@ const reservation =
         return `${s.who} ${verb} the project name ${value}`;
       case 'host-port':
         return `${s.who} ${verb} the port ${value}`;
+      case 'job-name':
+        return `${s.who} ${verb} a job name`;
       case 'database-restore':
         return `${s.who} ${verb} ${nameOf(s.names.services, value, 'a service')} for a restore`;
       default:
@@ -56,6 +58,9 @@ export const INSTALLATION_PHRASES: Record<string, Phrase> = {
   BackupDeleted: backupDeleted,
   BackupFilesRemoved: ({ who, service }) => `${who} removed the files of a deleted backup of ${service}`,
   BackupSettingsChanged: ({ who, service }) => `${who} changed the backup settings of ${service}`,
+  JobCreated: ({ who, d, service }) => `${who} scheduled the job ${str(d.name)} of ${service} (${str(d.schedule)}, ${str(d.timezone)})`,
+  JobUpdated: ({ who }) => `${who} changed a scheduled job`,
+  JobDeleted: ({ who, d }) => (d.reason === 'service-deleted' ? `${who} deleted a scheduled job with its service` : `${who} deleted a scheduled job`),
   ImportRequested: ({ who, d, service }) => `${who} started importing ${str(d.sourceLabel)} into ${service}`,
   ImportStarted: ({ who, service }) => `${who} began the import into ${service}`,
   ImportSucceeded: ({ service }) => `The import into ${service} succeeded`,

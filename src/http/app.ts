@@ -14,6 +14,7 @@ import { DeliveryFailureLimiter } from './hooks/delivery-failure-limiter.js';
 import { HookBodyReader } from './hooks/raw-body.js';
 import { KeyFailureLimiter } from './key-failure-limiter.js';
 import { backupRoutes } from './routes/backups.js';
+import { jobRoutes } from './routes/jobs.js';
 import { databaseRoutes } from './routes/database.js';
 import { importRoutes } from './routes/imports.js';
 import { aiProviderRoutes } from './routes/ai-providers.js';
@@ -128,6 +129,7 @@ export function createHttpApp(app: Slipway): Koa {
   explainFailureRoutes(api, app);
   databaseRoutes(api, app);
   backupRoutes(api, app);
+  jobRoutes(api, app);
   importRoutes(api, app);
   settingsRoutes(api, app);
   dnsProviderRoutes(api, app);

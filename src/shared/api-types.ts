@@ -1270,6 +1270,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/services/{serviceId}/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A service’s scheduled jobs, each with its next due time and its latest run
+         * @description Any key (read or write).
+         */
+        get: operations["listJobs"];
+        put?: never;
+        /**
+         * Schedule a command of an app or worker service
+         * @description At each due time the command runs in a container of the service’s current release (as `POST /api/services/:serviceId/runs` runs one). A bad schedule or zone is 400 `validation_failed` naming the field; a name the service’s jobs already have, or a database or static service, is 409.
+         *
+         *     Needs a write key.
+         */
+        post: operations["createJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/jobs/{jobId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A scheduled job
+         * @description Any key (read or write).
+         */
+        get: operations["getJob"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a scheduled job
+         * @description Its runs stay listed with the service’s runs; one still running goes on to its end.
+         *
+         *     Needs a write key.
+         */
+        delete: operations["deleteJob"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a scheduled job
+         * @description Fields not given keep their value. A new schedule, zone or enabling counts from now: no due time before it runs as missed.
+         *
+         *     Needs a write key.
+         */
+        patch: operations["updateJob"];
+        trace?: never;
+    };
+    "/api/jobs/{jobId}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A job’s runs (scheduled, skipped and run now), newest first
+         * @description Any key (read or write).
+         */
+        get: operations["listJobRuns"];
+        put?: never;
+        /**
+         * Run a job now, whatever its schedule
+         * @description A run of trigger `manual`, queued at once (the job’s concurrency applies to due times only). Follow it with `GET /api/job-runs/:runId/stream`. 409 for a stopped service or one never released.
+         *
+         *     Needs a write key.
+         */
+        post: operations["runJobNow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/settings": {
         parameters: {
             query?: never;
@@ -2872,6 +2956,29 @@ export interface components {
             /** Format: date-time */
             startedAt: string;
             finishedAt: string | null;
+        };
+        Job: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            serviceId: string;
+            name: string;
+            schedule: string;
+            timezone: string;
+            /** @description As given: a string runs with `sh -c`, an array as argv. */
+            command: string | string[];
+            timeoutSeconds: number;
+            /** @enum {string} */
+            concurrency: "forbid" | "replace" | "allow";
+            enabled: boolean;
+            /** @description The next due time; null while the job is disabled, its service is stopped or not yet released (no due time runs then), or the schedule has none left. */
+            nextRunAt: string | null;
+            /** @description The job’s latest run (scheduled, skipped or run now), or null. */
+            lastRun: components["schemas"]["JobRun"] | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
         /** @description The installation’s settings: never a secret. A key scoped to some projects does not see where the remote storage, the AI providers and PowerDNS are (endpoint, bucket, access key id, base URLs). */
         Settings: {
@@ -6779,6 +6886,290 @@ export interface operations {
                             /** Format: date-time */
                             createdAt: string;
                         };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    listJobs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        jobs: components["schemas"]["Job"][];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    createJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique among the service’s jobs (whatever the case). */
+                    name: string;
+                    /**
+                     * @description Five cron fields (minute hour day-of-month month day-of-week), or one of @hourly, @daily, @weekly, @monthly, @yearly, @midnight.
+                     * @example *\/5 * * * *
+                     */
+                    schedule: string;
+                    /**
+                     * @description Default `UTC`.
+                     * @example Europe/Berlin
+                     */
+                    timezone?: string;
+                    /** @description A string runs with `sh -c` (so the image needs a shell); an array runs as argv, without a shell. */
+                    command: string | string[];
+                    /** @description Default 3600. */
+                    timeoutSeconds?: number;
+                    /**
+                     * @description Default `forbid`.
+                     * @enum {string}
+                     */
+                    concurrency?: "forbid" | "replace" | "allow";
+                    /** @description Default true. */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        job: components["schemas"]["Job"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    getJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        job: components["schemas"]["Job"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    deleteJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    updateJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique among the service’s jobs (whatever the case). */
+                    name?: string;
+                    /**
+                     * @description Five cron fields (minute hour day-of-month month day-of-week), or one of @hourly, @daily, @weekly, @monthly, @yearly, @midnight.
+                     * @example *\/5 * * * *
+                     */
+                    schedule?: string;
+                    /**
+                     * @description The IANA time zone the schedule is read in (daylight saving time included).
+                     * @example Europe/Berlin
+                     */
+                    timezone?: string;
+                    /** @description A string runs with `sh -c` (so the image needs a shell); an array runs as argv, without a shell. */
+                    command?: string | string[];
+                    /** @description A run still going after this is stopped and ends `timed_out`. */
+                    timeoutSeconds?: number;
+                    /**
+                     * @description When a due time comes while a run of the job is still queued or running: `forbid` records the due time as skipped, `replace` cancels the running one and starts the new one, `allow` runs both.
+                     * @enum {string}
+                     */
+                    concurrency?: "forbid" | "replace" | "allow";
+                    /** @description A disabled job has no due times; it can still be run now. */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        job: components["schemas"]["Job"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    listJobRuns: {
+        parameters: {
+            query?: {
+                limit?: number;
+                before?: string;
+            };
+            header?: never;
+            path: {
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runs: components["schemas"]["JobRun"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            "5XX": components["responses"]["ServerFault"];
+        };
+    };
+    runJobNow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        run: components["schemas"]["JobRun"];
                     };
                 };
             };

@@ -54,6 +54,11 @@ export async function runMixedScenario(s: TestServer, rounds = 6) {
     await must('PATCH', `/api/services/${web.id}`, { buildCommand: 'npm run build', internalPort: 4000 + round, gitToken: `rotated-${round}`, resources: { memory: `${256 + round}m`, cpus: null } });
     await must('PATCH', `/api/projects/${p.id}`, { description: `round ${round}` });
     if (round === 0) {
+      // Scheduled jobs: one created and changed, one deleted.
+      const job = (await must('POST', `/api/services/${worker.id}/jobs`, { name: 'nightly', schedule: '0 3 * * *', command: 'echo nightly' })).job as { id: string };
+      await must('PATCH', `/api/jobs/${job.id}`, { schedule: '30 3 * * *', timezone: 'Europe/Berlin' });
+      const gone = (await must('POST', `/api/services/${worker.id}/jobs`, { name: 'once', schedule: '@yearly', command: ['true'] })).job as { id: string };
+      await must('DELETE', `/api/jobs/${gone.id}`);
       await must('PUT', `/api/services/${web.id}/auto-deploy`, { enabled: true, provider: 'github' });
       const { secret } = (await must('POST', `/api/services/${web.id}/auto-deploy/rotate-secret`)).autoDeploy;
       await deliver(s.url, `/api/hooks/${web.id}/github`, githubPing(secret));

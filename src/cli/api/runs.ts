@@ -39,8 +39,16 @@ export async function runCommand(serviceRef: string, words: readonly string[], o
   const { run: queued } = await answer(
     api.POST('/api/services/{serviceId}/runs', { params: { path: { serviceId: service.id } }, body: { command: commandOf(words), ...(timeoutSeconds ? { timeoutSeconds } : {}) } }),
   );
+  return followToExit(api, queued, o, `run ${queued.id} of ${service.slug}`);
+}
+
+/**
+ * Follows a queued run to its end (`slipway run`, `slipway jobs run`): its output as it comes, then the exit
+ * status `exitStatusOf` gives. Ctrl-C cancels the run; a second Ctrl-C stops following.
+ */
+export async function followToExit(api: Api, queued: JobRun, o: { json?: boolean }, what: string): Promise<number> {
   if (o.json) out(JSON.stringify({ run: queued }));
-  else progress(`run ${queued.id} of ${service.slug} queued; waiting for its output…`);
+  else progress(`${what} queued; waiting for its output…`);
   const stop = new AbortController();
   let interrupted = 0;
   const onInterrupt = () => {

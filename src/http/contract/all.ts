@@ -15,6 +15,7 @@ import { explainFailureApi } from './explain-failure.js';
 import { gitApi } from './git.js';
 import { healthApi } from './health.js';
 import { importsApi } from './imports.js';
+import { jobsApi } from './jobs.js';
 import { jobRunsApi } from './job-runs.js';
 import { apiKeysApi } from './api-keys.js';
 import { metaApi } from './meta.js';
@@ -45,6 +46,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   databaseApi,
   backupsApi,
   importsApi,
+  jobsApi,
   settingsApi,
   dnsProvidersApi,
   aiProvidersApi,
