@@ -11,6 +11,7 @@ import { BackupsTab } from '../components/service-tabs/backups-tab.js';
 import { ConnectTab } from '../components/service-tabs/connect-tab.js';
 import { DeploymentLog, type Explanation } from '../components/service-tabs/deployment-log.js';
 import { DeploymentsTab } from '../components/service-tabs/deployments-tab.js';
+import { JobsTab } from '../components/service-tabs/jobs-tab.js';
 import { LogsTab } from '../components/service-tabs/logs-tab.js';
 import { OverviewTab } from '../components/service-tabs/overview-tab.js';
 import { ReleasesTab } from '../components/service-tabs/releases-tab.js';
@@ -25,13 +26,14 @@ import { Variables } from '../components/variables.js';
 import { useLiveReload } from '../live-reload.js';
 import { deletionOf } from '../service-deletion.js';
 
-type AppTab = 'overview' | 'deployments' | 'logs' | 'variables' | 'domains' | 'releases' | 'settings';
+type AppTab = 'overview' | 'deployments' | 'logs' | 'jobs' | 'variables' | 'domains' | 'releases' | 'settings';
 type DatabaseTab = 'overview' | 'data' | 'console' | 'backups' | 'connect' | 'variables' | 'settings';
 
 const APP_TABS: Tab<AppTab>[] = [
   { id: 'overview', label: 'Overview' },
   { id: 'deployments', label: 'Deployments' },
   { id: 'logs', label: 'Logs' },
+  { id: 'jobs', label: 'Jobs' },
   { id: 'variables', label: 'Variables' },
   { id: 'domains', label: 'Domains' },
   { id: 'releases', label: 'Releases' },
@@ -153,7 +155,7 @@ export function ServiceScreen() {
       </div>
       <ErrorNote message={error.value} />
       {engine === null ? (
-        <Tabs label={`Service ${s.name}`} tabs={APP_TABS} fallback={query.deployment ? 'deployments' : undefined}>
+        <Tabs label={`Service ${s.name}`} tabs={s.runtimeMode === 'static' ? APP_TABS.filter((t) => t.id !== 'jobs') : APP_TABS} fallback={query.deployment ? 'deployments' : undefined}>
           {(tab) =>
             ({
               overview: overviewTab,
@@ -169,6 +171,8 @@ export function ServiceScreen() {
                 />
               ),
               logs: <LogsTab serviceId={serviceId} lastDeployedAt={s.lastDeployedAt} />,
+              // A static site runs no container of its own: it has no tab for jobs (see the tabs above).
+              jobs: <JobsTab serviceId={serviceId} />,
               variables,
               domains: <Domains serviceId={serviceId} domains={o.domains} changed={load} />,
               releases: <ReleasesTab releases={releases.value} rollback={(r) => void rollback(r)} />,
