@@ -12,7 +12,6 @@ interface Actions {
   toggle: (job: Job) => void;
   runNow: (job: Job) => void;
   remove: (job: Job) => void;
-  showRuns: (job: Job) => void;
 }
 
 /** Why a job has no next run, in words. */
@@ -35,36 +34,35 @@ export function JobsTable({ jobs, actions }: { jobs: Job[]; actions: Actions }) 
                   {!job.enabled && <Badge status="disabled" tone="neutral" />}
                   <span class="muted job-concurrency">{job.concurrency}</span>
                 </th>
-                <td class="job-schedule">
-                  <code>{job.schedule}</code>
-                  <span class="muted">
-                    {words ? `${words}, ` : ''}
-                    {job.timezone}
+                <td class="job-schedule" data-label="Schedule">
+                  <span>
+                    <code>{job.schedule}</code>
+                    <span class="muted">
+                      {words ? `${words}, ` : ''}
+                      {job.timezone}
+                    </span>
                   </span>
                 </td>
-                <td class="job-command">
+                <td class="job-command" data-label="Command">
                   <code title={commandText(job.command)}>{commandText(job.command)}</code>
                 </td>
-                <td class="job-next">{job.nextRunAt ? <RelativeTime at={job.nextRunAt} /> : <span class="muted">{noNextRun(job)}</span>}</td>
-                <td class="job-last">
+                <td class="job-next" data-label="Next run">{job.nextRunAt ? <RelativeTime at={job.nextRunAt} /> : <span class="muted">{noNextRun(job)}</span>}</td>
+                <td class="job-last" data-label="Last run">
                   {last ? (
-                    <>
+                    <span>
                       <Badge status={last.status} />
                       {last.exitCode !== null && <span class="muted"> exit {last.exitCode}</span>}
                       <span class="muted">
                         {' '}
                         <RelativeTime at={last.startedAt ?? last.requestedAt} />
                       </span>
-                    </>
+                    </span>
                   ) : (
                     <span class="muted">never</span>
                   )}
                 </td>
-                <td>
+                <td class="row-end">
                   <span class="row-actions">
-                    <button type="button" onClick={() => actions.showRuns(job)}>
-                      Runs <span class="visually-hidden">of {job.name}</span>
-                    </button>
                     {canWrite.value && (
                       <>
                         <button type="button" onClick={() => actions.runNow(job)}>

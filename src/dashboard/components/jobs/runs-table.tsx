@@ -16,18 +16,20 @@ export function RunsTable({ runs, watching, show, cancel }: { runs: JobRun[]; wa
             const late = latenessWords(run);
             return (
               <tr key={run.id} data-run={run.id} data-status={run.status} aria-current={run.id === watching ? 'true' : undefined}>
-                <td>
+                <td class="run-status">
                   <Badge status={run.status} />
                 </td>
-                <td class="run-what">{run.jobName ?? <code title={runCommandText(run)}>{runCommandText(run)}</code>}</td>
-                <td>{TRIGGER_WORDS[run.trigger]}</td>
-                <td class="run-due">
-                  <RelativeTime at={run.dueAt ?? run.requestedAt} />
-                  {late && <span class="late"> · {late}</span>}
+                <td class="run-what" data-label="Run">{run.jobName ?? <code title={runCommandText(run)}>{runCommandText(run)}</code>}</td>
+                <td data-label="Trigger">{TRIGGER_WORDS[run.trigger]}</td>
+                <td class="run-due" data-label="Due">
+                  <span>
+                    <RelativeTime at={run.dueAt ?? run.requestedAt} />
+                    {late && <span class="late"> · {late}</span>}
+                  </span>
                 </td>
-                <td>{tookWords(run)}</td>
-                <td class="run-exit">{run.exitCode ?? '—'}</td>
-                <td>
+                <td data-label="Took">{tookWords(run)}</td>
+                <td class="run-exit" data-label="Exit code">{run.exitCode ?? '—'}</td>
+                <td class="row-end">
                   <span class="row-actions">
                     {run.status !== 'skipped' && (
                       <button type="button" aria-pressed={run.id === watching} onClick={() => show(run)}>

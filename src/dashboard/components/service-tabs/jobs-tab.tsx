@@ -119,7 +119,6 @@ export function JobsTab({ serviceId }: { serviceId: string }) {
               toggle: (job) => void toggle(job),
               runNow: (job) => void runNow(job),
               remove: (job) => void remove(job),
-              showRuns: (job) => showRunsOf(job.id),
             }}
           />
         )}
