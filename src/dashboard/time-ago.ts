@@ -15,12 +15,11 @@ function span(ms: number): string | null {
 
 /**
  * How far `at` is from `now` in the few words a person reads at a glance ("just now", "3 min ago",
- * "in under a minute", "in 2 h"); further than a month, the date itself.
+ * "in 2 h"); further than a month, the date itself.
  */
 export function timeAgo(at: Date, now: Date): string {
   const ms = now.getTime() - at.getTime();
-  // A next run due within the minute is not "just now", which reads as past.
-  if (Math.abs(ms) < MINUTE) return ms < -1_000 ? 'in under a minute' : 'just now';
+  if (Math.abs(ms) < MINUTE) return 'just now';
   const words = span(Math.abs(ms));
   if (words === null) return at.toLocaleDateString(undefined, { day: 'numeric', month: 'short', year: 'numeric' });
   return ms > 0 ? `${words} ago` : `in ${words}`;

@@ -66,7 +66,7 @@ t.test('the Jobs tab: jobs, run now, one-off commands, runs and their logs, live
     const next = await page.$eval('tr[data-job="report"] .job-next time', (e) => [e.getAttribute('datetime'), e.textContent]);
     const due = Date.parse(next[0]!);
     t.ok(due > Date.now() - 5_000 && due <= Date.now() + 5 * 60_000 + 5_000, `the next run's exact time is in datetime (${next[0]})`);
-    t.match(next[1], /^in /, `and reads as a time to come (${next[1]})`);
+    t.match(next[1], /^(in |within a minute)/, `and reads as a time to come (${next[1]})`);
     t.equal(await page.$('.job-form'), null, 'the form closes');
   });
 
@@ -92,7 +92,8 @@ t.test('the Jobs tab: jobs, run now, one-off commands, runs and their logs, live
   });
 
   await t.test('a long run is canceled', async (t) => {
-    await page.$eval('#run-command', (e) => ((e as unknown as { value: string }).value = ''));
+    await (await page.$('#run-command'))!.click({ count: 3 });
+    await page.keyboard.press('Backspace');
     await page.type('#run-command', 'echo long-started; sleep 300');
     await click('.//button[normalize-space(.)="Run"]');
     await until(`${runLogText('.run-command')}.includes('long-started')`);

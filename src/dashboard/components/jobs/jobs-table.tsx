@@ -14,6 +14,9 @@ interface Actions {
   remove: (job: Job) => void;
 }
 
+/** A next run due within the minute: "just now" (the minute clock's word) would read as past. */
+const SOON_MS = 60_000;
+
 /** Why a job has no next run, in words. */
 const noNextRun = (job: Job) => (job.enabled ? 'none' : 'disabled');
 
@@ -46,7 +49,15 @@ export function JobsTable({ jobs, actions }: { jobs: Job[]; actions: Actions }) 
                 <td class="job-command" data-label="Command">
                   <code title={commandText(job.command)}>{commandText(job.command)}</code>
                 </td>
-                <td class="job-next" data-label="Next run">{job.nextRunAt ? <RelativeTime at={job.nextRunAt} /> : <span class="muted">{noNextRun(job)}</span>}</td>
+                <td class="job-next" data-label="Next run">
+                  {job.nextRunAt === null ? (
+                    <span class="muted">{noNextRun(job)}</span>
+                  ) : Date.parse(job.nextRunAt) - Date.now() < SOON_MS ? (
+                    <time dateTime={job.nextRunAt}>within a minute</time>
+                  ) : (
+                    <RelativeTime at={job.nextRunAt} />
+                  )}
+                </td>
                 <td class="job-last" data-label="Last run">
                   {last ? (
                     <span>
