@@ -38,6 +38,9 @@ export interface ServiceRow {
   node_id: string | null;
   watch_seconds: number | null;
   auto_rollback: boolean | null;
+  /** As given: a string (run with `sh -c`) or an argv; null: none. */
+  release_command: string | string[] | null;
+  release_command_on_rollback: boolean | null;
   created_at: Date | string;
   updated_at: Date | string;
   /** As set; null before limits existed (see commands/service/resources.ts). */

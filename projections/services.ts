@@ -7,7 +7,7 @@ import { snakeCase } from './stream-id.js';
 
 export const servicesProjector: Projector = {
   name: 'services',
-  version: 5,
+  version: 6,
   tables: ['rm_services'],
   ddl: `
 create table if not exists rm_services (
@@ -44,6 +44,8 @@ create table if not exists rm_services (
   releases_kept integer,
   watch_seconds integer,
   auto_rollback boolean,
+  release_command jsonb,
+  release_command_on_rollback boolean,
   created_at timestamptz not null,
   updated_at timestamptz not null,
   resources jsonb,
@@ -93,8 +95,10 @@ const applyServiceEvents = eachEventOf('service', parseServiceEvent, (event, id,
       return;
     }
     case 'ServiceUpdated': {
-      const { gitToken, healthCheck, ...changes } = event.data.changes;
+      const { gitToken, healthCheck, releaseCommand, ...changes } = event.data.changes;
       const sets = Object.entries(changes).map(([key, value]) => `${snakeCase(key)} = ${literal(value)}`);
+      // A string is a JSON string in the jsonb column, as at creation (where values travel as JSON).
+      if (releaseCommand !== undefined) sets.push(`release_command = ${releaseCommand === null ? 'null' : `${literal(JSON.stringify(releaseCommand))}::jsonb`}`);
       if (healthCheck !== undefined) sets.push(`health_check = ${literal(healthCheckColumn(healthCheck))}`);
       if (gitToken !== undefined) sets.push(`has_git_token = ${literal(gitToken !== null)}`);
       // An image service is listed by its image (`image:<reference>`, as at its creation).

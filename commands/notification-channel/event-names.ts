@@ -14,6 +14,7 @@ export const NOTIFICATION_EVENTS = [
   'certificate.expiring',
   'webhook.rejected',
   'node.down',
+  'job.failed',
 ] as const;
 export type NotificationEventName = (typeof NOTIFICATION_EVENTS)[number];
 
@@ -27,4 +28,5 @@ export const DEFAULT_NOTIFICATION_EVENTS: NotificationEventName[] = [
   'certificate.expiring',
   'webhook.rejected',
   'node.down',
+  'job.failed',
 ];

@@ -10,6 +10,8 @@ export const notificationPayload = z.object({
   project: z.object({ id: z.string(), name: z.string() }).nullable(),
   service: z.object({ id: z.string(), name: z.string() }).nullable(),
   deployment: z.object({ id: z.string(), commitSha: z.string().nullable() }).optional(),
+  /** A scheduled job's run that failed or timed out (`job.failed`). */
+  jobRun: z.object({ id: z.string(), jobId: z.string(), jobName: z.string(), status: z.string(), exitCode: z.number().int().nullable() }).optional(),
   reason: z.string().optional(),
   explanationUrl: z.string().optional(),
   /** Dashboard pages, for people (Slack, Discord and email show these). */

@@ -127,6 +127,9 @@ function decideUpdate(state: ServiceState, changes: Partial<ServiceSettings>): S
   if (current.kind === 'database' && changed.replicas !== undefined && changed.replicas > 1) {
     throw invalid('replicas', 'a database runs one task: its volume lives on one node');
   }
+  if (current.kind === 'database' && changed.releaseCommand) {
+    throw invalid('releaseCommand', 'a database service runs no release command');
+  }
   if (current.kind === 'database' && changed.internalPort !== undefined) {
     throw invalid('internalPort', `a ${current.databaseEngine} service listens on its engine's port`);
   }

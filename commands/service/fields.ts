@@ -26,6 +26,13 @@ export const serviceSettings = z.object({
   releasesKept: z.number().int().min(1).max(50).optional(),
   watchSeconds: z.number().int().min(0).max(3600).optional(),
   autoRollback: z.boolean().optional(),
+  /**
+   * Run once before a new image takes traffic (Heroku's release phase), in a container of it: a string with
+   * `sh -c`, an array as argv. Absent in services created before it existed: none.
+   */
+  releaseCommand: z.union([z.string(), z.array(z.string())]).nullable().optional(),
+  /** A rollback runs the release command again (off by default: an old migration must not run twice). */
+  releaseCommandOnRollback: z.boolean().optional(),
   /** Absent in events from before limits existed: the installation's defaults apply. */
   resources: resourceSettings.optional(),
   /** The image an image service runs (null for other kinds); a PATCH moves it to another image. */

@@ -13,6 +13,7 @@ import { peopleCommands } from './commands/people.js';
 import type { CliContext } from './commands/options.js';
 import { projectCommands } from './commands/projects.js';
 import { releaseCommands } from './commands/releases.js';
+import { runCommands } from './commands/runs.js';
 import { serverCommands } from './commands/server.js';
 import { settingsCommands } from './commands/settings.js';
 
@@ -41,6 +42,7 @@ for (const group of [
   serverCommands,
   projectCommands,
   releaseCommands,
+  runCommands,
   gitCommands,
   auditCommands,
   deploymentCommands,

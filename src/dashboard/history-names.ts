@@ -15,7 +15,7 @@ export interface HistoryNames {
   channels: ReadonlyMap<string, string>;
   /** A release's version (`v6`) by its id. */
   versions: ReadonlyMap<string, number>;
-  /** The service a deployment, its log, a backup or an import stream is of. */
+  /** The service a deployment, a job run (and their logs), a backup or an import stream is of. */
   owners: ReadonlyMap<string, string>;
 }
 
@@ -56,9 +56,10 @@ export function historyNames(projects: readonly KnownProject[], events: readonly
     if (e.type === 'ApiKeyCreated') names.keys.set(id, str(d.name));
     if (e.type === 'NotificationChannelCreated') names.channels.set(id, str(d.name));
     if (e.type === 'ReleaseRecorded' && typeof d.version === 'number') names.versions.set(str(d.releaseId), d.version);
-    if (str(d.serviceId) && ['deployment', 'backup', 'import'].includes(category)) {
+    if (str(d.serviceId) && ['deployment', 'backup', 'import', 'jobrun'].includes(category)) {
       names.owners.set(e.streamId, str(d.serviceId));
       if (category === 'deployment') names.owners.set(`deploymentlog-${id}`, str(d.serviceId));
+      if (category === 'jobrun') names.owners.set(`jobrunlog-${id}`, str(d.serviceId));
     }
   }
   // Today's names win over the names things were created with.

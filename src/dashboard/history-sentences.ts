@@ -1,9 +1,10 @@
 import { nameOf, str, streamParts, type HistoryEvent, type HistoryNames } from './history-names.js';
 import { INSTALLATION_PHRASES } from './history-phrases-installation.js';
 import { PEOPLE_PHRASES } from './history-phrases-people.js';
+import { RUN_PHRASES } from './history-phrases-runs.js';
 import { SERVICE_PHRASES } from './history-phrases-services.js';
 
-const PHRASES = { ...SERVICE_PHRASES, ...INSTALLATION_PHRASES, ...PEOPLE_PHRASES };
+const PHRASES = { ...SERVICE_PHRASES, ...INSTALLATION_PHRASES, ...PEOPLE_PHRASES, ...RUN_PHRASES };
 
 /** Streams named after the service they are of (`release-<serviceId>`). */
 const SERVICE_STREAMS = new Set(['service', 'release', 'autodeploy', 'backupsettings', 'database', 'certificate']);

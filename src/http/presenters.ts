@@ -70,6 +70,8 @@ export function presentService(row: ServiceRow, address: PublicAddress): z.infer
     postgresLogicalReplicationEnabled: row.postgres_logical_replication_enabled,
     status: row.status as z.infer<typeof service>['status'],
     ...releasePolicyOf({ releasesKept: row.releases_kept ?? undefined, watchSeconds: row.watch_seconds ?? undefined, autoRollback: row.auto_rollback ?? undefined }),
+    releaseCommand: row.release_command ?? null,
+    releaseCommandOnRollback: row.release_command_on_rollback ?? false,
     replicas: row.replicas ?? 1,
     nodeLabels: row.node_labels ?? {},
     nodeId: row.node_id,

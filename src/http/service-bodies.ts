@@ -9,7 +9,7 @@ import { hostOf, type DestinationPolicy } from '../outbound/destination-policy.j
 import { vetRegistry } from '../outbound/image-registry.js';
 import { resourcesBody } from './resource-bodies.js';
 import { hostname } from '../shared/hostname.js';
-import { branch, envKey, imageReference, parseInput, envValue, name, optionalCommand, port, repoPath, text } from './validation.js';
+import { branch, commandLine, envKey, imageReference, parseInput, envValue, name, optionalCommand, port, repoPath, text } from './validation.js';
 
 const envList = z
   .array(z.object({ key: envKey, value: envValue }))
@@ -45,6 +45,18 @@ const releasePolicy = {
   autoRollback: z.boolean().optional(),
 };
 
+/** An app's release phase: a command run before each new image takes traffic. */
+const releasePhase = {
+  releaseCommand: commandLine
+    .nullable()
+    .optional()
+    .meta({
+      description:
+        'Run once in a container of the new image, with the new variables, after the build and before the new release takes traffic (migrations). A non-zero exit fails the deployment and the previous release keeps serving. A string runs with `sh -c`; an array as argv; null: none.',
+    }),
+  releaseCommandOnRollback: z.boolean().optional().meta({ description: 'Whether a rollback runs the release command too (default false).' }),
+};
+
 /** Cluster mode: tasks and the nodes they may run on (a single server runs one container). */
 const placement = {
   replicas: z.number().int().min(1).max(100).optional().meta({ description: 'Cluster mode: how many tasks run (default 1).' }),
@@ -57,7 +69,7 @@ const running = { env: envList, ...releasePolicy, ...placement };
 /** Every service, last: its limits and its health check. */
 const guarded = { resources: resourcesBody.optional(), healthCheck: storedHealthCheck.optional() };
 /** An app (from source or an image): a web service or a worker, and its port. */
-const appTail = { runtimeMode: z.enum(RUNTIME_MODES).default('web'), internalPort: port.optional(), ...running, ...guarded };
+const appTail = { runtimeMode: z.enum(RUNTIME_MODES).default('web'), internalPort: port.optional(), ...releasePhase, ...running, ...guarded };
 
 const sourceFields = {
   name: name(),
@@ -214,7 +226,8 @@ export const updateServiceBody = z
     internalPort: port.optional(),
     gitToken: text(4096).nullable().optional(),
     ...releasePolicy,
-  ...placement,
+    ...releasePhase,
+    ...placement,
     healthCheck: storedHealthCheck.optional(),
     dockerImage: imageReference.optional(),
     resources: resourcesBody
@@ -224,4 +237,4 @@ export const updateServiceBody = z
       .meta({ description: 'Replaces the whole set: a key left out (or `null` for all) takes the installation’s default again.' }),
   })
   .transform((b) => Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined)))
-  .refine((b) => Object.keys(b).length > 0, 'give at least one of branch, rootDir, installCommand, buildCommand, startCommand, buildMethod, dockerfilePath, runtimeMode, internalPort, gitToken, releasesKept, watchSeconds, autoRollback, resources, dockerImage, healthCheck, replicas, nodeLabels');
+  .refine((b) => Object.keys(b).length > 0, 'give at least one of branch, rootDir, installCommand, buildCommand, startCommand, buildMethod, dockerfilePath, runtimeMode, internalPort, gitToken, releasesKept, watchSeconds, autoRollback, releaseCommand, releaseCommandOnRollback, resources, dockerImage, healthCheck, replicas, nodeLabels');

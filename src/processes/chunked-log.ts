@@ -76,6 +76,11 @@ export class ChunkedLog {
     else this.timer ??= setTimeout(() => this.flush(), Math.max(0, this.lastFlushAt + FLUSH_MS - Date.now()));
   }
 
+  /** A line as this log would store it (secrets redacted, control characters removed): for a reason quoting the output. */
+  redacted(line: string): string {
+    return this.redact(printable(line));
+  }
+
   system(line: string) {
     this.write(line, 'system');
   }

@@ -2469,6 +2469,10 @@ export interface components {
             watchSeconds: number;
             /** @description Whether a release that misbehaves in its watch window is rolled back on its own (default true). */
             autoRollback: boolean;
+            /** @description Run once in a container of each new image, with its new variables, before it takes traffic (a string with `sh -c`, an array as argv); null: none. */
+            releaseCommand: (string | string[]) | null;
+            /** @description Whether a rollback runs the release command too (default false). */
+            releaseCommandOnRollback: boolean;
             /** @description Cluster mode: how many tasks run (default 1; a single server runs one container). */
             replicas: number;
             /** @description Cluster mode: only nodes with all these labels run its tasks. */
@@ -3250,7 +3254,7 @@ export interface components {
             };
             /** @description The names (never the values) of the secret config fields stored, e.g. `["password"]`. A change of destination drops them all unless the same request gives new ones. */
             storedSecrets: string[];
-            events: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down")[];
+            events: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down" | "job.failed")[];
             projectIds: string[] | null;
             /**
              * @description `failing`: its last 3 or more delivery attempts failed.
@@ -3270,7 +3274,7 @@ export interface components {
             /** @description Also sent as `X-Slipway-Delivery`: the same id means the same notification. */
             id: string;
             /** @enum {string} */
-            event: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down";
+            event: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down" | "job.failed";
             /** @enum {string} */
             status: "pending" | "delivered" | "abandoned";
             test: boolean;
@@ -3287,7 +3291,7 @@ export interface components {
             payload: {
                 id: string;
                 /** @enum {string} */
-                event: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down";
+                event: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down" | "job.failed";
                 occurredAt: string;
                 project: {
                     id: string;
@@ -3300,6 +3304,13 @@ export interface components {
                 deployment?: {
                     id: string;
                     commitSha: string | null;
+                };
+                jobRun?: {
+                    id: string;
+                    jobId: string;
+                    jobName: string;
+                    status: string;
+                    exitCode: number | null;
                 };
                 reason?: string;
                 explanationUrl?: string;
@@ -3922,6 +3933,10 @@ export interface operations {
                      */
                     runtimeMode?: "web" | "worker" | "static";
                     internalPort?: number;
+                    /** @description Run once in a container of the new image, with the new variables, after the build and before the new release takes traffic (migrations). A non-zero exit fails the deployment and the previous release keeps serving. A string runs with `sh -c`; an array as argv; null: none. */
+                    releaseCommand?: (string | string[]) | null;
+                    /** @description Whether a rollback runs the release command too (default false). */
+                    releaseCommandOnRollback?: boolean;
                     /** @default [] */
                     env?: {
                         key: string;
@@ -4009,6 +4024,10 @@ export interface operations {
                      */
                     runtimeMode?: "web" | "worker" | "static";
                     internalPort?: number;
+                    /** @description Run once in a container of the new image, with the new variables, after the build and before the new release takes traffic (migrations). A non-zero exit fails the deployment and the previous release keeps serving. A string runs with `sh -c`; an array as argv; null: none. */
+                    releaseCommand?: (string | string[]) | null;
+                    /** @description Whether a rollback runs the release command too (default false). */
+                    releaseCommandOnRollback?: boolean;
                     /** @default [] */
                     env?: {
                         key: string;
@@ -4097,6 +4116,10 @@ export interface operations {
                      */
                     runtimeMode?: "web" | "worker" | "static";
                     internalPort?: number;
+                    /** @description Run once in a container of the new image, with the new variables, after the build and before the new release takes traffic (migrations). A non-zero exit fails the deployment and the previous release keeps serving. A string runs with `sh -c`; an array as argv; null: none. */
+                    releaseCommand?: (string | string[]) | null;
+                    /** @description Whether a rollback runs the release command too (default false). */
+                    releaseCommandOnRollback?: boolean;
                     /** @default [] */
                     env?: {
                         key: string;
@@ -4179,6 +4202,10 @@ export interface operations {
                      */
                     runtimeMode?: "web" | "worker" | "static";
                     internalPort?: number;
+                    /** @description Run once in a container of the new image, with the new variables, after the build and before the new release takes traffic (migrations). A non-zero exit fails the deployment and the previous release keeps serving. A string runs with `sh -c`; an array as argv; null: none. */
+                    releaseCommand?: (string | string[]) | null;
+                    /** @description Whether a rollback runs the release command too (default false). */
+                    releaseCommandOnRollback?: boolean;
                     /** @default [] */
                     env?: {
                         key: string;
@@ -4449,6 +4476,10 @@ export interface operations {
                     releasesKept?: number;
                     watchSeconds?: number;
                     autoRollback?: boolean;
+                    /** @description Run once in a container of the new image, with the new variables, after the build and before the new release takes traffic (migrations). A non-zero exit fails the deployment and the previous release keeps serving. A string runs with `sh -c`; an array as argv; null: none. */
+                    releaseCommand?: (string | string[]) | null;
+                    /** @description Whether a rollback runs the release command too (default false). */
+                    releaseCommandOnRollback?: boolean;
                     /** @description Cluster mode: how many tasks run (default 1). */
                     replicas?: number;
                     /** @description Cluster mode: only nodes with all these labels run the service’s tasks. */
@@ -8817,8 +8848,8 @@ export interface operations {
                     config: {
                         [key: string]: unknown;
                     };
-                    /** @description Absent: every failure (deployment.failed, deployment.rolled_back, service.unhealthy, backup.failed, certificate.failed, certificate.expiring, webhook.rejected, node.down) and none of the successes. */
-                    events?: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down")[];
+                    /** @description Absent: every failure (deployment.failed, deployment.rolled_back, service.unhealthy, backup.failed, certificate.failed, certificate.expiring, webhook.rejected, node.down, job.failed) and none of the successes. */
+                    events?: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down" | "job.failed")[];
                     /** @description The projects whose events the channel hears of; null: every project and the installation (an all-project key only). A project-scoped key may only name its own projects. */
                     projectIds?: string[] | null;
                 };
@@ -8931,7 +8962,7 @@ export interface operations {
                     config?: {
                         [key: string]: unknown;
                     };
-                    events?: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down")[];
+                    events?: ("deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down" | "job.failed")[];
                     /** @description The projects whose events the channel hears of; null: every project and the installation (an all-project key only). A project-scoped key may only name its own projects. */
                     projectIds?: string[] | null;
                 };
@@ -8979,7 +9010,7 @@ export interface operations {
                      * @description The event it pretends to be; absent: the channel’s first.
                      * @enum {string}
                      */
-                    event?: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down";
+                    event?: "deployment.failed" | "deployment.succeeded" | "deployment.rolled_back" | "service.unhealthy" | "service.recovered" | "backup.failed" | "backup.succeeded" | "certificate.failed" | "certificate.expiring" | "webhook.rejected" | "node.down" | "job.failed";
                 };
             };
         };

@@ -1,8 +1,17 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import t from 'tap';
+import { requestJobRun } from '../../commands/job-run/handlers.js';
+import { findJobRun } from '../../projections/job-run-queries.js';
+import { runAdminCommand } from '../../src/cli/admin-commands.js';
+import { cliArgs, root } from '../helpers/cli-process.js';
+import { dumpReadModels } from '../helpers/read-models.js';
 import { deploy, deployEnv, outcome } from '../helpers/deploy.js';
 import { docker, removeProjectLeftovers, requireDocker, TEST_IMAGES } from '../helpers/docker.js';
 import { createKey, createProject, createService } from '../helpers/http-resources.js';
 import { waitFor } from '../helpers/net.js';
+import { startReceiver } from '../helpers/notification-receivers.js';
+import { destinationOf } from '../helpers/outbound.js';
 import { readSse } from '../helpers/sse.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -19,10 +28,23 @@ async function start(s: TestServer, serviceId: string, body: Record<string, unkn
   if (r.status !== 200) throw new Error(`run: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body.run as Record<string, any>;
 }
+/** `slipway` as a user runs it, against this server; never spawnSync: the server answers in this very process. */
+function slipway(s: TestServer, ...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...cliArgs, ...args], { cwd: root, env: { ...process.env, SLIPWAY_URL: s.url, SLIPWAY_KEY: s.key, SLIPWAY_DATA_DIR: '' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
 const containerGone = async (id: string) => docker.getContainer(`slipway-run-${id}`).inspect().then(() => false, () => true);
 
 t.test('one-off commands: output, exit code, stream, timeout, cancel, scope, redaction, a restart in between', { skip: await requireDocker() }, async (t) => {
-  const { env } = await deployEnv({ SLIPWAY_PROXY: 'off' });
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const { env } = await deployEnv({ SLIPWAY_PROXY: 'off', SLIPWAY_ALLOW_DESTINATIONS: destinationOf(receiver.url), SLIPWAY_JOB_RUN_CONCURRENCY: '2' });
   let s = await startTestServer(env);
   t.teardown(() => s.close());
   const p = await createProject(s, 'Runs');
@@ -118,6 +140,41 @@ t.test('one-off commands: output, exit code, stream, timeout, cancel, scope, red
     t.equal((await s.call('GET', '/api/job-runs/not-an-id')).status, 404);
   });
 
+  await t.test('the CLI streams the output and exits with the command’s exit code', async (t) => {
+    const failing = await slipway(s, 'run', `${p.slug}/web`, '--', 'echo to-stdout; echo to-stderr >&2; exit 7');
+    t.equal(failing.status, 7, `the command's exit code (${failing.stderr})`);
+    t.match(failing.stdout, /^to-stdout$/m, 'its stdout on stdout');
+    t.notMatch(failing.stdout, 'to-stderr');
+    t.match(failing.stderr, /^to-stderr$/m, 'its stderr on stderr');
+    const argv = await slipway(s, 'run', `${p.slug}/web`, '--', 'sh', '-c', 'echo "$GREETING from argv"');
+    t.equal(argv.status, 0, argv.stderr);
+    t.match(argv.stdout, /^hello from argv$/m, 'several words run as argv');
+    const timedOut = await slipway(s, 'run', `${p.slug}/web`, '--timeout', '1', '--', 'sleep 30');
+    t.equal(timedOut.status, 124, 'timed out: 124');
+    t.match(timedOut.stderr, /timed out/);
+    const listed = await slipway(s, 'runs', `${p.slug}/web`);
+    t.equal(listed.status, 0, listed.stderr);
+    t.match(listed.stdout, /ID\s+TRIGGER[\s\S]*timed_out[\s\S]*one-off/, 'slipway runs lists them');
+  });
+
+  await t.test('a scheduled job’s failed run is told through the notification channels; a one-off command’s is not', async (t) => {
+    const channel = await s.call('POST', '/api/notification-channels', { body: { name: 'jobs', type: 'webhook', config: { url: `${receiver.url}/jobs` }, events: ['job.failed'], projectIds: [p.id] } });
+    t.equal(channel.status, 200, JSON.stringify(channel.body));
+    const oneOff = await start(s, svc.id, { command: 'exit 9' });
+    t.match(await ended(s, oneOff.id), { status: 'failed', exitCode: 9 });
+    const runId = randomUUID();
+    const jobId = randomUUID();
+    const cmd = s.app.commandContext('test');
+    const asked = { serviceId: svc.id, projectId: p.id, jobId, jobName: 'nightly-report', command: ['sh', '-c', 'echo report broke; exit 4'], timeoutSeconds: 60, trigger: 'manual' as const, dueAt: null, lateMs: null };
+    t.match(await requestJobRun(cmd, runId, asked), { created: true });
+    t.match(await requestJobRun(cmd, runId, asked), { created: false, position: null }, 'requested twice: recorded once');
+    t.match(await ended(s, runId), { status: 'failed', exitCode: 4, jobId, trigger: 'manual' });
+    const [hit] = await receiver.waitFor(1, '/jobs', 30_000);
+    const body = JSON.parse(hit!.body);
+    t.match(body, { event: 'job.failed', service: { id: svc.id }, jobRun: { id: runId, jobId, jobName: 'nightly-report', status: 'failed', exitCode: 4 }, reason: /exited with code 4:\nreport broke/ }, 'the first told is the job’s run, not the one-off before it');
+    t.ok(body.apiLinks.log.endsWith(`/api/job-runs/${runId}/logs`), 'its log in apiLinks');
+  });
+
   await t.test('a restart of Slipway between its start and its end: the run is followed again and ends once', async (t) => {
     const run = await start(s, svc.id, { command: 'echo one; sleep 4; echo two; exit 5' });
     await waitFor('its first line', () => linesOf(s, run.id), (lines) => lines.some((l) => l.line === 'one'));
@@ -131,9 +188,44 @@ t.test('one-off commands: output, exit code, stream, timeout, cancel, scope, red
     await waitFor('its container removed', () => containerGone(run.id), (gone) => gone, 10_000);
   });
 
-  await t.test('a stopped service runs nothing', async (t) => {
+  await t.test('at most SLIPWAY_JOB_RUN_CONCURRENCY runs at once: the rest wait queued, then run', async (t) => {
+    const runs: Record<string, any>[] = [];
+    for (let i = 0; i < 3; i++) runs.push(await start(s, svc.id, { command: `echo run-${i}; sleep 2` }));
+    const seen = await waitFor('two running', async () => Promise.all(runs.map((r) => runOf(s, r.id))), (now) => now.filter((r) => r.status === 'running').length === 2);
+    t.same(seen.map((r) => r.status).sort(), ['queued', 'running', 'running'], 'two run, the third waits');
+    const done = await Promise.all(runs.map((r) => ended(s, r.id)));
+    t.same(done.map((r) => r.status), ['succeeded', 'succeeded', 'succeeded'], 'and then runs');
+    const third = done.find((r) => r.id === seen.find((x) => x.status === 'queued')!.id)!;
+    const firstEnd = Math.min(...done.filter((r) => r.id !== third.id).map((r) => Date.parse(r.finishedAt)));
+    t.ok(Date.parse(third.startedAt) >= firstEnd - 50, 'it started once a slot was free');
+  });
+
+  await t.test('the read model rebuilt from the log equals the live one', async (t) => {
+    const live = await dumpReadModels(s.app.db);
+    await runAdminCommand(s.app, { command: 'projections.rebuild', projectors: [] });
+    const rebuilt = await dumpReadModels(s.app.db);
+    t.ok(live.rm_job_runs!.length >= 10 && live.rm_job_run_logs!.length >= 10, 'many runs and lines');
+    t.same(rebuilt.rm_job_runs, live.rm_job_runs, 'rm_job_runs');
+    t.same(rebuilt.rm_job_run_logs, live.rm_job_run_logs, 'rm_job_run_logs');
+  });
+
+  await t.test('a stopped service runs nothing; a deleted one’s running run is canceled', async (t) => {
+    const long = await start(s, svc.id, { command: 'echo long; sleep 60' });
+    await waitFor('its first line', () => linesOf(s, long.id), (lines) => lines.some((l) => l.line === 'long'));
     t.equal((await s.call('POST', `/api/services/${svc.id}/stop`)).status, 200);
     const r = await s.call('POST', `/api/services/${svc.id}/runs`, { body: { command: 'echo hi' } });
-    t.match(r, { status: 409, body: { error: { code: 'conflict', message: /stopped/ } } });
+    t.match(r, { status: 409, body: { error: { code: 'conflict', message: /stopped/ } } }, 'refused at the request');
+    // A job's run requested for it all the same (a schedule does not ask the API): it ends failed, never queued for ever.
+    const runId = randomUUID();
+    await requestJobRun(s.app.commandContext('test'), runId, { serviceId: svc.id, projectId: p.id, jobId: randomUUID(), jobName: 'nightly', command: ['true'], timeoutSeconds: 60, trigger: 'schedule', dueAt: new Date().toISOString(), lateMs: 0 });
+    t.match(await ended(s, runId), { status: 'failed', exitCode: null, reason: 'the service is stopped', startedAt: null }, 'the runner refuses it with the reason');
+    t.equal((await runOf(s, long.id)).status, 'running', 'a run already going goes on');
+
+    t.equal((await s.call('DELETE', `/api/services/${svc.id}`)).status, 200);
+    const gone = await waitFor('the run ended', () => findJobRun(s.app.db, long.id), (row) => row !== null && !['queued', 'running'].includes(row.status), 30_000);
+    t.match(gone, { status: 'canceled', reason: 'the service was deleted' }, 'a deleted service’s running run is canceled');
+    t.equal((await s.call('GET', `/api/job-runs/${long.id}`)).status, 404, 'and clients no longer see it');
+    t.equal(await findJobRun(s.app.db, runId), null, 'its ended runs left the read model');
+    await waitFor('its container removed', () => containerGone(long.id), (g) => g, 20_000);
   });
 });

@@ -4,6 +4,8 @@ import { deploy, logLines, waitForDeployment } from './deploy.js';
 import { TEST_IMAGES } from './docker.js';
 import type { GitServer } from './git-server.js';
 import { waitFor } from './net.js';
+import { randomUUID } from 'node:crypto';
+import { skipJobRun } from '../../commands/job-run/handlers.js';
 import { recordCertificateChange, recordHealth } from '../../commands/service/handlers.js';
 import { startFakeOpenAi } from './fake-ai-servers.js';
 import { startFakeCloudflare } from './fake-cloudflare.js';
@@ -126,6 +128,14 @@ export async function runDeploymentHistory(s: TestServer, git: GitServer, provid
   await must('PATCH', `/api/notification-channels/${gone.id}`, { name: 'gone for good' });
 
   await expect(app.id, 'succeeded');
+  // Runs of the released app: one to its end (its output), one canceled while it runs, and a skipped due time.
+  const runEnded = (id: string) => waitFor(`run ${id} ended`, () => must('GET', `/api/job-runs/${id}`), (b) => !['queued', 'running'].includes(b.run.status as string), 60_000);
+  await runEnded((await must('POST', `/api/services/${app.id}/runs`, { command: 'echo ran once' })).run.id as string);
+  const sleeper = (await must('POST', `/api/services/${app.id}/runs`, { command: ['sh', '-c', 'echo asleep; sleep 60'] })).run.id as string;
+  await waitFor('the run to write', () => must('GET', `/api/job-runs/${sleeper}/logs`), (b) => (b.logs as { line: string }[]).some((l) => l.line === 'asleep'), 60_000);
+  await must('POST', `/api/job-runs/${sleeper}/cancel`);
+  await runEnded(sleeper);
+  await skipJobRun(s.app.commandContext('test'), randomUUID(), { serviceId: app.id, projectId: p.id, jobId: randomUUID(), jobName: 'nightly', dueAt: new Date().toISOString(), reason: 'the previous run is still going' });
   const { done: failedRun } = await deploy(s, broken.id);
   if (failedRun.status !== 'failed') throw new Error(`expected a failed deployment, got ${JSON.stringify(failedRun)}`);
   const ended = (channelId: string, status: string) =>

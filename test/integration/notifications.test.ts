@@ -39,7 +39,7 @@ t.test('a failed deployment reaches a webhook, signed, with links to its explana
   t.match(secret, /^[0-9a-f]{64}$/, 'a signing secret is made and shown once');
   const channel = created.body.channel;
   t.same(channel.config, { url: `${receiver.url}/…` }, 'the secret is not part of the config shown, the URL only masked');
-  t.same(channel.events, ['deployment.failed', 'deployment.rolled_back', 'service.unhealthy', 'backup.failed', 'certificate.failed', 'certificate.expiring', 'webhook.rejected', 'node.down'], 'every failure, no success');
+  t.same(channel.events, ['deployment.failed', 'deployment.rolled_back', 'service.unhealthy', 'backup.failed', 'certificate.failed', 'certificate.expiring', 'webhook.rejected', 'node.down', 'job.failed'], 'every failure, no success');
   t.equal(channel.projectIds, null);
   t.notOk(JSON.stringify((await s.call('GET', `/api/notification-channels/${channel.id}`)).body).includes(secret), 'GET does not show the secret');
 

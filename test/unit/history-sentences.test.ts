@@ -105,3 +105,16 @@ t.test('grouped by request: consecutive events of one request are one entry, in 
   t.same(groups.map((g) => g.events.map((x) => x.type)), [['EnvVarSet'], ['Reserved', 'ProjectServiceAttached', 'ServiceCreated'], ['DeploymentQueued'], ['EnvVarSet']], 'only neighbours are grouped');
   t.equal(groups[1]!.headline.type, 'ServiceCreated', 'an echo of the request (a name held, the project told) is not its headline');
 });
+
+t.test('job runs and one-off commands, named by their service', async (t) => {
+  const requested = event('JobRunRequested', 'jobrun-r-1', { serviceId: WEB, projectId: PROJECT, jobId: null, jobName: null, command: ['sh', '-c', 'npm run migrate'], timeoutSeconds: 60, trigger: 'one-off', dueAt: null, lateMs: null });
+  const scheduled = event('JobRunRequested', 'jobrun-r-2', { serviceId: WEB, projectId: PROJECT, jobId: 'j-1', jobName: 'nightly', command: ['report'], timeoutSeconds: 60, trigger: 'schedule', dueAt: '2026-11-29T03:00:00Z', lateMs: 0 }, 'system:jobs');
+  const runNames = historyNames([{ id: PROJECT, name: 'Shop', services: [{ id: WEB, name: 'web' }] }], [requested, scheduled]);
+  const sayRun = (e: HistoryEvent) => historySentence(e, runNames);
+  t.equal(sayRun(requested), 'Ada ran a command in web');
+  t.equal(sayRun(scheduled), 'Slipway ran the job nightly of web as scheduled');
+  t.equal(sayRun(event('JobRunFinished', 'jobrun-r-1', { status: 'failed', exitCode: 3, durationMs: 10, reason: 'exited with code 3' }, 'system:job-runner')), 'A run in web failed with exit code 3', 'a later event of the run finds its service');
+  t.equal(sayRun(event('JobRunFinished', 'jobrun-r-2', { status: 'timed_out', exitCode: null, durationMs: 10, reason: 'stopped' }, 'system:job-runner')), 'A run in web timed out');
+  t.equal(sayRun(event('JobRunLogAppended', 'jobrunlog-r-1', { first: 1, lines: [{ line: 'hi', stream: 'stdout', at: '2026-11-29T03:00:00Z' }] }, 'system:job-runner')), 'A run in web wrote a log line', 'its log too');
+  t.equal(sayRun(event('JobRunSkipped', 'jobrun-r-3', { serviceId: WEB, projectId: PROJECT, jobId: 'j-1', jobName: 'nightly', dueAt: '2026-11-29T04:00:00Z', reason: 'the previous run is still going' }, 'system:jobs')), 'A scheduled run of the job nightly of web was skipped: the previous run is still going');
+});

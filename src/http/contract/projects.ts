@@ -40,6 +40,11 @@ export const service = z
     releasesKept: z.number().int().meta({ description: 'Releases whose images are kept for rollback (1–50, default 10).' }),
     watchSeconds: z.number().int().meta({ description: 'Seconds a new release is watched after it goes live (0: not watched; default 60).' }),
     autoRollback: z.boolean().meta({ description: 'Whether a release that misbehaves in its watch window is rolled back on its own (default true).' }),
+    releaseCommand: z
+      .union([z.string(), z.array(z.string())])
+      .nullable()
+      .meta({ description: 'Run once in a container of each new image, with its new variables, before it takes traffic (a string with `sh -c`, an array as argv); null: none.' }),
+    releaseCommandOnRollback: z.boolean().meta({ description: 'Whether a rollback runs the release command too (default false).' }),
     replicas: z.number().int().meta({ description: 'Cluster mode: how many tasks run (default 1; a single server runs one container).' }),
     nodeLabels: z.record(z.string(), z.string()).meta({ description: 'Cluster mode: only nodes with all these labels run its tasks.' }),
     nodeId: z.string().nullable().meta({ description: 'Cluster mode: the node a database service’s container and volume are on; null: the manager’s engine, where Slipway runs (and every other kind).' }),

@@ -12,6 +12,7 @@ const TITLES: Record<NotificationPayload['event'], string> = {
   'certificate.expiring': 'Certificate expiring',
   'webhook.rejected': 'Webhook rejected',
   'node.down': 'Node down',
+  'job.failed': 'Job failed',
 };
 
 /** One line: what happened, to what, and why. */

@@ -7,6 +7,7 @@ import { recorded } from '../recorded.js';
 import { deployDatabase } from './runs/database-run.js';
 import { runContainer } from './runs/container-run.js';
 import { resolveImage } from './runs/image-resolution.js';
+import { runReleaseCommand } from './runs/release-command.js';
 import { planFromRelease, type RunPlan } from './runs/release-run.js';
 import { buildFromSource } from './runs/source-build.js';
 import { runOnSwarm } from './runs/swarm-run.js';
@@ -78,6 +79,9 @@ export async function runDeployment(
       log.system(`Built image ${built.tag}`);
       plan = { ...todaysPlan(p), image: built.tag, imageRef: built.tag, buildMethod: built.method, commitSha: built.commitSha, commitMessage: built.commitMessage };
     }
+    signal.throwIfAborted();
+    // Before anything of the new release starts: a failing release command leaves the previous one serving.
+    await runReleaseCommand(deps, id, p, plan, request, log, signal);
     signal.throwIfAborted();
 
     const cluster = await deps.cluster?.();

@@ -2,6 +2,7 @@ import { parseAutoDeployEvent } from '../../../commands/auto-deploy/events.js';
 import { parseBackupEvent } from '../../../commands/backup/events.js';
 import { parseClusterEvent } from '../../../commands/cluster/events.js';
 import { parseDeploymentEvent } from '../../../commands/deployment/events.js';
+import { parseJobRunEvent } from '../../../commands/job-run/events.js';
 import type { NotificationEventName } from '../../../commands/notification-channel/events.js';
 import { parseServiceEvent } from '../../../commands/service/events.js';
 import type { DomainRow } from '../../../projections/service-queries.js';
@@ -16,6 +17,7 @@ export type NotificationCause = { event: NotificationEventName; reason?: string;
   | { serviceId: string; deploymentId?: string }
   | { backupId: string }
   | { nodeId: string }
+  | { jobRunId: string }
 );
 
 /** Refused deliveries to one service's hook are told at most once per this window: a flood is one message. */
@@ -75,6 +77,11 @@ export function causeOf(recorded: RecordedEvent): NotificationCause | null {
   const backup = parseBackupEvent(recorded);
   if (backup?.type === 'BackupFailed') return { event: 'backup.failed', backupId: idOf(recorded), reason: backup.data.error };
   if (backup?.type === 'BackupSucceeded') return { event: 'backup.succeeded', backupId: idOf(recorded) };
+  // Only a scheduled job's run is told of (payloadOf leaves a one-off command out: the person who ran it is watching).
+  const run = parseJobRunEvent(recorded);
+  if (run?.type === 'JobRunFinished' && (run.data.status === 'failed' || run.data.status === 'timed_out')) {
+    return { event: 'job.failed', jobRunId: idOf(recorded), ...(run.data.reason ? { reason: run.data.reason } : {}) };
+  }
   return null;
 }
 

@@ -1,6 +1,7 @@
 import type { NotificationPayload } from '../../../commands/notification/events.js';
 import { findBackup } from '../../../projections/backup-queries.js';
 import { findDeployment } from '../../../projections/deployment-queries.js';
+import { findJobRun } from '../../../projections/job-run-queries.js';
 import { findProject } from '../../../projections/project-queries.js';
 import { findService } from '../../../projections/service-queries.js';
 import type { SqlExecutor } from '../../db/sql-client.js';
@@ -10,10 +11,16 @@ export type PayloadDraft = Omit<NotificationPayload, 'id'>;
 
 /**
  * What a receiver is told of `cause`, from the read models (they include the causing event when a process
- * manager sees it), and the project it belongs to (which channels may hear of it).
+ * manager sees it), and the project it belongs to (which channels may hear of it). Null: nobody is told (the
+ * failure of a one-off command, whose runner follows it, or a run no longer known).
  */
-export async function payloadOf(db: SqlExecutor, cause: NotificationCause, occurredAt: string, apiBase: string): Promise<{ projectId: string | null; draft: PayloadDraft }> {
+export async function payloadOf(db: SqlExecutor, cause: NotificationCause, occurredAt: string, apiBase: string): Promise<{ projectId: string | null; draft: PayloadDraft } | null> {
   let serviceId: string | null = null;
+  const run = 'jobRunId' in cause ? await findJobRun(db, cause.jobRunId) : null;
+  if ('jobRunId' in cause) {
+    if (!run || run.job_id === null) return null;
+    serviceId = run.service_id;
+  }
   let deploymentId: string | null = 'deploymentId' in cause ? (cause.deploymentId ?? null) : null;
   if ('serviceId' in cause) serviceId = cause.serviceId;
   if ('backupId' in cause) serviceId = (await findBackup(db, cause.backupId))?.service_id ?? null;
@@ -48,6 +55,11 @@ export async function payloadOf(db: SqlExecutor, cause: NotificationCause, occur
     links.nodes = `${apiBase}/installation`;
     apiLinks.nodes = `${apiBase}/api/cluster/nodes`;
   }
+  if (run) {
+    links.service = `${apiBase}/services/${run.service_id}`;
+    apiLinks.run = `${apiBase}/api/job-runs/${run.id}`;
+    apiLinks.log = `${apiBase}/api/job-runs/${run.id}/logs`;
+  }
   if ('backupId' in cause && service) apiLinks.backups = `${apiBase}/api/services/${service.id}/database/backups`;
 
   const draft: PayloadDraft = {
@@ -56,6 +68,7 @@ export async function payloadOf(db: SqlExecutor, cause: NotificationCause, occur
     project: project ? { id: project.id, name: project.name } : null,
     service: service ? { id: service.id, name: service.name } : null,
     ...(deployment ? { deployment: { id: deployment.id, commitSha: deployment.commit_sha } } : {}),
+    ...(run && run.job_id !== null ? { jobRun: { id: run.id, jobId: run.job_id, jobName: run.job_name ?? '', status: run.status, exitCode: run.exit_code } } : {}),
     ...(cause.reason ? { reason: cause.reason } : {}),
     ...(explanationUrl ? { explanationUrl } : {}),
     links,

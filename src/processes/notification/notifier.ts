@@ -76,7 +76,9 @@ export class Notifier implements Reactor {
 
   /** One notification per channel that wants it, its id derived from the channel and `causeKey`. */
   private async queue(cause: NotificationCause, causeKey: string, occurredAt: string, ctx: CommandContext): Promise<boolean> {
-    const { projectId, draft } = await payloadOf(this.deps.db, cause, occurredAt, await this.deps.apiBase());
+    const payload = await payloadOf(this.deps.db, cause, occurredAt, await this.deps.apiBase());
+    if (!payload) return false;
+    const { projectId, draft } = payload;
     const channels = await channelsFor(this.deps.db, cause.event, projectId);
     for (const channel of channels) {
       const id = notificationIdOf(channel.id, causeKey);

@@ -16,6 +16,8 @@ export interface DeployTimeouts {
   cloneMs: number;
   buildMs: number;
   pullMs: number;
+  /** How long a service's release command may run before the deployment fails. */
+  releaseCommandMs: number;
   /** From container start until it answers HTTP (web) or has stayed up (worker). */
   startMs: number;
   workerSettleMs: number;
