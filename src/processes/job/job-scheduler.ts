@@ -143,14 +143,13 @@ export class JobScheduler implements Reactor {
 
   /** One tick at a time: the timer, the log and reconcile may all ask at once. */
   private enqueue(fn: () => Promise<unknown>): Promise<void> {
-    this.work = this.work.then(
-      () => fn().then(() => undefined),
-      () => fn().then(() => undefined),
-    ).catch((error: unknown) => {
-      this.log.warn('the job scheduler could not plan; it tries again', { error: String(error) });
-      this.dirty = true;
-      this.arm();
-    });
+    this.work = this.work
+      .then(async () => void (await fn()))
+      .catch((error: unknown) => {
+        this.log.warn('the job scheduler could not plan; it tries again', { error: String(error) });
+        this.dirty = true;
+        this.arm();
+      });
     return this.work;
   }
 }
