@@ -180,6 +180,20 @@ t.test('the Jobs tab: jobs, run now, one-off commands, runs and their logs, live
     t.equal(await page.evaluate('window.stillTheSamePage'), true, 'the page was not reloaded');
   });
 
+  await t.test('the release command in the service settings: only what changed is sent', async (t) => {
+    await page.goto(`${s.url}/services/${web.id}?tab=settings`, { waitUntil: 'domcontentloaded' });
+    await page.waitForSelector('#set-release-command');
+    await page.type('#set-release-command', 'echo migrate');
+    await click('.//button[normalize-space(.)="Save settings"]');
+    await until("document.querySelector('form.settings [role=status]')?.textContent.startsWith('Saved')");
+    t.same(writes.filter((w) => w.method === 'PATCH' && w.path === `/api/services/${web.id}`).map((w) => w.body), [{ releaseCommand: 'echo migrate' }], 'the release command alone');
+    t.equal((await s.call('GET', `/api/services/${web.id}`)).body.service.releaseCommand, 'echo migrate', 'the service has it');
+    await click('.//label[contains(., "release command on rollbacks")]/input');
+    const saved = page.waitForRequest((r) => r.method() === 'PATCH' && r.url().endsWith(`/api/services/${web.id}`));
+    await click('.//button[normalize-space(.)="Save settings"]');
+    t.same(JSON.parse((await saved).postData() ?? 'null'), { releaseCommandOnRollback: true }, 'then the rollback box alone');
+  });
+
   await t.test('a read key sees the jobs and runs without a control that writes', async (t) => {
     const viewer = await signedInPage(browser, s.url, reader.secret);
     await viewer.setViewport({ width: 1440, height: 900 });
