@@ -18,13 +18,28 @@ const failedStep = (l: Line) => l.stream === 'system' && /^Deployment (failed|ab
 /**
  * A Server-Sent Events log (`snapshot`, then `log` per line), coloured, following the tail unless the reader
  * scrolled up. A lost stream reconnects (EventSource does) and says so; `isOver` tells a stream that ended
- * from a lost one; `filter` keeps matching lines only.
+ * from a lost one; `filter` keeps matching lines only. A stream that ends itself with an `end` event (a job run's,
+ * carrying its final state) hands that to `onEnd`.
  */
-export function LiveLog({ url, filter = '', label, isOver }: { url: string; filter?: string; label: string; isOver?: () => Promise<boolean> }) {
+export function LiveLog({
+  url,
+  filter = '',
+  label,
+  isOver,
+  onEnd,
+}: {
+  url: string;
+  filter?: string;
+  label: string;
+  isOver?: () => Promise<boolean>;
+  onEnd?: (data: unknown) => void;
+}) {
   const lines = useSignal<Line[]>([]);
   const state = useSignal<'connecting' | 'live' | 'reconnecting' | 'ended'>('connecting');
   const box = useRef<HTMLPreElement>(null);
   const follow = useRef(true);
+  const ended = useRef(onEnd);
+  ended.current = onEnd;
 
   const visible = pageVisible.value;
   useEffect(() => {
@@ -45,6 +60,11 @@ export function LiveLog({ url, filter = '', label, isOver }: { url: string; filt
     });
     source.addEventListener('status', (e) => {
       if ((JSON.parse((e as MessageEvent<string>).data) as { closed: boolean }).closed) state.value = 'ended';
+    });
+    source.addEventListener('end', (e) => {
+      source.close();
+      state.value = 'ended';
+      ended.current?.(JSON.parse((e as MessageEvent<string>).data));
     });
     // The server closes a deployment's stream when it ends; EventSource would reconnect, so ask first.
     source.onerror = async () => {

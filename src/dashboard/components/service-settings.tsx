@@ -5,6 +5,7 @@ import { fieldsByPath, focusFirstInvalid, formErrors, NO_ERRORS } from '../form-
 import { canWrite } from '../session.js';
 import { ErrorNote } from './error-note.js';
 import { FieldError, invalidProps } from './field-error.js';
+import { commandText } from './jobs/job-view.js';
 import { confirmDialog } from './ui/dialog.js';
 
 type Service = GetAnswer<'/api/services/{serviceId}/overview'>['service'];
@@ -21,6 +22,8 @@ interface SettingsFields {
   cpus: string;
   releasesKept: string;
   autoRollback: boolean;
+  releaseCommand: string;
+  releaseCommandOnRollback: boolean;
 }
 
 /** Which settings a service has: commands drive a build from source; a database has no port or health path to set. */
@@ -47,6 +50,8 @@ const bodyOf = (f: SettingsFields, initial: SettingsFields, service: Service) =>
   },
   releasesKept: Number(f.releasesKept),
   autoRollback: f.autoRollback,
+  // A database runs no release command: its fields are not sent for one.
+  ...(shapeOf(service).database ? {} : { releaseCommand: orNull(f.releaseCommand), releaseCommandOnRollback: f.releaseCommandOnRollback }),
 });
 
 /**
@@ -67,6 +72,8 @@ const fieldOf = fieldsByPath({
   'resources.cpus': 'cpus',
   releasesKept: 'releasesKept',
   autoRollback: 'autoRollback',
+  releaseCommand: 'releaseCommand',
+  releaseCommandOnRollback: 'releaseCommandOnRollback',
 });
 
 /** What the last save said: the form is made again from the saved service, and the note outlives it. */
@@ -82,6 +89,8 @@ const fieldsOf = (service: Service): SettingsFields => ({
   cpus: service.resources.cpus == null ? '' : String(service.resources.cpus),
   releasesKept: String(service.releasesKept),
   autoRollback: service.autoRollback,
+  releaseCommand: service.releaseCommand === null ? '' : commandText(service.releaseCommand),
+  releaseCommandOnRollback: service.releaseCommandOnRollback,
 });
 
 /**
@@ -132,7 +141,7 @@ export function ServiceSettings({ service, running, changed }: { service: Servic
   };
   const set = (patch: Partial<SettingsFields>) => (draft.value = { ...draft.value, ...patch });
 
-  type TextField = Exclude<keyof SettingsFields, 'autoRollback'>;
+  type TextField = Exclude<keyof SettingsFields, 'autoRollback' | 'releaseCommandOnRollback'>;
   const text = (id: string, label: string, field: TextField, extra: Record<string, string | boolean> = {}) => (
     <>
       <label for={id}>{label}</label>
@@ -166,6 +175,18 @@ export function ServiceSettings({ service, running, changed }: { service: Servic
           <input type="checkbox" disabled={disabled} checked={draft.value.autoRollback} onChange={(e) => set({ autoRollback: e.currentTarget.checked })} /> Roll back on its own when a new
           release misbehaves
         </label>
+        {!database && text('set-release-command', 'Release command (runs before each new release takes traffic; empty: none)', 'releaseCommand', { placeholder: 'npm run migrate', class: 'mono', spellcheck: false })}
+        {!database && (
+          <label>
+            <input
+              type="checkbox"
+              disabled={disabled}
+              checked={draft.value.releaseCommandOnRollback}
+              onChange={(e) => set({ releaseCommandOnRollback: e.currentTarget.checked })}
+            />{' '}
+            Run the release command on rollbacks too
+          </label>
+        )}
         {canWrite.value && <button type="submit">Save settings</button>}
         {lastSaved.value?.serviceId === service.id && <p role="status">{lastSaved.value.note}</p>}
       </form>

@@ -11,6 +11,7 @@ import { BackupsTab } from '../components/service-tabs/backups-tab.js';
 import { ConnectTab } from '../components/service-tabs/connect-tab.js';
 import { DeploymentLog, type Explanation } from '../components/service-tabs/deployment-log.js';
 import { DeploymentsTab } from '../components/service-tabs/deployments-tab.js';
+import { JobsTab } from '../components/service-tabs/jobs-tab.js';
 import { LogsTab } from '../components/service-tabs/logs-tab.js';
 import { OverviewTab } from '../components/service-tabs/overview-tab.js';
 import { ReleasesTab } from '../components/service-tabs/releases-tab.js';
@@ -27,13 +28,14 @@ import { Variables } from '../components/variables.js';
 import { useLiveReload } from '../live-reload.js';
 import { deletionOf } from '../service-deletion.js';
 
-type AppTab = 'overview' | 'deployments' | 'logs' | 'terminal' | 'variables' | 'domains' | 'releases' | 'settings';
+type AppTab = 'overview' | 'deployments' | 'logs' | 'terminal' | 'jobs' | 'variables' | 'domains' | 'releases' | 'settings';
 type DatabaseTab = 'overview' | 'data' | 'console' | 'backups' | 'connect' | 'variables' | 'settings';
 
 const APP_TABS: Tab<AppTab>[] = [
   { id: 'overview', label: 'Overview' },
   { id: 'deployments', label: 'Deployments' },
   { id: 'logs', label: 'Logs' },
+  { id: 'jobs', label: 'Jobs' },
   { id: 'variables', label: 'Variables' },
   { id: 'domains', label: 'Domains' },
   { id: 'releases', label: 'Releases' },
@@ -41,7 +43,11 @@ const APP_TABS: Tab<AppTab>[] = [
 ];
 /** A shell in the running container: for those who may deploy the service, after its logs. */
 const TERMINAL_TAB: Tab<AppTab> = { id: 'terminal', label: 'Terminal' };
-const appTabs = (mayDeploy: boolean) => (mayDeploy ? [...APP_TABS.slice(0, 3), TERMINAL_TAB, ...APP_TABS.slice(3)] : APP_TABS);
+/** A static site runs no container of its own: it has no tab for jobs. */
+const appTabs = (mayDeploy: boolean, isStatic: boolean) => {
+  const tabs = isStatic ? APP_TABS.filter((t) => t.id !== 'jobs') : APP_TABS;
+  return mayDeploy ? [...tabs.slice(0, 3), TERMINAL_TAB, ...tabs.slice(3)] : tabs;
+};
 const DATABASE_TABS: Tab<DatabaseTab>[] = [
   { id: 'overview', label: 'Overview' },
   { id: 'data', label: 'Data' },
@@ -158,7 +164,7 @@ export function ServiceScreen() {
       </div>
       <ErrorNote message={error.value} />
       {engine === null ? (
-        <Tabs label={`Service ${s.name}`} tabs={appTabs(canWrite.value)} fallback={query.deployment ? 'deployments' : undefined}>
+        <Tabs label={`Service ${s.name}`} tabs={appTabs(canWrite.value, s.runtimeMode === 'static')} fallback={query.deployment ? 'deployments' : undefined}>
           {(tab) =>
             ({
               overview: overviewTab,
@@ -175,6 +181,7 @@ export function ServiceScreen() {
               ),
               logs: <LogsTab serviceId={serviceId} lastDeployedAt={s.lastDeployedAt} />,
               terminal: canWrite.value ? <TerminalTab key={s.lastDeployedAt ?? 'never'} serviceId={serviceId} running={s.status === 'active'} /> : null,
+              jobs: <JobsTab serviceId={serviceId} />,
               variables,
               domains: <Domains serviceId={serviceId} domains={o.domains} changed={load} />,
               releases: <ReleasesTab releases={releases.value} rollback={(r) => void rollback(r)} />,
