@@ -3,9 +3,9 @@ import { auditData } from './audit-redaction.js';
 import type { Projector } from './projector.js';
 import { aggregateIdOf } from './stream-id.js';
 
-// Streams whose project is learnt from their own events (and kept in rm_audit_streams). `execsession` came with
-// its events: no event recorded before reads differently, so the version stays.
-const OWNED_STREAM = /^(service|deployment|deploymentlog|database|certificate|backup|backupsettings|import|execsession)-/;
+// Streams whose project is learnt from their own events (and kept in rm_audit_streams). `execsession`, `job`,
+// `jobrun` and `jobrunlog` came with their events: no event recorded before reads differently, so the version stays.
+const OWNED_STREAM = /^(service|deployment|deploymentlog|database|certificate|backup|backupsettings|import|execsession|job|jobrun|jobrunlog)-/;
 
 const AUDIT_COLUMNS = [
   'position', 'event_id', 'stream_id', 'revision', 'type', 'schema_version', 'recorded_at', 'actor',
@@ -57,8 +57,9 @@ create index if not exists rm_audit_log_previous_project on rm_audit_log (previo
       const owner = str(event.data.projectId) ?? str(event.data.toProjectId);
       if (owner) {
         owners.set(event.streamId, owner);
-        // A deployment's log stream belongs where the deployment does.
+        // A deployment's (a run's) log stream belongs where the deployment (the run) does.
         if (event.streamId.startsWith('deployment-')) owners.set(`deploymentlog-${aggregateIdOf(event.streamId)}`, owner);
+        if (event.streamId.startsWith('jobrun-')) owners.set(`jobrunlog-${aggregateIdOf(event.streamId)}`, owner);
         return owner;
       }
       return owners.get(event.streamId) ?? null;

@@ -16,7 +16,7 @@ export interface ChangeRow {
 // Streams whose aggregate id is the service's own.
 const SERVICE_STREAMS = ['service', 'database', 'backupsettings', 'autodeploy', 'release'];
 // Streams whose service is found in their read model (their later events do not repeat it).
-const OWNED_BY_SERVICE = { deployment: 'rm_deployments', backup: 'rm_backups', import: 'rm_imports' } as const;
+const OWNED_BY_SERVICE = { deployment: 'rm_deployments', backup: 'rm_backups', import: 'rm_imports', job: 'rm_jobs', jobrun: 'rm_job_runs' } as const;
 
 const categoryOf = `split_part(a.stream_id, '-', 1)`;
 const aggregateOf = `substr(a.stream_id, strpos(a.stream_id, '-') + 1)`;
@@ -34,7 +34,7 @@ export interface ChangeFilter {
 
 /**
  * The changes after `after` in log order, from the audit log (which knows each event's project), with the
- * service and deployment they concern. A deployment's log lines are left out: they have a stream of their own.
+ * service and deployment they concern. Log lines (a deployment's, a run's) are left out: they have streams of their own.
  */
 export async function listChanges(db: SqlExecutor, filter: ChangeFilter): Promise<ChangeRow[]> {
   const params: SqlValue[] = [filter.after ?? ''];
@@ -44,11 +44,11 @@ export async function listChanges(db: SqlExecutor, filter: ChangeFilter): Promis
     `select a.position, a.stream_id, a.type, a.project_id, a.previous_project_id, a.actor, a.recorded_at,
        coalesce(a.data->>'serviceId',
                 case when ${categoryOf} in (${SERVICE_STREAMS.map((s) => `'${s}'`).join(', ')}) then ${aggregateOf} end,
-                deployment.service_id, backup.service_id, import.service_id) as service_id,
+                deployment.service_id, backup.service_id, import.service_id, job.service_id, jobrun.service_id) as service_id,
        case when ${categoryOf} = 'deployment' then ${aggregateOf} else a.data->>'deploymentId' end as deployment_id
      from rm_audit_log a
      ${ownerJoins}
-     where a.position > $1 ${upTo} and ${categoryOf} <> 'deploymentlog'
+     where a.position > $1 ${upTo} and ${categoryOf} not in ('deploymentlog', 'jobrunlog')
      order by a.position
      limit ${bind(filter.limit)}`,
     params,

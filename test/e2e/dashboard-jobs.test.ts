@@ -208,9 +208,8 @@ t.test('the Jobs tab: jobs, run now, one-off commands, runs and their logs, live
     t.equal(await viewer.$('#run-command'), null, 'no command to run');
     t.same(await seriousViolations(viewer), [], 'the read-only tab: no serious violation');
 
-    // The change feed tells a project-scoped key nothing of job runs yet: their streams (jobrun-, job-) carry no
-    // project in the audit log, so the feed hears them only for keys that see every project.
-    await t.test('a run started elsewhere shows to a project-scoped key', { todo: 'job and job-run events have no project in the audit log (projections/audit.ts OWNED_STREAM)' }, async (t) => {
+    // A run's events carry its project into the audit log, so the change feed tells a project-scoped key of them.
+    await t.test('a run started elsewhere shows to a project-scoped key', async (t) => {
       const started = await s.call('POST', `/api/services/${web.id}/runs`, { body: { command: 'echo seen-by-reader' } });
       await viewer.waitForSelector(`tr[data-run="${started.body.run.id as string}"]`, { timeout: 15_000 });
       t.pass('it appears');
