@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from '../helpers/test-server.js';
 const WIDTHS = [1440, 390] as const;
 const THEMES = ['light', 'dark'] as const;
 const TABS = ['health', 'notifications', 'cluster', 'settings', 'connections', 'keys'];
-const SERVICE_TABS = ['overview', 'deployments', 'logs', 'variables', 'domains', 'releases', 'settings'];
+const SERVICE_TABS = ['overview', 'deployments', 'logs', 'terminal', 'jobs', 'variables', 'domains', 'releases', 'settings'];
 const DATABASE_TABS = ['overview', 'data', 'console', 'backups', 'connect', 'variables', 'settings'];
 
 // Its checks take about 2 min on this machine, 3 under a loaded suite.
