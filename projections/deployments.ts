@@ -2,6 +2,7 @@ import { LOG_CATEGORY, parseDeploymentEvent, parseDeploymentLogEvent } from '../
 import { parseServiceEvent } from '../commands/service/events.js';
 import type { RecordedEvent } from '../src/eventstore/port.js';
 import type { BatchWriter } from './batch-writer.js';
+import { upsertLogLines } from './log-lines.js';
 import { eachEventOf, type Projector } from './projector.js';
 import { sql } from './sql-text.js';
 
@@ -51,16 +52,9 @@ const deploymentEvents = eachEventOf('deployment', parseDeploymentEvent, (event,
   }
 });
 
-const logEvents = eachEventOf(LOG_CATEGORY, parseDeploymentLogEvent, (event, deploymentId, _at, out) => {
-  event.data.lines.forEach((l, i) =>
-    out.upsert({
-      table: 'rm_deployment_logs',
-      row: { deployment_id: deploymentId, id: event.data.first + i, line: l.line, stream: l.stream, created_at: l.at },
-      key: ['deployment_id', 'id'],
-      update: [],
-    }),
-  );
-});
+const logEvents = eachEventOf(LOG_CATEGORY, parseDeploymentLogEvent, (event, deploymentId, _at, out) =>
+  upsertLogLines(out, 'rm_deployment_logs', { column: 'deployment_id', id: deploymentId }, event.data),
+);
 
 // Deleting a service (or its project) removes its deployments and their logs from the read side.
 const serviceDeletions = eachEventOf('service', parseServiceEvent, (event, serviceId, _at, out) => {

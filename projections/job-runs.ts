@@ -2,6 +2,7 @@ import { JOB_RUN_LOG_CATEGORY, parseJobRunEvent, parseJobRunLogEvent } from '../
 import { parseServiceEvent } from '../commands/service/events.js';
 import type { RecordedEvent } from '../src/eventstore/port.js';
 import type { BatchWriter } from './batch-writer.js';
+import { upsertLogLines } from './log-lines.js';
 import { eachEventOf, type Projector } from './projector.js';
 import { sql } from './sql-text.js';
 
@@ -45,16 +46,9 @@ const runEvents = eachEventOf('jobrun', parseJobRunEvent, (event, id, at, out) =
   }
 });
 
-const logEvents = eachEventOf(JOB_RUN_LOG_CATEGORY, parseJobRunLogEvent, (event, runId, _at, out) => {
-  event.data.lines.forEach((l, i) =>
-    out.upsert({
-      table: 'rm_job_run_logs',
-      row: { run_id: runId, id: event.data.first + i, line: l.line, stream: l.stream, created_at: l.at },
-      key: ['run_id', 'id'],
-      update: [],
-    }),
-  );
-});
+const logEvents = eachEventOf(JOB_RUN_LOG_CATEGORY, parseJobRunLogEvent, (event, runId, _at, out) =>
+  upsertLogLines(out, 'rm_job_run_logs', { column: 'run_id', id: runId }, event.data),
+);
 
 // A deleted service's ended runs and their logs leave the read side. One still unfinished stays until the job
 // runner has ended it (it reads it here), and is kept after that: an auditor still finds how it ended.

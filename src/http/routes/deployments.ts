@@ -10,12 +10,12 @@ import { requestContext } from '../request-context.js';
 import { HttpError, notFoundHttp } from '../errors.js';
 import { presentDeploymentLog } from '../presenters.js';
 import { presentDeployments, presentOneDeployment } from '../deployment-answers.js';
+import { streamLog } from '../log-stream.js';
 import { openSse } from '../sse.js';
 import { route } from '../contract/endpoint.js';
 import { deploymentsApi } from '../contract/deployments.js';
 import { streamRuntimeLogs } from './runtime-logs.js';
 
-const PING_MS = 5_000;
 const NO_COMMIT = '0'.repeat(40);
 
 /** A service with no upstream deploys its branch as last pushed to Slipway; before any push there is nothing to build. */
@@ -65,47 +65,14 @@ export function deploymentRoutes(router: Router, app: Slipway) {
   route(router, deploymentsApi.stream, async (ctx) => {
     const { deployment } = await visibleDeployment(app.db, principalOf(ctx), ctx.params.deploymentId!);
     const id = deployment.id;
-    const sse = openSse(ctx);
-    let last = 0;
-    let running: Promise<void> | null = null;
-    let again = false;
-    // A batch applied while the snapshot is read is pumped after it: the snapshot is always the first event.
-    let snapshotSent = false;
-    // Sends the lines after `last`; ends the stream once the deployment has ended (or was deleted).
-    const pump = async () => {
-      do {
-        again = false;
+    await streamLog(ctx, app.runner, id, {
+      lines: (after) => listDeploymentLogs(app.db, id, after),
+      present: presentDeploymentLog,
+      ended: async () => {
         const status = (await findDeployment(app.db, id))?.status;
-        for (const row of await listDeploymentLogs(app.db, id, last)) {
-          sse.send('log', presentDeploymentLog(row));
-          last = row.id;
-        }
-        if (status === undefined || isFinished(status)) sse.close();
-      } while (again && !sse.closed);
-    };
-    const kick = () => {
-      if (sse.closed || !snapshotSent) return;
-      if (running) {
-        again = true;
-        return;
-      }
-      running = pump()
-        .catch(() => sse.close())
-        .finally(() => (running = null));
-    };
-    const unsubscribe = app.runner.onApplied((batch) => {
-      if (batch.some((e) => e.streamId.endsWith(id) || e.type === 'ServiceDeleted')) kick();
+        return status === undefined || isFinished(status) ? {} : null;
+      },
     });
-    const ping = setInterval(() => sse.send('ping', { t: Date.now() }), PING_MS);
-    sse.onClose(() => {
-      unsubscribe();
-      clearInterval(ping);
-    });
-    const snapshot = await listDeploymentLogs(app.db, id);
-    last = snapshot.at(-1)?.id ?? 0;
-    sse.send('snapshot', snapshot.map(presentDeploymentLog));
-    snapshotSent = true;
-    kick();
   });
 
   route(router, deploymentsApi.runtimeLogs, async (ctx) => {

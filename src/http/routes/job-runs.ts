@@ -13,10 +13,9 @@ import { HttpError, notFoundHttp } from '../errors.js';
 import { presentJobRun, presentJobRunLog } from '../job-run-answers.js';
 import type { Principal } from '../principals.js';
 import { requestContext } from '../request-context.js';
-import { openSse } from '../sse.js';
+import { streamLog } from '../log-stream.js';
 import { parseInput } from '../validation.js';
 
-const PING_MS = 5_000;
 /** One-off commands and job runs of one service that may wait or run at once: a key cannot queue without end. */
 export const MAX_ACTIVE_RUNS_PER_SERVICE = 20;
 
@@ -97,49 +96,15 @@ export function jobRunRoutes(router: Router, app: Slipway) {
   route(router, jobRunsApi.stream, async (ctx) => {
     const { run } = await visibleJobRun(app.db, principalOf(ctx), ctx.params.runId!);
     const id = run.id;
-    const sse = openSse(ctx);
-    let last = 0;
-    let running: Promise<void> | null = null;
-    let again = false;
-    // A batch applied while the snapshot is read is pumped after it: the snapshot is always the first event.
-    let snapshotSent = false;
-    // Sends the lines after `last`; once the run has ended, its final state, and the stream ends.
-    const pump = async () => {
-      do {
-        again = false;
+    await streamLog(ctx, app.runner, id, {
+      lines: (after) => listJobRunLogs(app.db, id, after),
+      present: presentJobRunLog,
+      // Once the run has ended, its final state; a run that is gone just ends the stream.
+      ended: async () => {
         const now = await findJobRun(app.db, id);
-        for (const row of await listJobRunLogs(app.db, id, last)) {
-          sse.send('log', presentJobRunLog(row));
-          last = row.id;
-        }
-        if (!now || !isActive(now.status)) {
-          if (now) sse.send('end', { run: presentJobRun(now) });
-          sse.close();
-        }
-      } while (again && !sse.closed);
-    };
-    const kick = () => {
-      if (sse.closed || !snapshotSent) return;
-      if (running) {
-        again = true;
-        return;
-      }
-      running = pump()
-        .catch(() => sse.close())
-        .finally(() => (running = null));
-    };
-    const unsubscribe = app.runner.onApplied((batch) => {
-      if (batch.some((e) => e.streamId.endsWith(id) || e.type === 'ServiceDeleted')) kick();
+        if (!now) return {};
+        return isActive(now.status) ? null : { end: { run: presentJobRun(now) } };
+      },
     });
-    const ping = setInterval(() => sse.send('ping', { t: Date.now() }), PING_MS);
-    sse.onClose(() => {
-      unsubscribe();
-      clearInterval(ping);
-    });
-    const snapshot = await listJobRunLogs(app.db, id);
-    last = snapshot.at(-1)?.id ?? 0;
-    sse.send('snapshot', snapshot.map(presentJobRunLog));
-    snapshotSent = true;
-    kick();
   });
 }
