@@ -8,7 +8,7 @@ import { removeProjectLeftovers, requireDocker } from '../helpers/docker.js';
 import { allEvents } from '../helpers/http-suite-server.js';
 import { rebuildEquals } from '../helpers/rebuild-check.js';
 import { createKey, createProject, createService, databaseService, testWebService } from '../helpers/http-resources.js';
-import { active, dueAfter, ended, logOf, runsOf, schedulerProcess, slipway, waitForRun } from '../helpers/jobs.js';
+import { active, dueAfter, ended, logOf, runsOf, schedulerProcess, slipway, waitForRun, type Run } from '../helpers/jobs.js';
 import { waitFor } from '../helpers/net.js';
 import { startTestServer } from '../helpers/test-server.js';
 
@@ -231,6 +231,8 @@ t.test('scheduled jobs: the API, run now, and the scheduler driven by test clock
     t.equal(over.status, 409, 'the 101st job of a service is refused');
     t.match(over.body.error.message, /100 jobs/);
 
+    // Runs the test clocks requested before (other jobs' due times) end first: the bound counts every run of the service.
+    await waitFor('no run of the service waiting or running', async () => (await s.call('GET', `/api/services/${web.id}/runs?limit=200`)).body.runs as Run[], (runs) => !runs.some((r) => active(r.status)), 120_000);
     const sleeper = (await create({ name: 'sleeper', schedule: '0 0 1 1 *', command: 'sleep 300', enabled: false })).body.job;
     const queued: string[] = [];
     for (let i = 0; i < 20; i++) {
