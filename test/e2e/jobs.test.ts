@@ -153,8 +153,14 @@ t.test('scheduled jobs: the API, run now, and the scheduler driven by test clock
     const shared = await create({ name: 'shared', schedule: '40 5 * * *', command: 'echo shared', concurrency: 'allow' });
     const jobId = shared.body.job.id as string;
     const due = dueAfter('40 5 * * *', Date.now());
-    const processes = [schedulerProcess(s, due - 1000, due + 200), schedulerProcess(s, due - 1000, due + 200)];
-    await waitFor('both processes planned', async () => processes.map((p) => p.output()), (outs) => outs.every((o) => o.includes('planned')), 60_000);
+    // Started one after the other (each opens the store, whose set-up statements need not race), then let go at once.
+    const processes: ReturnType<typeof schedulerProcess>[] = [];
+    for (let i = 0; i < 2; i++) {
+      const started = schedulerProcess(s, due - 1000, due + 200);
+      t.teardown(() => void started.child.kill());
+      processes.push(started);
+      await waitFor(`process ${i + 1} planned`, async () => started.output(), (o) => o.includes('planned'), 60_000);
+    }
     for (const p of processes) p.child.stdin.write('go\n');
     t.same(await Promise.all(processes.map((p) => p.exited)), [0, 0]);
     const outcomes = processes.flatMap((p) => p.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as DueOutcome)).filter((o) => o.jobId === jobId);
