@@ -4,6 +4,7 @@ import { readEvents } from './event-stream.js';
 import { endProgress, out, progress, table, when } from './output.js';
 import { print, type Output } from './resources.js';
 import { findService } from './resolve.js';
+import { UsageError } from './usage-error.js';
 
 type JobRun = components['schemas']['JobRun'];
 type RunLine = components['schemas']['JobRunLogLine'];
@@ -30,9 +31,9 @@ export function exitStatusOf(run: Pick<JobRun, 'status' | 'exitCode'>): number {
  * container is stopped); a second Ctrl-C stops following and leaves it to end on its own.
  */
 export async function runCommand(serviceRef: string, words: readonly string[], o: { json?: boolean; timeout?: string; project?: string }): Promise<number> {
-  if (words.length === 0) throw new CliError('say what to run after --, e.g. slipway run shop/web -- npm run migrate');
+  if (words.length === 0) throw new UsageError('say what to run after --, e.g. slipway run shop/web -- npm run migrate');
   const timeoutSeconds = o.timeout === undefined ? undefined : Number(o.timeout);
-  if (timeoutSeconds !== undefined && !(Number.isInteger(timeoutSeconds) && timeoutSeconds > 0)) throw new CliError('--timeout is a whole number of seconds');
+  if (timeoutSeconds !== undefined && !(Number.isInteger(timeoutSeconds) && timeoutSeconds > 0)) throw new UsageError('--timeout is a whole number of seconds');
   const { api } = apiClient();
   const service = await findService(api, serviceRef, o.project);
   const { run: queued } = await answer(
