@@ -8,7 +8,7 @@ import { removeProjectLeftovers, requireDocker } from '../helpers/docker.js';
 import { allEvents } from '../helpers/http-suite-server.js';
 import { rebuildEquals } from '../helpers/rebuild-check.js';
 import { createKey, createProject, createService, databaseService, testWebService } from '../helpers/http-resources.js';
-import { active, dueAfter, ended, logOf, runsOf, schedulerProcess, slipway, waitForRun } from '../helpers/jobs.js';
+import { active, dueAfter, ended, logOf, runsOf, schedulerProcess, slipway, waitForRun, type Run } from '../helpers/jobs.js';
 import { waitFor } from '../helpers/net.js';
 import { startTestServer } from '../helpers/test-server.js';
 
@@ -153,8 +153,14 @@ t.test('scheduled jobs: the API, run now, and the scheduler driven by test clock
     const shared = await create({ name: 'shared', schedule: '40 5 * * *', command: 'echo shared', concurrency: 'allow' });
     const jobId = shared.body.job.id as string;
     const due = dueAfter('40 5 * * *', Date.now());
-    const processes = [schedulerProcess(s, due - 1000, due + 200), schedulerProcess(s, due - 1000, due + 200)];
-    await waitFor('both processes planned', async () => processes.map((p) => p.output()), (outs) => outs.every((o) => o.includes('planned')), 60_000);
+    // Started one after the other (each opens the store, whose set-up statements need not race), then let go at once.
+    const processes: ReturnType<typeof schedulerProcess>[] = [];
+    for (let i = 0; i < 2; i++) {
+      const started = schedulerProcess(s, due - 1000, due + 200);
+      t.teardown(() => void started.child.kill());
+      processes.push(started);
+      await waitFor(`process ${i + 1} planned`, async () => started.output(), (o) => o.includes('planned'), 60_000);
+    }
     for (const p of processes) p.child.stdin.write('go\n');
     t.same(await Promise.all(processes.map((p) => p.exited)), [0, 0]);
     const outcomes = processes.flatMap((p) => p.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as DueOutcome)).filter((o) => o.jobId === jobId);
@@ -231,6 +237,8 @@ t.test('scheduled jobs: the API, run now, and the scheduler driven by test clock
     t.equal(over.status, 409, 'the 101st job of a service is refused');
     t.match(over.body.error.message, /100 jobs/);
 
+    // Runs the test clocks requested before (other jobs' due times) end first: the bound counts every run of the service.
+    await waitFor('no run of the service waiting or running', async () => (await s.call('GET', `/api/services/${web.id}/runs?limit=200`)).body.runs as Run[], (runs) => !runs.some((r) => active(r.status)), 120_000);
     const sleeper = (await create({ name: 'sleeper', schedule: '0 0 1 1 *', command: 'sleep 300', enabled: false })).body.job;
     const queued: string[] = [];
     for (let i = 0; i < 20; i++) {

@@ -2,6 +2,7 @@ import { answer, apiClient, CliError, type Api } from './client.js';
 import { table, when } from './output.js';
 import { print } from './resources.js';
 import { findService } from './resolve.js';
+import { UsageError } from './usage-error.js';
 import { commandOf, followToExit } from './runs.js';
 
 type Output = { json?: boolean; project?: string };
@@ -11,7 +12,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 async function findJob(api: Api, ref: string, project?: string) {
   if (UUID.test(ref)) return (await answer(api.GET('/api/jobs/{jobId}', { params: { path: { jobId: ref } } }))).job;
   const slash = ref.lastIndexOf('/');
-  if (slash < 0) throw new CliError(`name a job by its id or as <project>/<service>/<job> (got ${JSON.stringify(ref)})`);
+  if (slash < 0) throw new UsageError(`name a job by its id or as <project>/<service>/<job> (got ${JSON.stringify(ref)})`);
   const service = await findService(api, ref.slice(0, slash), project);
   const name = ref.slice(slash + 1).toLowerCase();
   const { jobs } = await answer(api.GET('/api/services/{serviceId}/jobs', { params: { path: { serviceId: service.id } } }));
@@ -57,9 +58,9 @@ export interface CreateOptions extends Output {
 
 /** The words after `--` are the argv; one word alone is a shell command line (`-- 'npm run report > /tmp/x'`). */
 export async function createJob(serviceRef: string, words: string[], o: CreateOptions) {
-  if (words.length === 0) throw new CliError('give the command after --, e.g. slipway jobs create shop/web --name report --schedule "0 3 * * *" -- npm run report');
+  if (words.length === 0) throw new UsageError('give the command after --, e.g. slipway jobs create shop/web --name report --schedule "0 3 * * *" -- npm run report');
   const timeoutSeconds = o.timeout === undefined ? undefined : Number(o.timeout);
-  if (timeoutSeconds !== undefined && !Number.isInteger(timeoutSeconds)) throw new CliError('--timeout is a whole number of seconds');
+  if (timeoutSeconds !== undefined && !(Number.isInteger(timeoutSeconds) && timeoutSeconds > 0)) throw new UsageError('--timeout is a whole number of seconds');
   const { api } = apiClient();
   const service = await findService(api, serviceRef, o.project);
   const data = await answer(
