@@ -149,6 +149,24 @@ t.test('scheduled jobs: the API, run now, and the scheduler driven by test clock
     await Promise.all([a.stop(), b.stop()]);
   });
 
+  await t.test('a job’s time zone: 09:00 in Kolkata is due at 03:30 UTC, not at 09:00 UTC', async (t) => {
+    const zoned = await create({ name: 'zoned', schedule: '0 9 * * *', timezone: 'Asia/Kolkata', command: 'echo namaste', concurrency: 'allow' });
+    const jobId = zoned.body.job.id as string;
+    // Kolkata keeps UTC+05:30 all year: its 09:00 is 03:30 UTC on every day.
+    const due = dueAfter('30 3 * * *', Date.now());
+    t.equal(zoned.body.job.nextRunAt, new Date(due).toISOString(), 'its next run, in UTC');
+    const clock = { now: due - 1000 };
+    const scheduler = schedulerAt(clock);
+    await scheduler.tick();
+    clock.now = due + 100;
+    t.match(forJob(await scheduler.tick(), jobId), [{ kind: 'requested', created: true }], 'due at 03:30 UTC');
+    const run = await waitFor('the zoned run', () => runsOf(s, jobId), (r) => r.length > 0);
+    t.match(run[0], { trigger: 'schedule', dueAt: new Date(due).toISOString() });
+    clock.now = due + 5.5 * 60 * 60_000 + 100;
+    t.same(forJob(await scheduler.tick(), jobId), [], 'nothing at 09:00 UTC');
+    await scheduler.stop();
+  });
+
   await t.test('two processes with a scheduler each, on one Postgres store, request one run per due time', { skip: s.app.config.databaseUrl ? false : 'the store is PGlite (TEST_DATABASE_URL unset): one process only' }, async (t) => {
     const shared = await create({ name: 'shared', schedule: '40 5 * * *', command: 'echo shared', concurrency: 'allow' });
     const jobId = shared.body.job.id as string;
