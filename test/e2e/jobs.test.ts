@@ -1,14 +1,12 @@
 import t from 'tap';
-import { createLogger } from '../../src/logger.js';
 import type { DueOutcome } from '../../src/processes/job/job-due.js';
-import { JobScheduler } from '../../src/processes/job/job-scheduler.js';
 import { requireCaddy } from '../helpers/caddy.js';
 import { deploy, deployEnv, outcome } from '../helpers/deploy.js';
 import { removeProjectLeftovers, requireDocker } from '../helpers/docker.js';
 import { allEvents } from '../helpers/http-suite-server.js';
 import { rebuildEquals } from '../helpers/rebuild-check.js';
 import { createKey, createProject, createService, databaseService, testWebService } from '../helpers/http-resources.js';
-import { active, dueAfter, ended, logOf, runsOf, schedulerProcess, slipway, waitForRun, type Run } from '../helpers/jobs.js';
+import { actingAt, active, dueAfter, ended, forJob, logOf, runsOf, schedulerOn, schedulerProcess, slipway, waitForRun, type Run } from '../helpers/jobs.js';
 import { waitFor } from '../helpers/net.js';
 import { startTestServer } from '../helpers/test-server.js';
 
@@ -125,17 +123,14 @@ t.test('scheduled jobs: the API, run now, and the scheduler driven by test clock
     t.match((await slipway(s, 'jobs', 'jobs/web')).stdout, /^(?![\s\S]*cli-job)/, 'gone from the list');
   });
 
-    /** What a tick did for one job (the fake clocks' schedulers act on every job of the server). */
-  const forJob = (outcomes: DueOutcome[], jobId: string) => outcomes.filter((o) => o.jobId === jobId);
-  const schedulerAt = (clock: { now: number }) => new JobScheduler({ cmd: s.app.commandContext('system:job-scheduler'), db: s.app.db }, { now: () => clock.now }, createLogger(true));
+  const schedulerAt = (clock: { now: number }) => schedulerOn(s, clock);
 
   await t.test('two schedulers on one store request one run per due time', async (t) => {
     const twice = await create({ name: 'twice', schedule: '30 4 * * *', command: 'echo once', concurrency: 'allow' });
     const due = dueAfter('30 4 * * *', Date.now());
-    const clock = { now: due + 150 };
-    const [a, b] = [schedulerAt(clock), schedulerAt(clock)];
     // Planned before the due time, as two running schedulers would have been.
-    clock.now = due - 1000;
+    const clock = { now: due - 1000 };
+    const [a, b] = [schedulerAt(clock), schedulerAt(clock)];
     await Promise.all([a.tick(), b.tick()]);
     clock.now = due + 150;
     const outcomes = forJob((await Promise.all([a.tick(), b.tick()])).flat(), twice.body.job.id);
@@ -152,14 +147,10 @@ t.test('scheduled jobs: the API, run now, and the scheduler driven by test clock
   await t.test('a job’s time zone: 09:00 in Kolkata is due at 03:30 UTC, not at 09:00 UTC', async (t) => {
     const zoned = await create({ name: 'zoned', schedule: '0 9 * * *', timezone: 'Asia/Kolkata', command: 'echo namaste', concurrency: 'allow' });
     const jobId = zoned.body.job.id as string;
-    // Kolkata keeps UTC+05:30 all year: its 09:00 is 03:30 UTC on every day.
-    const due = dueAfter('30 3 * * *', Date.now());
+    const due = dueAfter('30 3 * * *', Date.now()); // Kolkata keeps UTC+05:30 all year
     t.equal(zoned.body.job.nextRunAt, new Date(due).toISOString(), 'its next run, in UTC');
-    const clock = { now: due - 1000 };
-    const scheduler = schedulerAt(clock);
-    await scheduler.tick();
-    clock.now = due + 100;
-    t.match(forJob(await scheduler.tick(), jobId), [{ kind: 'requested', created: true }], 'due at 03:30 UTC');
+    const { scheduler, clock, outcomes } = await actingAt(s, due, 100);
+    t.match(forJob(outcomes, jobId), [{ kind: 'requested', created: true }], 'due at 03:30 UTC');
     const run = await waitFor('the zoned run', () => runsOf(s, jobId), (r) => r.length > 0);
     t.match(run[0], { trigger: 'schedule', dueAt: new Date(due).toISOString() });
     clock.now = due + 5.5 * 60 * 60_000 + 100;
@@ -216,11 +207,8 @@ t.test('scheduled jobs: the API, run now, and the scheduler driven by test clock
     const jobId = slow.body.job.id;
     const d1 = dueAfter('15 2 * * *', Date.now());
     const day = 86_400_000;
-    const clock = { now: d1 - 1000 };
-    const scheduler = schedulerAt(clock);
-    await scheduler.tick();
-    clock.now = d1 + 5;
-    const [firstRun] = forJob(await scheduler.tick(), jobId);
+    const { scheduler, clock, outcomes } = await actingAt(s, d1, 5);
+    const [firstRun] = forJob(outcomes, jobId);
     t.match(firstRun, { kind: 'requested', created: true });
     const runId = (firstRun as { runId: string }).runId;
     await waitForRun(s, runId, (r) => active(r.status), 'the first run listed, queued or running');
@@ -274,16 +262,12 @@ t.test('scheduled jobs: the API, run now, and the scheduler driven by test clock
   });
 
   await t.test('a stopped service’s jobs do not run', async (t) => {
-    const stop = await s.call('POST', `/api/services/${web.id}/stop`);
-    t.equal(stop.status, 200);
+    t.equal((await s.call('POST', `/api/services/${web.id}/stop`)).status, 200);
     const idle = await create({ name: 'idle', schedule: '45 3 * * *', command: 'true' });
     t.equal(idle.body.job.nextRunAt, null, 'no next run while the service is stopped');
     const due = dueAfter('45 3 * * *', Date.now());
-    const clock = { now: due - 1000 };
-    const scheduler = schedulerAt(clock);
-    await scheduler.tick();
-    clock.now = due + 5;
-    t.match(forJob(await scheduler.tick(), idle.body.job.id), [{ kind: 'not-run', why: /stopped/ }]);
+    const { scheduler, outcomes } = await actingAt(s, due, 5);
+    t.match(forJob(outcomes, idle.body.job.id), [{ kind: 'not-run', why: /stopped/ }]);
     t.same(await runsOf(s, idle.body.job.id), [], 'no run recorded');
     t.equal((await s.call('POST', `/api/jobs/${idle.body.job.id}/runs`)).status, 409, 'nor can it be run now');
     await scheduler.stop();

@@ -1,5 +1,8 @@
 import { spawn } from 'node:child_process';
 import { nextDueAfter, parseSchedule } from '../../commands/job/schedule.js';
+import { createLogger } from '../../src/logger.js';
+import type { DueOutcome } from '../../src/processes/job/job-due.js';
+import { JobScheduler } from '../../src/processes/job/job-scheduler.js';
 import { cliArgs, root } from './cli-process.js';
 import { waitFor } from './net.js';
 import type { TestServer } from './test-server.js';
@@ -42,4 +45,20 @@ export function schedulerProcess(s: TestServer, planAt: number, actAt: number) {
   child.stdout.setEncoding('utf8').on('data', (c: string) => (output += c));
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   return { child, output: () => output, exited };
+}
+
+/** What a tick did for one job (a fake clock's scheduler acts on every job of the server). */
+export const forJob = (outcomes: DueOutcome[], jobId: string) => outcomes.filter((o) => o.jobId === jobId);
+
+/** A scheduler on the server's store whose time is `clock.now`: the tests drive due times with it. */
+export const schedulerOn = (s: TestServer, clock: { now: number }) =>
+  new JobScheduler({ cmd: s.app.commandContext('system:job-scheduler'), db: s.app.db }, { now: () => clock.now }, createLogger(true));
+
+/** A test-clock scheduler that planned a second before `due` and acted `lateMs` after it: what it did then, and it (its clock still moves). */
+export async function actingAt(s: TestServer, due: number, lateMs: number) {
+  const clock = { now: due - 1000 };
+  const scheduler = schedulerOn(s, clock);
+  await scheduler.tick();
+  clock.now = due + lateMs;
+  return { scheduler, clock, outcomes: await scheduler.tick() };
 }
